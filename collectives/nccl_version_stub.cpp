@@ -1,0 +1,7 @@
+#include "collectives/nccl_version.hpp"
+
+namespace shardrun::collectives {
+
+std::string nccl_version() { return ""; }
+
+}  // namespace shardrun::collectives

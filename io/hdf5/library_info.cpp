@@ -1,0 +1,23 @@
+#include "io/hdf5/library_info.hpp"
+
+#include <hdf5.h>
+
+namespace shardrun::io {
+
+std::string hdf5_version()
+{
+    unsigned major = 0, minor = 0, release = 0;
+    H5get_libversion(&major, &minor, &release);
+    return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release);
+}
+
+bool hdf5_is_parallel()
+{
+#ifdef H5_HAVE_PARALLEL
+    return true;
+#else
+    return false;
+#endif
+}
+
+}  // namespace shardrun::io

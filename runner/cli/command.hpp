@@ -1,0 +1,45 @@
+#pragma once
+
+#include <boost/program_options/options_description.hpp>
+#include <boost/program_options/positional_options.hpp>
+#include <boost/program_options/variables_map.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shardrun::cli {
+
+/**
+ * One subcommand of `shardrun`: setup() parses and validates without touching files or
+ * MPI; run() does the work and returns the process exit code.
+ */
+class Command {
+public:
+    virtual ~Command() = default;
+
+    virtual std::string_view name() const noexcept = 0;
+    /** One line for `shardrun --help`. */
+    virtual std::string_view synopsis() const noexcept = 0;
+    /** Arguments shown after the subcommand name in its usage line, e.g. "JOB.yaml". */
+    virtual std::string_view arguments() const noexcept { return ""; }
+
+    /**
+     * Parses `args` (what follows the subcommand name).
+     * @return false when --help was given and printed (nothing more to do)
+     * @throws UsageError on unknown options or invalid values
+     */
+    bool setup(const std::vector<std::string>& args);
+
+    virtual int run() = 0;
+
+    /** The subcommand's usage line and option table. */
+    std::string help() const;
+
+protected:
+    virtual void add_options(boost::program_options::options_description& options,
+                             boost::program_options::positional_options_description& positional) = 0;
+    /** Checks parsed values; opens no file and starts no MPI. */
+    virtual void check(const boost::program_options::variables_map& /*values*/) {}
+};
+
+}  // namespace shardrun::cli

@@ -1,0 +1,36 @@
+#include "runner/cli/command_info.hpp"
+
+#include <iostream>
+
+#include "collectives/mpi/environment.hpp"
+#include "runner/cli/common_options.hpp"
+#include "runner/env/info_report.hpp"
+#include "runner/env/run_environment.hpp"
+
+namespace po = boost::program_options;
+
+namespace shardrun::cli {
+
+void InfoCommand::add_options(po::options_description& options, po::positional_options_description&)
+{
+    options.add_options()("json", po::bool_switch(&json_), "print one JSON object instead of a table");
+    add_array_options(options);
+}
+
+void InfoCommand::check(const po::variables_map& values) { overrides_ = read_array_options(values); }
+
+int InfoCommand::run()
+{
+    collectives::MpiEnvironment mpi(nullptr, nullptr);
+    const auto environment = env::detect_run_environment(overrides_);
+    const env::RankRow mine{environment.topology.world_rank, environment.topology.local_rank,
+                            environment.topology.local_size, environment.topology.host,
+                            environment.device.label()};
+    const auto rows = env::gather_rank_rows(mine);
+    if (environment.topology.world_rank == 0) {
+        std::cout << (json_ ? env::info_json(environment, rows) : env::info_table(environment, rows));
+    }
+    return 0;
+}
+
+}  // namespace shardrun::cli

@@ -1,0 +1,24 @@
+#include "runner/cli/commands.hpp"
+
+#include "runner/cli/command_info.hpp"
+
+namespace shardrun::cli {
+
+const std::vector<CommandFactory>& command_factories()
+{
+    static const std::vector<CommandFactory> factories = {
+        [] { return std::make_unique<InfoCommand>(); },
+    };
+    return factories;
+}
+
+std::unique_ptr<Command> make_command(std::string_view name)
+{
+    for (const auto& factory : command_factories()) {
+        auto command = factory();
+        if (command->name() == name) return command;
+    }
+    return nullptr;
+}
+
+}  // namespace shardrun::cli

@@ -1,0 +1,25 @@
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace shardrun::env {
+
+/** What this binary was built with and what it finds at run time. */
+struct BuildFeatures {
+    std::string version;      ///< shardrun version
+    std::string git_commit;
+    bool cuda = false;        ///< CUDA backend compiled in
+    bool nccl = false;        ///< NCCL backend compiled in
+    bool hdf5_parallel = false;
+    int cuda_devices = 0;     ///< devices visible to this process
+    std::string no_device_reason;
+    /** Library name -> version, in a fixed order (MPI, HDF5, CUDA runtime, cuBLAS, NCCL, ...). */
+    std::vector<std::pair<std::string, std::string>> libraries;
+};
+
+/** Queries the linked libraries; touches MPI only through MPI_Get_library_version. */
+BuildFeatures detect_build_features();
+
+}  // namespace shardrun::env

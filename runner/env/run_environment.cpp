@@ -1,0 +1,18 @@
+#include "runner/env/run_environment.hpp"
+
+namespace shardrun::env {
+
+RunEnvironment detect_run_environment(const ArrayOverrides& overrides)
+{
+    RunEnvironment result;
+    const auto env = process_env();
+    result.topology = detect_topology();
+    result.scheduler = detect_scheduler(env);
+    result.array = resolve_array(result.scheduler, overrides);
+    result.build = detect_build_features();
+    result.device = bind_device(result.build.cuda_devices, env("CUDA_VISIBLE_DEVICES"),
+                                result.topology.local_rank, result.build.no_device_reason);
+    return result;
+}
+
+}  // namespace shardrun::env

@@ -1,0 +1,25 @@
+#pragma once
+
+#include "runner/env/build_features.hpp"
+#include "runner/env/device_binding.hpp"
+#include "runner/env/scheduler.hpp"
+#include "runner/env/topology.hpp"
+
+namespace shardrun::env {
+
+/** Everything a rank knows about where it runs: MPI, scheduler, array element, device, build. */
+struct RunEnvironment {
+    Topology topology;
+    SchedulerInfo scheduler;
+    ArrayPosition array;
+    DeviceBinding device;
+    BuildFeatures build;
+};
+
+/**
+ * Detects the whole environment of this rank. Collective over MPI_COMM_WORLD.
+ * @throws UsageError on contradictory array variables or overrides
+ */
+RunEnvironment detect_run_environment(const ArrayOverrides& overrides);
+
+}  // namespace shardrun::env

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace shardrun {
+
+/** Base of shardrun's own errors; main() is the only place that catches them. */
+class Error : public std::runtime_error {
+public:
+    explicit Error(const std::string& what) : std::runtime_error(what) {}
+};
+
+/** Bad command line or environment (exit 2). */
+class UsageError : public Error {
+public:
+    explicit UsageError(const std::string& what) : Error(what) {}
+};
+
+/** Bad job file: the message starts with file:line:col and names the field (exit 2). */
+class JobFileError : public Error {
+public:
+    explicit JobFileError(const std::string& what) : Error(what) {}
+};
+
+/** Exit codes of the shardrun executable, documented in README.md. */
+enum ExitCode : int {
+    exit_ok = 0,
+    exit_task_failed = 1,
+    exit_bad_input = 2,
+    exit_interrupted = 3,
+};
+
+}  // namespace shardrun

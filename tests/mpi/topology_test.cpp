@@ -1,0 +1,45 @@
+#include "runner/env/topology.hpp"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <set>
+
+namespace shardrun::env {
+namespace {
+
+TEST(Topology, MatchesMpiWorldAndOneNode)
+{
+    int size = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+    const auto topo = detect_topology();
+
+    EXPECT_EQ(topo.world_size, size);
+    EXPECT_EQ(topo.node_count, 1);  // the test runs on one machine
+    EXPECT_EQ(topo.local_size, size);
+    EXPECT_EQ(topo.local_rank, topo.world_rank);
+    EXPECT_FALSE(topo.host.empty());
+}
+
+TEST(Topology, GatheredRowsHaveDistinctLocalRanks)
+{
+    const auto topo = detect_topology();
+
+    const auto rows = gather_rank_rows({topo.world_rank, topo.local_rank, topo.local_size, topo.host, "cpu"});
+
+    if (topo.world_rank != 0) {
+        EXPECT_TRUE(rows.empty());
+        return;
+    }
+    ASSERT_EQ(rows.size(), static_cast<size_t>(topo.world_size));
+    std::set<int> local_ranks;
+    for (size_t i = 0; i < rows.size(); ++i) {
+        EXPECT_EQ(rows[i].rank, static_cast<int>(i));
+        local_ranks.insert(rows[i].local_rank);
+    }
+    EXPECT_EQ(local_ranks.size(), rows.size());
+}
+
+}  // namespace
+}  // namespace shardrun::env
