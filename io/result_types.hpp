@@ -1,0 +1,54 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace shardrun::io {
+
+/** Element types a result field may have (what h5py shows as the dataset dtype). */
+enum class DType : std::uint8_t { float32, float64, int32, int64 };
+
+/** Bytes per element of `dtype`. */
+std::size_t dtype_size(DType dtype) noexcept;
+/** "float32", "float64", "int32", "int64". */
+const char* dtype_name(DType dtype) noexcept;
+
+/** One declared result field: /results/<name> has shape [T, shape...]. */
+struct FieldSpec {
+    std::string name;
+    DType dtype = DType::float64;
+    std::vector<std::size_t> shape;  ///< per-task shape; empty for a scalar
+    std::string units;               ///< written as the dataset's `units` attribute when not empty
+
+    /** Elements per task (product of shape, 1 for a scalar). */
+    std::size_t elements() const noexcept;
+    /** Bytes per task. */
+    std::size_t bytes() const noexcept { return elements() * dtype_size(dtype); }
+};
+
+/** Final or provisional state of a task, as stored in /tasks/status. */
+enum class TaskStatus : std::int8_t { pending = 0, ok = 1, failed = 2, skipped = 3 };
+const char* task_status_name(TaskStatus status) noexcept;
+
+/** One row of /tasks. Times are seconds since the Unix epoch (UTC). */
+struct TaskRecord {
+    std::uint64_t task_id = 0;
+    TaskStatus status = TaskStatus::pending;
+    std::int32_t attempts = 0;
+    std::int32_t rank = -1;
+    std::string host;
+    std::string device;   ///< "cpu" or "cuda:N"
+    double start = 0.0;
+    double end = 0.0;
+    std::int32_t exit_code = 0;
+};
+
+/**
+ * The values of one task: one byte buffer per declared field, in FieldSpec order, each
+ * exactly FieldSpec::bytes() long. Empty when the task failed.
+ */
+using TaskValues = std::vector<std::vector<std::byte>>;
+
+}  // namespace shardrun::io

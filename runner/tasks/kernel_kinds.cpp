@@ -1,0 +1,7 @@
+#include "runner/tasks/kernel_kinds.hpp"
+
+namespace shardrun::tasks {
+
+std::vector<KernelKindEntry> kernel_kinds() { return {}; }
+
+}  // namespace shardrun::tasks

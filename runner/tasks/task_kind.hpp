@@ -1,0 +1,66 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/result_types.hpp"
+#include "runner/env/device_binding.hpp"
+#include "runner/tasks/param_map.hpp"
+
+namespace shardrun::tasks {
+
+/** The half-open data range [start, end) of a task, when the job has `data:`. */
+struct DataRange {
+    std::uint64_t start = 0;
+    std::uint64_t end = 0;
+};
+
+/** Everything one task run may look at. */
+struct TaskContext {
+    std::uint64_t task_id = 0;
+    std::uint64_t task_count = 0;     ///< T of the whole job
+    const ParamMap* params = nullptr; ///< fixed params overlaid by this task's sweep point
+    std::optional<DataRange> range;
+    std::string input;                ///< `data.input` ("file.h5:/dataset"), empty when synthetic
+    env::DeviceBinding device;        ///< already narrowed by the job's `device:` (cpu when forced)
+    int rank = 0;
+    std::string host;
+    std::string task_dir;             ///< a directory this task may write into (exec)
+    int attempt = 1;
+};
+
+/** What a task run produced. */
+struct TaskOutcome {
+    io::TaskStatus status = io::TaskStatus::ok;
+    int exit_code = 0;
+    std::string message;   ///< why it failed, one line
+    io::TaskValues values; ///< one buffer per field of fields(), empty when failed
+};
+
+/**
+ * A kind of task (exec, noop, gemm, heat2d, ...). One instance serves a whole job and may
+ * run tasks from several threads at once (slots_per_rank), so run() is const.
+ */
+class TaskKind {
+public:
+    virtual ~TaskKind() = default;
+
+    virtual std::string_view name() const noexcept = 0;
+
+    /**
+     * Checks one task's parameters before anything runs.
+     * @throws JobFileError whose message starts with the field ("params.dt: ...")
+     */
+    virtual void validate(const ParamMap& params) const = 0;
+
+    /** The result fields every task of this job writes (may depend on params, e.g. nx). */
+    virtual std::vector<io::FieldSpec> fields(const ParamMap& params) const = 0;
+
+    /** Runs one task; failures are reported in the outcome, not thrown. */
+    virtual TaskOutcome run(const TaskContext& context) const = 0;
+};
+
+}  // namespace shardrun::tasks
