@@ -41,3 +41,51 @@ std::string cuda_device_name(int ordinal)
 }
 
 }  // namespace shardrun::kernels
+
+// ---- the rank's stream and cuBLAS handle (declared in cuda_check.cuh)
+#include <map>
+#include <mutex>
+
+#include "kernels/common/cuda_check.cuh"
+
+namespace shardrun::kernels::cuda {
+namespace {
+
+struct RankContext {
+    cudaStream_t stream = nullptr;
+    cublasHandle_t cublas = nullptr;
+};
+
+RankContext& rank_context(int ordinal)
+{
+    static std::mutex mutex;
+    static std::map<int, RankContext> contexts;  // process lifetime: one stream per device
+    const std::lock_guard lock(mutex);
+    SHARDRUN_CUDA_CHECK(cudaSetDevice(ordinal));
+    auto& context = contexts[ordinal];
+    if (context.stream == nullptr) {
+        SHARDRUN_CUDA_CHECK(cudaStreamCreateWithFlags(&context.stream, cudaStreamNonBlocking));
+        SHARDRUN_CUBLAS_CHECK(cublasCreate(&context.cublas));
+        SHARDRUN_CUBLAS_CHECK(cublasSetStream(context.cublas, context.stream));
+    }
+    return context;
+}
+
+}  // namespace
+
+cudaStream_t rank_stream(int ordinal) { return rank_context(ordinal).stream; }
+
+cublasHandle_t rank_cublas(int ordinal) { return rank_context(ordinal).cublas; }
+
+void require_device_memory(std::size_t bytes, const std::string& what)
+{
+    std::size_t free_bytes = 0, total_bytes = 0;
+    SHARDRUN_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (bytes <= free_bytes) return;
+    throw InvalidKernelArgument("memory", what + " needs " + std::to_string(bytes) +
+                                              " bytes of device memory but only " + std::to_string(free_bytes) +
+                                              " bytes are free (of " + std::to_string(total_bytes) +
+                                              "); use smaller sizes or split the data");
+}
+
+}  // namespace shardrun::kernels::cuda

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace shardrun::kernels {
 
@@ -21,6 +22,17 @@ public:
 class InvalidKernelArgument : public std::invalid_argument {
 public:
     explicit InvalidKernelArgument(const std::string& what) : std::invalid_argument(what) {}
+    /** @param field  the parameter at fault ("dt", "sigma", "n"), so callers can say "params.dt: ..." */
+    InvalidKernelArgument(std::string field, const std::string& what)
+        : std::invalid_argument(what), field_(std::move(field))
+    {
+    }
+
+    /** The parameter at fault; empty when the message names no single one. */
+    const std::string& field() const noexcept { return field_; }
+
+private:
+    std::string field_;
 };
 
 }  // namespace shardrun::kernels

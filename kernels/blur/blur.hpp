@@ -1,0 +1,49 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/common/device.hpp"
+
+namespace shardrun::kernels {
+
+/** A batch of `images` float32 images of height × width, blurred with a Gaussian of `sigma` pixels. */
+struct BlurShape {
+    std::int64_t images = 0;
+    std::int64_t height = 0;
+    std::int64_t width = 0;
+    double sigma = 0.0;
+};
+
+/** Largest sigma accepted: the CUDA tiles keep the radius (3·sigma) in shared memory. */
+constexpr double blur_max_sigma = 60.0;
+
+/** Throws InvalidKernelArgument for sizes <= 0, sigma <= 0, non-finite or > blur_max_sigma, or too much memory. */
+void validate_blur(const BlurShape& shape);
+
+/** The 2·radius+1 normalised taps, radius = ceil(3·sigma). */
+std::vector<float> blur_weights(double sigma);
+
+#define SHARDRUN_DECLARE_BLUR_KERNEL \
+    void blur(const Device& device, const BlurShape& shape, const float* input, float* output)
+
+namespace cpu {
+/** Separable: a horizontal pass through a padded line buffer, then a vertical pass; OpenMP over rows. */
+SHARDRUN_DECLARE_BLUR_KERNEL;
+}  // namespace cpu
+
+namespace cuda {
+/** Separable with shared-memory tiles (row segments, then column tiles) on the rank's stream. */
+SHARDRUN_DECLARE_BLUR_KERNEL;
+}  // namespace cuda
+
+inline SHARDRUN_DECLARE_BLUR_KERNEL
+{
+    switch (device.kind) {
+    case DeviceKind::cuda: return cuda::blur(device, shape, input, output);
+    case DeviceKind::cpu: break;
+    }
+    cpu::blur(device, shape, input, output);
+}
+
+}  // namespace shardrun::kernels
