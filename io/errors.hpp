@@ -1,0 +1,37 @@
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace shardrun::io {
+
+/**
+ * An HDF5 call failed. The message names the call, the source line and the innermost
+ * HDF5 error (often a system error such as "File too large").
+ */
+class Hdf5Error : public std::runtime_error {
+public:
+    explicit Hdf5Error(const std::string& what) : std::runtime_error(what) {}
+};
+
+/**
+ * A problem the user fixes: output not writable, exists without --resume/--force, locked
+ * by another run, written by a different job, disk full. One line that names the path
+ * and what to do; the runner maps it to exit code 2.
+ */
+class OutputError : public std::runtime_error {
+public:
+    explicit OutputError(const std::string& what) : std::runtime_error(what) {}
+};
+
+/**
+ * A task's values do not match the declared fields (wrong count or size). Thrown by
+ * ResultSink::record() before anything is stored; the runner records the task again as
+ * failed with empty values.
+ */
+class ResultShapeError : public std::invalid_argument {
+public:
+    explicit ResultShapeError(const std::string& what) : std::invalid_argument(what) {}
+};
+
+}  // namespace shardrun::io

@@ -1,0 +1,67 @@
+#include "io/hdf5/columns.hpp"
+
+#include "io/hdf5/types.hpp"
+
+namespace shardrun::io::hdf5 {
+
+Group ensure_group(hid_t parent, const std::string& name)
+{
+    if (has_link(parent, name)) return SHARDRUN_H5_OPEN(Group, H5Gopen2(parent, name.c_str(), H5P_DEFAULT));
+    return SHARDRUN_H5_OPEN(Group, H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+}
+
+bool has_link(hid_t parent, const std::string& path)
+{
+    // H5Lexists fails (rather than returning false) when an intermediate group is missing.
+    std::size_t slash = 0;
+    while ((slash = path.find('/', slash + 1)) != std::string::npos) {
+        if (SHARDRUN_H5_CHECK(H5Lexists(parent, path.substr(0, slash).c_str(), H5P_DEFAULT)) <= 0) return false;
+    }
+    return SHARDRUN_H5_CHECK(H5Lexists(parent, path.c_str(), H5P_DEFAULT)) > 0;
+}
+
+Dataset write_column(hid_t parent, const std::string& name, hid_t file_type, hid_t mem_type, const void* data,
+                     std::size_t count)
+{
+    const hsize_t extent = count;
+    auto space = SHARDRUN_H5_OPEN(Dataspace, H5Screate_simple(1, &extent, nullptr));
+    auto dataset = SHARDRUN_H5_OPEN(
+        Dataset, H5Dcreate2(parent, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    if (count > 0) SHARDRUN_H5_CHECK(H5Dwrite(dataset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data));
+    return dataset;
+}
+
+Dataset write_strings(hid_t parent, const std::string& name, const std::vector<std::string>& values)
+{
+    std::vector<const char*> pointers;
+    pointers.reserve(values.size());
+    for (const auto& value : values) pointers.push_back(value.c_str());
+    const auto type = vlen_string_type();
+    return write_column(parent, name, type.get(), type.get(), pointers.data(), values.size());
+}
+
+std::size_t column_length(hid_t parent, const std::string& name)
+{
+    auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(parent, name.c_str(), H5P_DEFAULT));
+    auto space = SHARDRUN_H5_OPEN(Dataspace, H5Dget_space(dataset.get()));
+    const int rank = SHARDRUN_H5_CHECK(H5Sget_simple_extent_ndims(space.get()));
+    if (rank == 0) return 1;
+    std::vector<hsize_t> dims(rank);
+    SHARDRUN_H5_CHECK(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr));
+    return dims[0];
+}
+
+std::vector<std::string> read_strings(hid_t parent, const std::string& name)
+{
+    const auto type = vlen_string_type();
+    auto pointers = read_column<char*>(parent, name, type.get());
+    std::vector<std::string> values;
+    values.reserve(pointers.size());
+    for (char* text : pointers) {
+        values.emplace_back(text ? text : "");
+        H5free_memory(text);
+    }
+    return values;
+}
+
+}  // namespace shardrun::io::hdf5

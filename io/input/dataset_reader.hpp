@@ -1,0 +1,51 @@
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shardrun::io {
+
+/** A task input that cannot be used: missing file or dataset, wrong rank or dtype, bad range. */
+class InputError : public std::runtime_error {
+public:
+    explicit InputError(const std::string& what) : std::runtime_error(what) {}
+};
+
+/** "file.h5:/group/dataset" split at its last ':'. */
+struct DatasetLocation {
+    std::string file;
+    std::string dataset;
+
+    /** Back to "file:/dataset", for messages. */
+    std::string text() const { return file + ":" + dataset; }
+};
+
+/** @throws InputError when `spec` has no ':' or an empty part */
+DatasetLocation parse_dataset_location(const std::string& spec);
+
+/** What a dataset holds. */
+struct DatasetInfo {
+    std::vector<std::uint64_t> dims;  ///< the dataset's shape
+    std::string dtype;                ///< "float32", "float64", "int32", "int64", ... or "other"
+};
+
+/**
+ * Shape and dtype of a dataset (plain, non-MPI file access; safe from several threads).
+ * @throws InputError naming the file or dataset when it cannot be opened
+ */
+DatasetInfo describe_dataset(const DatasetLocation& location);
+
+/**
+ * Rows [start, end) along the first dimension of a float32 dataset, row-major.
+ * @param rank  the rank the caller needs (e.g. 3 for [N, height, width])
+ * @param layout  how the caller names those dimensions, for the message ("[N, height, width]")
+ * @param info  when not null, receives the dataset's shape and dtype
+ * @throws InputError for a wrong rank or dtype (the message gives both), or a range past the end
+ */
+std::vector<float> read_float32_rows(const DatasetLocation& location, std::uint64_t start, std::uint64_t end,
+                                     int rank, std::string_view layout, DatasetInfo* info = nullptr);
+
+}  // namespace shardrun::io

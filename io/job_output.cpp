@@ -1,0 +1,99 @@
+// The facade's per-run steps: committed_tasks, open_rank_sink, finalize_output.
+#include "io/job_output.hpp"
+
+#include <iostream>
+
+#include "io/element_manifest.hpp"
+#include "io/hdf5/handle.hpp"
+#include "io/master/master_file.hpp"
+#include "io/output_layout.hpp"
+#include "io/params_file.hpp"
+#include "io/shards/shard_sink.hpp"
+#include "io/single/single_sink.hpp"
+#include "io/task_table.hpp"
+
+namespace shardrun::io {
+namespace {
+
+TaskTable gather(const OutputOptions& options, const JobMetadata& metadata)
+{
+    TaskTable table(metadata.task_count);
+    table.gather_element(options.path, metadata.array_index, metadata.first_task, metadata.end_task);
+    for (const auto& problem : table.problems) std::cerr << "shardrun: warning: " << problem << "\n";
+    return table;
+}
+
+OutputSummary summarize(const TaskTable& table, std::uint64_t first, std::uint64_t end)
+{
+    OutputSummary summary;
+    summary.ok = table.count(static_cast<std::int8_t>(TaskStatus::ok), first, end);
+    summary.failed = table.count(static_cast<std::int8_t>(TaskStatus::failed), first, end);
+    summary.skipped = table.count(static_cast<std::int8_t>(TaskStatus::skipped), first, end);
+    summary.pending = (end - first) - summary.ok - summary.failed - summary.skipped;
+    summary.complete = summary.pending == 0;
+    return summary;
+}
+
+}  // namespace
+
+std::vector<std::uint64_t> committed_tasks(const OutputOptions& options, const JobMetadata& metadata)
+{
+    const auto table = gather(options, metadata);
+    std::vector<std::uint64_t> ids;
+    for (auto id = metadata.first_task; id < metadata.end_task && id < metadata.task_count; ++id) {
+        if (table.rows.status[id] == static_cast<std::int8_t>(TaskStatus::ok)) ids.push_back(id);
+    }
+    return ids;
+}
+
+std::unique_ptr<ResultSink> open_rank_sink(const OutputOptions& options, const JobMetadata& metadata,
+                                           const std::vector<FieldSpec>& fields, int rank, int world_size)
+{
+    if (options.layout == Layout::single) {
+        return std::make_unique<single::SingleSink>(options, metadata, fields, rank, world_size);
+    }
+    return std::make_unique<shards::ShardSink>(options, metadata, fields, rank);
+}
+
+OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& metadata,
+                              const std::vector<FieldSpec>& fields, const std::vector<ParamColumn>& param_columns,
+                              const TaskRanges& ranges, int world_size)
+{
+    const auto table = gather(options, metadata);
+    auto summary = summarize(table, metadata.first_task, metadata.end_task);
+    write_params_file(layout::params_path(options.path, metadata.array_index), param_columns, ranges);
+
+    auto manifest = read_manifest(options.path, metadata.array_index).value_or(ElementManifest{});
+    if (manifest.created == 0) manifest.created = now_seconds();
+    manifest.metadata = metadata;
+    manifest.metadata.world_size = world_size;
+    manifest.job_hash = job_hash(metadata);
+    manifest.layout = options.layout;
+    manifest.fields = fields;
+    manifest.finished = now_seconds();
+    manifest.complete = summary.complete;
+
+    if (metadata.array_count == 1) {
+        const master::MasterInfo info{manifest.metadata, manifest.job_hash, options.layout, manifest.created,
+                                      manifest.finished, summary.complete, fields,       param_columns,
+                                      ranges};
+        if (options.layout == Layout::single) {
+            master::finish_single(layout::single_path(options.path, metadata.array_index), options.path, info, table);
+        } else {
+            master::write_master(options.path, info, table);
+        }
+        summary.master_written = true;
+        summary.master_path = options.path;
+    } else {
+        summary.complete = false;  // the job is complete only once merged with the other elements
+    }
+    write_manifest(options.path, manifest);
+    return summary;
+}
+
+int MergeReport::exit_code() const noexcept
+{
+    return missing_elements.empty() && incomplete_elements.empty() && summary.complete ? 0 : 1;
+}
+
+}  // namespace shardrun::io

@@ -1,0 +1,198 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "io/errors.hpp"
+#include "io/result_sink.hpp"
+#include "io/result_types.hpp"
+
+/**
+ * @file
+ * What the runner calls to write a job's results (see io/README.md for the file layout):
+ *
+ *     rank 0:     auto lock = prepare_output(options, metadata);        // OutputError -> exit 2
+ *     rank 0:     auto done = committed_tasks(options, metadata);       // resume; broadcast it
+ *     every rank: auto sink = open_rank_sink(options, metadata, fields, rank, size);
+ *                 sink->record(...); sink->commit(); ... sink.reset();  // collective for single
+ *     rank 0:     finalize_output(options, metadata, fields, params, ranges, size);
+ *
+ * `shardrun merge` calls merge_output() and `shardrun status` calls status_report().
+ */
+namespace shardrun::io {
+
+/** output.layout of the job file. */
+enum class Layout { shards, single };
+
+/** Where and how the output is written. */
+struct OutputOptions {
+    std::string path;                  ///< master file, e.g. results/heat.h5; shards go to <path>.shards/
+    Layout layout = Layout::shards;
+    bool resume = false;               ///< --resume: keep committed tasks of the same job
+    bool force = false;                ///< --force: delete an existing output first
+    /** shards: record() commits by itself once this many result bytes are buffered. */
+    std::size_t auto_commit_bytes = std::size_t{64} << 20;
+};
+
+/** Provenance and shape of the job, filled by the runner; stored in every output file. */
+struct JobMetadata {
+    std::string job_name;
+    std::string job_file;              ///< path of the job file as given
+    std::string job_text;              ///< its text
+    std::string params_json;           ///< resolved parameters; its SHA-256 identifies the job
+    std::string shardrun_version;
+    std::string git_commit;
+    int array_index = 0;
+    int array_count = 1;
+    int world_size = 1;
+    std::vector<std::string> hostnames;
+    std::map<std::string, std::string> library_versions;  ///< e.g. {"hdf5": "1.10.8", "mpi": ...}
+    std::uint64_t task_count = 0;      ///< T, tasks of the whole job
+    std::uint64_t first_task = 0;      ///< first task id of this array element
+    std::uint64_t end_task = 0;        ///< one past its last task id (first == end: no tasks)
+    std::vector<std::string> param_names;
+};
+
+/** One /params/<name> column: one value per task of the whole job (length T). */
+struct ParamColumn {
+    std::string name;
+    std::variant<std::vector<double>, std::vector<std::int64_t>, std::vector<std::string>> values;
+};
+
+/** /ranges/start and /ranges/end (length T); both empty when the job has no data ranges. */
+struct TaskRanges {
+    std::vector<std::int64_t> start;
+    std::vector<std::int64_t> end;
+};
+
+/** Lowercase hex SHA-256 of `text` (OpenSSL EVP). */
+std::string sha256_hex(const std::string& text);
+
+/** The job identity stored in outputs: sha256_hex(metadata.params_json). */
+std::string job_hash(const JobMetadata& metadata);
+
+/** Holds the output's lock (flock) until destroyed or the process exits. Move-only. */
+class OutputLock {
+public:
+    OutputLock() = default;
+    explicit OutputLock(int fd) : fd_(fd) {}
+    OutputLock(OutputLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+    OutputLock& operator=(OutputLock&& other) noexcept;
+    OutputLock(const OutputLock&) = delete;
+    OutputLock& operator=(const OutputLock&) = delete;
+    ~OutputLock();
+    bool held() const noexcept { return fd_ >= 0; }
+
+private:
+    int fd_ = -1;
+};
+
+/**
+ * Rank 0, before any task runs: checks the output directory is writable, takes the lock
+ * of this array element (<path>.shards/a<index>.lock), refuses an existing output unless
+ * resume (same job hash) or force (deletes this element's shards and <path>), and records
+ * the element's manifest.
+ * @throws OutputError  one line naming the path and what to do
+ */
+OutputLock prepare_output(const OutputOptions& options, const JobMetadata& metadata);
+
+/**
+ * Rank 0, on resume: the ids in [first_task, end_task) whose status is ok in committed
+ * batches of this array element, sorted. Truncated or corrupt segments are skipped (their
+ * tasks run again) and reported on stderr; nothing unverified is used.
+ */
+std::vector<std::uint64_t> committed_tasks(const OutputOptions& options, const JobMetadata& metadata);
+
+/**
+ * Every rank: the sink its finished tasks go to. layout shards: this rank's segments in
+ * <path>.shards/a<index>/r<rank>/, committed by write-then-rename. layout single: one
+ * preallocated file written through MPI-IO by all ranks; opening, commit() and destroying
+ * the sink are collective over MPI_COMM_WORLD (a rank with nothing to write still calls them).
+ * record() throws ResultShapeError for values that do not match `fields`, storing nothing.
+ */
+std::unique_ptr<ResultSink> open_rank_sink(const OutputOptions& options, const JobMetadata& metadata,
+                                           const std::vector<FieldSpec>& fields, int rank, int world_size);
+
+/** Counts of the tasks of the written output. */
+struct OutputSummary {
+    std::uint64_t ok = 0, failed = 0, skipped = 0, pending = 0;
+    bool complete = false;        ///< every task of the whole job has a final status
+    bool master_written = false;  ///< false for one element of a larger array (use merge)
+    std::string master_path;
+};
+
+/**
+ * Rank 0, after every rank committed and destroyed its sink: marks this array element
+ * finished and, when array_count == 1, writes the master file <path> (temp name, then
+ * rename) with /tasks, /params, /ranges and /results consolidated from the shards.
+ * @param param_columns  one column per sweep parameter, each of length T
+ * @param ranges  data ranges of every task, or empty
+ */
+OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& metadata,
+                              const std::vector<FieldSpec>& fields, const std::vector<ParamColumn>& param_columns,
+                              const TaskRanges& ranges, int world_size);
+
+/** What merge_output() found. */
+struct MergeReport {
+    OutputSummary summary;
+    int array_count = 0;
+    std::vector<int> missing_elements;     ///< never started
+    std::vector<int> incomplete_elements;  ///< started but not finished (or still running)
+    /** 0 when every element finished and every task has a final status, else 1. */
+    int exit_code() const noexcept;
+};
+
+/**
+ * Builds the master <path> over the shards of every array element found in
+ * <path>.shards/, learning T, fields and params from the elements' manifests.
+ * @throws OutputError when no element has finished (nothing to learn the job from)
+ */
+MergeReport merge_output(const std::string& path);
+
+/** Counts of one rank of one array element. */
+struct RankCounts {
+    int array_index = 0;
+    int rank = 0;
+    std::uint64_t ok = 0, failed = 0, skipped = 0;
+};
+
+/** A failed task, with the end of its stderr when the exec task kept one. */
+struct FailedTask {
+    std::uint64_t task_id = 0;
+    int array_index = 0;
+    int rank = 0;
+    std::int32_t exit_code = 0;
+    std::vector<std::string> stderr_tail;  ///< last lines of <path>.tasks/<id>/stderr
+};
+
+/** What `shardrun status` prints. */
+struct StatusReport {
+    std::string path;
+    std::uint64_t task_count = 0;
+    int array_count = 0;
+    std::uint64_t ok = 0, failed = 0, skipped = 0, pending = 0;
+    std::vector<RankCounts> ranks;
+    std::vector<FailedTask> failed_tasks;
+    std::vector<int> missing_elements;
+    std::vector<int> running_elements;      ///< lock held right now
+    std::vector<int> unfinished_elements;   ///< started, not finished, not running
+    bool complete = false;
+};
+
+/**
+ * Reads the state of an output (its shards, or the master when no shards are left).
+ * @throws OutputError when neither <path> nor <path>.shards/ exists
+ */
+StatusReport status_report(const std::string& path, std::size_t stderr_lines = 5);
+
+/** A human-readable table of `report`. */
+std::string status_text(const StatusReport& report);
+/** `report` as one JSON object. */
+std::string status_json(const StatusReport& report);
+
+}  // namespace shardrun::io

@@ -1,0 +1,117 @@
+// The metadata parts of a master file: root attributes, /tasks, /params, dimension scales.
+#include <hdf5.h>
+#include <hdf5_hl.h>
+
+#include <nlohmann/json.hpp>
+#include <type_traits>
+
+#include "io/element_manifest.hpp"
+#include "io/hdf5/attributes.hpp"
+#include "io/hdf5/columns.hpp"
+#include "io/hdf5/field_io.hpp"
+#include "io/hdf5/types.hpp"
+#include "io/master/master_file.hpp"
+
+namespace shardrun::io::master {
+
+void write_root_attrs(hid_t file, const MasterInfo& info)
+{
+    const auto& m = info.metadata;
+    hdf5::write_attr(file, "format", std::string("shardrun-results/1"));
+    hdf5::write_attr(file, "shardrun_version", m.shardrun_version);
+    hdf5::write_attr(file, "git_commit", m.git_commit);
+    hdf5::write_attr(file, "job_name", m.job_name);
+    hdf5::write_attr(file, "job_file", m.job_file);
+    hdf5::write_attr(file, "job_text", m.job_text);
+    hdf5::write_attr(file, "params_json", m.params_json);
+    hdf5::write_attr(file, "params_sha256", info.hash);
+    hdf5::write_attr(file, "created", iso8601_utc(info.created));
+    hdf5::write_attr(file, "finished", iso8601_utc(info.finished));
+    hdf5::write_attr(file, "world_size", std::int64_t{m.world_size});
+    hdf5::write_attr(file, "array_index", std::int64_t{m.array_index});
+    hdf5::write_attr(file, "array_count", std::int64_t{m.array_count});
+    hdf5::write_attr(file, "task_count", static_cast<std::int64_t>(m.task_count));
+    hdf5::write_attr(file, "hostnames", m.hostnames);
+    hdf5::write_attr(file, "library_versions", nlohmann::json(m.library_versions).dump());
+    for (const auto& [name, version] : m.library_versions) hdf5::write_attr(file, name + "_version", version);
+    hdf5::write_attr(file, "layout", std::string(info.layout == Layout::single ? "single" : "shards"));
+    std::vector<std::string> names;
+    for (const auto& field : info.fields) names.push_back(field.name);
+    hdf5::write_attr(file, "fields", names);
+    hdf5::write_bool_attr(file, "complete", info.complete);
+}
+
+void write_task_columns(hid_t file, const TaskRows& rows)
+{
+    auto tasks = hdf5::ensure_group(file, "tasks");
+    const auto n = rows.size();
+    const auto status_type = hdf5::status_enum_type();
+    auto status = hdf5::write_column(tasks.get(), "status", status_type.get(), status_type.get(), rows.status.data(), n);
+    hdf5::write_attr(status.get(), "values", std::string("pending=0 ok=1 failed=2 skipped=3"));
+    hdf5::write_column(tasks.get(), "attempts", H5T_NATIVE_INT32, H5T_NATIVE_INT32, rows.attempts.data(), n);
+    hdf5::write_column(tasks.get(), "rank", H5T_NATIVE_INT32, H5T_NATIVE_INT32, rows.rank.data(), n);
+    hdf5::write_strings(tasks.get(), "host", rows.host);
+    hdf5::write_strings(tasks.get(), "device", rows.device);
+    auto start = hdf5::write_column(tasks.get(), "start", H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE, rows.start.data(), n);
+    hdf5::write_attr(start.get(), "units", std::string("s since 1970-01-01T00:00:00Z"));
+    auto end = hdf5::write_column(tasks.get(), "end", H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE, rows.end.data(), n);
+    hdf5::write_attr(end.get(), "units", std::string("s since 1970-01-01T00:00:00Z"));
+    hdf5::write_column(tasks.get(), "exit_code", H5T_NATIVE_INT32, H5T_NATIVE_INT32, rows.exit_code.data(), n);
+}
+
+void write_params(hid_t file, const std::vector<ParamColumn>& params, const TaskRanges& ranges)
+{
+    auto group = hdf5::ensure_group(file, "params");
+    for (const auto& column : params) {
+        if (hdf5::has_link(group.get(), column.name)) continue;
+        std::visit(
+            [&](const auto& values) {
+                using T = typename std::decay_t<decltype(values)>::value_type;
+                if constexpr (std::is_same_v<T, std::string>) {
+                    hdf5::write_strings(group.get(), column.name, values);
+                } else {
+                    const hid_t type = std::is_same_v<T, double> ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT64;
+                    hdf5::write_column(group.get(), column.name, type, type, values.data(), values.size());
+                }
+            },
+            column.values);
+    }
+    if (ranges.start.empty() || hdf5::has_link(file, "ranges")) return;
+    auto group_ranges = hdf5::ensure_group(file, "ranges");
+    hdf5::write_column(group_ranges.get(), "start", H5T_NATIVE_INT64, H5T_NATIVE_INT64, ranges.start.data(),
+                       ranges.start.size());
+    hdf5::write_column(group_ranges.get(), "end", H5T_NATIVE_INT64, H5T_NATIVE_INT64, ranges.end.data(),
+                       ranges.end.size());
+}
+
+void create_result_datasets(hid_t file, const std::vector<FieldSpec>& fields, std::uint64_t task_count)
+{
+    auto results = hdf5::ensure_group(file, "results");
+    for (const auto& field : fields) {
+        const auto dims = hdf5::field_dims(field, task_count);
+        auto space = SHARDRUN_H5_OPEN(Dataspace, H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
+        const auto dcpl = hdf5::field_creation_properties(field);
+        auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dcreate2(results.get(), field.name.c_str(), hdf5::native_type(field.dtype),
+                                                            space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT));
+        if (!field.units.empty()) hdf5::write_attr(dataset.get(), "units", field.units);
+    }
+}
+
+void attach_scales(hid_t file, const std::vector<FieldSpec>& fields, const std::vector<ParamColumn>& params)
+{
+    for (const auto& field : fields) {
+        auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(file, ("results/" + field.name).c_str(), H5P_DEFAULT));
+        if (!field.units.empty()) hdf5::write_attr(dataset.get(), "units", field.units);
+        SHARDRUN_H5_CHECK(H5DSset_label(dataset.get(), 0, "task"));
+        for (const auto& column : params) {
+            auto scale = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(file, ("params/" + column.name).c_str(), H5P_DEFAULT));
+            if (SHARDRUN_H5_CHECK(H5DSis_attached(dataset.get(), scale.get(), 0)) > 0) continue;
+            if (SHARDRUN_H5_CHECK(H5DSis_scale(scale.get())) <= 0) {
+                SHARDRUN_H5_CHECK(H5DSset_scale(scale.get(), column.name.c_str()));
+            }
+            SHARDRUN_H5_CHECK(H5DSattach_scale(dataset.get(), scale.get(), 0));
+        }
+    }
+}
+
+}  // namespace shardrun::io::master

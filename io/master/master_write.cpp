@@ -1,0 +1,67 @@
+// Writing the master file: consolidated from shards, or finishing a single-layout file.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "io/hdf5/attributes.hpp"
+#include "io/hdf5/handle.hpp"
+#include "io/master/master_file.hpp"
+#include "io/output_layout.hpp"
+#include "io/single/single_sink.hpp"
+
+namespace fs = std::filesystem;
+
+namespace shardrun::io::master {
+namespace {
+
+void publish(const fs::path& temp, const fs::path& target)
+{
+    if (!layout::sync_path(temp) || std::rename(temp.c_str(), target.c_str()) != 0) {
+        throw OutputError("cannot write " + target.string() + ": " + std::strerror(errno) +
+                          "; check free space and permissions, then rerun with --resume");
+    }
+    layout::sync_path(fs::absolute(target).parent_path());
+}
+
+}  // namespace
+
+void write_master(const fs::path& target, const MasterInfo& info, const TaskTable& table)
+{
+    hdf5::silence_hdf5_errors();
+    const fs::path temp = target.string() + ".tmp";
+    try {
+        auto file = SHARDRUN_H5_OPEN(File, H5Fcreate(temp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+        write_task_columns(file.get(), table.rows);
+        write_params(file.get(), info.params, info.ranges);
+        create_result_datasets(file.get(), info.fields, table.rows.size());
+        copy_results(file.get(), info.fields, table);
+        attach_scales(file.get(), info.fields, info.params);
+        write_root_attrs(file.get(), info);
+        file.close();
+    } catch (const Hdf5Error& error) {
+        std::remove(temp.c_str());
+        throw OutputError("cannot write the master file " + temp.string() + ": " + error.what() +
+                          "; free disk space and rerun with --resume");
+    }
+    publish(temp, target);
+}
+
+void finish_single(const fs::path& single, const fs::path& target, const MasterInfo& info, const TaskTable& table)
+{
+    hdf5::silence_hdf5_errors();
+    try {
+        auto file = SHARDRUN_H5_OPEN(File, H5Fopen(single.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+        single::add_text_columns(file.get());
+        write_params(file.get(), info.params, info.ranges);
+        fill_missing_rows(file.get(), info.fields, table.rows);
+        attach_scales(file.get(), info.fields, info.params);
+        write_root_attrs(file.get(), info);
+        file.close();
+    } catch (const Hdf5Error& error) {
+        throw OutputError("cannot finish " + single.string() + ": " + error.what() +
+                          "; free disk space and rerun with --resume");
+    }
+    if (!target.empty()) publish(single, target);
+}
+
+}  // namespace shardrun::io::master

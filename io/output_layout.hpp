@@ -1,0 +1,41 @@
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace shardrun::io::layout {
+
+/** @internal Paths of an output, all derived from the master path (see io/README.md). */
+std::filesystem::path shards_dir(const std::string& path);
+std::filesystem::path element_dir(const std::string& path, int array_index);
+std::filesystem::path lock_path(const std::string& path, int array_index);
+std::filesystem::path manifest_path(const std::string& path, int array_index);
+std::filesystem::path params_path(const std::string& path, int array_index);
+std::filesystem::path single_path(const std::string& path, int array_index);
+std::filesystem::path rank_dir(const std::string& path, int array_index, int rank);
+/** <rank_dir>/<seq, 8 digits>.h5: names sort in commit order. */
+std::filesystem::path segment_path(const std::filesystem::path& rank_dir, long seq);
+/** <path>.tasks/<task_id>/stderr, where exec tasks keep their stderr. */
+std::filesystem::path task_stderr_path(const std::string& path, unsigned long long task_id);
+
+/** Array indexes of the a<N> folders under <path>.shards/, sorted. */
+std::vector<int> element_indexes(const std::string& path);
+/** Ranks of the r<N> folders of an element, sorted. */
+std::vector<int> rank_indexes(const std::string& path, int array_index);
+/** Committed segments of a rank folder (<seq>.h5, not temporaries), in commit order. */
+std::vector<std::filesystem::path> segments(const std::filesystem::path& rank_dir);
+
+/** Parses "<prefix><digits>" into the number; -1 when `name` is not of that form. */
+long parse_indexed(const std::string& name, char prefix);
+
+/** True while a run holds the lock of element `array_index` (its process is alive). */
+bool lock_held(const std::string& path, int array_index);
+
+/** fsync of a file or folder: makes a rename or a write durable. @return false on error */
+bool sync_path(const std::filesystem::path& path);
+
+/** Writes `text` to `target` durably: temp file, fsync, rename, fsync of the folder. */
+void write_file_atomically(const std::filesystem::path& target, const std::string& text);
+
+}  // namespace shardrun::io::layout

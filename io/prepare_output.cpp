@@ -1,0 +1,134 @@
+// prepare_output(): the checks and the lock that come before any task runs.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "io/element_manifest.hpp"
+#include "io/hdf5/attributes.hpp"
+#include "io/hdf5/handle.hpp"
+#include "io/job_output.hpp"
+#include "io/output_layout.hpp"
+
+namespace fs = std::filesystem;
+
+namespace shardrun::io {
+namespace {
+
+void make_dirs(const fs::path& dir, const std::string& path)
+{
+    std::error_code error;
+    fs::create_directories(dir, error);
+    if (error) {
+        throw OutputError("cannot create " + dir.string() + " for output " + path + ": " + error.message() +
+                          "; choose a writable output.path");
+    }
+}
+
+OutputLock take_lock(const OutputOptions& options, int array_index)
+{
+    const auto file = layout::lock_path(options.path, array_index);
+    const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        throw OutputError("cannot write " + file.string() + ": " + std::strerror(errno) +
+                          "; choose a writable output.path");
+    }
+    OutputLock lock(fd);
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        throw OutputError(options.path + " is being written by another shardrun run (lock " + file.string() +
+                          " is held); wait for it to finish or choose another output.path");
+    }
+    return lock;
+}
+
+/** The job hash recorded by an earlier run: the element's manifest, else the master's attribute. */
+std::string recorded_hash(const OutputOptions& options, int array_index)
+{
+    if (const auto manifest = read_manifest(options.path, array_index)) return manifest->job_hash;
+    if (!fs::exists(options.path)) return "";
+    hdf5::silence_hdf5_errors();
+    try {
+        auto file = SHARDRUN_H5_OPEN(File, H5Fopen(options.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+        return hdf5::read_string_attr(file.get(), "params_sha256").value_or("");
+    } catch (const Hdf5Error&) {
+        throw OutputError(options.path + " exists but is not a readable shardrun results file; use --force to "
+                          "overwrite it or choose another output.path");
+    }
+}
+
+/** A finished single-layout element lives at <path>; resuming moves it back to its slot. */
+void reopen_single_master(const OutputOptions& options, const JobMetadata& metadata)
+{
+    const auto single = layout::single_path(options.path, metadata.array_index);
+    if (options.layout != Layout::single || metadata.array_count != 1 || fs::exists(single)) return;
+    if (!fs::exists(options.path)) return;
+    std::error_code error;
+    fs::rename(options.path, single, error);
+    if (error) throw OutputError("cannot move " + options.path + " back for --resume: " + error.message());
+}
+
+void check_existing(const OutputOptions& options, const JobMetadata& metadata)
+{
+    const auto element = layout::element_dir(options.path, metadata.array_index);
+    const bool exists = fs::exists(options.path) || fs::exists(element);
+    if (!exists) return;
+    if (options.force) {
+        std::error_code error;
+        fs::remove_all(element, error);
+        if (!error) fs::remove(options.path, error);
+        if (error) throw OutputError("--force cannot delete the old output " + options.path + ": " + error.message());
+        return;
+    }
+    if (!options.resume) {
+        throw OutputError(options.path + " already exists; pass --resume to continue it or --force to overwrite it");
+    }
+    const auto hash = recorded_hash(options, metadata.array_index);
+    if (!hash.empty() && hash != job_hash(metadata)) {
+        throw OutputError(options.path + " was written by a different job (parameters hash " + hash.substr(0, 12) +
+                          ", this job " + job_hash(metadata).substr(0, 12) +
+                          "); use --force to overwrite it or choose another output.path");
+    }
+    reopen_single_master(options, metadata);
+}
+
+}  // namespace
+
+OutputLock& OutputLock::operator=(OutputLock&& other) noexcept
+{
+    if (this != &other) {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = other.fd_;
+        other.fd_ = -1;
+    }
+    return *this;
+}
+
+OutputLock::~OutputLock()
+{
+    if (fd_ >= 0) ::close(fd_);  // closing the descriptor releases the flock
+}
+
+OutputLock prepare_output(const OutputOptions& options, const JobMetadata& metadata)
+{
+    const auto master = fs::absolute(options.path);
+    make_dirs(master.parent_path(), options.path);
+    make_dirs(layout::shards_dir(options.path), options.path);
+    auto lock = take_lock(options, metadata.array_index);
+    check_existing(options, metadata);
+    make_dirs(layout::element_dir(options.path, metadata.array_index), options.path);
+
+    auto manifest = read_manifest(options.path, metadata.array_index).value_or(ElementManifest{});
+    if (manifest.created == 0) manifest.created = now_seconds();
+    manifest.metadata = metadata;
+    manifest.job_hash = job_hash(metadata);
+    manifest.layout = options.layout;
+    manifest.finished = 0;
+    manifest.complete = false;
+    write_manifest(options.path, manifest);
+    return lock;
+}
+
+}  // namespace shardrun::io

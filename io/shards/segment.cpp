@@ -1,0 +1,138 @@
+#include "io/shards/segment.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "io/errors.hpp"
+#include "io/hdf5/attributes.hpp"
+#include "io/hdf5/columns.hpp"
+#include "io/hdf5/field_io.hpp"
+#include "io/hdf5/handle.hpp"
+#include "io/hdf5/types.hpp"
+#include "io/output_layout.hpp"
+
+namespace fs = std::filesystem;
+
+namespace shardrun::io::shards {
+namespace {
+
+constexpr const char* segment_format = "shardrun-segment/1";
+
+void write_contents(hid_t file, const SegmentHeader& header, const TaskRows& rows, const std::vector<FieldSpec>& fields)
+{
+    const std::size_t n = rows.size();
+    const auto status_type = hdf5::status_enum_type();
+    hdf5::write_column(file, "task_id", H5T_NATIVE_UINT64, H5T_NATIVE_UINT64, rows.task_id.data(), n);
+    hdf5::write_column(file, "status", status_type.get(), status_type.get(), rows.status.data(), n);
+    hdf5::write_column(file, "attempts", H5T_NATIVE_INT32, H5T_NATIVE_INT32, rows.attempts.data(), n);
+    hdf5::write_column(file, "rank", H5T_NATIVE_INT32, H5T_NATIVE_INT32, rows.rank.data(), n);
+    hdf5::write_strings(file, "host", rows.host);
+    hdf5::write_strings(file, "device", rows.device);
+    hdf5::write_column(file, "start", H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE, rows.start.data(), n);
+    hdf5::write_column(file, "end", H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE, rows.end.data(), n);
+    hdf5::write_column(file, "exit_code", H5T_NATIVE_INT32, H5T_NATIVE_INT32, rows.exit_code.data(), n);
+    auto results = hdf5::ensure_group(file, "results");
+    std::vector<std::string> names;
+    for (std::size_t f = 0; f < fields.size(); ++f) {
+        hdf5::write_field_rows(results.get(), fields[f], rows.fields[f].data(), n);
+        names.push_back(fields[f].name);
+    }
+    hdf5::write_attr(file, "format", std::string(segment_format));
+    hdf5::write_attr(file, "job_hash", header.job_hash);
+    hdf5::write_attr(file, "array_index", std::int64_t{header.array_index});
+    hdf5::write_attr(file, "rank", std::int64_t{header.rank});
+    hdf5::write_attr(file, "seq", std::int64_t{header.seq});
+    hdf5::write_attr(file, "fields", names);
+    hdf5::write_attr(file, "rows", static_cast<std::int64_t>(n));
+    hdf5::write_attr(file, "crc32", static_cast<std::int64_t>(rows.checksum()));
+}
+
+TaskRows read_columns(hid_t file)
+{
+    const auto status_type = hdf5::status_enum_type();
+    TaskRows rows;
+    rows.task_id = hdf5::read_column<std::uint64_t>(file, "task_id", H5T_NATIVE_UINT64);
+    rows.status = hdf5::read_column<std::int8_t>(file, "status", status_type.get());
+    rows.attempts = hdf5::read_column<std::int32_t>(file, "attempts", H5T_NATIVE_INT32);
+    rows.rank = hdf5::read_column<std::int32_t>(file, "rank", H5T_NATIVE_INT32);
+    rows.host = hdf5::read_strings(file, "host");
+    rows.device = hdf5::read_strings(file, "device");
+    rows.start = hdf5::read_column<double>(file, "start", H5T_NATIVE_DOUBLE);
+    rows.end = hdf5::read_column<double>(file, "end", H5T_NATIVE_DOUBLE);
+    rows.exit_code = hdf5::read_column<std::int32_t>(file, "exit_code", H5T_NATIVE_INT32);
+    return rows;
+}
+
+bool lengths_agree(const TaskRows& rows)
+{
+    const auto n = rows.size();
+    return rows.status.size() == n && rows.attempts.size() == n && rows.rank.size() == n && rows.host.size() == n &&
+           rows.device.size() == n && rows.start.size() == n && rows.end.size() == n && rows.exit_code.size() == n;
+}
+
+Segment read_verified(const fs::path& path)
+{
+    auto file = SHARDRUN_H5_OPEN(File, H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+    if (hdf5::read_string_attr(file.get(), "format").value_or("") != segment_format) throw Hdf5Error("not a segment");
+    Segment segment;
+    segment.header.job_hash = hdf5::read_string_attr(file.get(), "job_hash").value_or("");
+    segment.header.array_index = static_cast<int>(hdf5::read_int_attr(file.get(), "array_index").value_or(-1));
+    segment.header.rank = static_cast<int>(hdf5::read_int_attr(file.get(), "rank").value_or(-1));
+    segment.header.seq = static_cast<long>(hdf5::read_int_attr(file.get(), "seq").value_or(-1));
+    segment.rows = read_columns(file.get());
+    const auto rows = hdf5::read_int_attr(file.get(), "rows");
+    if (!rows || static_cast<std::size_t>(*rows) != segment.rows.size() || !lengths_agree(segment.rows)) {
+        throw Hdf5Error("column lengths disagree");
+    }
+    auto results = SHARDRUN_H5_OPEN(Group, H5Gopen2(file.get(), "results", H5P_DEFAULT));
+    auto names = hdf5::read_string_list_attr(file.get(), "fields");
+    for (const auto& name : names) {
+        segment.fields.push_back(hdf5::field_spec_of(results.get(), name));
+        segment.rows.fields.push_back(hdf5::read_field_rows(results.get(), segment.fields.back(), segment.rows.size()));
+    }
+    if (hdf5::read_int_attr(file.get(), "crc32") != static_cast<std::int64_t>(segment.rows.checksum())) {
+        throw Hdf5Error("CRC-32 mismatch");
+    }
+    return segment;
+}
+
+}  // namespace
+
+void (*segment_commit_hook)(const char* stage) = nullptr;
+
+void write_segment(const fs::path& target, const SegmentHeader& header, const TaskRows& rows,
+                   const std::vector<FieldSpec>& fields)
+{
+    hdf5::silence_hdf5_errors();
+    const fs::path temp = target.string() + ".tmp";
+    try {
+        auto file = SHARDRUN_H5_OPEN(File, H5Fcreate(temp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+        write_contents(file.get(), header, rows, fields);
+        file.close();  // flushes: a full disk shows up here at the latest
+        if (!layout::sync_path(temp)) throw Hdf5Error("fsync failed: " + std::string(std::strerror(errno)));
+    } catch (const Hdf5Error& error) {
+        std::remove(temp.c_str());
+        throw OutputError("cannot commit results to " + temp.string() + ": " + error.what() +
+                          "; free disk space (or raise the file size limit) and rerun with --resume");
+    }
+    if (segment_commit_hook) segment_commit_hook("temp_written");
+    if (std::rename(temp.c_str(), target.c_str()) != 0) {
+        throw OutputError("cannot rename " + temp.string() + ": " + std::strerror(errno) + "; rerun with --resume");
+    }
+    layout::sync_path(target.parent_path());
+    if (segment_commit_hook) segment_commit_hook("renamed");
+}
+
+std::optional<Segment> read_segment(const fs::path& file, std::string* why)
+{
+    hdf5::silence_hdf5_errors();
+    try {
+        return read_verified(file);
+    } catch (const std::exception& error) {
+        if (why) *why = error.what();
+        return std::nullopt;
+    }
+}
+
+}  // namespace shardrun::io::shards

@@ -1,0 +1,53 @@
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/result_types.hpp"
+#include "io/task_rows.hpp"
+
+namespace shardrun::io::shards {
+
+/**
+ * @internal One committed batch of one rank: a small, self-describing HDF5 file
+ * <path>.shards/a<index>/r<rank>/<seq>.h5 holding /tasks columns, /results/<field> [n, ...]
+ * and a CRC-32 of all of it. Written to <seq>.h5.tmp, fsynced, then renamed: a segment
+ * that has its final name is complete.
+ */
+struct SegmentHeader {
+    std::string job_hash;
+    int array_index = 0;
+    int rank = 0;
+    long seq = 0;
+};
+
+/**
+ * Writes `rows` as segment `target` (temp, fsync, rename, fsync of the folder).
+ * @throws OutputError when the disk is full or the file cannot be written; the temp is removed
+ */
+void write_segment(const std::filesystem::path& target, const SegmentHeader& header, const TaskRows& rows,
+                   const std::vector<FieldSpec>& fields);
+
+/**
+ * @internal Test hook: called by write_segment() at "temp_written" (closed and fsynced,
+ * not yet renamed) and "renamed". Tests use it to kill the process at those instants.
+ */
+extern void (*segment_commit_hook)(const char* stage);
+
+/** A segment read back and verified. */
+struct Segment {
+    SegmentHeader header;
+    std::vector<FieldSpec> fields;
+    TaskRows rows;
+};
+
+/**
+ * Reads and verifies a segment (opens, structure, lengths, CRC-32).
+ * @param why  set to the reason when the segment is not valid
+ * @return nullopt when truncated, corrupt or otherwise invalid
+ */
+std::optional<Segment> read_segment(const std::filesystem::path& file, std::string* why);
+
+}  // namespace shardrun::io::shards

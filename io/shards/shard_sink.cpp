@@ -1,0 +1,56 @@
+#include "io/shards/shard_sink.hpp"
+
+#include "io/output_layout.hpp"
+
+namespace fs = std::filesystem;
+
+namespace shardrun::io::shards {
+namespace {
+
+/** Removes torn commits (temporaries) and returns the sequence number after the last segment. */
+long next_sequence(const fs::path& dir)
+{
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(dir, error)) {
+        if (entry.path().extension() == ".tmp") fs::remove(entry.path(), error);
+    }
+    const auto existing = layout::segments(dir);
+    if (existing.empty()) return 0;
+    return std::stol(existing.back().stem().string()) + 1;
+}
+
+}  // namespace
+
+ShardSink::ShardSink(const OutputOptions& options, const JobMetadata& metadata, std::vector<FieldSpec> fields, int rank)
+    : dir_(layout::rank_dir(options.path, metadata.array_index, rank)),
+      fields_(std::move(fields)),
+      auto_commit_bytes_(options.auto_commit_bytes)
+{
+    std::error_code error;
+    fs::create_directories(dir_, error);
+    if (error) {
+        throw OutputError("cannot create " + dir_.string() + ": " + error.message() + "; choose a writable output.path");
+    }
+    header_ = SegmentHeader{job_hash(metadata), metadata.array_index, rank, next_sequence(dir_)};
+    buffer_.fields.resize(fields_.size());
+}
+
+void ShardSink::record(const TaskRecord& record, const TaskValues& values)
+{
+    check_values(record, values, fields_);
+    buffer_.append(record, values, fields_);
+    for (const auto& field : fields_) buffered_bytes_ += field.bytes();
+    // Bounds memory when the runner commits rarely; a commit is always safe to add.
+    if (buffered_bytes_ >= auto_commit_bytes_) commit();
+}
+
+void ShardSink::commit()
+{
+    if (buffer_.size() == 0) return;
+    write_segment(layout::segment_path(dir_, header_.seq), header_, buffer_, fields_);
+    ++header_.seq;
+    buffer_.clear();
+    buffered_bytes_ = 0;
+}
+
+}  // namespace shardrun::io::shards

@@ -1,0 +1,30 @@
+#pragma once
+
+#include <hdf5.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "io/result_types.hpp"
+
+namespace shardrun::io::single {
+
+/** @internal Copies rows (each `row_bytes` long) of `data` in the order `order`. */
+std::vector<std::byte> gather_rows(const std::vector<std::byte>& data, std::size_t row_bytes,
+                                   const std::vector<std::size_t>& order);
+
+/**
+ * @internal Writes rows to the task ids ids[order[0]], ids[order[1]], ... (ascending) of a
+ * [T, row_shape...] dataset: one hyperslab per run of consecutive ids, one collective
+ * H5Dwrite. A rank without rows selects nothing and still takes part.
+ */
+void write_rows(hid_t dataset, hid_t memory_type, const std::vector<hsize_t>& row_shape,
+                const std::vector<std::uint64_t>& ids, const std::vector<std::size_t>& order, const void* data,
+                hid_t transfer);
+
+/** The same for a field: memory type and row shape from `spec`. */
+void write_rows(hid_t dataset, const FieldSpec& spec, const std::vector<std::uint64_t>& ids,
+                const std::vector<std::size_t>& order, const void* data, hid_t transfer);
+
+}  // namespace shardrun::io::single

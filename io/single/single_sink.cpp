@@ -1,0 +1,126 @@
+#include "io/single/single_sink.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <numeric>
+
+#include "io/hdf5/attributes.hpp"
+#include "io/hdf5/columns.hpp"
+#include "io/hdf5/field_io.hpp"
+#include "io/hdf5/types.hpp"
+#include "io/master/master_file.hpp"
+#include "io/output_layout.hpp"
+#include "io/single/row_selection.hpp"
+
+namespace fs = std::filesystem;
+
+namespace shardrun::io::single {
+namespace {
+
+/** Rank 0 decides whether an existing file can be continued (resume); everyone learns it. */
+bool reusable(const std::string& file, std::uint64_t task_count)
+{
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int reuse = 0;
+    if (rank == 0 && fs::exists(file)) {
+        try {
+            auto h5 = SHARDRUN_H5_OPEN(File, H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+            reuse = hdf5::column_length(h5.get(), "tasks/status") == task_count;
+        } catch (const Hdf5Error&) {
+            reuse = 0;  // torn by a crash before its first flush: start it again
+        }
+        if (!reuse) fs::remove(file);
+    }
+    MPI_Bcast(&reuse, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return reuse != 0;
+}
+
+hdf5::PropList parallel_access()
+{
+    auto fapl = SHARDRUN_H5_OPEN(PropList, H5Pcreate(H5P_FILE_ACCESS));
+    SHARDRUN_H5_CHECK(H5Pset_fapl_mpio(fapl.get(), MPI_COMM_WORLD, MPI_INFO_NULL));
+    // Large datasets start on 1 MiB boundaries: file-system stripes and MPI-IO aggregators line up.
+    SHARDRUN_H5_CHECK(H5Pset_alignment(fapl.get(), 64 * 1024, 1024 * 1024));
+    return fapl;
+}
+
+hdf5::PropList collective_transfer()
+{
+    auto dxpl = SHARDRUN_H5_OPEN(PropList, H5Pcreate(H5P_DATASET_XFER));
+    SHARDRUN_H5_CHECK(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE));
+    return dxpl;
+}
+
+}  // namespace
+
+SingleSink::SingleSink(const OutputOptions& options, const JobMetadata& metadata, std::vector<FieldSpec> fields,
+                       int /*rank*/, int /*world_size*/)
+    : fields_(std::move(fields))
+{
+    hdf5::silence_hdf5_errors();
+    buffer_.fields.resize(fields_.size());
+    const auto file = layout::single_path(options.path, metadata.array_index).string();
+    std::error_code error;
+    fs::create_directories(fs::path(file).parent_path(), error);
+    const bool reuse = reusable(file, metadata.task_count);
+    try {
+        if (reuse) {
+            const auto fapl = parallel_access();
+            file_ = SHARDRUN_H5_OPEN(File, H5Fopen(file.c_str(), H5F_ACC_RDWR, fapl.get()));
+        } else {
+            create_file(file, metadata);
+        }
+    } catch (const Hdf5Error& failure) {
+        throw OutputError("cannot open " + file + " for parallel writing: " + failure.what() +
+                          "; check that the output folder is writable from every node");
+    }
+}
+
+SingleSink::~SingleSink() = default;  // file_ closes collectively (every rank destroys its sink)
+
+void SingleSink::create_file(const std::string& file, const JobMetadata& metadata)
+{
+    const auto fapl = parallel_access();
+    file_ = SHARDRUN_H5_OPEN(File, H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()));
+    create_task_columns(file_.get(), metadata.task_count);
+    master::create_result_datasets(file_.get(), fields_, metadata.task_count);
+    std::vector<std::string> names;
+    for (const auto& field : fields_) names.push_back(field.name);
+    hdf5::write_attr(file_.get(), "fields", names);
+    hdf5::write_attr(file_.get(), "params_sha256", job_hash(metadata));
+    // Every object exists from here on; later commits write raw data only, so a kill
+    // mid-commit cannot tear the file's metadata.
+    SHARDRUN_H5_CHECK(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL));
+}
+
+void SingleSink::record(const TaskRecord& record, const TaskValues& values)
+{
+    check_values(record, values, fields_);
+    buffer_.append(record, values, fields_);
+}
+
+void SingleSink::commit()
+{
+    std::vector<std::size_t> order(buffer_.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::sort(order.begin(), order.end(), [&](auto a, auto b) { return buffer_.task_id[a] < buffer_.task_id[b]; });
+    const auto dxpl = collective_transfer();
+    try {
+        for (std::size_t f = 0; f < fields_.size(); ++f) {
+            auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(file_.get(), ("results/" + fields_[f].name).c_str(), H5P_DEFAULT));
+            const auto rows = gather_rows(buffer_.fields[f], fields_[f].bytes(), order);
+            write_rows(dataset.get(), fields_[f], buffer_.task_id, order, rows.data(), dxpl.get());
+        }
+        SHARDRUN_H5_CHECK(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL));
+        write_tasks(order, dxpl.get());
+        SHARDRUN_H5_CHECK(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL));
+    } catch (const Hdf5Error& failure) {
+        throw OutputError("cannot commit results to the single-layout file: " + std::string(failure.what()) +
+                          "; free disk space and rerun with --resume");
+    }
+    buffer_.clear();
+}
+
+}  // namespace shardrun::io::single

@@ -1,0 +1,55 @@
+#pragma once
+
+#include <mpi.h>
+
+#include <vector>
+
+#include "io/hdf5/handle.hpp"
+#include "io/job_output.hpp"
+#include "io/task_rows.hpp"
+
+namespace shardrun::io::single {
+
+/** Bytes of the fixed-length host/device strings of a single-layout file (MPI-IO cannot write variable-length data). */
+inline constexpr std::size_t fixed_string_bytes = 64;
+
+/**
+ * @internal layout single: every rank writes its rows straight into one preallocated file
+ * <path>.shards/a<index>/single.h5 through MPI-IO (OMPIO). The constructor, commit() and
+ * the destructor are collective over MPI_COMM_WORLD. commit() writes /results rows, flushes,
+ * then the /tasks rows and flushes again, so a row whose status reads ok has its results.
+ */
+class SingleSink : public ResultSink {
+public:
+    SingleSink(const OutputOptions& options, const JobMetadata& metadata, std::vector<FieldSpec> fields, int rank,
+               int world_size);
+    ~SingleSink() override;
+
+    void record(const TaskRecord& record, const TaskValues& values) override;
+    void commit() override;
+
+private:
+    void create_file(const std::string& file, const JobMetadata& metadata);
+    void write_tasks(const std::vector<std::size_t>& order, hid_t transfer);
+
+    std::vector<FieldSpec> fields_;
+    TaskRows buffer_;
+    hdf5::File file_;
+};
+
+/** Creates the /tasks columns [T] of a single-layout file, filled with pending rows. */
+void create_task_columns(hid_t file, std::uint64_t task_count);
+
+/** Reads a fixed-length string column written by the sink. */
+std::vector<std::string> read_fixed_strings(hid_t group, const char* name);
+
+/** Reads the host/device column `name` of /tasks: variable-length, or the sink's fixed-length one. */
+std::vector<std::string> read_text_column(hid_t tasks, const std::string& name);
+
+/**
+ * Rank 0, serially: adds variable-length /tasks/host and /tasks/device (what the shards
+ * master has) next to the fixed-length columns the parallel writers had to use.
+ */
+void add_text_columns(hid_t file);
+
+}  // namespace shardrun::io::single

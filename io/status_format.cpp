@@ -1,0 +1,68 @@
+// Printing a StatusReport: a table for people, JSON for scripts.
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "io/job_output.hpp"
+
+namespace shardrun::io {
+namespace {
+
+std::string join(const std::vector<int>& values)
+{
+    std::string text;
+    for (const int value : values) text += (text.empty() ? "" : ",") + std::to_string(value);
+    return text;
+}
+
+}  // namespace
+
+std::string status_text(const StatusReport& report)
+{
+    std::ostringstream out;
+    out << report.path << ": " << report.task_count << " tasks, " << report.array_count << " array element(s): "
+        << report.ok << " ok, " << report.failed << " failed, " << report.skipped << " skipped, " << report.pending
+        << " pending — " << (report.complete ? "complete" : "NOT complete") << "\n";
+    out << "  element  rank        ok    failed   skipped\n";
+    for (const auto& row : report.ranks) {
+        char line[96];
+        std::snprintf(line, sizeof line, "  %7d  %4d  %8llu  %8llu  %8llu\n", row.array_index, row.rank,
+                      static_cast<unsigned long long>(row.ok), static_cast<unsigned long long>(row.failed),
+                      static_cast<unsigned long long>(row.skipped));
+        out << line;
+    }
+    if (!report.missing_elements.empty()) out << "  missing array elements: " << join(report.missing_elements) << "\n";
+    if (!report.running_elements.empty()) out << "  running array elements: " << join(report.running_elements) << "\n";
+    if (!report.unfinished_elements.empty()) {
+        out << "  unfinished array elements (rerun with --resume): " << join(report.unfinished_elements) << "\n";
+    }
+    for (const auto& task : report.failed_tasks) {
+        out << "  failed task " << task.task_id << " (element " << task.array_index << ", rank " << task.rank
+            << ", exit code " << task.exit_code << ")\n";
+        for (const auto& line : task.stderr_tail) out << "    | " << line << "\n";
+    }
+    return out.str();
+}
+
+std::string status_json(const StatusReport& report)
+{
+    nlohmann::json ranks = nlohmann::json::array(), failed = nlohmann::json::array();
+    for (const auto& row : report.ranks) {
+        ranks.push_back({{"array_index", row.array_index}, {"rank", row.rank}, {"ok", row.ok},
+                         {"failed", row.failed}, {"skipped", row.skipped}});
+    }
+    for (const auto& task : report.failed_tasks) {
+        failed.push_back({{"task_id", task.task_id}, {"array_index", task.array_index}, {"rank", task.rank},
+                          {"exit_code", task.exit_code}, {"stderr_tail", task.stderr_tail}});
+    }
+    const nlohmann::json j{{"path", report.path},         {"task_count", report.task_count},
+                           {"array_count", report.array_count}, {"ok", report.ok},
+                           {"failed", report.failed},     {"skipped", report.skipped},
+                           {"pending", report.pending},   {"complete", report.complete},
+                           {"ranks", ranks},              {"failed_tasks", failed},
+                           {"missing_elements", report.missing_elements},
+                           {"running_elements", report.running_elements},
+                           {"unfinished_elements", report.unfinished_elements}};
+    return j.dump() + "\n";
+}
+
+}  // namespace shardrun::io

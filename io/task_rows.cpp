@@ -1,0 +1,115 @@
+#include "io/task_rows.hpp"
+
+#include <zlib.h>
+
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "io/errors.hpp"
+
+namespace shardrun::io {
+namespace {
+
+template <typename T>
+void append_value(std::vector<std::byte>& out, T value, std::size_t count)
+{
+    const auto offset = out.size();
+    out.resize(offset + count * sizeof(T));
+    for (std::size_t i = 0; i < count; ++i) std::memcpy(out.data() + offset + i * sizeof(T), &value, sizeof(T));
+}
+
+template <typename T>
+uLong crc_of(uLong crc, const std::vector<T>& column)
+{
+    // zlib's crc32 takes a uInt length: feed large buffers in pieces.
+    const auto* bytes = reinterpret_cast<const Bytef*>(column.data());
+    std::size_t left = column.size() * sizeof(T);
+    while (left > 0) {
+        const auto piece = static_cast<uInt>(std::min<std::size_t>(left, 1u << 30));
+        crc = crc32(crc, bytes, piece);
+        bytes += piece;
+        left -= piece;
+    }
+    return crc;
+}
+
+}  // namespace
+
+void TaskRows::clear()
+{
+    *this = TaskRows{{}, {}, {}, {}, {}, {}, {}, {}, {}, std::vector<std::vector<std::byte>>(fields.size())};
+}
+
+void TaskRows::append(const TaskRecord& record, const TaskValues& values, const std::vector<FieldSpec>& specs)
+{
+    task_id.push_back(record.task_id);
+    status.push_back(static_cast<std::int8_t>(record.status));
+    attempts.push_back(record.attempts);
+    rank.push_back(record.rank);
+    host.push_back(record.host);
+    device.push_back(record.device);
+    start.push_back(record.start);
+    end.push_back(record.end);
+    exit_code.push_back(record.exit_code);
+    fields.resize(specs.size());
+    for (std::size_t f = 0; f < specs.size(); ++f) {
+        if (values.empty()) {
+            append_fill(fields[f], specs[f], 1);
+        } else {
+            fields[f].insert(fields[f].end(), values[f].begin(), values[f].end());
+        }
+    }
+}
+
+TaskRecord TaskRows::record(std::size_t i) const
+{
+    return TaskRecord{task_id[i], static_cast<TaskStatus>(status[i]), attempts[i], rank[i], host[i], device[i],
+                      start[i],   end[i],                             exit_code[i]};
+}
+
+std::uint32_t TaskRows::checksum() const
+{
+    uLong crc = crc32(0L, Z_NULL, 0);
+    crc = crc_of(crc, task_id);
+    crc = crc_of(crc, status);
+    crc = crc_of(crc, attempts);
+    crc = crc_of(crc, rank);
+    crc = crc_of(crc, start);
+    crc = crc_of(crc, end);
+    crc = crc_of(crc, exit_code);
+    for (const auto* column : {&host, &device}) {
+        for (const auto& text : *column) crc = crc32(crc, reinterpret_cast<const Bytef*>(text.c_str()), text.size() + 1);
+    }
+    for (const auto& field : fields) crc = crc_of(crc, field);
+    return static_cast<std::uint32_t>(crc);
+}
+
+void check_values(const TaskRecord& record, const TaskValues& values, const std::vector<FieldSpec>& specs)
+{
+    if (values.empty() && record.status != TaskStatus::ok) return;
+    const auto where = "task " + std::to_string(record.task_id) + ": ";
+    if (values.size() != specs.size()) {
+        throw ResultShapeError(where + "has " + std::to_string(values.size()) + " result fields, expected " +
+                               std::to_string(specs.size()));
+    }
+    for (std::size_t f = 0; f < specs.size(); ++f) {
+        if (values[f].size() == specs[f].bytes()) continue;
+        throw ResultShapeError(where + "field '" + specs[f].name + "' has " + std::to_string(values[f].size()) +
+                               " bytes, expected " + std::to_string(specs[f].bytes()) + " (" +
+                               std::to_string(specs[f].elements()) + " x " + dtype_name(specs[f].dtype) + ")");
+    }
+}
+
+void append_fill(std::vector<std::byte>& out, const FieldSpec& spec, std::size_t rows)
+{
+    const std::size_t count = rows * spec.elements();
+    switch (spec.dtype) {
+    case DType::float32: append_value(out, std::numeric_limits<float>::quiet_NaN(), count); break;
+    case DType::float64: append_value(out, std::numeric_limits<double>::quiet_NaN(), count); break;
+    case DType::int32: append_value(out, std::numeric_limits<std::int32_t>::min(), count); break;
+    case DType::int64: append_value(out, std::numeric_limits<std::int64_t>::min(), count); break;
+    }
+}
+
+}  // namespace shardrun::io

@@ -1,0 +1,130 @@
+#include "io/task_table.hpp"
+
+#include "io/hdf5/attributes.hpp"
+#include "io/hdf5/columns.hpp"
+#include "io/hdf5/field_io.hpp"
+#include "io/hdf5/handle.hpp"
+#include "io/hdf5/types.hpp"
+#include "io/output_layout.hpp"
+#include "io/shards/segment.hpp"
+#include "io/single/single_sink.hpp"
+
+namespace fs = std::filesystem;
+
+namespace shardrun::io {
+namespace {
+
+constexpr auto pending = static_cast<std::int8_t>(TaskStatus::pending);
+constexpr auto ok = static_cast<std::int8_t>(TaskStatus::ok);
+
+/** Reads the /tasks columns of a single-layout (or master) file. */
+TaskRows read_task_columns(hid_t file)
+{
+    auto tasks = SHARDRUN_H5_OPEN(Group, H5Gopen2(file, "tasks", H5P_DEFAULT));
+    const auto status_type = hdf5::status_enum_type();
+    TaskRows rows;
+    rows.status = hdf5::read_column<std::int8_t>(tasks.get(), "status", status_type.get());
+    rows.attempts = hdf5::read_column<std::int32_t>(tasks.get(), "attempts", H5T_NATIVE_INT32);
+    rows.rank = hdf5::read_column<std::int32_t>(tasks.get(), "rank", H5T_NATIVE_INT32);
+    rows.host = single::read_text_column(tasks.get(), "host");
+    rows.device = single::read_text_column(tasks.get(), "device");
+    rows.start = hdf5::read_column<double>(tasks.get(), "start", H5T_NATIVE_DOUBLE);
+    rows.end = hdf5::read_column<double>(tasks.get(), "end", H5T_NATIVE_DOUBLE);
+    rows.exit_code = hdf5::read_column<std::int32_t>(tasks.get(), "exit_code", H5T_NATIVE_INT32);
+    rows.task_id.resize(rows.status.size());
+    for (std::size_t i = 0; i < rows.task_id.size(); ++i) rows.task_id[i] = i;
+    return rows;
+}
+
+}  // namespace
+
+TaskTable::TaskTable(std::uint64_t task_count)
+    : source_of(task_count, -1), row_of(task_count, 0)
+{
+    rows.task_id.resize(task_count);
+    for (std::uint64_t i = 0; i < task_count; ++i) rows.task_id[i] = i;
+    rows.status.assign(task_count, pending);
+    rows.attempts.assign(task_count, 0);
+    rows.rank.assign(task_count, -1);
+    rows.host.assign(task_count, "");
+    rows.device.assign(task_count, "");
+    rows.start.assign(task_count, 0.0);
+    rows.end.assign(task_count, 0.0);
+    rows.exit_code.assign(task_count, 0);
+}
+
+void TaskTable::take(const TaskRows& from, std::size_t i, int source, std::uint32_t row)
+{
+    const auto id = from.task_id[i];
+    const auto status = from.status[i];
+    if (status == pending) return;
+    const auto current = rows.status[id];
+    // ok is final; otherwise the latest attempt wins (a resumed run re-ran a failed task).
+    const bool better = current == pending || (status == ok && current != ok) ||
+                        (current != ok && status != ok && from.end[i] >= rows.end[id]);
+    if (!better) return;
+    rows.status[id] = status;
+    rows.attempts[id] = from.attempts[i];
+    rows.rank[id] = from.rank[i];
+    rows.host[id] = from.host[i];
+    rows.device[id] = from.device[i];
+    rows.start[id] = from.start[i];
+    rows.end[id] = from.end[i];
+    rows.exit_code[id] = from.exit_code[i];
+    source_of[id] = source;
+    row_of[id] = row;
+}
+
+void TaskTable::gather_element(const std::string& path, int array_index, std::uint64_t first, std::uint64_t end)
+{
+    for (const int rank : layout::rank_indexes(path, array_index)) {
+        for (const auto& file : layout::segments(layout::rank_dir(path, array_index, rank))) {
+            std::string why;
+            const auto segment = shards::read_segment(file, &why);
+            if (!segment) {
+                problems.push_back(file.string() + ": " + why + "; its tasks are treated as not committed");
+                continue;
+            }
+            if (fields.empty()) fields = segment->fields;
+            const int source = static_cast<int>(sources.size());
+            sources.push_back(RowSource{file, false});
+            for (std::size_t i = 0; i < segment->rows.size(); ++i) {
+                const auto id = segment->rows.task_id[i];
+                if (id >= first && id < end && id < rows.size()) take(segment->rows, i, source, static_cast<std::uint32_t>(i));
+            }
+        }
+    }
+    const auto single = layout::single_path(path, array_index);
+    if (fs::exists(single)) gather_single(single, first, end);
+}
+
+void TaskTable::gather_single(const fs::path& file, std::uint64_t first, std::uint64_t end)
+{
+    hdf5::silence_hdf5_errors();
+    try {
+        auto h5 = SHARDRUN_H5_OPEN(File, H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+        const auto from = read_task_columns(h5.get());
+        if (fields.empty()) {
+            auto results = SHARDRUN_H5_OPEN(Group, H5Gopen2(h5.get(), "results", H5P_DEFAULT));
+            for (const auto& name : hdf5::read_string_list_attr(h5.get(), "fields")) {
+                fields.push_back(hdf5::field_spec_of(results.get(), name));
+            }
+        }
+        const int source = static_cast<int>(sources.size());
+        sources.push_back(RowSource{file, true});
+        for (std::uint64_t id = first; id < end && id < from.size() && id < rows.size(); ++id) {
+            take(from, id, source, static_cast<std::uint32_t>(id));
+        }
+    } catch (const Hdf5Error& error) {
+        problems.push_back(file.string() + ": " + error.what() + "; its tasks are treated as not committed");
+    }
+}
+
+std::uint64_t TaskTable::count(std::int8_t status, std::uint64_t first, std::uint64_t end) const
+{
+    std::uint64_t n = 0;
+    for (auto id = first; id < end && id < rows.size(); ++id) n += rows.status[id] == status;
+    return n;
+}
+
+}  // namespace shardrun::io

@@ -1,0 +1,43 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "io/task_rows.hpp"
+
+namespace shardrun::io {
+
+/** @internal Where a committed row lives: a shard segment or a single-layout file. */
+struct RowSource {
+    std::filesystem::path file;
+    bool single = false;  ///< single layout: row index == task id
+};
+
+/**
+ * @internal The /tasks table of a whole job (row i is task i) gathered from committed
+ * segments and single-layout files, with the source of every row's results.
+ */
+struct TaskTable {
+    TaskRows rows;                         ///< T rows; fields stay empty (results are copied later)
+    std::vector<int> source_of;            ///< per task: index into sources, -1 when no result
+    std::vector<std::uint32_t> row_of;     ///< per task: row inside that source
+    std::vector<RowSource> sources;
+    std::vector<FieldSpec> fields;         ///< as found in the sources
+    std::vector<std::string> problems;     ///< segments skipped as invalid, one line each
+
+    /** A table of `task_count` pending rows. */
+    explicit TaskTable(std::uint64_t task_count);
+    /** Adds every valid committed row of element `array_index` with id in [first, end). */
+    void gather_element(const std::string& path, int array_index, std::uint64_t first, std::uint64_t end);
+    /** Adds the rows of a single-layout file (its /tasks) with id in [first, end). */
+    void gather_single(const std::filesystem::path& file, std::uint64_t first, std::uint64_t end);
+    /** Counts of the final status in rows [first, end). */
+    std::uint64_t count(std::int8_t status, std::uint64_t first, std::uint64_t end) const;
+
+private:
+    void take(const TaskRows& rows, std::size_t i, int source, std::uint32_t row);
+};
+
+}  // namespace shardrun::io

@@ -1,0 +1,259 @@
+#include "io/job_output.hpp"
+
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "output_test_support.hpp"
+
+namespace fs = std::filesystem;
+
+namespace shardrun::io {
+namespace {
+
+using testing::check_master;
+using testing::test_fields;
+using testing::test_metadata;
+using testing::test_params;
+using testing::test_record;
+using testing::test_values;
+
+/** Runs tasks [first, end) of element `m` on one rank, committing every `batch`, and finalizes. */
+OutputSummary run_element(const OutputOptions& options, const JobMetadata& m, std::uint64_t batch = 8)
+{
+    auto lock = prepare_output(options, m);
+    const auto done = committed_tasks(options, m);
+    auto sink = open_rank_sink(options, m, test_fields(), 0, 1);
+    std::uint64_t since_commit = 0;
+    for (auto id = m.first_task; id < m.end_task; ++id) {
+        if (std::binary_search(done.begin(), done.end(), id)) continue;
+        sink->record(test_record(id, 0), test_values(id, test_fields()));
+        if (++since_commit % batch == 0) sink->commit();
+    }
+    sink->commit();
+    sink.reset();
+    return finalize_output(options, m, test_fields(), test_params(m.task_count), {}, 1);
+}
+
+TEST(JobOutput, ShardsMasterHoldsEveryRowAndProvenance)
+{
+    const auto dir = testing::scratch_dir();
+    const OutputOptions options{dir + "/out/results.h5"};
+    const auto m = test_metadata(50);
+
+    const auto summary = run_element(options, m);
+
+    EXPECT_TRUE(summary.complete);
+    EXPECT_TRUE(summary.master_written);
+    EXPECT_EQ(summary.ok + summary.failed, 50u);
+    EXPECT_EQ(check_master(options.path, 50), "");
+    const hid_t file = H5Fopen(options.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    EXPECT_EQ(testing::read_root_string(file, "params_sha256"), sha256_hex(m.params_json));
+    EXPECT_EQ(testing::read_root_string(file, "job_text"), m.job_text);
+    EXPECT_EQ(testing::read_doubles(file, "params/alpha")[7], 3.5);
+    EXPECT_EQ(testing::read_ints(file, "params/n")[7], 1);
+    H5Fclose(file);
+    EXPECT_FALSE(fs::exists(options.path + ".tmp"));
+}
+
+TEST(JobOutput, Sha256MatchesKnownDigest)
+{
+    EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST(PrepareOutput, RefusesExistingOutputWithoutResumeOrForce)
+{
+    const auto dir = testing::scratch_dir();
+    OutputOptions options{dir + "/results.h5"};
+    run_element(options, test_metadata(10));
+
+    try {
+        prepare_output(options, test_metadata(10));
+        FAIL() << "no OutputError";
+    } catch (const OutputError& error) {
+        const std::string what = error.what();
+        EXPECT_NE(what.find(options.path), std::string::npos) << what;
+        EXPECT_NE(what.find("--resume"), std::string::npos) << what;
+        EXPECT_NE(what.find("--force"), std::string::npos) << what;
+    }
+}
+
+TEST(PrepareOutput, ForceDeletesTheOldOutput)
+{
+    const auto dir = testing::scratch_dir();
+    OutputOptions options{dir + "/results.h5"};
+    run_element(options, test_metadata(10));
+    options.force = true;
+
+    auto lock = prepare_output(options, test_metadata(10));
+
+    EXPECT_FALSE(fs::exists(options.path));
+    EXPECT_TRUE(committed_tasks(options, test_metadata(10)).empty());
+}
+
+TEST(PrepareOutput, RefusesWhileAnotherRunHoldsTheLock)
+{
+    const auto dir = testing::scratch_dir();
+    const OutputOptions options{dir + "/results.h5"};
+    const auto first = prepare_output(options, test_metadata(10));
+
+    EXPECT_THROW(prepare_output(options, test_metadata(10)), OutputError);
+}
+
+TEST(PrepareOutput, RefusesADifferentJobOnResume)
+{
+    const auto dir = testing::scratch_dir();
+    OutputOptions options{dir + "/results.h5"};
+    run_element(options, test_metadata(10));
+    options.resume = true;
+
+    try {
+        prepare_output(options, test_metadata(10, 1, 0, R"({"alpha":[0.3]})"));
+        FAIL() << "no OutputError";
+    } catch (const OutputError& error) {
+        EXPECT_NE(std::string(error.what()).find("different job"), std::string::npos) << error.what();
+        EXPECT_NE(std::string(error.what()).find("--force"), std::string::npos) << error.what();
+    }
+}
+
+TEST(PrepareOutput, RefusesAnUnwritableDirectoryEvenForRoot)
+{
+    // A path below a regular file cannot be created by anyone, root included.
+    const OutputOptions options{"/dev/null/shardrun/results.h5"};
+
+    try {
+        prepare_output(options, test_metadata(10));
+        FAIL() << "no OutputError";
+    } catch (const OutputError& error) {
+        EXPECT_NE(std::string(error.what()).find("/dev/null/shardrun"), std::string::npos) << error.what();
+    }
+}
+
+TEST(Resume, SkipsCommittedTasksAndEndsEqualToAnUninterruptedRun)
+{
+    const auto dir = testing::scratch_dir();
+    OutputOptions options{dir + "/results.h5"};
+    const auto m = test_metadata(40);
+    {
+        auto lock = prepare_output(options, m);
+        auto sink = open_rank_sink(options, m, test_fields(), 0, 1);
+        for (std::uint64_t id = 0; id < 25; ++id) {
+            sink->record(test_record(id, 0), test_values(id, test_fields()));
+            if (id == 19) sink->commit();  // 20..24 are never committed: "crash"
+        }
+    }
+    options.resume = true;
+
+    const auto done = committed_tasks(options, m);
+    const auto summary = run_element(options, m);
+
+    std::vector<std::uint64_t> expected;
+    for (std::uint64_t id = 0; id < 20; ++id) {
+        if (!testing::fails(id)) expected.push_back(id);
+    }
+    EXPECT_EQ(done, expected);
+    EXPECT_TRUE(summary.complete);
+    EXPECT_EQ(check_master(options.path, 40), "");
+}
+
+TEST(ResultSink, WrongShapedValuesThrowAndTheTaskCanBeRecordedFailed)
+{
+    const auto dir = testing::scratch_dir();
+    const OutputOptions options{dir + "/results.h5"};
+    const auto m = test_metadata(3);
+    auto lock = prepare_output(options, m);
+    auto sink = open_rank_sink(options, m, test_fields(), 0, 1);
+    auto values = test_values(1, test_fields());
+    values[1].resize(values[1].size() - 4);
+
+    EXPECT_THROW(sink->record(test_record(1, 0), values), ResultShapeError);
+    auto failed = test_record(1, 0);
+    failed.status = TaskStatus::failed;
+    sink->record(failed, {});
+    sink->record(test_record(0, 0), test_values(0, test_fields()));
+    sink->record(test_record(2, 0), test_values(2, test_fields()));
+    sink->commit();
+    sink.reset();
+    const auto summary = finalize_output(options, m, test_fields(), test_params(3), {}, 1);
+
+    EXPECT_EQ(summary.failed, 1u);
+    const hid_t file = H5Fopen(options.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    EXPECT_EQ(testing::read_ints(file, "tasks/status"), (std::vector<std::int64_t>{1, 2, 1}));
+    H5Fclose(file);
+}
+
+TEST(Merge, TwoArrayElementsGiveTheMasterOfASingleRun)
+{
+    const auto dir = testing::scratch_dir();
+    const OutputOptions whole{dir + "/whole.h5"}, split{dir + "/split.h5"};
+    run_element(whole, test_metadata(30));
+    const auto first = run_element(split, test_metadata(30, 2, 0), 5);
+    const auto second = run_element(split, test_metadata(30, 2, 1), 4);
+
+    const auto report = merge_output(split.path);
+
+    EXPECT_FALSE(first.master_written);
+    EXPECT_FALSE(second.master_written);
+    EXPECT_EQ(report.exit_code(), 0);
+    EXPECT_TRUE(report.summary.complete);
+    EXPECT_EQ(check_master(split.path, 30), "");
+    const hid_t a = H5Fopen(whole.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    const hid_t b = H5Fopen(split.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    for (const std::string name : {"params/alpha", "params/n", "tasks/status", "tasks/attempts", "tasks/exit_code",
+                                   "results/energy", "results/counts"}) {
+        const auto x = testing::read_doubles(a, name), y = testing::read_doubles(b, name);
+        ASSERT_EQ(x.size(), y.size()) << name;
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            EXPECT_TRUE(x[i] == y[i] || (std::isnan(x[i]) && std::isnan(y[i]))) << name << "[" << i << "]";
+        }
+    }
+    H5Fclose(a);
+    H5Fclose(b);
+}
+
+TEST(Merge, NamesMissingElementsAndFails)
+{
+    const auto dir = testing::scratch_dir();
+    const OutputOptions options{dir + "/results.h5"};
+    run_element(options, test_metadata(30, 3, 0));
+    run_element(options, test_metadata(30, 3, 2));
+
+    const auto report = merge_output(options.path);
+
+    EXPECT_EQ(report.exit_code(), 1);
+    EXPECT_EQ(report.missing_elements, std::vector<int>{1});
+    EXPECT_FALSE(report.summary.complete);
+    EXPECT_EQ(report.summary.pending, 10u);
+}
+
+TEST(Status, CountsPerElementAndRankAndShowsStderr)
+{
+    const auto dir = testing::scratch_dir();
+    const OutputOptions options{dir + "/results.h5"};
+    fs::create_directories(options.path + ".tasks/3");
+    std::ofstream(options.path + ".tasks/3/stderr") << "line 1\nline 2\nboom: bad alpha\n";
+    run_element(options, test_metadata(20, 2, 0));
+
+    const auto report = status_report(options.path, 2);
+
+    EXPECT_EQ(report.task_count, 20u);
+    EXPECT_EQ(report.missing_elements, std::vector<int>{1});
+    EXPECT_FALSE(report.complete);
+    EXPECT_EQ(report.pending, 10u);
+    ASSERT_EQ(report.ranks.size(), 1u);
+    EXPECT_EQ(report.ranks[0].ok + report.ranks[0].failed, 10u);
+    ASSERT_FALSE(report.failed_tasks.empty());
+    EXPECT_EQ(report.failed_tasks[0].task_id, 3u);
+    EXPECT_EQ(report.failed_tasks[0].exit_code, 43);
+    EXPECT_EQ(report.failed_tasks[0].stderr_tail, (std::vector<std::string>{"line 2", "boom: bad alpha"}));
+    EXPECT_NE(status_json(report).find("\"missing_elements\":[1]"), std::string::npos) << status_json(report);
+}
+
+}  // namespace
+}  // namespace shardrun::io
