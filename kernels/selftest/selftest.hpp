@@ -1,0 +1,36 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kernels/common/device.hpp"
+
+namespace shardrun::kernels {
+
+/** One check of `shardrun selftest`: a kernel on a device against its float64 CPU reference. */
+struct SelftestRow {
+    std::string kernel;    ///< "gemm"
+    std::string device;    ///< "cpu", "cuda:0"
+    std::string dtype;     ///< "float32"
+    std::string size;      ///< "65x33x47"
+    double error = 0.0;    ///< max |got − want| / max |want| (montecarlo vs closed form: |Δ| / standard error)
+    double threshold = 0.0;
+    bool passed = false;
+    std::string note;      ///< the exception when the kernel threw
+};
+
+/** Runs every kernel on small seeded random inputs on `device`; never throws. */
+std::vector<SelftestRow> run_selftest(const Device& device);
+
+/** @internal The individual checks, one row each (may throw). */
+namespace selftest_cases {
+SelftestRow gemm_float32(const Device& device);
+SelftestRow gemm_float64(const Device& device);
+SelftestRow blur_float32(const Device& device);
+SelftestRow heat2d_float64(const Device& device);
+SelftestRow montecarlo_paths(const Device& device);
+SelftestRow montecarlo_closed_form(const Device& device);
+SelftestRow embed_float32(const Device& device);
+}  // namespace selftest_cases
+
+}  // namespace shardrun::kernels

@@ -1,0 +1,87 @@
+#include "runner/tasks/blur_kind.hpp"
+
+#include <vector>
+
+#include "io/input/dataset_reader.hpp"
+#include "kernels/blur/blur.hpp"
+#include "kernels/common/seeded.hpp"
+#include "runner/tasks/kernel_kind_support.hpp"
+
+// params: height (256), width (height), sigma (2), chunk (1: images per task, set it to
+// data.chunk), seed (0, for synthetic images). Input: data.input FILE.h5:/images [N, height, width]
+// float32, or synthetic seeded images when the job has no data.input.
+namespace shardrun::tasks {
+namespace {
+
+using namespace kernel_support;
+
+kernels::BlurShape read_shape(const ParamMap& params)
+{
+    kernels::BlurShape shape;
+    shape.images = params.integer_or("chunk", 1);
+    shape.height = params.integer_or("height", 256);
+    shape.width = params.integer_or("width", shape.height);
+    shape.sigma = params.number_or("sigma", 2.0);
+    return shape;
+}
+
+// The task's images: rows [start, end) of the input dataset, or seeded synthetic ones.
+std::vector<float> load_images(const TaskContext& context, const kernels::BlurShape& shape, std::uint64_t start,
+                               std::uint64_t end)
+{
+    const auto pixels = static_cast<std::uint64_t>(shape.height * shape.width);
+    if (context.input.empty()) {
+        std::vector<float> images((end - start) * pixels);
+        const auto seed = static_cast<std::uint64_t>(context.params->integer_or("seed", 0));
+        kernels::fill_seeded(images.data(), images.size(), seed, start * pixels, 0.0f, 1.0f);
+        return images;
+    }
+    const auto location = io::parse_dataset_location(context.input);
+    io::DatasetInfo info;
+    auto images = io::read_float32_rows(location, start, end, 3, "[N, height, width]", &info);
+    if (info.dims[1] != static_cast<std::uint64_t>(shape.height) || info.dims[2] != static_cast<std::uint64_t>(shape.width)) {
+        throw io::InputError(location.text() + ": holds " + std::to_string(info.dims[1]) + "x" +
+                             std::to_string(info.dims[2]) + " images but params.height x params.width is " +
+                             std::to_string(shape.height) + "x" + std::to_string(shape.width));
+    }
+    return images;
+}
+
+}  // namespace
+
+void BlurKind::validate(const ParamMap& params) const
+{
+    const auto shape = read_shape(params);
+    validate_params([&] { kernels::validate_blur(shape); });
+}
+
+std::vector<io::FieldSpec> BlurKind::fields(const ParamMap& params) const
+{
+    const auto s = read_shape(params);
+    return {{"blurred", io::DType::float32,
+             {static_cast<std::size_t>(s.images), static_cast<std::size_t>(s.height), static_cast<std::size_t>(s.width)},
+             ""},
+            {"images", io::DType::int64, {}, ""}};
+}
+
+TaskOutcome BlurKind::run(const TaskContext& context) const
+{
+    return run_guarded(name(), [&] {
+        const auto chunk = read_shape(*context.params);
+        const std::uint64_t start = context.range ? context.range->start : 0;
+        const std::uint64_t end = context.range ? context.range->end : start + chunk.images;
+        if (end - start > static_cast<std::uint64_t>(chunk.images)) {
+            throw JobFileError("params.chunk: a task got " + std::to_string(end - start) + " images but params.chunk is " +
+                               std::to_string(chunk.images) + "; set params.chunk to data.chunk");
+        }
+        auto shape = chunk;
+        shape.images = static_cast<std::int64_t>(end - start);
+        const auto images = load_images(context, shape, start, end);
+        std::vector<float> blurred(images.size());
+        kernels::blur(device_of(context.device), shape, images.data(), blurred.data());  // G_sigma * image
+        const auto elements = static_cast<std::size_t>(chunk.images * chunk.height * chunk.width);
+        return io::TaskValues{array_bytes(blurred.data(), blurred.size(), elements), scalar_bytes(shape.images)};
+    });
+}
+
+}  // namespace shardrun::tasks

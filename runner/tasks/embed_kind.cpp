@@ -1,0 +1,100 @@
+#include "runner/tasks/embed_kind.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include "io/input/dataset_reader.hpp"
+#include "kernels/common/seeded.hpp"
+#include "kernels/embed/embed.hpp"
+#include "runner/tasks/kernel_kind_support.hpp"
+
+// params: input_dim (64), output_dim (32), activation (gelu | relu | tanh | identity),
+// chunk (1: rows per task, set it to data.chunk), seed (0: synthetic rows), weight_seed (1),
+// weights (optional FILE.h5:/W, float32 [input_dim, output_dim]). Input rows: data.input
+// FILE.h5:/rows float32 [N, input_dim], or seeded synthetic rows.
+namespace shardrun::tasks {
+namespace {
+
+using namespace kernel_support;
+
+kernels::EmbedShape read_shape(const ParamMap& params)
+{
+    kernels::EmbedShape shape;
+    shape.rows = params.integer_or("chunk", 1);
+    shape.input_dim = params.integer_or("input_dim", 64);
+    shape.output_dim = params.integer_or("output_dim", 32);
+    validate_params([&] { shape.activation = kernels::parse_activation(params.text_or("activation", "gelu")); });
+    return shape;
+}
+
+std::vector<float> read_matrix(const std::string& spec, std::uint64_t start, std::uint64_t end, std::int64_t columns,
+                               const char* what)
+{
+    const auto location = io::parse_dataset_location(spec);
+    io::DatasetInfo info;
+    auto values = io::read_float32_rows(location, start, end, 2, what, &info);
+    if (info.dims[1] != static_cast<std::uint64_t>(columns)) {
+        throw io::InputError(location.text() + ": has " + std::to_string(info.dims[1]) + " columns; " + what +
+                             " needs " + std::to_string(columns));
+    }
+    return values;
+}
+
+std::vector<float> load_weights(const ParamMap& params, const kernels::EmbedShape& shape)
+{
+    if (params.contains("weights")) {
+        return read_matrix(params.text("weights"), 0, static_cast<std::uint64_t>(shape.input_dim), shape.output_dim,
+                           "weights [input_dim, output_dim]");
+    }
+    std::vector<float> weights(shape.input_dim * shape.output_dim);
+    const float bound = std::sqrt(3.0f / static_cast<float>(shape.input_dim));  // variance 1/input_dim
+    kernels::fill_seeded(weights.data(), weights.size(), static_cast<std::uint64_t>(params.integer_or("weight_seed", 1)),
+                         0, -bound, bound);
+    return weights;
+}
+
+}  // namespace
+
+void EmbedKind::validate(const ParamMap& params) const
+{
+    const auto shape = read_shape(params);
+    validate_params([&] { kernels::validate_embed(shape); });
+}
+
+std::vector<io::FieldSpec> EmbedKind::fields(const ParamMap& params) const
+{
+    const auto s = read_shape(params);
+    return {{"embedding", io::DType::float32, {static_cast<std::size_t>(s.rows), static_cast<std::size_t>(s.output_dim)}, ""},
+            {"rows", io::DType::int64, {}, ""}};
+}
+
+TaskOutcome EmbedKind::run(const TaskContext& context) const
+{
+    return run_guarded(name(), [&] {
+        const auto chunk = read_shape(*context.params);
+        const std::uint64_t start = context.range ? context.range->start : 0;
+        const std::uint64_t end = context.range ? context.range->end : start + chunk.rows;
+        if (end - start > static_cast<std::uint64_t>(chunk.rows)) {
+            throw JobFileError("params.chunk: a task got " + std::to_string(end - start) + " rows but params.chunk is " +
+                               std::to_string(chunk.rows) + "; set params.chunk to data.chunk");
+        }
+        auto shape = chunk;
+        shape.rows = static_cast<std::int64_t>(end - start);
+        std::vector<float> rows;
+        if (context.input.empty()) {
+            rows.resize(shape.rows * shape.input_dim);
+            const auto seed = static_cast<std::uint64_t>(context.params->integer_or("seed", 0));
+            kernels::fill_seeded(rows.data(), rows.size(), seed, start * shape.input_dim, -1.0f, 1.0f);
+        } else {
+            rows = read_matrix(context.input, start, end, shape.input_dim, "rows [N, input_dim]");
+        }
+        const auto weights = load_weights(*context.params, shape);
+        std::vector<float> embedding(shape.rows * shape.output_dim);
+        // E = normalise(act(X · W))
+        kernels::embed(device_of(context.device), shape, rows.data(), weights.data(), embedding.data());
+        const auto elements = static_cast<std::size_t>(chunk.rows * chunk.output_dim);
+        return io::TaskValues{array_bytes(embedding.data(), embedding.size(), elements), scalar_bytes(shape.rows)};
+    });
+}
+
+}  // namespace shardrun::tasks

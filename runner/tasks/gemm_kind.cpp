@@ -1,0 +1,74 @@
+#include "runner/tasks/gemm_kind.hpp"
+
+#include <numeric>
+#include <vector>
+
+#include "kernels/common/seeded.hpp"
+#include "kernels/gemm/gemm.hpp"
+#include "runner/tasks/kernel_kind_support.hpp"
+
+// params: n (512), m (n), k (n), repeats (3), dtype (float32 | float64), seed (0)
+namespace shardrun::tasks {
+namespace {
+
+using namespace kernel_support;
+
+struct GemmJob {
+    kernels::GemmShape shape;
+    int repeats = 3;
+    bool double_precision = false;
+    std::uint64_t seed = 0;
+};
+
+GemmJob read_params(const ParamMap& params)
+{
+    GemmJob job;
+    const auto n = params.integer_or("n", 512);
+    job.shape = {params.integer_or("m", n), n, params.integer_or("k", n)};
+    job.repeats = static_cast<int>(params.integer_or("repeats", 3));
+    const auto dtype = params.text_or("dtype", "float32");
+    if (dtype != "float32" && dtype != "float64") {
+        throw JobFileError("params.dtype: '" + dtype + "' is not allowed; allowed: float32, float64");
+    }
+    job.double_precision = dtype == "float64";
+    job.seed = static_cast<std::uint64_t>(params.integer_or("seed", 0));
+    return job;
+}
+
+template <typename T>
+io::TaskValues run_gemm(const GemmJob& job, const kernels::Device& device)
+{
+    const auto& s = job.shape;
+    std::vector<T> a(s.m * s.k), b(s.k * s.n), c(s.m * s.n);
+    kernels::fill_seeded(a.data(), a.size(), job.seed, 0, T(-1), T(1));        // A: items [0, m·k)
+    kernels::fill_seeded(b.data(), b.size(), job.seed, a.size(), T(-1), T(1)); // B: the next k·n
+    const auto timing = kernels::gemm(device, s, a.data(), b.data(), c.data(), job.repeats);  // C = A·B
+    const double checksum = std::accumulate(c.begin(), c.end(), 0.0);
+    return {scalar_bytes(timing.seconds), scalar_bytes(timing.gflops), scalar_bytes(checksum)};
+}
+
+}  // namespace
+
+void GemmKind::validate(const ParamMap& params) const
+{
+    const auto job = read_params(params);
+    validate_params([&] { kernels::validate_gemm(job.shape, job.repeats, job.double_precision ? 8 : 4); });
+}
+
+std::vector<io::FieldSpec> GemmKind::fields(const ParamMap&) const
+{
+    return {{"seconds", io::DType::float64, {}, "s"},
+            {"gflops", io::DType::float64, {}, "GFLOP/s"},
+            {"checksum", io::DType::float64, {}, ""}};
+}
+
+TaskOutcome GemmKind::run(const TaskContext& context) const
+{
+    return run_guarded(name(), [&] {
+        const auto job = read_params(*context.params);
+        const auto device = device_of(context.device);
+        return job.double_precision ? run_gemm<double>(job, device) : run_gemm<float>(job, device);
+    });
+}
+
+}  // namespace shardrun::tasks

@@ -1,0 +1,16 @@
+#pragma once
+
+#include "runner/tasks/task_kind.hpp"
+
+namespace shardrun::tasks {
+
+/** `task: gemm`: the built-in gemm kernel (see docs of kernels/gemm/gemm.hpp for its parameters). */
+class GemmKind : public TaskKind {
+public:
+    std::string_view name() const noexcept override { return "gemm"; }
+    void validate(const ParamMap& params) const override;
+    std::vector<io::FieldSpec> fields(const ParamMap& params) const override;
+    TaskOutcome run(const TaskContext& context) const override;
+};
+
+}  // namespace shardrun::tasks

@@ -1,0 +1,79 @@
+#include "runner/tasks/heat2d_kind.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include "kernels/heat2d/heat2d.hpp"
+#include "runner/tasks/kernel_kind_support.hpp"
+
+// params: nx (128), ny (nx), alpha (0.1), dt (0.8 of the stability limit), steps (100),
+// source (0), amplitude (1), boundary (0), stride (1: every stride-th point of the final field)
+namespace shardrun::tasks {
+namespace {
+
+using namespace kernel_support;
+
+kernels::Heat2dParams read_params(const ParamMap& params)
+{
+    kernels::Heat2dParams p;
+    p.nx = params.integer_or("nx", 128);
+    p.ny = params.integer_or("ny", p.nx);
+    p.alpha = params.number_or("alpha", 0.1);
+    p.steps = params.integer_or("steps", 100);
+    p.source = params.number_or("source", 0.0);
+    p.amplitude = params.number_or("amplitude", 1.0);
+    p.boundary = params.number_or("boundary", 0.0);
+    p.dt = params.contains("dt") ? params.number("dt") : (p.nx > 1 && p.alpha > 0 ? 0.8 * kernels::heat2d_stable_dt(p) : 0.0);
+    return p;
+}
+
+std::int64_t read_stride(const ParamMap& params)
+{
+    const auto stride = params.integer_or("stride", 1);
+    if (stride < 1) throw JobFileError("params.stride: " + std::to_string(stride) + " must be >= 1");
+    return stride;
+}
+
+std::size_t strided(std::int64_t n, std::int64_t stride) { return static_cast<std::size_t>((n + stride - 1) / stride); }
+
+}  // namespace
+
+void Heat2dKind::validate(const ParamMap& params) const
+{
+    const auto p = read_params(params);
+    read_stride(params);
+    validate_params([&] { kernels::validate_heat2d(p); });
+}
+
+std::vector<io::FieldSpec> Heat2dKind::fields(const ParamMap& params) const
+{
+    const auto p = read_params(params);
+    const auto stride = read_stride(params);
+    return {{"field", io::DType::float32, {strided(p.ny, stride), strided(p.nx, stride)}, ""},
+            {"total_heat", io::DType::float64, {}, ""},
+            {"max_temperature", io::DType::float64, {}, ""},
+            {"time", io::DType::float64, {}, ""}};
+}
+
+TaskOutcome Heat2dKind::run(const TaskContext& context) const
+{
+    return run_guarded(name(), [&] {
+        const auto p = read_params(*context.params);
+        const auto stride = read_stride(*context.params);
+        auto u = kernels::heat2d_initial(p);
+        kernels::heat2d(device_of(context.device), p, u.data());  // u(t) after p.steps explicit steps
+        const double h = kernels::heat2d_spacing(p);
+        const double total = std::accumulate(u.begin(), u.end(), 0.0) * h * h;  // ∫u dA
+        const double hottest = *std::max_element(u.begin(), u.end());
+        std::vector<float> field;
+        field.reserve(strided(p.ny, stride) * strided(p.nx, stride));
+        for (std::int64_t j = 0; j < p.ny; j += stride) {
+            for (std::int64_t i = 0; i < p.nx; i += stride) field.push_back(static_cast<float>(u[j * p.nx + i]));
+        }
+        return io::TaskValues{array_bytes(field.data(), field.size(), field.size()), scalar_bytes(total),
+                              scalar_bytes(hottest), scalar_bytes(static_cast<double>(p.steps) * p.dt)};
+    });
+}
+
+}  // namespace shardrun::tasks
