@@ -1,6 +1,7 @@
 // The facade's per-run steps: committed_tasks, open_rank_sink, finalize_output.
 #include "io/job_output.hpp"
 
+#include <filesystem>
 #include <iostream>
 
 #include "io/element_manifest.hpp"
@@ -39,6 +40,13 @@ OutputSummary summarize(const TaskTable& table, std::uint64_t first, std::uint64
 std::vector<std::uint64_t> committed_tasks(const OutputOptions& options, const JobMetadata& metadata)
 {
     const auto table = gather(options, metadata);
+    // Set torn or corrupt segments aside (kept for inspection) so later scans and the
+    // master never read them; their tasks run again.
+    for (const auto& file : table.invalid_segments) {
+        std::error_code error;
+        std::filesystem::rename(file, file.string() + ".invalid", error);
+        if (!error) std::cerr << "shardrun: moved " << file.string() << " aside to " << file.string() << ".invalid\n";
+    }
     std::vector<std::uint64_t> ids;
     for (auto id = metadata.first_task; id < metadata.end_task && id < metadata.task_count; ++id) {
         if (table.rows.status[id] == static_cast<std::int8_t>(TaskStatus::ok)) ids.push_back(id);

@@ -83,6 +83,7 @@ void TaskTable::gather_element(const std::string& path, int array_index, std::ui
             const auto segment = shards::read_segment(file, &why);
             if (!segment) {
                 problems.push_back(file.string() + ": " + why + "; its tasks are treated as not committed");
+                invalid_segments.push_back(file);
                 continue;
             }
             if (fields.empty()) fields = segment->fields;

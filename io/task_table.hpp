@@ -26,6 +26,7 @@ struct TaskTable {
     std::vector<RowSource> sources;
     std::vector<FieldSpec> fields;         ///< as found in the sources
     std::vector<std::string> problems;     ///< segments skipped as invalid, one line each
+    std::vector<std::filesystem::path> invalid_segments;
 
     /** A table of `task_count` pending rows. */
     explicit TaskTable(std::uint64_t task_count);

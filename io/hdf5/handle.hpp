@@ -19,11 +19,14 @@ void silence_hdf5_errors();
  * Checks the result of an HDF5 call (negative means failure) and throws Hdf5Error naming
  * the call and HDF5's innermost message. Evaluates to the call's result.
  */
-#define SHARDRUN_H5_CHECK(call)                                                              \
-    ([&] {                                                                                   \
-        auto shardrun_h5_result_ = (call);                                                   \
-        if (shardrun_h5_result_ < 0) ::shardrun::io::hdf5::throw_hdf5_error(#call, __FILE__, __LINE__); \
-        return shardrun_h5_result_;                                                          \
+#define SHARDRUN_H5_CHECK(call) SHARDRUN_H5_CHECK_AS(call, #call)
+
+/** @internal SHARDRUN_H5_CHECK naming the call as `text` (the source, before macro expansion). */
+#define SHARDRUN_H5_CHECK_AS(call, text)                                                    \
+    ([&] {                                                                                  \
+        auto shardrun_h5_result_ = (call);                                                  \
+        if (shardrun_h5_result_ < 0) ::shardrun::io::hdf5::throw_hdf5_error(text, __FILE__, __LINE__); \
+        return shardrun_h5_result_;                                                         \
     }())
 
 /**
@@ -79,6 +82,6 @@ using Group = Handle<H5Gclose>;
 using PropList = Handle<H5Pclose>;
 
 /** Wraps the id returned by an HDF5 create/open call, throwing when it failed. */
-#define SHARDRUN_H5_OPEN(Type, call) ::shardrun::io::hdf5::Type(SHARDRUN_H5_CHECK(call))
+#define SHARDRUN_H5_OPEN(Type, call) ::shardrun::io::hdf5::Type(SHARDRUN_H5_CHECK_AS(call, #call))
 
 }  // namespace shardrun::io::hdf5
