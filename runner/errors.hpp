@@ -23,6 +23,22 @@ public:
     explicit JobFileError(const std::string& what) : Error(what) {}
 };
 
+/**
+ * An error every rank has agreed on (see run_agreed): the rank that saw it first prints it,
+ * and every rank leaves with `code` without MPI_Abort.
+ */
+class CollectiveFailure : public Error {
+public:
+    CollectiveFailure(const std::string& what, int code, bool print_here)
+        : Error(what), code_(code), print_here_(print_here) {}
+    int code() const noexcept { return code_; }
+    bool print_here() const noexcept { return print_here_; }
+
+private:
+    int code_;
+    bool print_here_;
+};
+
 /** Exit codes of the shardrun executable, documented in README.md. */
 enum ExitCode : int {
     exit_ok = 0,

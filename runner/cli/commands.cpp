@@ -1,12 +1,16 @@
 #include "runner/cli/commands.hpp"
 
 #include "runner/cli/command_info.hpp"
+#include "runner/cli/command_plan.hpp"
+#include "runner/cli/command_run.hpp"
 
 namespace shardrun::cli {
 
 const std::vector<CommandFactory>& command_factories()
 {
     static const std::vector<CommandFactory> factories = {
+        [] { return std::make_unique<RunCommand>(); },
+        [] { return std::make_unique<PlanCommand>(); },
         [] { return std::make_unique<InfoCommand>(); },
     };
     return factories;

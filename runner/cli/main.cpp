@@ -76,6 +76,13 @@ int main(int argc, char** argv)
     try {
         if (!command->setup({args.begin() + 1, args.end()})) return shardrun::exit_ok;
         return command->run();
+    } catch (const shardrun::CollectiveFailure& error) {
+        // Every rank knows; the one that saw it first prints, and all end without MPI_Abort.
+        if (error.print_here()) std::cerr << "shardrun: " << error.what() << "\n";
+        int finalized = 0;
+        MPI_Finalized(&finalized);
+        if (!finalized) MPI_Finalize();
+        return error.code();
     } catch (const shardrun::UsageError& error) {
         std::cerr << command->help() << "\n";
         return fail(error, shardrun::exit_bad_input);

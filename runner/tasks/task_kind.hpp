@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,6 +31,7 @@ struct TaskContext {
     std::string host;
     std::string task_dir;             ///< a directory this task may write into (exec)
     int attempt = 1;
+    const std::atomic<bool>* stop = nullptr;  ///< set when shardrun is interrupted: end early
 };
 
 /** What a task run produced. */

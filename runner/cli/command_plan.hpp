@@ -1,0 +1,32 @@
+#pragma once
+
+#include "runner/cli/command.hpp"
+#include "runner/env/scheduler.hpp"
+
+namespace shardrun::cli {
+
+/** `shardrun plan JOB.yaml --ranks R`: where each task would run; runs nothing, needs no mpirun. */
+class PlanCommand : public Command {
+public:
+    std::string_view name() const noexcept override { return "plan"; }
+    std::string_view synopsis() const noexcept override
+    {
+        return "show how a job's tasks split over array elements and ranks; runs nothing";
+    }
+    std::string_view arguments() const noexcept override { return "JOB.yaml --ranks R"; }
+    int run() override;
+
+protected:
+    void add_options(boost::program_options::options_description& options,
+                     boost::program_options::positional_options_description& positional) override;
+    void check(const boost::program_options::variables_map& values) override;
+
+private:
+    std::string job_file_;
+    std::vector<std::string> overrides_;
+    int ranks_ = 1;
+    bool json_ = false;
+    env::ArrayOverrides array_;
+};
+
+}  // namespace shardrun::cli

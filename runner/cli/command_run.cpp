@@ -1,0 +1,41 @@
+#include "runner/cli/command_run.hpp"
+
+#include "collectives/mpi/environment.hpp"
+#include "runner/cli/common_options.hpp"
+#include "runner/errors.hpp"
+
+namespace po = boost::program_options;
+
+namespace shardrun::cli {
+
+void RunCommand::add_options(po::options_description& options, po::positional_options_description& positional)
+{
+    options.add_options()
+        ("job", po::value<std::string>(&options_.job_file)->required(), "the job file (YAML or JSON)")
+        ("set", po::value<std::vector<std::string>>(&options_.overrides)->composing(),
+         "override a job field: --set key.path=value (repeatable)")
+        ("resume", po::bool_switch(&options_.resume), "skip tasks committed by an earlier run of the same job")
+        ("force", po::bool_switch(&options_.force), "delete an existing output (or resume a changed job)")
+        ("progress", po::value<std::string>(&progress_)->default_value("auto"),
+         "auto | tty | plain | json | quiet")
+        ("progress-interval", po::value<double>(&options_.progress_interval_seconds)->default_value(10),
+         "seconds between progress lines when not on a TTY")
+        ("quiet,q", po::bool_switch(&quiet_), "no progress and no summary (same as --progress=quiet)");
+    add_array_options(options);
+    positional.add("job", 1);
+}
+
+void RunCommand::check(const po::variables_map& values)
+{
+    options_.array = read_array_options(values);
+    options_.progress = quiet_ ? run::ProgressMode::quiet : run::parse_progress_mode(progress_);
+    if (!(options_.progress_interval_seconds > 0)) throw UsageError("--progress-interval must be positive");
+}
+
+int RunCommand::run()
+{
+    collectives::MpiEnvironment mpi(nullptr, nullptr);
+    return run::run_job(options_);
+}
+
+}  // namespace shardrun::cli

@@ -1,0 +1,27 @@
+#pragma once
+
+#include "runner/cli/command.hpp"
+#include "runner/run/run_job.hpp"
+
+namespace shardrun::cli {
+
+/** `shardrun run JOB.yaml`: runs the job on every rank of the MPI world. */
+class RunCommand : public Command {
+public:
+    std::string_view name() const noexcept override { return "run"; }
+    std::string_view synopsis() const noexcept override { return "run a job file's tasks over the MPI ranks"; }
+    std::string_view arguments() const noexcept override { return "JOB.yaml"; }
+    int run() override;
+
+protected:
+    void add_options(boost::program_options::options_description& options,
+                     boost::program_options::positional_options_description& positional) override;
+    void check(const boost::program_options::variables_map& values) override;
+
+private:
+    run::RunOptions options_;
+    std::string progress_;
+    bool quiet_ = false;
+};
+
+}  // namespace shardrun::cli

@@ -1,0 +1,141 @@
+#include "runner/job/job_parser.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "runner/errors.hpp"
+#include "runner/job/job_sections.hpp"
+#include "runner/job/resolved_json.hpp"
+#include "runner/tasks/exec/argv_template.hpp"
+
+namespace shardrun::job {
+namespace {
+
+const std::vector<std::string> top_level_keys = {
+    "name", "task", "params", "sweep", "data", "schedule", "device", "gpus_per_task", "slots_per_rank",
+    "retries", "timeout", "timeout_grace", "output", "exec"};
+
+std::vector<std::string> split_path(const std::string& path)
+{
+    std::vector<std::string> parts;
+    std::stringstream stream(path);
+    std::string part;
+    while (std::getline(stream, part, '.')) parts.push_back(part);
+    return parts;
+}
+
+void set_path(YAML::Node node, const std::vector<std::string>& parts, size_t i, const YAML::Node& value)
+{
+    if (i + 1 == parts.size()) {
+        node[parts[i]] = value;
+        return;
+    }
+    if (!node[parts[i]] || !node[parts[i]].IsMap()) node[parts[i]] = YAML::Node(YAML::NodeType::Map);
+    set_path(node[parts[i]], parts, i + 1, value);
+}
+
+std::string apply_override(YAML::Node& root, const std::string& assignment)
+{
+    const auto equals = assignment.find('=');
+    const auto key = assignment.substr(0, equals);
+    if (equals == std::string::npos || key.empty() || key.front() == '.' || key.back() == '.') {
+        throw UsageError(fmt::format("--set '{}': expected key.path=value", assignment));
+    }
+    YAML::Node value;
+    try {
+        value = YAML::Load(assignment.substr(equals + 1));
+    } catch (const YAML::Exception&) {
+        value = YAML::Node(assignment.substr(equals + 1));
+    }
+    set_path(root, split_path(key), 0, value);
+    return key;
+}
+
+YAML::Node parse_yaml(const std::string& file, const std::string& text)
+{
+    try {
+        auto root = YAML::Load(text);
+        if (!root.IsDefined() || root.IsNull()) return YAML::Node(YAML::NodeType::Map);
+        if (!root.IsMap()) throw JobFileError(fmt::format("{}:1:1: the job file must be a YAML mapping", file));
+        return root;
+    } catch (const YAML::ParserException& error) {
+        throw JobFileError(fmt::format("{}:{}:{}: YAML syntax error: {}", file, error.mark.line + 1,
+                                       error.mark.column + 1, error.msg));
+    }
+}
+
+void check_template(const YAML::Node& node, const YamlContext& context, const std::string& path,
+                    const std::set<std::string>& known)
+{
+    try {
+        for (const auto& name : tasks::placeholders_in(node.Scalar())) {
+            if (known.count(name) == 0) {
+                context.fail(node, path,
+                             fmt::format("{{{}}} names no parameter; known: {} (write {{{{ and }}}} for literal braces)",
+                                         name, fmt::join(known, ", ")));
+            }
+        }
+    } catch (const std::invalid_argument& error) {
+        context.fail(node, path, fmt::format("{} (write {{{{ for a literal brace)", error.what()));
+    }
+}
+
+// Every {name} in exec.argv and exec.env must be a parameter or a built-in placeholder.
+void check_exec_templates(const YAML::Node& exec, const YamlContext& context, const JobSpec& spec)
+{
+    if (spec.task != "exec") return;
+    std::set<std::string> known(tasks::builtin_placeholders().begin(), tasks::builtin_placeholders().end());
+    for (const auto& [name, value] : spec.params.entries()) known.insert(name);
+    for (const auto& name : spec.sweep.names()) known.insert(name);
+    for (size_t i = 0; i < exec["argv"].size(); ++i) {
+        check_template(exec["argv"][i], context, fmt::format("exec.argv[{}]", i), known);
+    }
+    for (const auto& entry : exec["env"]) {
+        check_template(entry.second, context, "exec.env." + entry.first.as<std::string>(), known);
+    }
+}
+
+}  // namespace
+
+JobSpec load_job(const std::string& file, const std::vector<std::string>& overrides,
+                 const std::vector<std::string>& known_tasks)
+{
+    std::ifstream stream(file);
+    if (!stream) {
+        throw JobFileError(fmt::format("{}: cannot read the job file: {}", file,
+                                       std::filesystem::exists(file) ? "permission denied" : "no such file"));
+    }
+    std::stringstream text;
+    text << stream.rdbuf();
+    return parse_job(file, text.str(), overrides, known_tasks);
+}
+
+JobSpec parse_job(const std::string& file, const std::string& text, const std::vector<std::string>& overrides,
+                  const std::vector<std::string>& known_tasks)
+{
+    auto root = parse_yaml(file, text);
+    std::set<std::string> overridden;
+    for (const auto& assignment : overrides) overridden.insert(apply_override(root, assignment));
+    const YamlContext context(file, overridden);
+    context.check_keys(root, "", top_level_keys);
+
+    JobSpec spec;
+    spec.file = file;
+    spec.text = text;
+    const auto job_dir = std::filesystem::path(file).parent_path().string();
+    parse_identity(root, context, known_tasks, spec);
+    spec.params = parse_params(root["params"], context);
+    spec.sweep = parse_sweep(root["sweep"], context, job_dir.empty() ? "." : job_dir);
+    spec.data = parse_data(root["data"], context);
+    parse_execution(root, context, spec);
+    spec.output = parse_output(root["output"], context, spec.name);
+    spec.exec = parse_exec(root["exec"], context, spec.task);
+    check_exec_templates(root["exec"], context, spec);
+    spec.resolved_json = resolved_json(root);
+    return spec;
+}
+
+}  // namespace shardrun::job

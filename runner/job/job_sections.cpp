@@ -1,0 +1,198 @@
+#include "runner/job/job_sections.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "runner/job/duration.hpp"
+
+namespace shardrun::job {
+namespace {
+
+std::string read_string(const YAML::Node& node, const YamlContext& context, const std::string& path)
+{
+    if (!node.IsScalar() || node.Scalar().empty()) context.fail(node, path, "must be a non-empty string");
+    return node.Scalar();
+}
+
+std::string read_choice(const YAML::Node& node, const YamlContext& context, const std::string& path,
+                        const std::vector<std::string>& allowed)
+{
+    const auto value = node.IsScalar() ? node.Scalar() : std::string();
+    if (std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
+        const auto suggestion = closest_name(value, allowed);
+        context.fail(node, path,
+                     fmt::format("'{}' is not allowed{}; allowed: {}", value,
+                                 suggestion.empty() ? "" : fmt::format(" (did you mean '{}'?)", suggestion),
+                                 fmt::join(allowed, ", ")));
+    }
+    return value;
+}
+
+double read_duration(const YAML::Node& node, const YamlContext& context, const std::string& path)
+{
+    const auto seconds = node.IsScalar() ? parse_duration(node.Scalar()) : std::nullopt;
+    if (!seconds) context.fail(node, path, "must be a duration such as 90, 30s, 10m, 2h or 1h30m");
+    return *seconds;
+}
+
+ScheduleSpec parse_schedule(const YAML::Node& node, const YamlContext& context)
+{
+    ScheduleSpec schedule;
+    const std::vector<std::string> kinds = {"static", "block", "cyclic", "dynamic"};
+    const auto kind_node = node.IsMap() ? node["kind"] : node;
+    if (node.IsMap()) context.check_keys(node, "schedule", {"kind", "min_claim", "max_claim"});
+    const auto kind = read_choice(kind_node, context, node.IsMap() ? "schedule.kind" : "schedule", kinds);
+    schedule.kind = kind == "cyclic" ? ScheduleKind::cyclic : kind == "dynamic" ? ScheduleKind::dynamic
+                                                                                : ScheduleKind::block;
+    if (node.IsMap() && node["min_claim"]) {
+        schedule.min_claim = read_integer(node["min_claim"], context, "schedule.min_claim", 1);
+    }
+    if (node.IsMap() && node["max_claim"]) {
+        schedule.max_claim = read_integer(node["max_claim"], context, "schedule.max_claim", 1);
+    }
+    return schedule;
+}
+
+io::FieldSpec parse_result_field(const std::string& name, const YAML::Node& node, const YamlContext& context,
+                                 const std::string& path)
+{
+    const std::vector<std::string> dtypes = {"float32", "float64", "int32", "int64"};
+    io::FieldSpec field;
+    field.name = name;
+    const auto& dtype_node = node.IsSequence() && node.size() > 0 ? node[0] : node;
+    const auto dtype = read_choice(dtype_node, context, node.IsSequence() ? path + "[0]" : path, dtypes);
+    field.dtype = static_cast<io::DType>(std::find(dtypes.begin(), dtypes.end(), dtype) - dtypes.begin());
+    for (size_t i = 1; node.IsSequence() && i < node.size(); ++i) {
+        field.shape.push_back(static_cast<size_t>(read_integer(node[i], context, fmt::format("{}[{}]", path, i), 1)));
+    }
+    return field;
+}
+
+}  // namespace
+
+std::int64_t read_integer(const YAML::Node& node, const YamlContext& context, const std::string& path,
+                          std::int64_t minimum)
+{
+    std::int64_t value = 0;
+    double real = 0;
+    if (!YAML::convert<std::int64_t>::decode(node, value)) {
+        // 1e9 is a float in YAML; accept it when it is a whole number.
+        if (!YAML::convert<double>::decode(node, real) || real != static_cast<double>(static_cast<std::int64_t>(real))) {
+            context.fail(node, path, fmt::format("'{}' is not an integer", node.IsScalar() ? node.Scalar() : "?"));
+        }
+        value = static_cast<std::int64_t>(real);
+    }
+    if (value < minimum) context.fail(node, path, fmt::format("{} is too small; it must be at least {}", value, minimum));
+    return value;
+}
+
+void parse_identity(const YAML::Node& root, const YamlContext& context, const std::vector<std::string>& known_tasks,
+                    JobSpec& spec)
+{
+    spec.name = root["name"] ? read_string(root["name"], context, "name")
+                             : std::filesystem::path(context.file()).stem().string();
+    if (spec.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+        std::string::npos) {
+        context.fail(root["name"], "name", "may contain only letters, digits, '.', '_' and '-'");
+    }
+    if (!root["task"]) context.fail(root, "task", fmt::format("missing; allowed: {}", fmt::join(known_tasks, ", ")));
+    spec.task = read_choice(root["task"], context, "task", known_tasks);
+}
+
+tasks::ParamMap parse_params(const YAML::Node& node, const YamlContext& context)
+{
+    tasks::ParamMap params;
+    if (!node || node.IsNull()) return params;
+    if (!node.IsMap()) context.fail(node, "params", "must be a mapping of names to scalar values");
+    for (const auto& entry : node) {
+        const auto key = entry.first.as<std::string>();
+        if (!entry.second.IsScalar()) context.fail(entry.second, "params." + key, "must be a scalar value");
+        params.set(key, scalar_value(entry.second));
+    }
+    return params;
+}
+
+DataSpec parse_data(const YAML::Node& node, const YamlContext& context)
+{
+    DataSpec data;
+    if (!node || node.IsNull()) return data;
+    if (!node.IsMap()) context.fail(node, "data", "must be {items: N, chunk: c} or {input: file.h5:/dataset, chunk: c}");
+    context.check_keys(node, "data", {"items", "chunk", "input"});
+    data.present = true;
+    if (node["items"] && node["input"]) context.fail(node, "data", "give items or input, not both");
+    if (!node["items"] && !node["input"]) context.fail(node, "data", "missing items (or input)");
+    if (node["items"]) data.items = static_cast<std::uint64_t>(read_integer(node["items"], context, "data.items", 1));
+    if (node["input"]) {
+        data.input = read_string(node["input"], context, "data.input");
+        if (data.input.find(":/") == std::string::npos) {
+            context.fail(node["input"], "data.input", "must be file.h5:/dataset");
+        }
+    }
+    if (!node["chunk"]) context.fail(node, "data.chunk", "missing; give the number of items per task");
+    data.chunk = static_cast<std::uint64_t>(read_integer(node["chunk"], context, "data.chunk", 1));
+    return data;
+}
+
+void parse_execution(const YAML::Node& root, const YamlContext& context, JobSpec& spec)
+{
+    if (root["schedule"]) spec.schedule = parse_schedule(root["schedule"], context);
+    if (root["device"]) {
+        const auto device = read_choice(root["device"], context, "device", {"auto", "cpu", "cuda"});
+        spec.device = device == "cpu" ? DevicePreference::cpu : device == "cuda" ? DevicePreference::cuda
+                                                                                 : DevicePreference::automatic;
+    }
+    if (root["gpus_per_task"]) spec.gpus_per_task = static_cast<int>(read_integer(root["gpus_per_task"], context, "gpus_per_task", 1));
+    if (root["slots_per_rank"]) spec.slots_per_rank = static_cast<int>(read_integer(root["slots_per_rank"], context, "slots_per_rank", 1));
+    if (root["retries"]) spec.retries = static_cast<int>(read_integer(root["retries"], context, "retries", 0));
+    if (root["timeout"]) spec.timeout_seconds = read_duration(root["timeout"], context, "timeout");
+    if (root["timeout_grace"]) spec.timeout_grace_seconds = read_duration(root["timeout_grace"], context, "timeout_grace");
+}
+
+OutputSpec parse_output(const YAML::Node& node, const YamlContext& context, const std::string& job_name)
+{
+    OutputSpec output;
+    output.path = "results/" + job_name + ".h5";
+    if (!node || node.IsNull()) return output;
+    if (!node.IsMap()) context.fail(node, "output", "must be {path: results/x.h5, layout: shards|single}");
+    context.check_keys(node, "output", {"path", "layout"});
+    if (node["path"]) output.path = read_string(node["path"], context, "output.path");
+    if (node["layout"]) output.layout = read_choice(node["layout"], context, "output.layout", {"shards", "single"});
+    return output;
+}
+
+ExecSpec parse_exec(const YAML::Node& node, const YamlContext& context, const std::string& task)
+{
+    ExecSpec exec;
+    if (task != "exec") {
+        if (node) context.fail(node, "exec", fmt::format("is only for task: exec (this job's task is {})", task));
+        return exec;
+    }
+    if (!node || !node.IsMap()) context.fail(node, "exec", "missing; task: exec needs exec: {argv: [program, args...]}");
+    context.check_keys(node, "exec", {"argv", "env", "results"});
+    const auto& argv = node["argv"];
+    if (!argv || !argv.IsSequence() || argv.size() == 0) {
+        context.fail(argv ? argv : node, "exec.argv", "must be a non-empty list: [program, arg, ...]");
+    }
+    for (size_t i = 0; i < argv.size(); ++i) {
+        exec.argv.push_back(read_string(argv[i], context, fmt::format("exec.argv[{}]", i)));
+    }
+    if (const auto& env = node["env"]; env) {
+        if (!env.IsMap()) context.fail(env, "exec.env", "must map variable names to values");
+        for (const auto& entry : env) {
+            const auto key = entry.first.as<std::string>();
+            exec.env.emplace_back(key, read_string(entry.second, context, "exec.env." + key));
+        }
+    }
+    if (const auto& results = node["results"]; results) {
+        if (!results.IsMap()) context.fail(results, "exec.results", "must map field names to a dtype or [dtype, dims...]");
+        for (const auto& entry : results) {
+            const auto key = entry.first.as<std::string>();
+            exec.results.push_back(parse_result_field(key, entry.second, context, "exec.results." + key));
+        }
+    }
+    return exec;
+}
+
+}  // namespace shardrun::job

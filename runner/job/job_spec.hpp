@@ -1,0 +1,68 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "io/result_types.hpp"
+#include "runner/job/sweep.hpp"
+#include "runner/tasks/param_map.hpp"
+
+namespace shardrun::job {
+
+enum class ScheduleKind { block, cyclic, dynamic };
+enum class DevicePreference { automatic, cpu, cuda };
+
+/** `schedule:` — static block, static cyclic, or dynamic claims of a shrinking size. */
+struct ScheduleSpec {
+    ScheduleKind kind = ScheduleKind::dynamic;
+    std::uint64_t min_claim = 1;  ///< dynamic: smallest claim (the tail)
+    std::uint64_t max_claim = 0;  ///< dynamic: largest claim; 0 = no cap
+};
+
+/** `data:` — a range of items split into chunks; every task gets [start, end). */
+struct DataSpec {
+    bool present = false;
+    std::uint64_t items = 0;
+    std::uint64_t chunk = 0;
+    std::string input;  ///< "file.h5:/dataset" when items come from a dataset's first dimension
+};
+
+/** `output:` */
+struct OutputSpec {
+    std::string path;               ///< relative to the working directory
+    std::string layout = "shards";  ///< shards | single
+};
+
+/** `exec:` — the user's program; argv elements may contain {param} templates. */
+struct ExecSpec {
+    std::vector<std::string> argv;
+    std::vector<std::pair<std::string, std::string>> env;  ///< extra variables, templated too
+    std::vector<io::FieldSpec> results;                    ///< declared result fields
+};
+
+/** A validated job file with its --set overrides applied. */
+struct JobSpec {
+    std::string file;           ///< path as given
+    std::string text;           ///< the job file's text, stored in the results file
+    std::string resolved_json;  ///< canonical JSON of the job after overrides (hashed for resume)
+    std::string name;
+    std::string task;
+    tasks::ParamMap params;
+    Sweep sweep;
+    DataSpec data;
+    ScheduleSpec schedule;
+    DevicePreference device = DevicePreference::automatic;
+    int gpus_per_task = 1;
+    int slots_per_rank = 1;
+    int retries = 0;
+    double timeout_seconds = 0;  ///< 0 = none
+    double timeout_grace_seconds = 5;
+    OutputSpec output;
+    ExecSpec exec;
+};
+
+const char* schedule_name(ScheduleKind kind) noexcept;
+
+}  // namespace shardrun::job

@@ -1,0 +1,37 @@
+#include "runner/job/resolved_json.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "runner/job/sweep.hpp"
+
+namespace shardrun::job {
+namespace {
+
+nlohmann::ordered_json to_json(const YAML::Node& node)
+{
+    if (node.IsMap()) {
+        auto object = nlohmann::ordered_json::object();
+        for (const auto& entry : node) object[entry.first.as<std::string>()] = to_json(entry.second);
+        return object;
+    }
+    if (node.IsSequence()) {
+        auto array = nlohmann::ordered_json::array();
+        for (const auto& item : node) array.push_back(to_json(item));
+        return array;
+    }
+    if (!node.IsScalar()) return nullptr;
+    return std::visit([](const auto& value) { return nlohmann::ordered_json(value); }, scalar_value(node));
+}
+
+}  // namespace
+
+std::string resolved_json(const YAML::Node& root)
+{
+    auto resolved = nlohmann::ordered_json::object();
+    for (const char* key : {"task", "params", "sweep", "data", "exec"}) {
+        if (root[key]) resolved[key] = to_json(root[key]);
+    }
+    return resolved.dump();
+}
+
+}  // namespace shardrun::job

@@ -1,0 +1,61 @@
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runner/job/yaml_context.hpp"
+#include "runner/tasks/param_map.hpp"
+
+namespace shardrun::job {
+
+/** One axis of the sweep's cartesian product; values are computed from the index, never stored for ranges. */
+class SweepDimension {
+public:
+    virtual ~SweepDimension() = default;
+    virtual std::uint64_t size() const noexcept = 0;
+    /** Sets this axis's parameters for value `index` (< size()). */
+    virtual void apply(std::uint64_t index, tasks::ParamMap& params) const = 0;
+    /** The parameter names this axis sets (several for zip: and points:). */
+    virtual std::vector<std::string> names() const = 0;
+};
+
+/**
+ * The parameter sweep: the cartesian product of its axes in the order the job file lists
+ * them, the last axis varying fastest (like itertools.product). A zip: group or a points:
+ * list is one axis. An empty sweep has one point with no parameters.
+ */
+class Sweep {
+public:
+    Sweep() = default;
+    explicit Sweep(std::vector<std::shared_ptr<const SweepDimension>> dimensions);
+
+    /** Number of points; the product of the axis sizes. */
+    std::uint64_t size() const noexcept { return size_; }
+    /** Sets the parameters of point `point` (< size()). */
+    void apply(std::uint64_t point, tasks::ParamMap& params) const;
+    /** Every swept parameter name, in axis order. */
+    std::vector<std::string> names() const;
+    const std::vector<std::shared_ptr<const SweepDimension>>& dimensions() const noexcept { return dimensions_; }
+
+private:
+    std::vector<std::shared_ptr<const SweepDimension>> dimensions_;
+    std::uint64_t size_ = 1;
+};
+
+/**
+ * Parses `sweep:`. Keys are parameter names with a list, {linspace: [a, b, n]},
+ * {logspace: [a, b, n]} or {range: [start, stop, step]}; `zip:` (a mapping, or a list of
+ * mappings) advances its members together; `points:` / `points_file:` give explicit points.
+ * @param job_dir  directory points_file: is relative to
+ * @throws JobFileError naming the field
+ */
+Sweep parse_sweep(const YAML::Node& node, const YamlContext& context, const std::string& job_dir);
+
+/** A YAML scalar as a parameter value: integer, then float, then bool, else string. */
+tasks::ParamValue scalar_value(const YAML::Node& node);
+
+}  // namespace shardrun::job

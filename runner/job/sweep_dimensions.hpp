@@ -1,0 +1,29 @@
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runner/job/sweep.hpp"
+
+namespace shardrun::job {
+
+/** `name: [v0, v1, ...]` or `name: {linspace|logspace|range: [...]}`. */
+std::shared_ptr<const SweepDimension> parse_axis(const std::string& name, const YAML::Node& node,
+                                                 const YamlContext& context, const std::string& path);
+
+/** `zip: {a: [...], b: [...]}` or a list of such mappings: each mapping is one axis. */
+std::vector<std::shared_ptr<const SweepDimension>> parse_zip(const YAML::Node& node, const YamlContext& context,
+                                                             const std::string& path);
+
+/** `points: [{a: 1, b: x}, ...]`: every point names the same parameters. */
+std::shared_ptr<const SweepDimension> parse_points(const YAML::Node& node, const YamlContext& context,
+                                                   const std::string& path);
+
+/** `points_file: file.json` (a JSON/YAML list of objects), relative to the job file's directory. */
+std::shared_ptr<const SweepDimension> parse_points_file(const YAML::Node& node, const YamlContext& context,
+                                                        const std::string& path, const std::string& job_dir);
+
+}  // namespace shardrun::job

@@ -1,0 +1,44 @@
+#include "runner/job/task_space.hpp"
+
+#include <algorithm>
+
+namespace shardrun::job {
+
+TaskSpace::TaskSpace(const Sweep& sweep, const tasks::ParamMap& fixed, std::uint64_t items, std::uint64_t chunk)
+    : sweep_(sweep), fixed_(fixed), items_(items), chunk_(std::max<std::uint64_t>(chunk, 1)),
+      chunks_(items == 0 ? 1 : (items + chunk_ - 1) / chunk_), points_(sweep.size())
+{
+}
+
+TaskSpace TaskSpace::of(const JobSpec& spec, std::uint64_t items)
+{
+    return TaskSpace(spec.sweep, spec.params, spec.data.present ? items : 0, spec.data.chunk);
+}
+
+tasks::ParamMap TaskSpace::params_of(std::uint64_t id) const
+{
+    tasks::ParamMap params = fixed_;
+    sweep_.apply(point_of(id), params);
+    return params;
+}
+
+std::optional<tasks::DataRange> TaskSpace::range_of(std::uint64_t id) const
+{
+    if (items_ == 0) return std::nullopt;
+    const auto chunk = id % chunks_;
+    return tasks::DataRange{chunk * chunk_, std::min(items_, (chunk + 1) * chunk_)};
+}
+
+std::uint64_t TaskSpace::items_in(std::uint64_t first, std::uint64_t last) const noexcept
+{
+    if (items_ == 0 || last <= first) return 0;
+    // Every full sweep point covers all items; count the partial points at both ends.
+    const auto items_before = [this](std::uint64_t id) {
+        const auto point = id / chunks_;
+        const auto chunk = id % chunks_;
+        return point * items_ + std::min(items_, chunk * chunk_);
+    };
+    return items_before(last) - items_before(first);
+}
+
+}  // namespace shardrun::job

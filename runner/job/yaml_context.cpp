@@ -1,0 +1,79 @@
+#include "runner/job/yaml_context.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "runner/errors.hpp"
+
+namespace shardrun::job {
+namespace {
+
+size_t edit_distance(std::string_view a, std::string_view b)
+{
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            const size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+}  // namespace
+
+std::string closest_name(std::string_view word, const std::vector<std::string>& allowed)
+{
+    std::string best;
+    size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
+    for (const auto& name : allowed) {
+        const size_t distance = edit_distance(word, name);
+        if (distance < best_distance) {
+            best_distance = distance;
+            best = name;
+        }
+    }
+    return best;
+}
+
+std::string join_path(std::string_view parent, std::string_view child)
+{
+    return parent.empty() ? std::string(child) : fmt::format("{}.{}", parent, child);
+}
+
+std::string YamlContext::where(const YAML::Node& node, std::string_view path) const
+{
+    for (const auto& overridden : overridden_) {
+        if (path == overridden || path.starts_with(overridden + ".") || path.starts_with(overridden + "[")) {
+            return fmt::format("--set {}", overridden);
+        }
+    }
+    const auto mark = node.IsDefined() ? node.Mark() : YAML::Mark::null_mark();
+    if (mark.is_null()) return file_;
+    return fmt::format("{}:{}:{}", file_, mark.line + 1, mark.column + 1);
+}
+
+void YamlContext::fail(const YAML::Node& node, std::string_view path, std::string_view message) const
+{
+    throw JobFileError(fmt::format("{}: {}: {}", where(node, path), path, message));
+}
+
+void YamlContext::check_keys(const YAML::Node& node, std::string_view path,
+                             const std::vector<std::string>& allowed) const
+{
+    for (const auto& entry : node) {
+        const auto key = entry.first.as<std::string>();
+        if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+        const auto suggestion = closest_name(key, allowed);
+        const auto hint = suggestion.empty() ? "" : fmt::format(" (did you mean '{}'?)", suggestion);
+        fail(entry.first, join_path(path, key),
+             fmt::format("unknown key{}; allowed: {}", hint, fmt::join(allowed, ", ")));
+    }
+}
+
+}  // namespace shardrun::job

@@ -1,0 +1,46 @@
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shardrun::job {
+
+/**
+ * Turns a YAML node into the "file:line:col: field: message" of a JobFileError.
+ * Values set with --set have no position in the file; they are named as "--set field".
+ */
+class YamlContext {
+public:
+    YamlContext(std::string file, std::set<std::string> overridden)
+        : file_(std::move(file)), overridden_(std::move(overridden)) {}
+
+    const std::string& file() const noexcept { return file_; }
+
+    /** "job.yaml:3:5" for `node`, or "--set path" when `path` came from the command line. */
+    std::string where(const YAML::Node& node, std::string_view path) const;
+
+    /** Throws JobFileError("<where>: <path>: <message>"). */
+    [[noreturn]] void fail(const YAML::Node& node, std::string_view path, std::string_view message) const;
+
+    /**
+     * Rejects keys of the mapping `node` that are not in `allowed`, suggesting the closest
+     * allowed key ("did you mean 'chunk'?").
+     */
+    void check_keys(const YAML::Node& node, std::string_view path, const std::vector<std::string>& allowed) const;
+
+private:
+    std::string file_;
+    std::set<std::string> overridden_;
+};
+
+/** The allowed name closest to `word` by edit distance, or "" when none is close. */
+std::string closest_name(std::string_view word, const std::vector<std::string>& allowed);
+
+/** `parent.child`, or `child` when parent is empty. */
+std::string join_path(std::string_view parent, std::string_view child);
+
+}  // namespace shardrun::job

@@ -1,0 +1,69 @@
+#pragma once
+
+#include <cstdint>
+
+namespace shardrun::placement {
+
+/** Task ids first, first + stride, ... (count of them). */
+struct IdBatch {
+    std::uint64_t first = 0;
+    std::uint64_t count = 0;
+    std::uint64_t stride = 1;
+
+    std::uint64_t id(std::uint64_t k) const noexcept { return first + k * stride; }
+    std::uint64_t last_id() const noexcept { return count == 0 ? first : id(count - 1); }
+};
+
+/** [first, last) of task ids. */
+struct IdRange {
+    std::uint64_t first = 0;
+    std::uint64_t last = 0;
+    std::uint64_t size() const noexcept { return last - first; }
+};
+
+/**
+ * The contiguous block of [0, task_count) that array element `index` of `count` runs;
+ * the first task_count % count elements get one task more.
+ */
+IdRange array_block(std::uint64_t task_count, std::uint64_t index, std::uint64_t count) noexcept;
+
+/** Which group a rank belongs to: G = gpus_per_task consecutive ranks form a group. */
+struct GroupLayout {
+    int groups = 1;         ///< world_size / G
+    int group = 0;          ///< this rank's group
+    int rank_in_group = 0;  ///< 0 is the group's leader
+};
+
+/** @throws UsageError when gpus_per_task does not divide world_size */
+GroupLayout group_layout(int rank, int world_size, int gpus_per_task);
+
+/** Static block schedule: group g's contiguous share of `range`. */
+IdBatch block_share(IdRange range, int group, int groups) noexcept;
+
+/** Static cyclic schedule: ids range.first + group + k * groups. */
+IdBatch cyclic_share(IdRange range, int group, int groups) noexcept;
+
+/** Dynamic claim size: ceil(remaining / (2 * groups)) within [min_claim, max_claim], at most remaining. */
+std::uint64_t claim_size(std::uint64_t remaining, int groups, std::uint64_t min_claim, std::uint64_t max_claim) noexcept;
+
+/**
+ * The fixed sequence of dynamic claims over a range: claim n always covers the same ids, so
+ * a shared counter of claim numbers (one atomic add per claim) hands out every id once.
+ * Claims shrink toward the end so the tail is balanced. Lookups must not go backwards.
+ */
+class ClaimSequence {
+public:
+    ClaimSequence(IdRange range, int groups, std::uint64_t min_claim, std::uint64_t max_claim) noexcept;
+
+    /** The ids of claim `number`; count 0 once the range is used up. */
+    IdBatch claim(std::uint64_t number) noexcept;
+
+private:
+    IdRange range_;
+    int groups_;
+    std::uint64_t min_claim_, max_claim_;
+    std::uint64_t cursor_number_ = 0;  ///< claim number whose start is cursor_start_
+    std::uint64_t cursor_start_;
+};
+
+}  // namespace shardrun::placement

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/job_output.hpp"
+#include "runner/env/run_environment.hpp"
+#include "runner/placement/placement.hpp"
+#include "runner/run/prepared_job.hpp"
+#include "runner/run/rank_stats.hpp"
+
+namespace shardrun::run {
+
+/**
+ * The results file of one run, seen from one rank: prepares (and locks) the output on
+ * rank 0, learns on resume which tasks are already committed, opens this rank's sink, and
+ * at the end writes the master file. Construction and finish() are collective.
+ */
+class OutputSession {
+public:
+    OutputSession(const PreparedJob& job, const env::RunEnvironment& environment, placement::IdRange element,
+                  bool resume, bool force);
+    ~OutputSession();
+
+    /** Ids committed by earlier runs (indexed by task id), or nullptr when none. */
+    const std::vector<bool>* committed() const noexcept { return committed_count_ ? &committed_ : nullptr; }
+    std::uint64_t committed_count() const noexcept { return committed_count_; }
+    io::ResultSink& sink() noexcept { return *sink_; }
+    /** <output.path>.tasks: exec tasks' directories (stdout, stderr, result.json). */
+    std::string tasks_dir() const { return options_.path + ".tasks"; }
+    const std::string& path() const noexcept { return options_.path; }
+
+    /** Closes the sink and, unless interrupted, writes the master file on rank 0. Collective. */
+    void finish(bool interrupted);
+
+private:
+    void load_committed(placement::IdRange element);
+
+    const PreparedJob& job_;
+    int rank_ = 0;
+    int world_size_ = 1;
+    io::OutputOptions options_;
+    io::JobMetadata metadata_;
+    io::OutputLock lock_;
+    std::vector<bool> committed_;
+    std::uint64_t committed_count_ = 0;
+    std::unique_ptr<io::ResultSink> sink_;
+};
+
+}  // namespace shardrun::run

@@ -1,0 +1,101 @@
+#include "runner/run/plan_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "runner/placement/placement.hpp"
+
+namespace shardrun::run {
+namespace {
+
+constexpr std::uint64_t claims_simulated = 1000000;
+
+GroupPlan share_of(const PreparedJob& job, placement::IdBatch batch, int a, int g, int gpus_per_task)
+{
+    GroupPlan plan{a, g, g * gpus_per_task, batch.count, batch.first, batch.last_id(), 0};
+    plan.items = batch.stride == 1 ? job.space->items_in(batch.first, batch.first + batch.count)
+                                   : job.space->items_in(batch.first, batch.last_id() + 1) / batch.stride;
+    return plan;
+}
+
+std::uint64_t count_claims(const PreparedJob& job, placement::IdRange element, int groups)
+{
+    placement::ClaimSequence claims(element, groups, job.spec.schedule.min_claim, job.spec.schedule.max_claim);
+    std::uint64_t n = 0;
+    while (n < claims_simulated && claims.claim(n).count > 0) ++n;
+    return n;
+}
+
+}  // namespace
+
+PlanReport make_plan(const PreparedJob& job, int ranks, int array_count, int element)
+{
+    PlanReport report{job.spec.name, job.spec.task, job::schedule_name(job.spec.schedule.kind), job.task_count(),
+                      job.space->sweep_points(), job.space->chunks(), job.items, ranks, job.spec.gpus_per_task,
+                      array_count, {}, 1.0, 0};
+    const auto layout = placement::group_layout(0, ranks, job.spec.gpus_per_task);
+    std::uint64_t max_count = 0, total = 0;
+    for (int a = 0; a < array_count; ++a) {
+        if (element >= 0 && a != element) continue;
+        const auto block = placement::array_block(report.tasks, static_cast<std::uint64_t>(a), static_cast<std::uint64_t>(array_count));
+        for (int g = 0; g < layout.groups; ++g) {
+            const auto batch = job.spec.schedule.kind == job::ScheduleKind::cyclic
+                                   ? placement::cyclic_share(block, g, layout.groups)
+                                   : placement::block_share(block, g, layout.groups);
+            report.groups.push_back(share_of(job, batch, a, g, job.spec.gpus_per_task));
+            max_count = std::max(max_count, batch.count);
+            total += batch.count;
+        }
+        if (job.spec.schedule.kind == job::ScheduleKind::dynamic && report.dynamic_claims == 0) {
+            report.dynamic_claims = count_claims(job, block, layout.groups);
+        }
+    }
+    const double mean = report.groups.empty() ? 0 : static_cast<double>(total) / static_cast<double>(report.groups.size());
+    report.imbalance = mean > 0 ? static_cast<double>(max_count) / mean : 1.0;
+    return report;
+}
+
+std::string plan_text(const PlanReport& report)
+{
+    std::string out = fmt::format("job {} (task {}): {} tasks = {} sweep points x {} chunks{}\n", report.job_name,
+                                  report.task_kind, report.tasks, report.sweep_points, report.chunks,
+                                  report.items ? fmt::format(" ({} items)", report.items) : "");
+    out += fmt::format("{} ranks in groups of {}, {} array element{}, schedule {}\n", report.ranks, report.gpus_per_task,
+                       report.array_count, report.array_count == 1 ? "" : "s", report.schedule);
+    if (report.dynamic_claims) {
+        out += fmt::format("dynamic: {}{} claims shrinking toward the end; counts below are the even share\n",
+                           report.dynamic_claims, report.dynamic_claims >= claims_simulated ? "+" : "");
+    }
+    out += fmt::format("\n{:>5} {:>6} {:>6} {:>12} {:>14} {:>14} {:>14}\n", "array", "group", "rank", "tasks", "first id",
+                       "last id", "items");
+    const size_t shown = std::min<size_t>(report.groups.size(), 64);
+    for (size_t i = 0; i < shown; ++i) {
+        const auto& g = report.groups[i];
+        out += fmt::format("{:>5} {:>6} {:>6} {:>12} {:>14} {:>14} {:>14}\n", g.array_index, g.group, g.first_rank,
+                           g.count, g.count ? std::to_string(g.first_id) : "-", g.count ? std::to_string(g.last_id) : "-",
+                           g.items);
+    }
+    if (shown < report.groups.size()) out += fmt::format("... {} more groups (--json lists all)\n", report.groups.size() - shown);
+    out += fmt::format("\nimbalance (max/mean tasks per group): {:.3f}\n", report.imbalance);
+    return out;
+}
+
+std::string plan_json(const PlanReport& report)
+{
+    auto groups = nlohmann::json::array();
+    for (const auto& g : report.groups) {
+        groups.push_back({{"array_index", g.array_index}, {"group", g.group}, {"first_rank", g.first_rank},
+                          {"count", g.count}, {"first_id", g.first_id}, {"last_id", g.last_id}, {"items", g.items}});
+    }
+    const nlohmann::json json = {{"job", report.job_name}, {"task", report.task_kind}, {"schedule", report.schedule},
+                                 {"tasks", report.tasks}, {"sweep_points", report.sweep_points},
+                                 {"chunks", report.chunks}, {"items", report.items}, {"ranks", report.ranks},
+                                 {"gpus_per_task", report.gpus_per_task}, {"array_count", report.array_count},
+                                 {"dynamic_claims", report.dynamic_claims}, {"imbalance", report.imbalance},
+                                 {"groups", groups}};
+    return json.dump(2) + "\n";
+}
+
+}  // namespace shardrun::run

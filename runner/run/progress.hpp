@@ -1,0 +1,71 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "runner/run/shared_counters.hpp"
+
+namespace shardrun::run {
+
+enum class ProgressMode { automatic, tty, plain, json, quiet };
+
+/** Draws the job-wide progress on rank 0: in place on a TTY, a line per interval otherwise, or JSON lines. */
+class ProgressReporter {
+public:
+    ProgressReporter(ProgressMode mode, double interval_seconds, std::int64_t total, std::int64_t skipped);
+
+    /** Draws now if the interval has passed (or `final`). */
+    void update(const ProgressCounts& counts, bool final = false);
+
+    /** The text of one progress line (no newline), for tests. */
+    std::string line(const ProgressCounts& counts, double elapsed_seconds) const;
+
+private:
+    ProgressMode mode_;
+    double interval_seconds_;
+    std::int64_t total_, skipped_;
+    std::chrono::steady_clock::time_point started_, last_draw_;
+    bool drawn_ = false;
+};
+
+/**
+ * One rank's view of progress: counts tasks as they start and finish and adds them to the
+ * shared counters at most every 0.2 s (or when flushed), so counting costs no MPI call per task.
+ */
+class ProgressFeed {
+public:
+    explicit ProgressFeed(SharedCounters& counters) : counters_(counters) {}
+
+    void task_started() { ++pending_.running; }
+    void task_finished(bool ok);
+    /** Pushes pending counts when due; @param force  push now */
+    void tick(bool force = false);
+
+private:
+    SharedCounters& counters_;
+    ProgressCounts pending_;
+    std::chrono::steady_clock::time_point last_push_ = std::chrono::steady_clock::now();
+};
+
+/**
+ * Rank 0's background thread: redraws progress and keeps MPI progressing for the claim
+ * counter while the main thread is busy in a long task. Needs MPI_THREAD_MULTIPLE.
+ */
+class ProgressThread {
+public:
+    ProgressThread(SharedCounters& counters, ProgressReporter* reporter);
+    ~ProgressThread();
+    ProgressThread(const ProgressThread&) = delete;
+    ProgressThread& operator=(const ProgressThread&) = delete;
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+/** Parses --progress=auto|tty|plain|json|quiet. */
+ProgressMode parse_progress_mode(const std::string& text);
+
+}  // namespace shardrun::run

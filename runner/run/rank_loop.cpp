@@ -1,0 +1,162 @@
+#include "runner/run/rank_loop.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+namespace shardrun::run {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double unix_now()
+{
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+bool stopping(const LoopSettings& settings) { return settings.stop != nullptr && settings.stop->load(); }
+
+// A task's values must match the declared fields exactly, or the task counts as failed.
+std::string shape_problem(const io::TaskValues& values, const std::vector<io::FieldSpec>& fields)
+{
+    if (values.size() != fields.size()) {
+        return fmt::format("returned {} result fields, {} are declared", values.size(), fields.size());
+    }
+    for (size_t i = 0; i < fields.size(); ++i) {
+        if (values[i].size() != fields[i].bytes()) {
+            return fmt::format("result '{}' has {} bytes, its declared shape needs {}", fields[i].name,
+                               values[i].size(), fields[i].bytes());
+        }
+    }
+    return "";
+}
+
+tasks::TaskOutcome run_attempts(const LoopSettings& settings, tasks::TaskContext& context)
+{
+    tasks::TaskOutcome outcome;
+    for (context.attempt = 1; context.attempt <= settings.retries + 1; ++context.attempt) {
+        try {
+            outcome = settings.kind->run(context);
+        } catch (const std::exception& error) {
+            outcome = {io::TaskStatus::failed, 1, error.what(), {}};
+        }
+        if (outcome.status == io::TaskStatus::ok) {
+            const auto problem = shape_problem(outcome.values, settings.fields);
+            if (problem.empty()) break;
+            outcome = {io::TaskStatus::failed, 0, problem, {}};
+        }
+        if (stopping(settings)) break;
+    }
+    context.attempt = std::min(context.attempt, settings.retries + 1);
+    return outcome;
+}
+
+/** Shared by the slots of one rank: the work source, the sink and the counts. */
+class LoopState {
+public:
+    LoopState(const LoopSettings& settings, WorkSource& source, io::ResultSink& sink, ProgressFeed& feed)
+        : settings_(settings), source_(source), sink_(sink), feed_(feed)
+    {
+        stats_.rank = settings.rank;
+    }
+
+    /** The next id to run, skipping ids committed earlier; nullopt when done. */
+    std::optional<std::uint64_t> next_id()
+    {
+        std::lock_guard lock(mutex_);
+        while (!stopping(settings_)) {
+            if (k_ >= batch_.count) {
+                batch_ = source_.next();
+                k_ = 0;
+                if (batch_.count == 0) return std::nullopt;
+            }
+            const auto id = batch_.id(k_++);
+            if (settings_.committed != nullptr && (*settings_.committed)[id]) {
+                ++stats_.skipped;
+                continue;
+            }
+            feed_.task_started();
+            feed_.tick();
+            return id;
+        }
+        return std::nullopt;
+    }
+
+    void finish(const io::TaskRecord& record, const tasks::TaskOutcome& outcome, bool interrupted)
+    {
+        std::lock_guard lock(mutex_);
+        const bool ok = record.status == io::TaskStatus::ok;
+        feed_.task_finished(ok);
+        if (!interrupted) {
+            sink_.record(record, outcome.values);
+            stats_.add(record.task_id, record.end - record.start, ok, record.exit_code, outcome.message);
+            ++uncommitted_;
+        }
+        if (uncommitted_ >= 4096 || Clock::now() - last_commit_ >= std::chrono::duration<double>(settings_.commit_interval_seconds)) {
+            commit();
+        }
+        feed_.tick();
+    }
+
+    void commit()
+    {
+        sink_.commit();
+        uncommitted_ = 0;
+        last_commit_ = Clock::now();
+    }
+
+    RankStats& stats() { return stats_; }
+
+private:
+    const LoopSettings& settings_;
+    WorkSource& source_;
+    io::ResultSink& sink_;
+    ProgressFeed& feed_;
+    std::mutex mutex_;
+    placement::IdBatch batch_{};
+    std::uint64_t k_ = 0;
+    RankStats stats_;
+    std::uint64_t uncommitted_ = 0;
+    Clock::time_point last_commit_ = Clock::now();
+};
+
+void run_slot(const LoopSettings& settings, LoopState& state)
+{
+    while (const auto id = state.next_id()) {
+        const auto params = settings.space->params_of(*id);
+        tasks::TaskContext context{*id, settings.space->size(), &params, settings.space->range_of(*id),
+                                   settings.input, settings.device, settings.rank, settings.host,
+                                   fmt::format("{}/{}", settings.tasks_dir, *id), 1, settings.stop};
+        io::TaskRecord record{*id, io::TaskStatus::ok, 0, settings.rank, settings.host, settings.device.label(),
+                              unix_now(), 0, 0};
+        const auto outcome = run_attempts(settings, context);
+        record.end = unix_now();
+        record.status = outcome.status;
+        record.attempts = context.attempt;
+        record.exit_code = outcome.exit_code;
+        const bool interrupted = outcome.status != io::TaskStatus::ok && stopping(settings);
+        state.finish(record, outcome, interrupted);
+    }
+}
+
+}  // namespace
+
+RankStats run_rank_loop(const LoopSettings& settings, WorkSource& source, io::ResultSink& sink, ProgressFeed& feed)
+{
+    LoopState state(settings, source, sink, feed);
+    if (settings.slots <= 1) {
+        run_slot(settings, state);
+    } else {
+        std::vector<std::thread> slots;
+        for (int i = 0; i < settings.slots; ++i) slots.emplace_back([&] { run_slot(settings, state); });
+        for (auto& slot : slots) slot.join();
+    }
+    state.commit();
+    feed.tick(true);
+    return state.stats();
+}
+
+}  // namespace shardrun::run

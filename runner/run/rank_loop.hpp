@@ -1,0 +1,42 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/result_sink.hpp"
+#include "runner/env/device_binding.hpp"
+#include "runner/job/task_space.hpp"
+#include "runner/run/progress.hpp"
+#include "runner/run/rank_stats.hpp"
+#include "runner/run/work_source.hpp"
+#include "runner/tasks/task_kind.hpp"
+
+namespace shardrun::run {
+
+/** What a rank needs to run its tasks. */
+struct LoopSettings {
+    const tasks::TaskKind* kind = nullptr;
+    const job::TaskSpace* space = nullptr;
+    std::vector<io::FieldSpec> fields;      ///< what every ok task must return
+    std::string input;                      ///< data.input
+    env::DeviceBinding device;
+    int rank = 0;
+    std::string host;
+    std::string tasks_dir;                  ///< <output>.tasks: one directory per exec task
+    int retries = 0;
+    int slots = 1;                          ///< tasks run at once on this rank
+    const std::vector<bool>* committed = nullptr;  ///< ids finished by an earlier run (resume)
+    const std::atomic<bool>* stop = nullptr;
+    double commit_interval_seconds = 1.0;
+};
+
+/**
+ * Runs every task the source hands this rank: retries failures, records each finished task
+ * in the sink, commits in batches (every commit_interval_seconds or 4096 tasks) and at the end.
+ * A task cut short by an interrupt is not recorded: --resume runs it again.
+ */
+RankStats run_rank_loop(const LoopSettings& settings, WorkSource& source, io::ResultSink& sink, ProgressFeed& feed);
+
+}  // namespace shardrun::run

@@ -1,0 +1,31 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace shardrun::run {
+
+/** A task that failed after its last attempt. */
+struct FailedTask {
+    std::uint64_t task_id = 0;
+    int exit_code = 0;
+    std::string message;
+};
+
+/** What one rank did. */
+struct RankStats {
+    int rank = 0;
+    std::uint64_t ok = 0;
+    std::uint64_t failed = 0;
+    std::uint64_t skipped = 0;   ///< committed by an earlier run (--resume)
+    double busy_seconds = 0;     ///< summed wall time of its tasks
+    std::vector<std::pair<double, std::uint64_t>> slowest;  ///< (seconds, task id), longest first
+    std::vector<FailedTask> failures;                       ///< first failures, capped
+
+    /** Counts one finished task. */
+    void add(std::uint64_t task_id, double seconds, bool ok, int exit_code, const std::string& message);
+};
+
+}  // namespace shardrun::run

@@ -1,0 +1,29 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runner/env/scheduler.hpp"
+#include "runner/run/progress.hpp"
+
+namespace shardrun::run {
+
+/** Everything `shardrun run` takes from its command line. */
+struct RunOptions {
+    std::string job_file;
+    std::vector<std::string> overrides;  ///< --set key.path=value
+    env::ArrayOverrides array;
+    bool resume = false;
+    bool force = false;
+    ProgressMode progress = ProgressMode::automatic;
+    double progress_interval_seconds = 10;
+};
+
+/**
+ * Runs a job on every rank of MPI_COMM_WORLD (MPI must be initialised) and returns the exit
+ * code: 0 all tasks ok, 1 some failed, 3 interrupted. Bad input throws JobFileError/UsageError
+ * on every rank before anything is written.
+ */
+int run_job(const RunOptions& options);
+
+}  // namespace shardrun::run

@@ -1,0 +1,126 @@
+#include "runner/run/summary.hpp"
+
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "collectives/mpi/mpi_error.hpp"
+
+namespace shardrun::run {
+namespace {
+
+nlohmann::json to_json(const RankStats& stats)
+{
+    auto failures = nlohmann::json::array();
+    for (const auto& f : stats.failures) failures.push_back({{"task_id", f.task_id}, {"exit_code", f.exit_code}, {"message", f.message}});
+    auto slowest = nlohmann::json::array();
+    for (const auto& [seconds, id] : stats.slowest) slowest.push_back({{"task_id", id}, {"seconds", seconds}});
+    return {{"rank", stats.rank}, {"ok", stats.ok}, {"failed", stats.failed}, {"skipped", stats.skipped},
+            {"busy_seconds", stats.busy_seconds}, {"slowest", slowest}, {"failures", failures}};
+}
+
+RankStats from_json(const nlohmann::json& j)
+{
+    RankStats stats;
+    stats.rank = j["rank"];
+    stats.ok = j["ok"];
+    stats.failed = j["failed"];
+    stats.skipped = j["skipped"];
+    stats.busy_seconds = j["busy_seconds"];
+    for (const auto& s : j["slowest"]) stats.slowest.emplace_back(s["seconds"], s["task_id"]);
+    for (const auto& f : j["failures"]) stats.failures.push_back({f["task_id"], f["exit_code"], f["message"]});
+    return stats;
+}
+
+struct Aggregate {
+    std::uint64_t ok = 0, failed = 0, skipped = 0;
+    double busy_min = 0, busy_max = 0, busy_mean = 0;
+    std::vector<std::pair<double, std::uint64_t>> slowest;
+    std::vector<FailedTask> failures;
+};
+
+Aggregate aggregate(const std::vector<RankStats>& ranks)
+{
+    Aggregate all;
+    all.busy_min = ranks.empty() ? 0 : ranks.front().busy_seconds;
+    for (const auto& r : ranks) {
+        all.ok += r.ok;
+        all.failed += r.failed;
+        all.skipped += r.skipped;
+        all.busy_min = std::min(all.busy_min, r.busy_seconds);
+        all.busy_max = std::max(all.busy_max, r.busy_seconds);
+        all.busy_mean += r.busy_seconds / static_cast<double>(ranks.size());
+        all.slowest.insert(all.slowest.end(), r.slowest.begin(), r.slowest.end());
+        all.failures.insert(all.failures.end(), r.failures.begin(), r.failures.end());
+    }
+    std::sort(all.slowest.begin(), all.slowest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    if (all.slowest.size() > 5) all.slowest.resize(5);
+    std::sort(all.failures.begin(), all.failures.end(), [](const auto& a, const auto& b) { return a.task_id < b.task_id; });
+    return all;
+}
+
+}  // namespace
+
+std::vector<RankStats> gather_stats(const RankStats& mine)
+{
+    int rank = 0, size = 1;
+    SHARDRUN_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    SHARDRUN_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    const auto text = to_json(mine).dump();
+    int length = static_cast<int>(text.size());
+    std::vector<int> lengths(static_cast<size_t>(size)), offsets(static_cast<size_t>(size));
+    SHARDRUN_MPI_CHECK(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD));
+    int total = 0;
+    for (int i = 0; i < size; ++i) {
+        offsets[static_cast<size_t>(i)] = total;
+        total += lengths[static_cast<size_t>(i)];
+    }
+    std::string all(rank == 0 ? static_cast<size_t>(total) : 0, '\0');
+    SHARDRUN_MPI_CHECK(MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
+                                   0, MPI_COMM_WORLD));
+    std::vector<RankStats> stats;
+    for (int i = 0; rank == 0 && i < size; ++i) {
+        stats.push_back(from_json(nlohmann::json::parse(all.substr(static_cast<size_t>(offsets[static_cast<size_t>(i)]),
+                                                                   static_cast<size_t>(lengths[static_cast<size_t>(i)])))));
+    }
+    return stats;
+}
+
+std::string format_summary(const RunTotals& totals, const std::vector<RankStats>& ranks)
+{
+    const auto all = aggregate(ranks);
+    std::string out = fmt::format("shardrun: {} {} in {:.2f} s: {} ok, {} failed, {} skipped of {} tasks\n", totals.job_name,
+                                  totals.interrupted ? "INTERRUPTED" : "finished", totals.wall_seconds, all.ok,
+                                  all.failed, all.skipped, totals.tasks);
+    out += fmt::format("  busy per rank: min {:.2f} s, mean {:.2f} s, max {:.2f} s; imbalance {:.2f} (max/mean)\n",
+                       all.busy_min, all.busy_mean, all.busy_max, all.busy_mean > 0 ? all.busy_max / all.busy_mean : 1.0);
+    if (!all.slowest.empty()) {
+        std::vector<std::string> slow;
+        for (const auto& [seconds, id] : all.slowest) slow.push_back(fmt::format("#{} {:.3f} s", id, seconds));
+        out += fmt::format("  slowest: {}\n", fmt::join(slow, ", "));
+    }
+    for (size_t i = 0; i < all.failures.size() && i < 20; ++i) {
+        const auto& f = all.failures[i];
+        out += fmt::format("  failed #{}: exit {}: {}\n", f.task_id, f.exit_code, f.message);
+    }
+    if (all.failures.size() > 20) out += fmt::format("  ... and {} more failed tasks\n", all.failed - 20);
+    if (totals.interrupted) out += "  interrupted: committed tasks are kept; run again with --resume to finish\n";
+    if (!totals.output_path.empty()) out += fmt::format("  results: {}\n", totals.output_path);
+    return out;
+}
+
+std::string summary_json(const RunTotals& totals, const std::vector<RankStats>& ranks)
+{
+    const auto all = aggregate(ranks);
+    auto per_rank = nlohmann::json::array();
+    for (const auto& r : ranks) per_rank.push_back(to_json(r));
+    const nlohmann::json summary = {{"event", "summary"}, {"job", totals.job_name}, {"tasks", totals.tasks},
+                                    {"ok", all.ok}, {"failed", all.failed}, {"skipped", all.skipped},
+                                    {"interrupted", totals.interrupted}, {"wall_seconds", totals.wall_seconds},
+                                    {"output", totals.output_path}, {"ranks", per_rank}};
+    return summary.dump();
+}
+
+}  // namespace shardrun::run

@@ -1,0 +1,28 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runner/run/rank_stats.hpp"
+
+namespace shardrun::run {
+
+/** Every rank's stats on rank 0 (empty elsewhere). Collective over MPI_COMM_WORLD. */
+std::vector<RankStats> gather_stats(const RankStats& mine);
+
+/** The whole run, for the summary. */
+struct RunTotals {
+    std::string job_name;
+    std::uint64_t tasks = 0;     ///< tasks of this array element
+    double wall_seconds = 0;
+    bool interrupted = false;
+    std::string output_path;
+};
+
+/** The human summary printed by rank 0 at the end. */
+std::string format_summary(const RunTotals& totals, const std::vector<RankStats>& ranks);
+
+/** The same as one JSON line ({"event":"summary",...}) for --progress=json. */
+std::string summary_json(const RunTotals& totals, const std::vector<RankStats>& ranks);
+
+}  // namespace shardrun::run

@@ -1,0 +1,26 @@
+#pragma once
+
+#include <memory>
+
+#include "runner/job/job_spec.hpp"
+#include "runner/placement/placement.hpp"
+#include "runner/run/shared_counters.hpp"
+
+namespace shardrun::run {
+
+/** Hands one rank its task ids, batch by batch; a batch with count 0 means no more work. */
+class WorkSource {
+public:
+    virtual ~WorkSource() = default;
+    virtual placement::IdBatch next() = 0;
+};
+
+/**
+ * The source for this rank's group under `schedule`. Only a group's leader runs tasks
+ * (other members of a gpus_per_task group get nothing until a collective kind uses them).
+ * @param counters  the shared claim counter (dynamic schedule)
+ */
+std::unique_ptr<WorkSource> make_work_source(const job::ScheduleSpec& schedule, placement::IdRange element,
+                                             const placement::GroupLayout& group, SharedCounters& counters);
+
+}  // namespace shardrun::run

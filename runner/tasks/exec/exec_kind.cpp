@@ -1,0 +1,124 @@
+#include "runner/tasks/exec/exec_kind.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cstring>
+#include <filesystem>
+#include <set>
+
+#include "runner/tasks/exec/argv_template.hpp"
+#include "runner/tasks/exec/process.hpp"
+#include "runner/tasks/exec/result_json.hpp"
+
+extern char** environ;
+
+namespace shardrun::tasks {
+namespace {
+
+std::optional<std::string> builtin_value(const TaskContext& context, std::string_view name)
+{
+    if (name == "task_id") return std::to_string(context.task_id);
+    if (name == "task_count") return std::to_string(context.task_count);
+    if (name == "start") return context.range ? std::to_string(context.range->start) : "";
+    if (name == "end") return context.range ? std::to_string(context.range->end) : "";
+    if (name == "rank") return std::to_string(context.rank);
+    if (name == "device") return context.device.label();
+    if (name == "task_dir") return context.task_dir;
+    if (name == "attempt") return std::to_string(context.attempt);
+    return std::nullopt;
+}
+
+TaskOutcome failure(int exit_code, std::string message)
+{
+    TaskOutcome outcome;
+    outcome.status = io::TaskStatus::failed;
+    outcome.exit_code = exit_code;
+    outcome.message = std::move(message);
+    return outcome;
+}
+
+}  // namespace
+
+std::string param_env_name(const std::string& name)
+{
+    std::string env = "SHARDRUN_PARAM_";
+    for (const char c : name) env += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::toupper(c)) : '_';
+    return env;
+}
+
+ExecKind::ExecKind(job::ExecSpec spec, double timeout_seconds, double grace_seconds)
+    : spec_(std::move(spec)), timeout_seconds_(timeout_seconds), grace_seconds_(grace_seconds)
+{
+    for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+        // The per-task variables are set fresh for every task; never inherit stale ones.
+        if (std::strncmp(*entry, "SHARDRUN_", 9) != 0 && std::strncmp(*entry, "CUDA_VISIBLE_DEVICES=", 21) != 0) {
+            inherited_env_.emplace_back(*entry);
+        }
+    }
+}
+
+void ExecKind::validate(const ParamMap& /*params*/) const {}
+
+std::vector<std::string> ExecKind::environment(
+    const TaskContext& context, const std::function<std::optional<std::string>(std::string_view)>& lookup) const
+{
+    auto env = inherited_env_;
+    env.push_back(fmt::format("SHARDRUN_TASK_ID={}", context.task_id));
+    env.push_back(fmt::format("SHARDRUN_TASK_COUNT={}", context.task_count));
+    env.push_back(fmt::format("SHARDRUN_RANK={}", context.rank));
+    env.push_back(fmt::format("SHARDRUN_ATTEMPT={}", context.attempt));
+    env.push_back(fmt::format("SHARDRUN_TASK_DIR={}", context.task_dir));
+    env.push_back(fmt::format("SHARDRUN_RESULT={}/result.json", context.task_dir));
+    if (context.range) {
+        env.push_back(fmt::format("SHARDRUN_RANGE_START={}", context.range->start));
+        env.push_back(fmt::format("SHARDRUN_RANGE_END={}", context.range->end));
+    }
+    if (context.device.cuda) env.push_back("CUDA_VISIBLE_DEVICES=" + context.device.visible_id);
+    for (const auto& [name, value] : context.params->entries()) {
+        env.push_back(param_env_name(name) + "=" + param_text(value));
+    }
+    for (const auto& [name, value] : spec_.env) env.push_back(name + "=" + expand_placeholders(value, lookup));
+    return env;
+}
+
+TaskOutcome ExecKind::run(const TaskContext& context) const
+{
+    const auto lookup = [&context](std::string_view name) -> std::optional<std::string> {
+        if (auto value = builtin_value(context, name)) return value;
+        if (const auto* value = context.params->find(name)) return param_text(*value);
+        return std::nullopt;
+    };
+    ProcessSpec process;
+    try {
+        for (const auto& arg : spec_.argv) process.argv.push_back(expand_placeholders(arg, lookup));
+        process.env = environment(context, lookup);
+    } catch (const std::invalid_argument& error) {
+        return failure(2, fmt::format("exec.argv: {}", error.what()));
+    }
+    std::error_code ignored;
+    std::filesystem::create_directories(context.task_dir, ignored);
+    const auto result_path = context.task_dir + "/result.json";
+    std::filesystem::remove(result_path, ignored);
+    process.stdout_path = context.task_dir + "/stdout";
+    process.stderr_path = context.task_dir + "/stderr";
+    process.timeout_seconds = timeout_seconds_;
+    process.grace_seconds = grace_seconds_;
+    const auto ended = run_process(process, [&context] { return context.stop && context.stop->load(); });
+    if (!ended.started) {
+        return failure(ended.exit_code, fmt::format("cannot run '{}': {}", process.argv[0],
+                                                    ended.spawn_error == ENOENT ? "command not found"
+                                                                                : std::strerror(ended.spawn_error)));
+    }
+    if (ended.timed_out) return failure(ended.exit_code, fmt::format("timed out after {} s", timeout_seconds_));
+    if (ended.signal != 0) return failure(ended.exit_code, fmt::format("killed by signal {}", ended.signal));
+    if (ended.exit_code != 0) return failure(ended.exit_code, fmt::format("exited with status {}", ended.exit_code));
+    TaskOutcome outcome;
+    if (spec_.results.empty()) return outcome;
+    auto values = read_result_json(result_path, spec_.results);
+    if (auto* reason = std::get_if<std::string>(&values)) return failure(0, *reason);
+    outcome.values = std::move(std::get<io::TaskValues>(values));
+    return outcome;
+}
+
+}  // namespace shardrun::tasks

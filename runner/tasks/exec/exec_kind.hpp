@@ -1,0 +1,39 @@
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runner/job/job_spec.hpp"
+#include "runner/tasks/task_kind.hpp"
+
+namespace shardrun::tasks {
+
+/**
+ * `task: exec` — runs the user's program once per task with posix_spawnp: argv and env
+ * templated from the task's parameters, stdout/stderr captured in the task directory,
+ * declared results read from the JSON file named by $SHARDRUN_RESULT.
+ */
+class ExecKind : public TaskKind {
+public:
+    ExecKind(job::ExecSpec spec, double timeout_seconds, double grace_seconds);
+
+    std::string_view name() const noexcept override { return "exec"; }
+    void validate(const ParamMap& params) const override;
+    std::vector<io::FieldSpec> fields(const ParamMap& params) const override { return spec_.results; }
+    TaskOutcome run(const TaskContext& context) const override;
+
+private:
+    std::vector<std::string> environment(const TaskContext& context, const std::function<std::optional<std::string>(std::string_view)>& lookup) const;
+
+    job::ExecSpec spec_;
+    double timeout_seconds_;
+    double grace_seconds_;
+    std::vector<std::string> inherited_env_;
+};
+
+/** "SHARDRUN_PARAM_" + the name upper-cased, other characters than [A-Z0-9_] made '_'. */
+std::string param_env_name(const std::string& name);
+
+}  // namespace shardrun::tasks

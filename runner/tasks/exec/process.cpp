@@ -1,0 +1,116 @@
+#include "runner/tasks/exec/process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <thread>
+
+namespace shardrun::tasks {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::vector<char*> c_strings(const std::vector<std::string>& strings)
+{
+    std::vector<char*> pointers;
+    for (const auto& s : strings) pointers.push_back(const_cast<char*>(s.c_str()));
+    pointers.push_back(nullptr);
+    return pointers;
+}
+
+int spawn(const ProcessSpec& spec, pid_t& pid)
+{
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, spec.stdout_path.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, spec.stderr_path.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    // Own process group, so a timeout can stop everything the task started.
+    posix_spawnattr_setpgroup(&attr, 0);
+    sigset_t empty, defaults;
+    sigemptyset(&empty);
+    sigemptyset(&defaults);
+    for (int sig : {SIGTERM, SIGINT, SIGPIPE, SIGHUP, SIGCHLD}) sigaddset(&defaults, sig);
+    posix_spawnattr_setsigmask(&attr, &empty);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    auto argv = c_strings(spec.argv);
+    auto envp = c_strings(spec.env);
+    const int error = posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    return error;
+}
+
+// Blocks up to `wait` for the child to exit; true when it has (status filled in).
+bool wait_for(pid_t pid, int pidfd, std::chrono::milliseconds wait, int& status)
+{
+    if (pidfd >= 0) {
+        pollfd fd{pidfd, POLLIN, 0};
+        if (poll(&fd, 1, static_cast<int>(wait.count())) <= 0) return false;
+        return waitpid(pid, &status, 0) == pid;
+    }
+    const auto until = Clock::now() + wait;
+    auto nap = std::chrono::microseconds(100);
+    while (true) {
+        if (waitpid(pid, &status, WNOHANG) == pid) return true;
+        if (Clock::now() >= until) return false;
+        std::this_thread::sleep_for(nap);
+        nap = std::min(nap * 2, std::chrono::microseconds(20000));
+    }
+}
+
+}  // namespace
+
+ProcessResult run_process(const ProcessSpec& spec, const std::function<bool()>& should_stop)
+{
+    ProcessResult result;
+    pid_t pid = 0;
+    result.spawn_error = spawn(spec, pid);
+    if (result.spawn_error != 0) {
+        result.exit_code = result.spawn_error == ENOENT ? 127 : 126;
+        return result;
+    }
+    result.started = true;
+    const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+    const auto started = Clock::now();
+    auto kill_at = Clock::time_point::max();
+    bool terminated = false;
+    int status = 0;
+    while (!wait_for(pid, pidfd, std::chrono::milliseconds(100), status)) {
+        const auto now = Clock::now();
+        const bool expired = spec.timeout_seconds > 0 &&
+                             now - started >= std::chrono::duration<double>(spec.timeout_seconds);
+        if (!terminated && (expired || should_stop())) {
+            result.timed_out = expired;
+            kill(-pid, SIGTERM);
+            terminated = true;
+            kill_at = now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec.grace_seconds));
+        } else if (terminated && now >= kill_at) {
+            kill(-pid, SIGKILL);
+            kill_at = Clock::time_point::max();
+        }
+    }
+    if (pidfd >= 0) close(pidfd);
+    if (WIFSIGNALED(status)) {
+        result.signal = WTERMSIG(status);
+        result.exit_code = 128 + result.signal;
+    } else {
+        result.exit_code = WEXITSTATUS(status);
+    }
+    if (result.timed_out) result.exit_code = 124;
+    return result;
+}
+
+}  // namespace shardrun::tasks

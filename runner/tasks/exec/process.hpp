@@ -1,0 +1,35 @@
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace shardrun::tasks {
+
+/** How a child process ended. */
+struct ProcessResult {
+    bool started = false;
+    int spawn_error = 0;   ///< errno of posix_spawnp when !started (ENOENT: not found)
+    int exit_code = 0;     ///< exit status, 128 + signal when killed, 124 on timeout, 127 when not found
+    bool timed_out = false;
+    int signal = 0;        ///< the signal that ended it, 0 if it exited
+};
+
+/** What to start and where its output goes. */
+struct ProcessSpec {
+    std::vector<std::string> argv;
+    std::vector<std::string> env;  ///< complete environment, "NAME=value"
+    std::string stdout_path;
+    std::string stderr_path;
+    double timeout_seconds = 0;    ///< 0: no limit
+    double grace_seconds = 5;      ///< between SIGTERM and SIGKILL
+};
+
+/**
+ * Starts argv with posix_spawnp (PATH lookup, no shell) in its own process group and
+ * waits for it; on timeout the whole group gets SIGTERM, then SIGKILL after the grace period.
+ * @param should_stop  polled while waiting; true kills the group (shardrun interrupted)
+ */
+ProcessResult run_process(const ProcessSpec& spec, const std::function<bool()>& should_stop);
+
+}  // namespace shardrun::tasks

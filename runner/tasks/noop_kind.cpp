@@ -1,0 +1,33 @@
+#include "runner/tasks/noop_kind.hpp"
+
+#include <cstring>
+
+namespace shardrun::tasks {
+namespace {
+
+template <typename T>
+std::vector<std::byte> bytes_of(T value)
+{
+    std::vector<std::byte> bytes(sizeof(T));
+    std::memcpy(bytes.data(), &value, sizeof(T));
+    return bytes;
+}
+
+}  // namespace
+
+void NoopKind::validate(const ParamMap& /*params*/) const {}
+
+std::vector<io::FieldSpec> NoopKind::fields(const ParamMap& /*params*/) const
+{
+    return {{"value", io::DType::float64, {}, ""}, {"items", io::DType::int64, {}, ""}};
+}
+
+TaskOutcome NoopKind::run(const TaskContext& context) const
+{
+    TaskOutcome outcome;
+    const auto items = context.range ? static_cast<std::int64_t>(context.range->end - context.range->start) : 0;
+    outcome.values = {bytes_of(static_cast<double>(context.task_id)), bytes_of(items)};
+    return outcome;
+}
+
+}  // namespace shardrun::tasks

@@ -1,0 +1,19 @@
+#pragma once
+
+#include "runner/tasks/task_kind.hpp"
+
+namespace shardrun::tasks {
+
+/**
+ * Does nothing but report its task id as the float64 field `value` (and `items`, the
+ * length of its data range): the scheduler's and writer's overhead, for tests and benchmarks.
+ */
+class NoopKind : public TaskKind {
+public:
+    std::string_view name() const noexcept override { return "noop"; }
+    void validate(const ParamMap& params) const override;
+    std::vector<io::FieldSpec> fields(const ParamMap& params) const override;
+    TaskOutcome run(const TaskContext& context) const override;
+};
+
+}  // namespace shardrun::tasks
