@@ -98,4 +98,14 @@ std::vector<ParamColumn> test_params(std::uint64_t task_count)
     return {ParamColumn{"alpha", alpha}, ParamColumn{"n", n}, ParamColumn{"label", label}};
 }
 
+TaskRanges test_ranges(std::uint64_t task_count)
+{
+    TaskRanges ranges;
+    for (std::uint64_t id = 0; id < task_count; ++id) {
+        ranges.start.push_back(static_cast<std::int64_t>(100 * id));
+        ranges.end.push_back(static_cast<std::int64_t>(100 * id + 100));
+    }
+    return ranges;
+}
+
 }  // namespace shardrun::io::testing

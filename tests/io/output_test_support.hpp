@@ -31,8 +31,14 @@ bool fails(std::uint64_t id);
 /** /params: alpha (float64 = 0.5 * id), n (int64 = id % 3), label (string "p<id>"). */
 std::vector<ParamColumn> test_params(std::uint64_t task_count);
 
+/** /ranges: start = 100 * id, end = 100 * id + 100. */
+TaskRanges test_ranges(std::uint64_t task_count);
+
 /** Reads a whole dataset of `file` as doubles (any numeric type). */
 std::vector<double> read_doubles(hid_t file, const std::string& name);
+/** /ranges: start = 100 * id, end = 100 * id + 100. */
+TaskRanges test_ranges(std::uint64_t task_count);
+
 /** Reads a whole dataset as int64 (integers and enums). */
 std::vector<std::int64_t> read_ints(hid_t file, const std::string& name);
 /** Reads a string attribute of the root group. */

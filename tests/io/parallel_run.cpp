@@ -59,7 +59,7 @@ OutputSummary run_parallel_job(const OutputOptions& options, std::uint64_t task_
     sink.reset();  // collective for the single layout
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank != 0) return {};
-    return finalize_output(options, metadata, fields, test_params(task_count), {}, size);
+    return finalize_output(options, metadata, fields, test_params(task_count), test_ranges(task_count), size);
 }
 
 }  // namespace shardrun::io::testing

@@ -1,0 +1,95 @@
+"""Reads results files written by io_write_example (both layouts, 2 ranks) with h5py alone
+and checks shapes, values, attributes, /params, /ranges, dimension scales and `complete`."""
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+BUILD = os.environ["SHARDRUN_BUILD_DIR"]
+WRITER = os.path.join(BUILD, "tests", "io", "io_write_example")
+MPIEXEC = os.environ.get("SHARDRUN_MPIEXEC", "mpiexec")
+TASKS = 101
+
+
+def expected(task, field, k):
+    return task * 10.0 + field * 1000.0 + k
+
+
+def fails(task):
+    return task % 7 == 3
+
+
+def check(path, layout):
+    with h5py.File(path, "r") as f:
+        a = f.attrs
+        assert bool(a["complete"]) is True, a["complete"]
+        assert a["task_count"] == TASKS and a["world_size"] == 2 and a["array_count"] == 1
+        assert a["layout"] == layout, a["layout"]
+        assert a["params_sha256"] == hashlib.sha256(a["params_json"].encode()).hexdigest()
+        assert a["job_text"].startswith("name: io-test")
+        assert a["created"].endswith("Z") and a["finished"] >= a["created"]
+        assert json.loads(a["library_versions"])["hdf5"] == "1.10.8"
+        assert list(a["hostnames"]) == ["node0"]
+
+        status = f["tasks/status"]
+        assert h5py.check_enum_dtype(status.dtype) == {"pending": 0, "ok": 1, "failed": 2, "skipped": 3}
+        ids = np.arange(TASKS)
+        want_status = np.where(ids % 7 == 3, 2, 1)
+        assert (status[:] == want_status).all()
+        assert (f["tasks/exit_code"][:] == np.where(ids % 7 == 3, 40 + ids % 5, 0)).all()
+        assert (f["tasks/attempts"][:] == np.where(ids % 7 == 3, 3, 1)).all()
+        assert set(f["tasks/rank"][:]) <= {0, 1}
+        hosts = f["tasks/host"].asstr()[:]
+        assert all(h == "node%d" % (r % 2) for h, r in zip(hosts, f["tasks/rank"][:]))
+        assert (f["tasks/end"][:] - f["tasks/start"][:] == 0.5).all()
+
+        shapes = {"energy": (TASKS,), "spectrum": (TASKS, 4), "counts": (TASKS, 2, 3)}
+        dtypes = {"energy": np.float64, "spectrum": np.float32, "counts": np.int32}
+        for field_index, name in enumerate(["energy", "spectrum", "counts"]):
+            d = f["results/" + name]
+            assert d.shape == shapes[name], (name, d.shape)
+            assert d.dtype == dtypes[name], (name, d.dtype)
+            values = d[:].reshape(TASKS, -1).astype(np.float64)
+            for task in range(TASKS):
+                row = values[task]
+                if fails(task):
+                    assert (np.isnan(row) if name != "counts" else row == -2**31).all(), (name, task, row)
+                else:
+                    want = [expected(task, field_index, k) for k in range(row.size)]
+                    assert (row == want).all(), (name, task, row, want)
+            assert [dim.label for dim in d.dims] [0] == "task"
+            assert list(d.dims[0].keys()) == ["alpha", "n", "label"], list(d.dims[0].keys())
+        assert f["results/energy"].attrs["units"] == "J"
+        assert np.isnan(f["results/energy"].fillvalue)
+
+        assert (f["params/alpha"][:] == 0.5 * ids).all()
+        assert (f["params/n"][:] == ids % 3).all()
+        assert list(f["params/label"].asstr()[:5]) == ["p0", "p1", "p2", "p3", "p4"]
+        assert (f["ranges/start"][:] == 100 * ids).all() and (f["ranges/end"][:] == 100 * ids + 100).all()
+    # h5dump, a reader that knows nothing of h5py, must read it too.
+    subprocess.run(["h5dump", "-H", path], check=True, capture_output=True)
+
+
+def main():
+    scratch = tempfile.mkdtemp(prefix="shardrun-io-h5py-")
+    try:
+        for layout in ("shards", "single"):
+            path = os.path.join(scratch, layout, "results.h5")
+            proc = subprocess.run([MPIEXEC, "--oversubscribe", "-np", "2", WRITER, path, layout, str(TASKS)],
+                                  capture_output=True, text=True, timeout=300)
+            assert proc.returncode == 0, proc.stdout + proc.stderr
+            check(path, layout)
+            print("ok:", layout)
+    finally:
+        shutil.rmtree(scratch)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
