@@ -1,0 +1,166 @@
+#include "runner/tasks/kernel_kinds.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <set>
+
+#include "runner/errors.hpp"
+
+namespace {
+
+using namespace shardrun;
+using namespace shardrun::tasks;
+
+std::unique_ptr<TaskKind> make(const std::string& name)
+{
+    for (const auto& entry : kernel_kinds()) {
+        if (entry.name == name) return entry.make();
+    }
+    return nullptr;
+}
+
+template <typename T>
+T scalar(const std::vector<std::byte>& bytes)
+{
+    T value{};
+    std::memcpy(&value, bytes.data(), sizeof(T));
+    return value;
+}
+
+TaskOutcome run(const TaskKind& kind, const ParamMap& params, std::optional<DataRange> range = {}, std::string input = {})
+{
+    TaskContext context;
+    context.params = &params;
+    context.range = range;
+    context.input = std::move(input);
+    return kind.run(context);
+}
+
+void expect_sizes_match_fields(const TaskKind& kind, const ParamMap& params, const TaskOutcome& outcome)
+{
+    const auto fields = kind.fields(params);
+    ASSERT_EQ(outcome.values.size(), fields.size()) << outcome.message;
+    for (std::size_t i = 0; i < fields.size(); ++i) EXPECT_EQ(outcome.values[i].size(), fields[i].bytes()) << fields[i].name;
+}
+
+TEST(KernelKinds, ListsTheFiveKernelsUnderTheirOwnNames)
+{
+    std::set<std::string> names;
+
+    for (const auto& entry : kernel_kinds()) {
+        EXPECT_EQ(entry.make()->name(), entry.name);
+        names.insert(entry.name);
+    }
+
+    EXPECT_EQ(names, (std::set<std::string>{"gemm", "blur", "heat2d", "montecarlo", "embed"}));
+}
+
+TEST(KernelKinds, Heat2dRefusesUnstableDtNamingTheFieldAndTheLimit)
+{
+    ParamMap params;
+    params.set("nx", std::int64_t{101});
+    params.set("alpha", 1.0);
+    params.set("dt", 1e-3);
+
+    try {
+        make("heat2d")->validate(params);
+        FAIL() << "unstable dt accepted";
+    } catch (const JobFileError& e) {
+        EXPECT_EQ(std::string(e.what()).rfind("params.dt: ", 0), 0u) << e.what();
+        EXPECT_NE(std::string(e.what()).find("2.5e-05"), std::string::npos) << e.what();
+    }
+}
+
+TEST(KernelKinds, Heat2dRunsAndFillsEveryDeclaredField)
+{
+    ParamMap params;
+    params.set("nx", std::int64_t{9});
+    params.set("steps", std::int64_t{10});
+    params.set("stride", std::int64_t{2});
+    const auto kind = make("heat2d");
+
+    const auto outcome = run(*kind, params);
+
+    ASSERT_EQ(outcome.status, io::TaskStatus::ok) << outcome.message;
+    EXPECT_EQ(kind->fields(params)[0].shape, (std::vector<std::size_t>{5, 5}));
+    expect_sizes_match_fields(*kind, params, outcome);
+    EXPECT_GT(scalar<double>(outcome.values[1]), 0.0);
+    EXPECT_LT(scalar<double>(outcome.values[2]), 1.0);  // the peak has decayed
+}
+
+TEST(KernelKinds, GemmChecksDtypeAndReportsAChecksum)
+{
+    ParamMap bad, good;
+    bad.set("dtype", std::string("int8"));
+    good.set("n", std::int64_t{16});
+    good.set("dtype", std::string("float64"));
+    const auto kind = make("gemm");
+
+    EXPECT_THROW(kind->validate(bad), JobFileError);
+    const auto outcome = run(*kind, good);
+
+    ASSERT_EQ(outcome.status, io::TaskStatus::ok) << outcome.message;
+    expect_sizes_match_fields(*kind, good, outcome);
+    EXPECT_TRUE(std::isfinite(scalar<double>(outcome.values[2])));
+}
+
+TEST(KernelKinds, MonteCarloPriceIsTheSameBitsOnEveryRun)
+{
+    ParamMap params, nan_spot;
+    params.set("paths", std::int64_t{20'000});
+    params.set("seed", std::int64_t{9});
+    nan_spot.set("spot", std::numeric_limits<double>::quiet_NaN());
+    const auto kind = make("montecarlo");
+
+    const auto first = run(*kind, params), second = run(*kind, params);
+
+    ASSERT_EQ(first.status, io::TaskStatus::ok) << first.message;
+    EXPECT_EQ(first.values[0], second.values[0]);
+    EXPECT_EQ(first.values[1], second.values[1]);
+    EXPECT_THROW(kind->validate(nan_spot), JobFileError);
+}
+
+TEST(KernelKinds, BlurPadsAShortLastChunkAndRefusesALongOne)
+{
+    ParamMap params, bad_sigma;
+    params.set("height", std::int64_t{6});
+    params.set("chunk", std::int64_t{3});
+    bad_sigma.set("sigma", 0.0);
+    const auto kind = make("blur");
+
+    const auto short_chunk = run(*kind, params, DataRange{6, 8});
+    const auto long_chunk = run(*kind, params, DataRange{0, 4});
+
+    ASSERT_EQ(short_chunk.status, io::TaskStatus::ok) << short_chunk.message;
+    expect_sizes_match_fields(*kind, params, short_chunk);
+    EXPECT_EQ(scalar<std::int64_t>(short_chunk.values[1]), 2);
+    EXPECT_EQ(scalar<float>({short_chunk.values[0].end() - 4, short_chunk.values[0].end()}), 0.0f);
+    EXPECT_EQ(long_chunk.status, io::TaskStatus::failed);
+    EXPECT_NE(long_chunk.message.find("params.chunk"), std::string::npos) << long_chunk.message;
+    EXPECT_THROW(kind->validate(bad_sigma), JobFileError);
+}
+
+TEST(KernelKinds, EmbedRowsAreUnitLength)
+{
+    ParamMap params, bad;
+    params.set("chunk", std::int64_t{4});
+    params.set("input_dim", std::int64_t{8});
+    params.set("output_dim", std::int64_t{5});
+    bad.set("activation", std::string("softmax"));
+    const auto kind = make("embed");
+
+    const auto outcome = run(*kind, params, DataRange{100, 104});
+
+    ASSERT_EQ(outcome.status, io::TaskStatus::ok) << outcome.message;
+    std::vector<float> e(20);
+    std::memcpy(e.data(), outcome.values[0].data(), 80);
+    double norm = 0.0;
+    for (int j = 0; j < 5; ++j) norm += e[j] * e[j];
+    EXPECT_NEAR(norm, 1.0, 1e-5);
+    EXPECT_THROW(kind->validate(bad), JobFileError);
+}
+
+}  // namespace
