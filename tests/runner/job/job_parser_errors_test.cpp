@@ -1,0 +1,249 @@
+// Bad job files: every error is one line with the location (file:line:col or --set key),
+// the field path and what is wrong.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "runner/errors.hpp"
+#include "runner/job/job_parser.hpp"
+
+namespace shardrun::job {
+namespace {
+
+const std::vector<std::string> known_tasks = {"exec", "noop", "heat2d"};
+
+// The JobFileError message of parsing `text` as "bad.yaml", or "" when it parsed.
+std::string error_of(const std::string& text, const std::vector<std::string>& overrides = {})
+{
+    try {
+        parse_job("bad.yaml", text, overrides, known_tasks);
+    } catch (const JobFileError& error) {
+        return error.what();
+    }
+    return "";
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(JobParserErrors, YamlSyntaxErrorHasLineAndColumn)
+{
+    const std::string text = "task: noop\nsweep: {alpha: [1, 2}\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "bad.yaml:2:")) << message;
+    EXPECT_TRUE(contains(message, "YAML syntax error")) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
+TEST(JobParserErrors, JobFileThatIsNotAMapping)
+{
+    const std::string text = "- task\n- noop\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "bad.yaml:1:1")) << message;
+}
+
+TEST(JobParserErrors, UnknownTopLevelKeySuggestsTheClosest)
+{
+    const std::string text = "task: noop\nscheduel: dynamic\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "bad.yaml:2:1: scheduel: unknown key")) << message;
+    EXPECT_TRUE(contains(message, "did you mean 'schedule'")) << message;
+}
+
+TEST(JobParserErrors, UnknownNestedKeySuggestsTheClosest)
+{
+    const std::string text = "task: noop\ndata:\n  items: 10\n  chunks: 2\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "bad.yaml:4:3: data.chunks:")) << message;
+    EXPECT_TRUE(contains(message, "did you mean 'chunk'")) << message;
+}
+
+TEST(JobParserErrors, RetriesMustBeAnInteger)
+{
+    const std::string text = "task: noop\nretries: abc\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "bad.yaml:2:10: retries:")) << message;
+    EXPECT_TRUE(contains(message, "not an integer")) << message;
+}
+
+TEST(JobParserErrors, GpusPerTaskMustBeWhole)
+{
+    const std::string text = "task: noop\ngpus_per_task: 1.5\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "bad.yaml:2:16: gpus_per_task:")) << message;
+}
+
+TEST(JobParserErrors, GpusPerTaskTooLargeForAnIntIsRejected)
+{
+    const std::string text = "task: noop\ngpus_per_task: 4294967297\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "bad.yaml:2:16: gpus_per_task:")) << message;
+}
+
+TEST(JobParserErrors, EmptySweepList)
+{
+    const std::string text = "task: noop\nsweep:\n  alpha: []\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "bad.yaml:3:10: sweep.alpha:")) << message;
+    EXPECT_TRUE(contains(message, "empty")) << message;
+}
+
+TEST(JobParserErrors, ChunkZero)
+{
+    const std::string text = "task: noop\ndata: {items: 10, chunk: 0}\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "bad.yaml:2:26: data.chunk:")) << message;
+    EXPECT_TRUE(contains(message, "at least 1")) << message;
+}
+
+TEST(JobParserErrors, NegativeItems)
+{
+    const std::string text = "task: noop\ndata: {items: -5, chunk: 2}\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "bad.yaml:2:15: data.items:")) << message;
+}
+
+TEST(JobParserErrors, ArgvNamingAnUnknownParameter)
+{
+    const std::string text = "task: exec\nsweep: {alpha: [1]}\nexec:\n  argv: [sim, \"{alpha}\", \"{beta}\"]\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "bad.yaml:4:")) << message;
+    EXPECT_TRUE(contains(message, "exec.argv[2]:")) << message;
+    EXPECT_TRUE(contains(message, "{beta}")) << message;
+}
+
+TEST(JobParserErrors, UnknownPlaceholderInExecEnv)
+{
+    const std::string text = "task: exec\nexec:\n  argv: [sim]\n  env: {X: \"{nope}\"}\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "bad.yaml:4:")) << message;
+    EXPECT_TRUE(contains(message, "exec.env.X:")) << message;
+}
+
+TEST(JobParserErrors, UnclosedBraceInArgv)
+{
+    const std::string text = "task: exec\nexec:\n  argv: [sim, \"{task_id\"]\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "bad.yaml:3:")) << message;
+    EXPECT_TRUE(contains(message, "exec.argv[1]:")) << message;
+}
+
+TEST(JobParserErrors, MissingTask)
+{
+    const std::string text = "name: x\nretries: 1\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "bad.yaml:1:1: task:")) << message;
+    EXPECT_TRUE(contains(message, "missing")) << message;
+}
+
+TEST(JobParserErrors, UnknownTaskSuggestsTheClosest)
+{
+    const std::string text = "task: heat2e\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "bad.yaml:1:7: task:")) << message;
+    EXPECT_TRUE(contains(message, "did you mean 'heat2d'")) << message;
+}
+
+TEST(JobParserErrors, ExecBlockOnANonExecTask)
+{
+    const std::string text = "task: noop\nexec:\n  argv: [sim]\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "bad.yaml:3:3: exec:")) << message;
+}
+
+TEST(JobParserErrors, ExecTaskWithoutExecBlock)
+{
+    const std::string text = "task: exec\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "bad.yaml")) << message;
+    EXPECT_TRUE(contains(message, "exec:")) << message;
+}
+
+TEST(JobParserErrors, InvalidOutputLayout)
+{
+    const std::string text = "task: noop\noutput: {layout: shard}\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "bad.yaml:2:18: output.layout:")) << message;
+    EXPECT_TRUE(contains(message, "did you mean 'shards'")) << message;
+}
+
+TEST(JobParserErrors, MalformedTimeout)
+{
+    const std::string text = "task: noop\ntimeout: 10x\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "bad.yaml:2:10: timeout:")) << message;
+}
+
+TEST(JobParserErrors, InvalidResultDtype)
+{
+    const std::string text = "task: exec\nexec:\n  argv: [sim]\n  results: {e: float16}\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "bad.yaml:4:")) << message;
+    EXPECT_TRUE(contains(message, "exec.results.e:")) << message;
+}
+
+TEST(JobParserErrors, InvalidName)
+{
+    const std::string text = "name: has space\ntask: noop\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "bad.yaml:1:7: name:")) << message;
+}
+
+TEST(JobParserErrors, EveryErrorIsOneLine)
+{
+    const std::vector<std::string> texts = {"task: noop\nretries: abc\n", "task: noop\nscheduel: x\n",
+                                            "task: noop\nsweep: {a: [1, 2}\n", "task: exec\n"};
+
+    std::vector<std::string> messages;
+    for (const auto& text : texts) messages.push_back(error_of(text));
+
+    for (const auto& message : messages) {
+        EXPECT_FALSE(message.empty());
+        EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    }
+}
+
+}  // namespace
+}  // namespace shardrun::job

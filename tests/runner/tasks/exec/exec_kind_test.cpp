@@ -1,0 +1,191 @@
+#include "runner/tasks/exec/exec_kind.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "temp_dir.hpp"
+
+namespace shardrun::tasks {
+namespace {
+
+using testing::TempDir;
+
+// Prints the task's environment and argv, and writes its result file.
+const char* const report_script =
+    "echo arg=$1; echo id=$SHARDRUN_TASK_ID; echo count=$SHARDRUN_TASK_COUNT; echo alpha=$SHARDRUN_PARAM_ALPHA; "
+    "echo name=$SHARDRUN_PARAM_MY_NAME; echo start=$SHARDRUN_RANGE_START; echo end=$SHARDRUN_RANGE_END; "
+    "echo result=$SHARDRUN_RESULT; echo extra=$EXTRA; echo stale=$SHARDRUN_PARAM_STALE; "
+    "echo cuda=${{CUDA_VISIBLE_DEVICES-unset}}; echo to-stderr >&2; "
+    "printf '{{\"energy\": %s, \"pair\": [%s, 2]}}' $SHARDRUN_PARAM_ALPHA $SHARDRUN_TASK_ID > $SHARDRUN_RESULT";
+
+job::ExecSpec exec_spec(std::vector<std::string> argv, bool with_results = true)
+{
+    job::ExecSpec spec;
+    spec.argv = std::move(argv);
+    spec.env = {{"EXTRA", "rank{rank}-task{task_id}"}};
+    if (with_results) {
+        spec.results = {{"energy", io::DType::float64, {}, ""}, {"pair", io::DType::int32, {2}, ""}};
+    }
+    return spec;
+}
+
+struct ExecFixture {
+    TempDir dir;
+    ParamMap params;
+    TaskContext context;
+
+    ExecFixture()
+    {
+        params.set("alpha", 0.5);
+        params.set("my-name", std::string("v w"));
+        context.task_id = 7;
+        context.task_count = 20;
+        context.params = &params;
+        context.range = DataRange{40, 48};
+        context.rank = 3;
+        context.task_dir = dir.file("tasks/7");
+    }
+};
+
+template <typename T>
+T value_at(const std::vector<std::byte>& bytes, size_t index)
+{
+    T value{};
+    std::memcpy(&value, bytes.data() + index * sizeof(T), sizeof(T));
+    return value;
+}
+
+TEST(ExecKind, TaskSeesItsEnvironmentArgvAndWritesResults)
+{
+    ExecFixture fixture;
+    ::setenv("SHARDRUN_PARAM_STALE", "leaked", 1);
+    ::setenv("CUDA_VISIBLE_DEVICES", "5", 1);
+    const ExecKind kind(exec_spec({"sh", "-c", report_script, "sh", "{alpha}-{my-name}"}), 0, 1);
+    ::unsetenv("SHARDRUN_PARAM_STALE");
+    ::unsetenv("CUDA_VISIBLE_DEVICES");
+
+    const auto outcome = kind.run(fixture.context);
+
+    ASSERT_EQ(outcome.status, io::TaskStatus::ok) << outcome.message;
+    const auto out = fixture.dir.read("tasks/7/stdout");
+    EXPECT_NE(out.find("arg=0.5-v w\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("id=7\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("count=20\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("alpha=0.5\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("name=v w\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("start=40\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("end=48\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("result=" + fixture.context.task_dir + "/result.json\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("extra=rank3-task7\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("stale=\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("cuda=unset\n"), std::string::npos) << out;
+    EXPECT_EQ(fixture.dir.read("tasks/7/stderr"), "to-stderr\n");
+    ASSERT_EQ(outcome.values.size(), 2u);
+    EXPECT_EQ(value_at<double>(outcome.values[0], 0), 0.5);
+    EXPECT_EQ(value_at<std::int32_t>(outcome.values[1], 0), 7);
+    EXPECT_EQ(value_at<std::int32_t>(outcome.values[1], 1), 2);
+}
+
+TEST(ExecKind, NonZeroExitFailsTheTaskWithItsStatus)
+{
+    ExecFixture fixture;
+    const ExecKind kind(exec_spec({"sh", "-c", "exit 3"}), 0, 1);
+
+    const auto outcome = kind.run(fixture.context);
+
+    EXPECT_EQ(outcome.status, io::TaskStatus::failed);
+    EXPECT_EQ(outcome.exit_code, 3);
+    EXPECT_TRUE(outcome.values.empty());
+}
+
+TEST(ExecKind, CommandNotFoundIs127)
+{
+    ExecFixture fixture;
+    const ExecKind kind(exec_spec({"shardrun-test-no-such-program", "{alpha}"}), 0, 1);
+
+    const auto outcome = kind.run(fixture.context);
+
+    EXPECT_EQ(outcome.status, io::TaskStatus::failed);
+    EXPECT_EQ(outcome.exit_code, 127);
+    EXPECT_NE(outcome.message.find("command not found"), std::string::npos) << outcome.message;
+}
+
+TEST(ExecKind, MissingDeclaredResultFailsTheTask)
+{
+    ExecFixture fixture;
+    const ExecKind kind(exec_spec({"sh", "-c", "echo '{{\"energy\": 1}}' > $SHARDRUN_RESULT"}), 0, 1);
+
+    const auto outcome = kind.run(fixture.context);
+
+    EXPECT_EQ(outcome.status, io::TaskStatus::failed);
+    EXPECT_NE(outcome.message.find("'pair'"), std::string::npos) << outcome.message;
+}
+
+TEST(ExecKind, StaleResultFileOfAnEarlierAttemptIsNotReused)
+{
+    ExecFixture fixture;
+    const ExecKind writes(exec_spec({"sh", "-c", "echo '{{\"energy\": 1, \"pair\": [1, 2]}}' > $SHARDRUN_RESULT"}), 0, 1);
+    const ExecKind silent(exec_spec({"true"}), 0, 1);
+    ASSERT_EQ(writes.run(fixture.context).status, io::TaskStatus::ok);
+
+    const auto outcome = silent.run(fixture.context);
+
+    EXPECT_EQ(outcome.status, io::TaskStatus::failed);
+}
+
+TEST(ExecKind, NoDeclaredResultsNeedsNoResultFile)
+{
+    ExecFixture fixture;
+    const ExecKind kind(exec_spec({"true"}, false), 0, 1);
+
+    const auto outcome = kind.run(fixture.context);
+
+    EXPECT_EQ(outcome.status, io::TaskStatus::ok) << outcome.message;
+    EXPECT_TRUE(outcome.values.empty());
+}
+
+TEST(ExecKind, TimeoutFailsTheTaskWith124)
+{
+    ExecFixture fixture;
+    const ExecKind kind(exec_spec({"sleep", "30"}), 0.3, 0.2);
+
+    const auto outcome = kind.run(fixture.context);
+
+    EXPECT_EQ(outcome.status, io::TaskStatus::failed);
+    EXPECT_EQ(outcome.exit_code, 124);
+}
+
+TEST(ExecKind, AttemptIsAvailableToTheTask)
+{
+    ExecFixture fixture;
+    fixture.context.attempt = 2;
+    const ExecKind kind(exec_spec({"sh", "-c", "echo {attempt}"}, false), 0, 1);
+
+    const auto outcome = kind.run(fixture.context);
+
+    EXPECT_EQ(outcome.status, io::TaskStatus::ok) << outcome.message;
+    EXPECT_EQ(fixture.dir.read("tasks/7/stdout"), "2\n");
+}
+
+TEST(ExecKind, UsesATaskDirectory)
+{
+    const ExecKind kind(exec_spec({"true"}), 0, 1);
+
+    const bool uses = kind.uses_task_dir();
+
+    EXPECT_TRUE(uses);
+}
+
+TEST(ExecKind, ParamEnvNameIsUpperCasedWithUnderscores)
+{
+    const std::string name = "my-param.x2";
+
+    const auto env = param_env_name(name);
+
+    EXPECT_EQ(env, "SHARDRUN_PARAM_MY_PARAM_X2");
+}
+
+}  // namespace
+}  // namespace shardrun::tasks

@@ -1,0 +1,131 @@
+#include "runner/tasks/exec/result_json.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "temp_dir.hpp"
+
+namespace shardrun::tasks {
+namespace {
+
+using testing::TempDir;
+
+const std::vector<io::FieldSpec> fields = {{"energy", io::DType::float64, {}, ""},
+                                           {"grid", io::DType::float32, {2, 3}, ""},
+                                           {"steps", io::DType::int64, {}, ""}};
+
+template <typename T>
+std::vector<T> as(const std::vector<std::byte>& bytes)
+{
+    std::vector<T> values(bytes.size() / sizeof(T));
+    std::memcpy(values.data(), bytes.data(), values.size() * sizeof(T));
+    return values;
+}
+
+std::string reason_of(const std::variant<io::TaskValues, std::string>& result)
+{
+    const auto* reason = std::get_if<std::string>(&result);
+    return reason != nullptr ? *reason : "";
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(ResultJson, DeclaredFieldsAreConvertedToTheirDtypeAndShape)
+{
+    TempDir dir;
+    dir.write("result.json", R"({"energy": 1.25, "grid": [[1, 2, 3], [4, 5, 6.5]], "steps": 400, "extra": "ignored"})");
+
+    const auto result = read_result_json(dir.file("result.json"), fields);
+
+    ASSERT_TRUE(std::holds_alternative<io::TaskValues>(result)) << reason_of(result);
+    const auto& values = std::get<io::TaskValues>(result);
+    ASSERT_EQ(values.size(), 3u);
+    EXPECT_EQ(as<double>(values[0]), (std::vector<double>{1.25}));
+    EXPECT_EQ(as<float>(values[1]), (std::vector<float>{1, 2, 3, 4, 5, 6.5f}));
+    EXPECT_EQ(as<std::int64_t>(values[2]), (std::vector<std::int64_t>{400}));
+    EXPECT_EQ(values[1].size(), fields[1].bytes());
+}
+
+TEST(ResultJson, MissingFieldIsNamed)
+{
+    TempDir dir;
+    dir.write("result.json", R"({"energy": 1.0, "grid": [[1, 2, 3], [4, 5, 6]]})");
+
+    const auto reason = reason_of(read_result_json(dir.file("result.json"), fields));
+
+    EXPECT_TRUE(contains(reason, "'steps'")) << reason;
+}
+
+TEST(ResultJson, WrongShapeIsNamed)
+{
+    TempDir dir;
+    dir.write("result.json", R"({"energy": 1.0, "grid": [[1, 2, 3], [4, 5]], "steps": 1})");
+
+    const auto reason = reason_of(read_result_json(dir.file("result.json"), fields));
+
+    EXPECT_TRUE(contains(reason, "'grid'")) << reason;
+}
+
+TEST(ResultJson, ArrayWhereAScalarIsDeclared)
+{
+    TempDir dir;
+    dir.write("result.json", R"({"energy": [1.0], "grid": [[1, 2, 3], [4, 5, 6]], "steps": 1})");
+
+    const auto reason = reason_of(read_result_json(dir.file("result.json"), fields));
+
+    EXPECT_TRUE(contains(reason, "'energy'")) << reason;
+}
+
+TEST(ResultJson, NonNumberIsRejected)
+{
+    TempDir dir;
+    dir.write("result.json", R"({"energy": "high", "grid": [[1, 2, 3], [4, 5, 6]], "steps": 1})");
+
+    const auto reason = reason_of(read_result_json(dir.file("result.json"), fields));
+
+    EXPECT_TRUE(contains(reason, "'energy'")) << reason;
+}
+
+TEST(ResultJson, NotJson)
+{
+    TempDir dir;
+    dir.write("result.json", "energy = 1.0\n");
+
+    const auto reason = reason_of(read_result_json(dir.file("result.json"), fields));
+
+    EXPECT_TRUE(contains(reason, "not JSON")) << reason;
+}
+
+TEST(ResultJson, JsonThatIsNotAnObject)
+{
+    TempDir dir;
+    dir.write("result.json", "[1, 2, 3]");
+
+    const auto reason = reason_of(read_result_json(dir.file("result.json"), fields));
+
+    EXPECT_TRUE(contains(reason, "object")) << reason;
+}
+
+TEST(ResultJson, MissingFile)
+{
+    TempDir dir;
+
+    const auto reason = reason_of(read_result_json(dir.file("result.json"), fields));
+
+    EXPECT_TRUE(contains(reason, "did not write")) << reason;
+}
+
+TEST(ResultJson, ReasonIsOneLine)
+{
+    TempDir dir;
+    dir.write("result.json", "{\"energy\": 1,\n\n  oops\n}");
+
+    const auto reason = reason_of(read_result_json(dir.file("result.json"), fields));
+
+    EXPECT_FALSE(reason.empty());
+    EXPECT_EQ(reason.find('\n'), std::string::npos) << reason;
+}
+
+}  // namespace
+}  // namespace shardrun::tasks
