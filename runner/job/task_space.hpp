@@ -29,6 +29,8 @@ public:
     std::uint64_t point_of(std::uint64_t id) const noexcept { return id / chunks_; }
     /** Fixed params overlaid by the sweep point of task `id`. */
     tasks::ParamMap params_of(std::uint64_t id) const;
+    /** Overwrites the swept parameters of `params` (made by params_of) with those of task `id`. */
+    void update_params(std::uint64_t id, tasks::ParamMap& params) const { sweep_.apply(point_of(id), params); }
     /** [start, end) of task `id`, when the job has data ranges. */
     std::optional<tasks::DataRange> range_of(std::uint64_t id) const;
     /** Items in [first, last) of task ids (0 without data ranges). Constant time. */

@@ -29,7 +29,7 @@ struct TaskContext {
     env::DeviceBinding device;        ///< already narrowed by the job's `device:` (cpu when forced)
     int rank = 0;
     std::string host;
-    std::string task_dir;             ///< a directory this task may write into (exec)
+    std::string task_dir;             ///< a directory this task may write into, when uses_task_dir()
     int attempt = 1;
     const std::atomic<bool>* stop = nullptr;  ///< set when shardrun is interrupted: end early
 };
@@ -60,6 +60,9 @@ public:
 
     /** The result fields every task of this job writes (may depend on params, e.g. nx). */
     virtual std::vector<io::FieldSpec> fields(const ParamMap& params) const = 0;
+
+    /** True when run() needs TaskContext::task_dir (it is left empty otherwise, saving work per task). */
+    virtual bool uses_task_dir() const noexcept { return false; }
 
     /** Runs one task; failures are reported in the outcome, not thrown. */
     virtual TaskOutcome run(const TaskContext& context) const = 0;

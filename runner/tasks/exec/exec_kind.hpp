@@ -22,6 +22,7 @@ public:
     std::string_view name() const noexcept override { return "exec"; }
     void validate(const ParamMap& params) const override;
     std::vector<io::FieldSpec> fields(const ParamMap& params) const override { return spec_.results; }
+    bool uses_task_dir() const noexcept override { return true; }
     TaskOutcome run(const TaskContext& context) const override;
 
 private:
