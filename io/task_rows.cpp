@@ -1,11 +1,10 @@
 #include "io/task_rows.hpp"
 
-#include <zlib.h>
-
 #include <cstring>
 #include <limits>
 #include <string>
 
+#include "io/checksum.hpp"
 #include "io/errors.hpp"
 
 namespace shardrun::io {
@@ -20,25 +19,26 @@ void append_value(std::vector<std::byte>& out, T value, std::size_t count)
 }
 
 template <typename T>
-uLong crc_of(uLong crc, const std::vector<T>& column)
+std::uint32_t crc_of(std::uint32_t crc, const std::vector<T>& column)
 {
-    // zlib's crc32 takes a uInt length: feed large buffers in pieces.
-    const auto* bytes = reinterpret_cast<const Bytef*>(column.data());
-    std::size_t left = column.size() * sizeof(T);
-    while (left > 0) {
-        const auto piece = static_cast<uInt>(std::min<std::size_t>(left, 1u << 30));
-        crc = crc32(crc, bytes, piece);
-        bytes += piece;
-        left -= piece;
-    }
-    return crc;
+    return crc32c(crc, column.data(), column.size() * sizeof(T));
 }
 
 }  // namespace
 
 void TaskRows::clear()
 {
-    *this = TaskRows{{}, {}, {}, {}, {}, {}, {}, {}, {}, std::vector<std::vector<std::byte>>(fields.size())};
+    // Keeps the capacity: the next batch reuses the same (already faulted-in) memory.
+    task_id.clear();
+    status.clear();
+    attempts.clear();
+    rank.clear();
+    host.clear();
+    device.clear();
+    start.clear();
+    end.clear();
+    exit_code.clear();
+    for (auto& field : fields) field.clear();
 }
 
 void TaskRows::append(const TaskRecord& record, const TaskValues& values, const std::vector<FieldSpec>& specs)
@@ -70,7 +70,7 @@ TaskRecord TaskRows::record(std::size_t i) const
 
 std::uint32_t TaskRows::checksum() const
 {
-    uLong crc = crc32(0L, Z_NULL, 0);
+    std::uint32_t crc = 0;
     crc = crc_of(crc, task_id);
     crc = crc_of(crc, status);
     crc = crc_of(crc, attempts);
@@ -79,10 +79,10 @@ std::uint32_t TaskRows::checksum() const
     crc = crc_of(crc, end);
     crc = crc_of(crc, exit_code);
     for (const auto* column : {&host, &device}) {
-        for (const auto& text : *column) crc = crc32(crc, reinterpret_cast<const Bytef*>(text.c_str()), text.size() + 1);
+        for (const auto& text : *column) crc = crc32c(crc, text.c_str(), text.size() + 1);
     }
     for (const auto& field : fields) crc = crc_of(crc, field);
-    return static_cast<std::uint32_t>(crc);
+    return crc;
 }
 
 void check_values(const TaskRecord& record, const TaskValues& values, const std::vector<FieldSpec>& specs)

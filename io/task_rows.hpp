@@ -31,7 +31,7 @@ struct TaskRows {
     void append(const TaskRecord& record, const TaskValues& values, const std::vector<FieldSpec>& specs);
     /** Row `i` as a TaskRecord (without values). */
     TaskRecord record(std::size_t i) const;
-    /** CRC-32 over every column and field byte: detects a corrupt or torn segment. */
+    /** CRC-32C over every column and field byte: detects a corrupt or torn segment. */
     std::uint32_t checksum() const;
 };
 

@@ -7,7 +7,6 @@
 #include "io/hdf5/types.hpp"
 #include "io/output_layout.hpp"
 #include "io/shards/segment.hpp"
-#include "io/single/single_sink.hpp"
 
 namespace fs = std::filesystem;
 
@@ -16,6 +15,7 @@ namespace {
 
 constexpr auto pending = static_cast<std::int8_t>(TaskStatus::pending);
 constexpr auto ok = static_cast<std::int8_t>(TaskStatus::ok);
+constexpr std::size_t cache_budget = std::size_t{256} << 20;
 
 /** Reads the /tasks columns of a single-layout (or master) file. */
 TaskRows read_task_columns(hid_t file)
@@ -26,8 +26,8 @@ TaskRows read_task_columns(hid_t file)
     rows.status = hdf5::read_column<std::int8_t>(tasks.get(), "status", status_type.get());
     rows.attempts = hdf5::read_column<std::int32_t>(tasks.get(), "attempts", H5T_NATIVE_INT32);
     rows.rank = hdf5::read_column<std::int32_t>(tasks.get(), "rank", H5T_NATIVE_INT32);
-    rows.host = single::read_text_column(tasks.get(), "host");
-    rows.device = single::read_text_column(tasks.get(), "device");
+    rows.host = hdf5::read_strings(tasks.get(), "host");
+    rows.device = hdf5::read_strings(tasks.get(), "device");
     rows.start = hdf5::read_column<double>(tasks.get(), "start", H5T_NATIVE_DOUBLE);
     rows.end = hdf5::read_column<double>(tasks.get(), "end", H5T_NATIVE_DOUBLE);
     rows.exit_code = hdf5::read_column<std::int32_t>(tasks.get(), "exit_code", H5T_NATIVE_INT32);
@@ -80,7 +80,7 @@ void TaskTable::gather_element(const std::string& path, int array_index, std::ui
     for (const int rank : layout::rank_indexes(path, array_index)) {
         for (const auto& file : layout::segments(layout::rank_dir(path, array_index, rank))) {
             std::string why;
-            const auto segment = shards::read_segment(file, &why);
+            auto segment = shards::read_segment(file, &why);
             if (!segment) {
                 problems.push_back(file.string() + ": " + why + "; its tasks are treated as not committed");
                 invalid_segments.push_back(file);
@@ -88,7 +88,13 @@ void TaskTable::gather_element(const std::string& path, int array_index, std::ui
             }
             if (fields.empty()) fields = segment->fields;
             const int source = static_cast<int>(sources.size());
-            sources.push_back(RowSource{file, false});
+            sources.push_back(RowSource{file, false, {}});
+            std::size_t bytes = 0;
+            for (const auto& field : segment->rows.fields) bytes += field.size();
+            if (cached_bytes_ + bytes <= cache_budget) {
+                cached_bytes_ += bytes;
+                sources.back().cached_fields = std::move(segment->rows.fields);
+            }
             for (std::size_t i = 0; i < segment->rows.size(); ++i) {
                 const auto id = segment->rows.task_id[i];
                 if (id >= first && id < end && id < rows.size()) take(segment->rows, i, source, static_cast<std::uint32_t>(i));
@@ -112,7 +118,7 @@ void TaskTable::gather_single(const fs::path& file, std::uint64_t first, std::ui
             }
         }
         const int source = static_cast<int>(sources.size());
-        sources.push_back(RowSource{file, true});
+        sources.push_back(RowSource{file, true, {}});
         for (std::uint64_t id = first; id < end && id < from.size() && id < rows.size(); ++id) {
             take(from, id, source, static_cast<std::uint32_t>(id));
         }

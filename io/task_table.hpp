@@ -13,6 +13,8 @@ namespace shardrun::io {
 struct RowSource {
     std::filesystem::path file;
     bool single = false;  ///< single layout: row index == task id
+    /** The segment's verified field data, kept while it fits a budget so the master need not read it again. */
+    std::vector<std::vector<std::byte>> cached_fields;
 };
 
 /**
@@ -38,6 +40,7 @@ struct TaskTable {
     std::uint64_t count(std::int8_t status, std::uint64_t first, std::uint64_t end) const;
 
 private:
+    std::size_t cached_bytes_ = 0;
     void take(const TaskRows& rows, std::size_t i, int source, std::uint32_t row);
 };
 

@@ -1,5 +1,8 @@
 #include "io/hdf5/columns.hpp"
 
+#include <algorithm>
+#include <cstring>
+
 #include "io/hdf5/types.hpp"
 
 namespace shardrun::io::hdf5 {
@@ -40,6 +43,25 @@ Dataset write_strings(hid_t parent, const std::string& name, const std::vector<s
     return write_column(parent, name, type.get(), type.get(), pointers.data(), values.size());
 }
 
+Datatype fixed_string_type(std::size_t width)
+{
+    auto type = SHARDRUN_H5_OPEN(Datatype, H5Tcopy(H5T_C_S1));
+    SHARDRUN_H5_CHECK(H5Tset_size(type.get(), std::max<std::size_t>(width, 1)));
+    SHARDRUN_H5_CHECK(H5Tset_strpad(type.get(), H5T_STR_NULLPAD));
+    SHARDRUN_H5_CHECK(H5Tset_cset(type.get(), H5T_CSET_UTF8));
+    return type;
+}
+
+Dataset write_fixed_strings(hid_t parent, const std::string& name, const std::vector<std::string>& values)
+{
+    std::size_t width = 1;
+    for (const auto& value : values) width = std::max(width, value.size());
+    std::vector<char> packed(values.size() * width, '\0');
+    for (std::size_t i = 0; i < values.size(); ++i) values[i].copy(packed.data() + i * width, width);
+    const auto type = fixed_string_type(width);
+    return write_column(parent, name, type.get(), type.get(), packed.data(), values.size());
+}
+
 std::size_t column_length(hid_t parent, const std::string& name)
 {
     auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(parent, name.c_str(), H5P_DEFAULT));
@@ -51,8 +73,35 @@ std::size_t column_length(hid_t parent, const std::string& name)
     return dims[0];
 }
 
+namespace {
+
+std::vector<std::string> read_fixed_strings(hid_t parent, const std::string& name, std::size_t width)
+{
+    const auto type = fixed_string_type(width);
+    const auto count = column_length(parent, name);
+    std::vector<char> packed(count * width);
+    auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(parent, name.c_str(), H5P_DEFAULT));
+    if (count > 0) SHARDRUN_H5_CHECK(H5Dread(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, packed.data()));
+    std::vector<std::string> values;
+    values.reserve(count);
+    for (std::size_t i = 0; i < count; ++i) {
+        const char* text = packed.data() + i * width;
+        values.emplace_back(text, strnlen(text, width));
+    }
+    return values;
+}
+
+}  // namespace
+
 std::vector<std::string> read_strings(hid_t parent, const std::string& name)
 {
+    {
+        auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(parent, name.c_str(), H5P_DEFAULT));
+        auto file_type = SHARDRUN_H5_OPEN(Datatype, H5Dget_type(dataset.get()));
+        if (SHARDRUN_H5_CHECK(H5Tis_variable_str(file_type.get())) == 0) {
+            return read_fixed_strings(parent, name, H5Tget_size(file_type.get()));
+        }
+    }
     const auto type = vlen_string_type();
     auto pointers = read_column<char*>(parent, name, type.get());
     std::vector<std::string> values;

@@ -23,8 +23,18 @@ bool has_link(hid_t parent, const std::string& path);
 Dataset write_column(hid_t parent, const std::string& name, hid_t file_type, hid_t mem_type, const void* data,
                      std::size_t count);
 
-/** Writes a 1-D dataset of variable-length UTF-8 strings. */
+/** Writes a 1-D dataset of variable-length UTF-8 strings (for user values of any length). */
 Dataset write_strings(hid_t parent, const std::string& name, const std::vector<std::string>& values);
+
+/**
+ * Writes a 1-D dataset of fixed-length, null-padded UTF-8 strings as wide as the longest
+ * value. For short repetitive columns (host, device): one contiguous write and read,
+ * where variable-length strings cost a global-heap object per row.
+ */
+Dataset write_fixed_strings(hid_t parent, const std::string& name, const std::vector<std::string>& values);
+
+/** A fixed-length, null-padded UTF-8 string type of `width` bytes. */
+Datatype fixed_string_type(std::size_t width);
 
 /** Element count of the 1-D dataset `name` (first extent for N-D). */
 std::size_t column_length(hid_t parent, const std::string& name);
@@ -41,7 +51,7 @@ std::vector<T> read_column(hid_t parent, const std::string& name, hid_t mem_type
     return values;
 }
 
-/** Reads a 1-D dataset of strings (variable-length). */
+/** Reads a 1-D dataset of strings, variable- or fixed-length. */
 std::vector<std::string> read_strings(hid_t parent, const std::string& name);
 
 }  // namespace shardrun::io::hdf5

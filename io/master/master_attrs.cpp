@@ -50,8 +50,8 @@ void write_task_columns(hid_t file, const TaskRows& rows)
     hdf5::write_attr(status.get(), "values", std::string("pending=0 ok=1 failed=2 skipped=3"));
     hdf5::write_column(tasks.get(), "attempts", H5T_NATIVE_INT32, H5T_NATIVE_INT32, rows.attempts.data(), n);
     hdf5::write_column(tasks.get(), "rank", H5T_NATIVE_INT32, H5T_NATIVE_INT32, rows.rank.data(), n);
-    hdf5::write_strings(tasks.get(), "host", rows.host);
-    hdf5::write_strings(tasks.get(), "device", rows.device);
+    hdf5::write_fixed_strings(tasks.get(), "host", rows.host);
+    hdf5::write_fixed_strings(tasks.get(), "device", rows.device);
     auto start = hdf5::write_column(tasks.get(), "start", H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE, rows.start.data(), n);
     hdf5::write_attr(start.get(), "units", std::string("s since 1970-01-01T00:00:00Z"));
     auto end = hdf5::write_column(tasks.get(), "end", H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE, rows.end.data(), n);

@@ -91,14 +91,18 @@ void copy_source(const RowSource& source, const std::vector<FieldSpec>& fields, 
         copy_single_source(file.get(), fields, runs, targets);
         return;
     }
-    std::string why;
-    const auto segment = shards::read_segment(source.file, &why);
-    // It verified a moment ago when the table was gathered; a change since is not ours to guess about.
-    if (!segment) throw OutputError(source.file.string() + " changed while the master was written (" + why + ")");
+    std::optional<shards::Segment> segment;
+    if (source.cached_fields.empty()) {
+        std::string why;
+        segment = shards::read_segment(source.file, &why);
+        // It verified a moment ago when the table was gathered; a change since is not ours to guess about.
+        if (!segment) throw OutputError(source.file.string() + " changed while the master was written (" + why + ")");
+    }
+    const auto& data = segment ? segment->rows.fields : source.cached_fields;
     for (std::size_t f = 0; f < fields.size(); ++f) {
         for (const auto& run : runs) {
             place(targets[f], fields[f], run.first_task, run.count,
-                  segment->rows.fields[f].data() + std::size_t{run.first_row} * fields[f].bytes());
+                  data[f].data() + std::size_t{run.first_row} * fields[f].bytes());
         }
     }
 }

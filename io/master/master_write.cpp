@@ -7,7 +7,6 @@
 #include "io/hdf5/handle.hpp"
 #include "io/master/master_file.hpp"
 #include "io/output_layout.hpp"
-#include "io/single/single_sink.hpp"
 
 namespace fs = std::filesystem;
 
@@ -51,7 +50,6 @@ void finish_single(const fs::path& single, const fs::path& target, const MasterI
     hdf5::silence_hdf5_errors();
     try {
         auto file = SHARDRUN_H5_OPEN(File, H5Fopen(single.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
-        single::add_text_columns(file.get());
         write_params(file.get(), info.params, info.ranges);
         fill_missing_rows(file.get(), info.fields, table.rows);
         attach_scales(file.get(), info.fields, info.params);

@@ -27,8 +27,8 @@ void write_contents(hid_t file, const SegmentHeader& header, const TaskRows& row
     hdf5::write_column(file, "status", status_type.get(), status_type.get(), rows.status.data(), n);
     hdf5::write_column(file, "attempts", H5T_NATIVE_INT32, H5T_NATIVE_INT32, rows.attempts.data(), n);
     hdf5::write_column(file, "rank", H5T_NATIVE_INT32, H5T_NATIVE_INT32, rows.rank.data(), n);
-    hdf5::write_strings(file, "host", rows.host);
-    hdf5::write_strings(file, "device", rows.device);
+    hdf5::write_fixed_strings(file, "host", rows.host);
+    hdf5::write_fixed_strings(file, "device", rows.device);
     hdf5::write_column(file, "start", H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE, rows.start.data(), n);
     hdf5::write_column(file, "end", H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE, rows.end.data(), n);
     hdf5::write_column(file, "exit_code", H5T_NATIVE_INT32, H5T_NATIVE_INT32, rows.exit_code.data(), n);
@@ -45,7 +45,7 @@ void write_contents(hid_t file, const SegmentHeader& header, const TaskRows& row
     hdf5::write_attr(file, "seq", std::int64_t{header.seq});
     hdf5::write_attr(file, "fields", names);
     hdf5::write_attr(file, "rows", static_cast<std::int64_t>(n));
-    hdf5::write_attr(file, "crc32", static_cast<std::int64_t>(rows.checksum()));
+    hdf5::write_attr(file, "crc32c", static_cast<std::int64_t>(rows.checksum()));
 }
 
 TaskRows read_columns(hid_t file)
@@ -91,8 +91,8 @@ Segment read_verified(const fs::path& path)
         segment.fields.push_back(hdf5::field_spec_of(results.get(), name));
         segment.rows.fields.push_back(hdf5::read_field_rows(results.get(), segment.fields.back(), segment.rows.size()));
     }
-    if (hdf5::read_int_attr(file.get(), "crc32") != static_cast<std::int64_t>(segment.rows.checksum())) {
-        throw Hdf5Error("CRC-32 mismatch");
+    if (hdf5::read_int_attr(file.get(), "crc32c") != static_cast<std::int64_t>(segment.rows.checksum())) {
+        throw Hdf5Error("CRC-32C mismatch");
     }
     return segment;
 }

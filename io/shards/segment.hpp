@@ -13,7 +13,7 @@ namespace shardrun::io::shards {
 /**
  * @internal One committed batch of one rank: a small, self-describing HDF5 file
  * <path>.shards/a<index>/r<rank>/<seq>.h5 holding /tasks columns, /results/<field> [n, ...]
- * and a CRC-32 of all of it. Written to <seq>.h5.tmp, fsynced, then renamed: a segment
+ * and a CRC-32C of all of it. Written to <seq>.h5.tmp, fsynced, then renamed: a segment
  * that has its final name is complete.
  */
 struct SegmentHeader {
@@ -44,7 +44,7 @@ struct Segment {
 };
 
 /**
- * Reads and verifies a segment (opens, structure, lengths, CRC-32).
+ * Reads and verifies a segment (opens, structure, lengths, CRC-32C).
  * @param why  set to the reason when the segment is not valid
  * @return nullopt when truncated, corrupt or otherwise invalid
  */

@@ -1,5 +1,7 @@
 #include "io/shards/shard_sink.hpp"
 
+#include <algorithm>
+
 #include "io/output_layout.hpp"
 
 namespace fs = std::filesystem;
@@ -38,6 +40,13 @@ ShardSink::ShardSink(const OutputOptions& options, const JobMetadata& metadata, 
 void ShardSink::record(const TaskRecord& record, const TaskValues& values)
 {
     check_values(record, values, fields_);
+    if (buffer_.size() == 0) {
+        // One allocation per batch: growing a 64 MiB buffer by doubling costs a copy of it.
+        for (std::size_t f = 0; f < fields_.size(); ++f) {
+            const auto rows = std::max<std::size_t>(1, auto_commit_bytes_ / std::max<std::size_t>(1, fields_[f].bytes()));
+            buffer_.fields[f].reserve(std::min(rows, std::size_t{1} << 16) * fields_[f].bytes() + fields_[f].bytes());
+        }
+    }
     buffer_.append(record, values, fields_);
     for (const auto& field : fields_) buffered_bytes_ += field.bytes();
     // Bounds memory when the runner commits rarely; a commit is always safe to add.

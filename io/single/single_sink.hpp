@@ -10,7 +10,7 @@
 
 namespace shardrun::io::single {
 
-/** Bytes of the fixed-length host/device strings of a single-layout file (MPI-IO cannot write variable-length data). */
+/** Width of the fixed-length host/device strings of a single-layout file (MPI-IO cannot write variable-length data). */
 inline constexpr std::size_t fixed_string_bytes = 64;
 
 /**
@@ -39,17 +39,5 @@ private:
 
 /** Creates the /tasks columns [T] of a single-layout file, filled with pending rows. */
 void create_task_columns(hid_t file, std::uint64_t task_count);
-
-/** Reads a fixed-length string column written by the sink. */
-std::vector<std::string> read_fixed_strings(hid_t group, const char* name);
-
-/** Reads the host/device column `name` of /tasks: variable-length, or the sink's fixed-length one. */
-std::vector<std::string> read_text_column(hid_t tasks, const std::string& name);
-
-/**
- * Rank 0, serially: adds variable-length /tasks/host and /tasks/device (what the shards
- * master has) next to the fixed-length columns the parallel writers had to use.
- */
-void add_text_columns(hid_t file);
 
 }  // namespace shardrun::io::single

@@ -11,14 +11,6 @@
 namespace shardrun::io::single {
 namespace {
 
-hdf5::Datatype fixed_string_type()
-{
-    auto type = SHARDRUN_H5_OPEN(Datatype, H5Tcopy(H5T_C_S1));
-    SHARDRUN_H5_CHECK(H5Tset_size(type.get(), fixed_string_bytes));
-    SHARDRUN_H5_CHECK(H5Tset_strpad(type.get(), H5T_STR_NULLPAD));
-    return type;
-}
-
 void create_column(hid_t group, const char* name, hid_t type, const void* fill, std::uint64_t task_count)
 {
     const hsize_t extent = task_count;
@@ -56,7 +48,7 @@ void create_task_columns(hid_t file, std::uint64_t task_count)
 {
     auto tasks = hdf5::ensure_group(file, "tasks");
     const auto status_type = hdf5::status_enum_type();
-    const auto string_type = fixed_string_type();
+    const auto string_type = hdf5::fixed_string_type(fixed_string_bytes);
     const std::int8_t pending = 0;
     const std::int32_t zero = 0, no_rank = -1;
     const double no_time = 0.0;
@@ -64,50 +56,26 @@ void create_task_columns(hid_t file, std::uint64_t task_count)
     create_column(tasks.get(), "status", status_type.get(), &pending, task_count);
     create_column(tasks.get(), "attempts", H5T_NATIVE_INT32, &zero, task_count);
     create_column(tasks.get(), "rank", H5T_NATIVE_INT32, &no_rank, task_count);
-    create_column(tasks.get(), "host_fixed", string_type.get(), no_text, task_count);
-    create_column(tasks.get(), "device_fixed", string_type.get(), no_text, task_count);
+    create_column(tasks.get(), "host", string_type.get(), no_text, task_count);
+    create_column(tasks.get(), "device", string_type.get(), no_text, task_count);
     create_column(tasks.get(), "start", H5T_NATIVE_DOUBLE, &no_time, task_count);
     create_column(tasks.get(), "end", H5T_NATIVE_DOUBLE, &no_time, task_count);
     create_column(tasks.get(), "exit_code", H5T_NATIVE_INT32, &zero, task_count);
-}
-
-std::vector<std::string> read_fixed_strings(hid_t group, const char* name)
-{
-    const auto type = fixed_string_type();
-    const auto raw = hdf5::read_column<std::array<char, fixed_string_bytes>>(group, name, type.get());
-    std::vector<std::string> values;
-    values.reserve(raw.size());
-    for (const auto& text : raw) values.emplace_back(text.data(), strnlen(text.data(), fixed_string_bytes));
-    return values;
-}
-
-std::vector<std::string> read_text_column(hid_t tasks, const std::string& name)
-{
-    if (hdf5::has_link(tasks, name)) return hdf5::read_strings(tasks, name);
-    return read_fixed_strings(tasks, (name + "_fixed").c_str());
-}
-
-void add_text_columns(hid_t file)
-{
-    auto tasks = SHARDRUN_H5_OPEN(Group, H5Gopen2(file, "tasks", H5P_DEFAULT));
-    for (const std::string name : {"host", "device"}) {
-        if (!hdf5::has_link(tasks.get(), name)) hdf5::write_strings(tasks.get(), name, read_text_column(tasks.get(), name));
-    }
 }
 
 void SingleSink::write_tasks(const std::vector<std::size_t>& order, hid_t transfer)
 {
     auto tasks = SHARDRUN_H5_OPEN(Group, H5Gopen2(file_.get(), "tasks", H5P_DEFAULT));
     const auto& ids = buffer_.task_id;
-    const auto string_type = fixed_string_type();
+    const auto string_type = hdf5::fixed_string_type(fixed_string_bytes);
     // status last: a row reads ok only once everything else of it is on disk.
     write_column_rows(tasks.get(), "attempts", H5T_NATIVE_INT32, buffer_.attempts, ids, order, transfer);
     write_column_rows(tasks.get(), "rank", H5T_NATIVE_INT32, buffer_.rank, ids, order, transfer);
     const auto hosts = fixed_strings(buffer_.host, order);
-    auto host = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(tasks.get(), "host_fixed", H5P_DEFAULT));
+    auto host = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(tasks.get(), "host", H5P_DEFAULT));
     write_rows(host.get(), string_type.get(), {}, ids, order, hosts.data(), transfer);
     const auto devices = fixed_strings(buffer_.device, order);
-    auto device = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(tasks.get(), "device_fixed", H5P_DEFAULT));
+    auto device = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(tasks.get(), "device", H5P_DEFAULT));
     write_rows(device.get(), string_type.get(), {}, ids, order, devices.data(), transfer);
     write_column_rows(tasks.get(), "start", H5T_NATIVE_DOUBLE, buffer_.start, ids, order, transfer);
     write_column_rows(tasks.get(), "end", H5T_NATIVE_DOUBLE, buffer_.end, ids, order, transfer);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "io/checksum.hpp"
 #include "output_test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -64,6 +65,15 @@ TEST(JobOutput, ShardsMasterHoldsEveryRowAndProvenance)
 TEST(JobOutput, Sha256MatchesKnownDigest)
 {
     EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST(JobOutput, Crc32cMatchesKnownCheckValue)
+{
+    const std::string text = "123456789";
+    const std::string long_text(1000, 'x');
+
+    EXPECT_EQ(crc32c(0, text.data(), text.size()), 0xE3069283u);
+    EXPECT_EQ(crc32c(crc32c(0, long_text.data(), 333), long_text.data() + 333, 667), crc32c(0, long_text.data(), 1000));
 }
 
 TEST(PrepareOutput, RefusesExistingOutputWithoutResumeOrForce)

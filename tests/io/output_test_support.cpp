@@ -4,14 +4,35 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 
 namespace shardrun::io::testing {
+
+namespace {
+
+/** Removes the scratch folders when the test program exits normally (forked children _exit). */
+struct ScratchFolders {
+    std::vector<std::string> paths;
+    ~ScratchFolders()
+    {
+        if (std::getenv("SHARDRUN_KEEP_TEST_FILES")) return;
+        for (const auto& path : paths) {
+            std::error_code ignored;
+            std::filesystem::remove_all(path, ignored);
+        }
+    }
+};
+
+ScratchFolders scratch_folders;
+
+}  // namespace
 
 std::string scratch_dir()
 {
     char name[] = "/tmp/shardrun-io-test-XXXXXX";
     if (!mkdtemp(name)) throw std::runtime_error("mkdtemp failed");
+    scratch_folders.paths.push_back(name);
     return name;
 }
 
