@@ -60,6 +60,8 @@ std::string YamlContext::where(const YAML::Node& node, std::string_view path) co
 
 void YamlContext::fail(const YAML::Node& node, std::string_view path, std::string_view message) const
 {
+    const auto location = where(node, path);
+    if (location.starts_with("--set ")) throw JobFileError(fmt::format("--set {}: {}", path, message));
     throw JobFileError(fmt::format("{}: {}: {}", where(node, path), path, message));
 }
 

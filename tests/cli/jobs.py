@@ -1,0 +1,15 @@
+"""Writes job files for the end-to-end tests."""
+import os
+import textwrap
+
+
+def write_job(directory, text, name="job.yaml"):
+    path = os.path.join(directory, name)
+    with open(path, "w") as f:
+        f.write(textwrap.dedent(text))
+    return path
+
+
+def h5py_module():
+    import h5py  # /usr/bin/python3 has Debian's python3-h5py
+    return h5py

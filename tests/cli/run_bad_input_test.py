@@ -1,0 +1,94 @@
+"""Bad input: exit 2, one line naming the file:line:col and the field, nothing written."""
+import os
+import unittest
+
+from harness import run, scratch_dir
+from jobs import write_job
+
+GOOD = """\
+name: good
+task: noop
+sweep:
+  alpha: [0.1, 0.2]
+data: {items: 100, chunk: 10}
+output: {path: OUT/good.h5}
+"""
+
+
+class BadInputTest(unittest.TestCase):
+    def expect_bad(self, text, *needles, np=None, extra=()):
+        work = scratch_dir()
+        job = write_job(work, text.replace("OUT", work))
+        proc = run(["run", job, *extra], np=np)
+        self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+        lines = [line for line in proc.stderr.splitlines() if line.startswith("shardrun:")]
+        self.assertEqual(len(lines), 1, proc.stderr)
+        for needle in needles:
+            self.assertIn(needle.replace("JOB", job), lines[0])
+        self.assertFalse(os.path.exists(os.path.join(work, "good.h5")))
+        self.assertFalse(os.path.exists(os.path.join(work, "good.h5.shards")))
+        return lines[0]
+
+    def test_good_job_runs(self):
+        work = scratch_dir()
+        proc = run(["run", write_job(work, GOOD.replace("OUT", work)), "-q"])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+
+    def test_missing_job_file(self):
+        proc = run(["run", "/no/such/job.yaml"])
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("/no/such/job.yaml: cannot read the job file", proc.stderr)
+
+    def test_yaml_syntax_error(self):
+        self.expect_bad(GOOD.replace("alpha: [0.1, 0.2]", "alpha: [0.1, 0.2"), "JOB:", "YAML syntax error")
+
+    def test_unknown_key_suggests(self):
+        self.expect_bad(GOOD + "scheduel: static\n", "JOB:7:1: scheduel: unknown key (did you mean 'schedule'?)")
+
+    def test_unknown_nested_key(self):
+        self.expect_bad(GOOD.replace("chunk: 10", "chunks: 10"), "JOB:5:", "data.chunks", "did you mean 'chunk'")
+
+    def test_wrong_type(self):
+        self.expect_bad(GOOD + "retries: lots\n", "JOB:7:10: retries: 'lots' is not an integer")
+
+    def test_empty_sweep(self):
+        self.expect_bad(GOOD.replace("[0.1, 0.2]", "[]"), "JOB:4:10: sweep.alpha: is an empty list")
+
+    def test_chunk_zero(self):
+        self.expect_bad(GOOD.replace("chunk: 10", "chunk: 0"), "data.chunk: 0 is too small; it must be at least 1")
+
+    def test_negative_items(self):
+        self.expect_bad(GOOD.replace("items: 100", "items: -5"), "JOB:5:", "data.items: -5 is too small")
+
+    def test_unknown_argv_param(self):
+        text = GOOD.replace("task: noop", "task: exec") + "exec: {argv: [echo, '{alpah}']}\n"
+        self.expect_bad(text, "JOB:7:", "exec.argv[1]: {alpah} names no parameter", "alpha")
+
+    def test_gpus_per_task_not_dividing_ranks(self):
+        self.expect_bad(GOOD + "gpus_per_task: 3\n", "gpus_per_task: 3 does not divide the 2 ranks", np=2)
+
+    def test_output_not_writable(self):
+        line = self.expect_bad(GOOD.replace("OUT/good.h5", "/dev/null/sub/good.h5"), "/dev/null/sub")
+        self.assertIn("output", line)
+
+    def test_bad_override(self):
+        self.expect_bad(GOOD, "--set schedule: 'sometimes' is not allowed", extra=["--set", "schedule=sometimes"])
+
+    def test_unknown_option(self):
+        proc = run(["run", "--frobnicate"])
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("frobnicate", proc.stderr)
+
+    def test_existing_output_needs_resume_or_force(self):
+        work = scratch_dir()
+        job = write_job(work, GOOD.replace("OUT", work))
+        self.assertEqual(run(["run", job, "-q"]).returncode, 0)
+        again = run(["run", job, "-q"])
+        self.assertEqual(again.returncode, 2)
+        self.assertIn("--resume", again.stderr)
+        self.assertIn("--force", again.stderr)
+        self.assertEqual(run(["run", job, "-q", "--force"]).returncode, 0)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
