@@ -1,0 +1,51 @@
+#include "runner/cli/command_merge.hpp"
+
+#include <iostream>
+#include <vector>
+
+#include "io/job_output.hpp"
+#include "runner/errors.hpp"
+
+namespace po = boost::program_options;
+
+namespace shardrun::cli {
+namespace {
+
+std::string join(const std::vector<int>& values)
+{
+    std::string text;
+    for (const int value : values) text += (text.empty() ? "" : ", ") + std::to_string(value);
+    return text;
+}
+
+}  // namespace
+
+void MergeCommand::add_options(po::options_description& options, po::positional_options_description& positional)
+{
+    options.add_options()("output", po::value<std::string>(&path_), "the results file (output.path of the job)");
+    positional.add("output", 1);
+}
+
+void MergeCommand::check(const po::variables_map& values)
+{
+    if (!values.count("output")) throw UsageError("merge: name the results file, e.g. shardrun merge results/heat.h5");
+}
+
+int MergeCommand::run()
+{
+    const auto report = io::merge_output(path_);
+    const auto& s = report.summary;
+    std::cout << "shardrun: merged " << report.array_count << " array element(s) into " << s.master_path << ": " << s.ok
+              << " ok, " << s.failed << " failed, " << s.skipped << " skipped, " << s.pending << " pending\n";
+    if (!report.missing_elements.empty()) {
+        std::cerr << "shardrun: array elements never started: " << join(report.missing_elements)
+                  << "; run them (--array-index N), then merge again\n";
+    }
+    if (!report.incomplete_elements.empty()) {
+        std::cerr << "shardrun: array elements not finished: " << join(report.incomplete_elements)
+                  << "; rerun them with --resume (or wait for them), then merge again\n";
+    }
+    return report.exit_code() == 0 ? exit_ok : exit_task_failed;
+}
+
+}  // namespace shardrun::cli

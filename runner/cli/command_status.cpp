@@ -1,0 +1,34 @@
+#include "runner/cli/command_status.hpp"
+
+#include <iostream>
+
+#include "io/job_output.hpp"
+#include "runner/errors.hpp"
+
+namespace po = boost::program_options;
+
+namespace shardrun::cli {
+
+void StatusCommand::add_options(po::options_description& options, po::positional_options_description& positional)
+{
+    options.add_options()
+        ("output", po::value<std::string>(&path_), "the results file (output.path of the job)")
+        ("json", po::bool_switch(&json_), "print one JSON object instead of a table")
+        ("lines", po::value<std::size_t>(&lines_)->default_value(5), "last stderr lines shown per failed task");
+    positional.add("output", 1);
+}
+
+void StatusCommand::check(const po::variables_map& values)
+{
+    if (!values.count("output")) throw UsageError("status: name the results file, e.g. shardrun status results/heat.h5");
+}
+
+int StatusCommand::run()
+{
+    // Reads files only: no MPI, so it runs on a login node while the job is still going.
+    const auto report = io::status_report(path_, lines_);
+    std::cout << (json_ ? io::status_json(report) : io::status_text(report));
+    return report.complete ? exit_ok : exit_task_failed;
+}
+
+}  // namespace shardrun::cli
