@@ -185,6 +185,27 @@ TEST(CrashSafety, TruncatedAndCorruptSegmentsAreDetectedAndRerun)
     EXPECT_EQ(resume_and_check(options), "");
 }
 
+/** Child: under a 16 KiB file size limit, commits two small batches, then a big one that cannot fit. */
+[[noreturn]] void child_fills_disk(const OutputOptions& options, const JobMetadata& m, int report)
+{
+    signal(SIGXFSZ, SIG_IGN);  // the write then fails with EFBIG, as on a full disk
+    const rlimit limit{16 * 1024, 16 * 1024};  // a 10-task segment takes about 13 KiB
+    setrlimit(RLIMIT_FSIZE, &limit);
+    auto sink = open_rank_sink(options, m, test_fields(), 0, 1);
+    try {
+        for (std::uint64_t id = 0; id < m.task_count; ++id) {
+            sink->record(test_record(id, 0), test_values(id, test_fields()));
+            if (id == 9 || id == 19) sink->commit();  // small batches fit, the last one does not
+        }
+        sink->commit();
+    } catch (const OutputError& error) {
+        const std::string what = error.what();
+        if (write(report, what.data(), what.size()) < 0) _exit(3);
+        _exit(0);
+    }
+    _exit(1);
+}
+
 TEST(CrashSafety, FullDiskGivesAClearErrorAndKeepsEarlierBatches)
 {
     const OutputOptions options{testing::scratch_dir() + "/results.h5"};
@@ -195,24 +216,7 @@ TEST(CrashSafety, FullDiskGivesAClearErrorAndKeepsEarlierBatches)
     ASSERT_EQ(pipe(report), 0);
 
     const pid_t child = fork();
-    if (child == 0) {
-        signal(SIGXFSZ, SIG_IGN);  // the write then fails with EFBIG, as on a full disk
-        const rlimit limit{16 * 1024, 16 * 1024};  // a 10-task segment takes about 13 KiB
-        setrlimit(RLIMIT_FSIZE, &limit);
-        auto sink = open_rank_sink(options, m, test_fields(), 0, 1);
-        try {
-            for (std::uint64_t id = 0; id < tasks; ++id) {
-                sink->record(test_record(id, 0), test_values(id, test_fields()));
-                if (id == 9 || id == 19) sink->commit();  // small batches fit, the last one does not
-            }
-            sink->commit();
-        } catch (const OutputError& error) {
-            const std::string what = error.what();
-            if (write(report[1], what.data(), what.size()) < 0) _exit(3);
-            _exit(0);
-        }
-        _exit(1);
-    }
+    if (child == 0) child_fills_disk(options, m, report[1]);
     close(report[1]);
     int status = 0;
     waitpid(child, &status, 0);

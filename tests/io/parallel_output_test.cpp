@@ -58,6 +58,21 @@ TEST_P(ParallelOutput, ResumeReRunsOnlyFailedTasksAndKeepsEveryRow)
     EXPECT_EQ(testing::check_master(options.path, 40), "");
 }
 
+TEST_P(ParallelOutput, MergeOfTwoArrayElementsEqualsTheWholeJob)
+{
+    const auto dir = testing::shared_scratch_dir();
+    const OutputOptions options{dir + "/results.h5", GetParam()};
+    testing::run_parallel_job(options, 61, 2, 0);
+    testing::run_parallel_job(options, 61, 2, 1);
+
+    if (world_rank() != 0) return;
+    const auto report = merge_output(options.path);
+
+    EXPECT_EQ(report.exit_code(), 0);
+    EXPECT_TRUE(report.summary.complete);
+    EXPECT_EQ(testing::check_master(options.path, 61), "");
+}
+
 INSTANTIATE_TEST_SUITE_P(Layouts, ParallelOutput, ::testing::Values(Layout::shards, Layout::single),
                          [](const auto& info) { return info.param == Layout::shards ? "shards" : "single"; });
 

@@ -26,12 +26,12 @@ std::string shared_scratch_dir()
     return name;
 }
 
-OutputSummary run_parallel_job(const OutputOptions& options, std::uint64_t task_count)
+OutputSummary run_parallel_job(const OutputOptions& options, std::uint64_t task_count, int array_count, int array_index)
 {
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    auto metadata = test_metadata(task_count);
+    auto metadata = test_metadata(task_count, array_count, array_index);
     metadata.world_size = size;
     OutputLock lock;
     std::vector<std::uint64_t> done;
@@ -50,6 +50,7 @@ OutputSummary run_parallel_job(const OutputOptions& options, std::uint64_t task_
         for (auto c = first; c < std::min(chunks, first + chunks_per_round); ++c) {
             if (owner(c, size) != rank) continue;
             for (auto id = c * chunk; id < std::min(task_count, (c + 1) * chunk); ++id) {
+                if (id < metadata.first_task || id >= metadata.end_task) continue;
                 if (std::binary_search(done.begin(), done.end(), id)) continue;
                 sink->record(test_record(id, rank), test_values(id, fields));
             }
