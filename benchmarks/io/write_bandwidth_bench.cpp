@@ -62,14 +62,20 @@ int main(int argc, char** argv)
     for (std::size_t i = 0; i < piece; i += bytes) std::memcpy(all.data() + i, payload.data(), bytes);
 
     // The disk is shared and noisy: interleave the three writers and compare within a round.
-    std::vector<double> raw, shards, single, shards_ratio, single_ratio;
+    std::vector<double> raw, shards, single, shards_ratio, single_ratio, cpu(3, 0.0);
     for (int round = 0; round < rounds; ++round) {
+        double cpu_start = bench::cpu_seconds();
         raw.push_back(bench::raw_posix_write(dir + "/raw.bin", static_cast<std::size_t>(total), piece, all.data()));
         fs::remove(dir + "/raw.bin");
+        cpu[0] += bench::cpu_seconds() - cpu_start;
+        cpu_start = bench::cpu_seconds();
         shards.push_back(write_layout(dir + "/shards.h5", Layout::shards, tasks, bytes, payload));
         fs::remove_all(dir + "/shards.h5.shards");
+        cpu[1] += bench::cpu_seconds() - cpu_start;
+        cpu_start = bench::cpu_seconds();
         single.push_back(write_layout(dir + "/single.h5", Layout::single, tasks, bytes, payload));
         fs::remove_all(dir + "/single.h5.shards");
+        cpu[2] += bench::cpu_seconds() - cpu_start;
         shards_ratio.push_back(raw.back() / shards.back());
         single_ratio.push_back(raw.back() / single.back());
     }
@@ -79,11 +85,18 @@ int main(int argc, char** argv)
     std::printf("io write bandwidth: %llu tasks x %zu KiB = %.2f GiB, fsync every %.0f MiB, %d rounds, in %s\n",
                 static_cast<unsigned long long>(tasks), bytes / 1024, total / double(1 << 30),
                 double(piece) / double(1 << 20), rounds, dir.c_str());
-    std::printf("  raw POSIX write (anchor)   %8.1f MiB/s (median)   1.00 x raw\n", mib_s(median(raw)));
-    std::printf("  layout shards              %8.1f MiB/s (median)   %.2f x raw (median of per-round ratios; target >= 0.80)\n",
-                mib_s(median(shards)), median(shards_ratio));
-    std::printf("  layout single (1 rank)     %8.1f MiB/s (median)   %.2f x raw\n", mib_s(median(single)),
-                median(single_ratio));
+    const auto spread = [](std::vector<double> r) {
+        std::sort(r.begin(), r.end());
+        static char text[64];
+        std::snprintf(text, sizeof text, "rounds %.2f..%.2f", r.front(), r.back());
+        return text;
+    };
+    std::printf("  raw POSIX write (anchor)   %8.1f MiB/s (median)   1.00 x raw   CPU %.2f s/GiB\n", mib_s(median(raw)),
+                cpu[0] / rounds / (total / double(1 << 30)));
+    std::printf("  layout shards              %8.1f MiB/s (median)   %.2f x raw (%s; target >= 0.80)   CPU %.2f s/GiB\n",
+                mib_s(median(shards)), median(shards_ratio), spread(shards_ratio), cpu[1] / rounds / (total / double(1 << 30)));
+    std::printf("  layout single (1 rank)     %8.1f MiB/s (median)   %.2f x raw (%s)   CPU %.2f s/GiB\n",
+                mib_s(median(single)), median(single_ratio), spread(single_ratio), cpu[2] / rounds / (total / double(1 << 30)));
     MPI_Finalize();
     return 0;
 }

@@ -7,14 +7,13 @@
 
 namespace shardrun::io::single {
 
-std::vector<std::byte> gather_rows(const std::vector<std::byte>& data, std::size_t row_bytes,
-                                   const std::vector<std::size_t>& order)
+void gather_rows(const std::vector<std::byte>& data, std::size_t row_bytes, const std::vector<std::size_t>& order,
+                 std::vector<std::byte>& out)
 {
-    std::vector<std::byte> out(order.size() * row_bytes);
+    out.resize(order.size() * row_bytes);
     for (std::size_t i = 0; i < order.size(); ++i) {
         std::memcpy(out.data() + i * row_bytes, data.data() + order[i] * row_bytes, row_bytes);
     }
-    return out;
 }
 
 void write_rows(hid_t dataset, hid_t memory_type, const std::vector<hsize_t>& row_shape,

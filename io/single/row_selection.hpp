@@ -10,9 +10,9 @@
 
 namespace shardrun::io::single {
 
-/** @internal Copies rows (each `row_bytes` long) of `data` in the order `order`. */
-std::vector<std::byte> gather_rows(const std::vector<std::byte>& data, std::size_t row_bytes,
-                                   const std::vector<std::size_t>& order);
+/** @internal Copies rows (each `row_bytes` long) of `data` in the order `order` into `out`. */
+void gather_rows(const std::vector<std::byte>& data, std::size_t row_bytes, const std::vector<std::size_t>& order,
+                 std::vector<std::byte>& out);
 
 /**
  * @internal Writes rows to the task ids ids[order[0]], ids[order[1]], ... (ascending) of a

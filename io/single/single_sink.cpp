@@ -98,7 +98,7 @@ void SingleSink::create_file(const std::string& file, const JobMetadata& metadat
 void SingleSink::record(const TaskRecord& record, const TaskValues& values)
 {
     check_values(record, values, fields_);
-    buffer_.append(record, values, fields_);
+    buffer_.append(record, values, fields_);  // clear() keeps the capacity for the next batch
 }
 
 void SingleSink::commit()
@@ -110,8 +110,13 @@ void SingleSink::commit()
     try {
         for (std::size_t f = 0; f < fields_.size(); ++f) {
             auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(file_.get(), ("results/" + fields_[f].name).c_str(), H5P_DEFAULT));
-            const auto rows = gather_rows(buffer_.fields[f], fields_[f].bytes(), order);
-            write_rows(dataset.get(), fields_[f], buffer_.task_id, order, rows.data(), dxpl.get());
+            // Tasks usually arrive in id order: then the buffer is written as it is.
+            const std::byte* rows = buffer_.fields[f].data();
+            if (!std::is_sorted(buffer_.task_id.begin(), buffer_.task_id.end())) {
+                gather_rows(buffer_.fields[f], fields_[f].bytes(), order, sorted_);
+                rows = sorted_.data();
+            }
+            write_rows(dataset.get(), fields_[f], buffer_.task_id, order, rows, dxpl.get());
         }
         SHARDRUN_H5_CHECK(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL));
         write_tasks(order, dxpl.get());

@@ -34,6 +34,7 @@ private:
 
     std::vector<FieldSpec> fields_;
     TaskRows buffer_;
+    std::vector<std::byte> sorted_;  ///< rows of one field in task order; reused across commits
     hdf5::File file_;
 };
 

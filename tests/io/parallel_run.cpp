@@ -47,7 +47,10 @@ OutputSummary run_parallel_job(const OutputOptions& options, std::uint64_t task_
     auto sink = open_rank_sink(options, metadata, fields, rank, size);
     const std::uint64_t chunk = 3, chunks = (task_count + chunk - 1) / chunk, chunks_per_round = 5;
     for (std::uint64_t first = 0; first < chunks; first += chunks_per_round) {
-        for (auto c = first; c < std::min(chunks, first + chunks_per_round); ++c) {
+        const auto last = std::min(chunks, first + chunks_per_round);
+        for (auto k = first; k < last; ++k) {
+            // Odd rounds record their chunks backwards: sinks must not assume ascending ids.
+            const auto c = (first / chunks_per_round) % 2 ? first + last - 1 - k : k;
             if (owner(c, size) != rank) continue;
             for (auto id = c * chunk; id < std::min(task_count, (c + 1) * chunk); ++id) {
                 if (id < metadata.first_task || id >= metadata.end_task) continue;
