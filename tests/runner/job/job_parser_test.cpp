@@ -114,6 +114,17 @@ TEST(JobParser, ScheduleNamesMapToKinds)
     EXPECT_EQ(as_cyclic.schedule.kind, ScheduleKind::cyclic);
 }
 
+TEST(JobParser, TimeoutAcceptsDurations)
+{
+    const std::string base = "task: noop\ntimeout: ";
+
+    const auto combined = parse(base + "1h30m\n");
+    const auto bare = parse(base + "90\n");
+
+    EXPECT_DOUBLE_EQ(combined.timeout_seconds, 5400.0);
+    EXPECT_DOUBLE_EQ(bare.timeout_seconds, 90.0);
+}
+
 TEST(JobParser, SetOverridesANumber)
 {
     const std::string text = "task: noop\nretries: 1\n";
@@ -149,10 +160,10 @@ TEST(JobParser, SetOnANestedPathCreatesTheMaps)
 
 TEST(JobParser, SetChangesTheResolvedJson)
 {
-    const std::string text = "task: noop\nretries: 1\n";
+    const std::string text = "task: noop\nparams: {nx: 1}\n";
 
     const auto plain = parse(text);
-    const auto overridden = parse(text, {"retries=2"});
+    const auto overridden = parse(text, {"params.nx=2"});
 
     EXPECT_NE(plain.resolved_json, overridden.resolved_json);
 }

@@ -38,20 +38,16 @@ tasks::ParamMap point(const Sweep& sweep, std::uint64_t index)
     return params;
 }
 
-std::int64_t int_at(const Sweep& sweep, std::uint64_t index, const std::string& name)
+template <typename T>
+T value_at(const Sweep& sweep, std::uint64_t index, const std::string& name)
 {
-    return std::get<std::int64_t>(*point(sweep, index).find(name));
+    return std::get<T>(*point(sweep, index).find(name));
 }
 
-double real_at(const Sweep& sweep, std::uint64_t index, const std::string& name)
-{
-    return std::get<double>(*point(sweep, index).find(name));
-}
+const auto int_at = value_at<std::int64_t>;
+const auto real_at = value_at<double>;
 
-std::string text_at(const Sweep& sweep, std::uint64_t index, const std::string& name)
-{
-    return point(sweep, index).text(name);
-}
+std::string text_at(const Sweep& sweep, std::uint64_t index, const std::string& name) { return point(sweep, index).text(name); }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -67,20 +63,20 @@ TEST(Sweep, EmptySweepHasOnePointWithoutParameters)
 
 TEST(Sweep, ProductOrderHasTheLastAxisFastest)
 {
-    const auto sweep = sweep_of("  a: [1, 2]\n  b: [x, y, z]\n");
+    const auto sweep = sweep_of("  a: [1, 2]\n  b: [p, q, r]\n");
 
     const auto first = point(sweep, 0);
 
     EXPECT_EQ(sweep.size(), 6u);
     EXPECT_EQ(sweep.names(), (std::vector<std::string>{"a", "b"}));
     EXPECT_EQ(first.integer("a"), 1);
-    EXPECT_EQ(first.text("b"), "x");
+    EXPECT_EQ(first.text("b"), "p");
     EXPECT_EQ(int_at(sweep, 1, "a"), 1);
-    EXPECT_EQ(text_at(sweep, 1, "b"), "y");
+    EXPECT_EQ(text_at(sweep, 1, "b"), "q");
     EXPECT_EQ(int_at(sweep, 3, "a"), 2);
-    EXPECT_EQ(text_at(sweep, 3, "b"), "x");
+    EXPECT_EQ(text_at(sweep, 3, "b"), "p");
     EXPECT_EQ(int_at(sweep, 5, "a"), 2);
-    EXPECT_EQ(text_at(sweep, 5, "b"), "z");
+    EXPECT_EQ(text_at(sweep, 5, "b"), "r");
 }
 
 TEST(Sweep, SameJobGivesTheSameIdsEveryTime)
@@ -192,17 +188,17 @@ TEST(Sweep, EmptyRangeAndZeroStepAreErrors)
 
 TEST(Sweep, ZipMembersAdvanceTogether)
 {
-    const auto sweep = sweep_of("  zip: {a: [1, 2, 3], b: [x, y, z]}\n  c: [10, 20]\n");
+    const auto sweep = sweep_of("  zip: {a: [1, 2, 3], b: [p, q, r]}\n  c: [10, 20]\n");
 
     const auto params = point(sweep, 2);
 
     EXPECT_EQ(sweep.size(), 6u);
     EXPECT_EQ(sweep.names(), (std::vector<std::string>{"a", "b", "c"}));
     EXPECT_EQ(params.integer("a"), 2);
-    EXPECT_EQ(params.text("b"), "y");
+    EXPECT_EQ(params.text("b"), "q");
     EXPECT_EQ(params.integer("c"), 10);
     EXPECT_EQ(int_at(sweep, 5, "a"), 3);
-    EXPECT_EQ(text_at(sweep, 5, "b"), "z");
+    EXPECT_EQ(text_at(sweep, 5, "b"), "r");
 }
 
 TEST(Sweep, ZipListGivesOneAxisPerGroup)
@@ -228,13 +224,13 @@ TEST(Sweep, ZipMembersOfDifferentLengthsAreAnError)
 
 TEST(Sweep, ExplicitPoints)
 {
-    const auto sweep = sweep_of("  points: [{a: 1, b: x}, {a: 5, b: y}]\n");
+    const auto sweep = sweep_of("  points: [{a: 1, b: p}, {a: 5, b: q}]\n");
 
     const auto params = point(sweep, 1);
 
     EXPECT_EQ(sweep.size(), 2u);
     EXPECT_EQ(params.integer("a"), 5);
-    EXPECT_EQ(params.text("b"), "y");
+    EXPECT_EQ(params.text("b"), "q");
 }
 
 TEST(Sweep, PointsNamingDifferentParametersAreAnError)
@@ -255,7 +251,7 @@ TEST(Sweep, PointsFileIsReadBesideTheJobFile)
 
     EXPECT_EQ(sweep.size(), 6u);
     EXPECT_EQ(int_at(sweep, 4, "a"), 3);
-    EXPECT_EQ(text_at(sweep, 4, "b"), "z");
+    EXPECT_EQ(text_at(sweep, 4, "b"), "r");
     EXPECT_EQ(int_at(sweep, 4, "c"), 0);
     std::filesystem::remove_all(dir);
 }

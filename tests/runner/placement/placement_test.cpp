@@ -60,7 +60,8 @@ std::vector<std::uint64_t> simulate_dynamic(IdRange range, int groups, ClaimBoun
     int finished = 0;
     for (std::uint64_t turn = 0; finished < groups; ++turn) {
         const auto g = static_cast<int>(turn % static_cast<std::uint64_t>(groups));
-        if (done[g] || (g % 2 == 1 && turn % 3 == 0)) continue;
+        const auto round = turn / static_cast<std::uint64_t>(groups);
+        if (done[g] || (g % 2 == 1 && round % 3 == 0)) continue;
         const auto batch = sequences[g].claim(counter++);
         if (batch.count == 0) {
             done[g] = true;

@@ -1,0 +1,62 @@
+#include "runner/run/summary.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace shardrun::run {
+namespace {
+
+std::vector<RankStats> two_ranks()
+{
+    RankStats first, second;
+    first.rank = 0;
+    second.rank = 1;
+    first.add(0, 1.0, true, 0, "");
+    first.add(1, 3.0, false, 127, "cannot run 'sim': command not found");
+    second.add(2, 0.5, true, 0, "");
+    second.add(3, 1.5, true, 0, "");
+    return {first, second};
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(Summary, CountsBusyTimeSlowestAndFailures)
+{
+    const RunTotals totals{"heat", 4, 12.5, false, "results/heat.h5"};
+
+    const auto text = format_summary(totals, two_ranks());
+
+    EXPECT_TRUE(contains(text, "heat finished in 12.50 s: 3 ok, 1 failed, 0 skipped of 4 tasks")) << text;
+    EXPECT_TRUE(contains(text, "min 2.00 s, mean 3.00 s, max 4.00 s; imbalance 1.33")) << text;
+    EXPECT_TRUE(contains(text, "slowest: #1 3.000 s, #3 1.500 s")) << text;
+    EXPECT_TRUE(contains(text, "failed #1: exit 127: cannot run 'sim': command not found")) << text;
+    EXPECT_TRUE(contains(text, "results: results/heat.h5")) << text;
+}
+
+TEST(Summary, InterruptedRunSaysHowToResume)
+{
+    const RunTotals totals{"heat", 4, 1.0, true, ""};
+
+    const auto text = format_summary(totals, two_ranks());
+
+    EXPECT_TRUE(contains(text, "INTERRUPTED")) << text;
+    EXPECT_TRUE(contains(text, "--resume")) << text;
+}
+
+TEST(Summary, JsonSummaryHasTotalsAndRanks)
+{
+    const RunTotals totals{"heat", 4, 12.5, false, "out.h5"};
+
+    const auto parsed = nlohmann::json::parse(summary_json(totals, two_ranks()));
+
+    EXPECT_EQ(parsed["event"], "summary");
+    EXPECT_EQ(parsed["ok"], 3);
+    EXPECT_EQ(parsed["failed"], 1);
+    EXPECT_EQ(parsed["tasks"], 4);
+    ASSERT_EQ(parsed["ranks"].size(), 2u);
+    EXPECT_EQ(parsed["ranks"][0]["failures"][0]["exit_code"], 127);
+}
+
+}  // namespace
+}  // namespace shardrun::run
