@@ -1,6 +1,7 @@
 #include "collectives/mpi/environment.hpp"
 
 #include <mpi.h>
+#include <exception>
 #include <string>
 
 #include "collectives/mpi/mpi_error.hpp"
@@ -25,7 +26,9 @@ MpiEnvironment::~MpiEnvironment()
 {
     int finalized = 0;
     MPI_Finalized(&finalized);
-    if (owns_ && !finalized) MPI_Finalize();
+    // While an exception unwinds, other ranks may be waiting in a collective: leave the
+    // choice between MPI_Finalize and MPI_Abort to main(), which knows what went wrong.
+    if (owns_ && !finalized && std::uncaught_exceptions() == 0) MPI_Finalize();
 }
 
 const char* mpi_library_version()

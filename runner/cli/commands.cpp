@@ -1,8 +1,11 @@
 #include "runner/cli/commands.hpp"
 
 #include "runner/cli/command_info.hpp"
+#include "runner/cli/command_merge.hpp"
 #include "runner/cli/command_plan.hpp"
 #include "runner/cli/command_run.hpp"
+#include "runner/cli/command_selftest.hpp"
+#include "runner/cli/command_status.hpp"
 
 namespace shardrun::cli {
 
@@ -11,7 +14,10 @@ const std::vector<CommandFactory>& command_factories()
     static const std::vector<CommandFactory> factories = {
         [] { return std::make_unique<RunCommand>(); },
         [] { return std::make_unique<PlanCommand>(); },
+        [] { return std::make_unique<StatusCommand>(); },
+        [] { return std::make_unique<MergeCommand>(); },
         [] { return std::make_unique<InfoCommand>(); },
+        [] { return std::make_unique<SelftestCommand>(); },
     };
     return factories;
 }

@@ -32,7 +32,7 @@ std::uint64_t count_claims(const PreparedJob& job, placement::IdRange element, i
 
 PlanReport make_plan(const PreparedJob& job, int ranks, int array_count, int element)
 {
-    PlanReport report{job.spec.name, job.spec.task, job::schedule_name(job.spec.schedule.kind), job.task_count(),
+    PlanReport report{job.spec.name, job.spec.task, job::schedule_name(job.spec.schedule.kind), job.spec.output.path, job.task_count(),
                       job.space->sweep_points(), job.space->chunks(), job.items, ranks, job.spec.gpus_per_task,
                       array_count, {}, 1.0, 0};
     const auto layout = placement::group_layout(0, ranks, job.spec.gpus_per_task);
@@ -62,6 +62,7 @@ std::string plan_text(const PlanReport& report)
     std::string out = fmt::format("job {} (task {}): {} tasks = {} sweep points x {} chunks{}\n", report.job_name,
                                   report.task_kind, report.tasks, report.sweep_points, report.chunks,
                                   report.items ? fmt::format(" ({} items)", report.items) : "");
+    out += fmt::format("output {}\n", report.output);
     out += fmt::format("{} ranks in groups of {}, {} array element{}, schedule {}\n", report.ranks, report.gpus_per_task,
                        report.array_count, report.array_count == 1 ? "" : "s", report.schedule);
     if (report.dynamic_claims) {
@@ -89,7 +90,7 @@ std::string plan_json(const PlanReport& report)
         groups.push_back({{"array_index", g.array_index}, {"group", g.group}, {"first_rank", g.first_rank},
                           {"count", g.count}, {"first_id", g.first_id}, {"last_id", g.last_id}, {"items", g.items}});
     }
-    const nlohmann::json json = {{"job", report.job_name}, {"task", report.task_kind}, {"schedule", report.schedule},
+    const nlohmann::json json = {{"job", report.job_name}, {"task", report.task_kind}, {"schedule", report.schedule}, {"output", report.output},
                                  {"tasks", report.tasks}, {"sweep_points", report.sweep_points},
                                  {"chunks", report.chunks}, {"items", report.items}, {"ranks", report.ranks},
                                  {"gpus_per_task", report.gpus_per_task}, {"array_count", report.array_count},

@@ -24,6 +24,7 @@ struct PlanReport {
     std::string job_name;
     std::string task_kind;
     std::string schedule;
+    std::string output;             ///< output.path
     std::uint64_t tasks = 0;
     std::uint64_t sweep_points = 0;
     std::uint64_t chunks = 0;
