@@ -92,8 +92,6 @@ OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& m
         }
         summary.master_written = true;
         summary.master_path = options.path;
-    } else {
-        summary.complete = false;  // the job is complete only once merged with the other elements
     }
     write_manifest(options.path, manifest);
     return summary;

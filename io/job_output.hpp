@@ -121,7 +121,9 @@ std::unique_ptr<ResultSink> open_rank_sink(const OutputOptions& options, const J
 /** Counts of the tasks of the written output. */
 struct OutputSummary {
     std::uint64_t ok = 0, failed = 0, skipped = 0, pending = 0;
-    bool complete = false;        ///< every task of the whole job has a final status
+    /** Every task has a final status: of the whole job after finalize with array_count == 1
+     *  or after merge; of this array element after finalize of one element of several. */
+    bool complete = false;
     bool master_written = false;  ///< false for one element of a larger array (use merge)
     std::string master_path;
 };

@@ -210,6 +210,8 @@ TEST(Merge, TwoArrayElementsGiveTheMasterOfASingleRun)
 
     EXPECT_FALSE(first.master_written);
     EXPECT_FALSE(second.master_written);
+    EXPECT_TRUE(first.complete);
+    EXPECT_TRUE(second.complete);
     EXPECT_EQ(report.exit_code(), 0);
     EXPECT_TRUE(report.summary.complete);
     EXPECT_EQ(check_master(split.path, 30), "");
