@@ -61,7 +61,7 @@ void collect(const MemorySink& sink, Ran& ran)
 }
 
 // Runs this rank's share of array element [element) with a fresh counter; adds what it ran.
-void run_element(const job::JobSpec& spec, placement::IdRange element, int slots, Ran& ran)
+void run_element(const job::JobSpec& spec, placement::IdRange element, int slots, Ran& ran, int gpus_per_task = 1)
 {
     const tasks::NoopKind kind;
     const auto space = job::TaskSpace::of(spec, spec.data.items);
@@ -74,8 +74,8 @@ void run_element(const job::JobSpec& spec, placement::IdRange element, int slots
     SharedCounters counters;
     ProgressFeed feed(counters);
     MemorySink sink;
-    auto source = make_work_source(spec.schedule, element, placement::group_layout(world_rank(), world_size(), 1),
-                                   counters);
+    const auto group = placement::group_layout(world_rank(), world_size(), gpus_per_task);
+    auto source = make_work_source(spec.schedule, element, group, counters);
 
     const auto stats = run_rank_loop(settings, *source, sink, feed);
 
@@ -172,6 +172,23 @@ TEST_P(RankLoop, TwoArrayElementsTogetherRunEveryTaskOnce)
 
     const auto counts = gather_counts(ran.ids, task_count);
     EXPECT_EQ(total_wrong_values(ran), 0);
+    if (world_rank() == 0) {
+        EXPECT_TRUE(not_once(counts).empty()) << not_once(counts).size() << " ids not run exactly once";
+    }
+}
+
+TEST_P(RankLoop, GroupsOfTwoRanksRunEveryTaskOnceOnTheirLeaders)
+{
+    const auto spec = noop_job(GetParam());
+    const auto task_count = job::TaskSpace::of(spec, spec.data.items).size();
+    const int gpus_per_task = world_size() % 2 == 0 ? 2 : 1;
+    Ran ran;
+
+    run_element(spec, {0, task_count}, 1, ran, gpus_per_task);
+
+    const auto counts = gather_counts(ran.ids, task_count);
+    EXPECT_EQ(total_wrong_values(ran), 0);
+    if (world_rank() % gpus_per_task != 0) EXPECT_TRUE(ran.ids.empty()) << "a non-leader ran tasks";
     if (world_rank() == 0) {
         EXPECT_TRUE(not_once(counts).empty()) << not_once(counts).size() << " ids not run exactly once";
     }

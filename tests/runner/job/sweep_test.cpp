@@ -251,7 +251,7 @@ TEST(Sweep, PointsFileIsReadBesideTheJobFile)
 
     EXPECT_EQ(sweep.size(), 6u);
     EXPECT_EQ(int_at(sweep, 4, "a"), 3);
-    EXPECT_EQ(text_at(sweep, 4, "b"), "r");
+    EXPECT_EQ(text_at(sweep, 4, "b"), "z");
     EXPECT_EQ(int_at(sweep, 4, "c"), 0);
     std::filesystem::remove_all(dir);
 }
