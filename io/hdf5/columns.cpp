@@ -65,7 +65,12 @@ Dataset write_fixed_strings(hid_t parent, const std::string& name, const std::ve
 std::size_t column_length(hid_t parent, const std::string& name)
 {
     auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(parent, name.c_str(), H5P_DEFAULT));
-    auto space = SHARDRUN_H5_OPEN(Dataspace, H5Dget_space(dataset.get()));
+    return dataset_length(dataset.get());
+}
+
+std::size_t dataset_length(hid_t dataset)
+{
+    auto space = SHARDRUN_H5_OPEN(Dataspace, H5Dget_space(dataset));
     const int rank = SHARDRUN_H5_CHECK(H5Sget_simple_extent_ndims(space.get()));
     if (rank == 0) return 1;
     std::vector<hsize_t> dims(rank);
@@ -75,13 +80,12 @@ std::size_t column_length(hid_t parent, const std::string& name)
 
 namespace {
 
-std::vector<std::string> read_fixed_strings(hid_t parent, const std::string& name, std::size_t width)
+std::vector<std::string> read_fixed_strings(hid_t dataset, std::size_t width)
 {
     const auto type = fixed_string_type(width);
-    const auto count = column_length(parent, name);
+    const auto count = dataset_length(dataset);
     std::vector<char> packed(count * width);
-    auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(parent, name.c_str(), H5P_DEFAULT));
-    if (count > 0) SHARDRUN_H5_CHECK(H5Dread(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, packed.data()));
+    if (count > 0) SHARDRUN_H5_CHECK(H5Dread(dataset, type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, packed.data()));
     std::vector<std::string> values;
     values.reserve(count);
     for (std::size_t i = 0; i < count; ++i) {
@@ -95,15 +99,16 @@ std::vector<std::string> read_fixed_strings(hid_t parent, const std::string& nam
 
 std::vector<std::string> read_strings(hid_t parent, const std::string& name)
 {
-    {
-        auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(parent, name.c_str(), H5P_DEFAULT));
-        auto file_type = SHARDRUN_H5_OPEN(Datatype, H5Dget_type(dataset.get()));
-        if (SHARDRUN_H5_CHECK(H5Tis_variable_str(file_type.get())) == 0) {
-            return read_fixed_strings(parent, name, H5Tget_size(file_type.get()));
-        }
+    auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(parent, name.c_str(), H5P_DEFAULT));
+    auto file_type = SHARDRUN_H5_OPEN(Datatype, H5Dget_type(dataset.get()));
+    if (SHARDRUN_H5_CHECK(H5Tis_variable_str(file_type.get())) == 0) {
+        return read_fixed_strings(dataset.get(), H5Tget_size(file_type.get()));
     }
     const auto type = vlen_string_type();
-    auto pointers = read_column<char*>(parent, name, type.get());
+    std::vector<char*> pointers(dataset_length(dataset.get()));
+    if (!pointers.empty()) {
+        SHARDRUN_H5_CHECK(H5Dread(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()));
+    }
     std::vector<std::string> values;
     values.reserve(pointers.size());
     for (char* text : pointers) {

@@ -38,13 +38,15 @@ Datatype fixed_string_type(std::size_t width);
 
 /** Element count of the 1-D dataset `name` (first extent for N-D). */
 std::size_t column_length(hid_t parent, const std::string& name);
+/** The same for an open dataset. */
+std::size_t dataset_length(hid_t dataset);
 
 /** Reads the whole 1-D dataset `name` as `mem_type` into `out` (resized to its length). */
 template <typename T>
 std::vector<T> read_column(hid_t parent, const std::string& name, hid_t mem_type)
 {
     auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(parent, name.c_str(), H5P_DEFAULT));
-    std::vector<T> values(column_length(parent, name));
+    std::vector<T> values(dataset_length(dataset.get()));
     if (!values.empty()) {
         SHARDRUN_H5_CHECK(H5Dread(dataset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()));
     }
