@@ -16,7 +16,11 @@ public:
     /** Buffers one finished task. @param values  empty when record.status != ok */
     virtual void record(const TaskRecord& record, const TaskValues& values) = 0;
 
-    /** Makes every task recorded so far durable. */
+    /**
+     * Makes every task recorded so far durable. Costs a file and two fsyncs (layout
+     * shards) or two collective flushes (single): call it every few seconds or few
+     * thousand tasks and at the end, not after every task.
+     */
     virtual void commit() = 0;
 };
 
