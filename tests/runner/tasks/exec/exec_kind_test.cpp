@@ -178,6 +178,38 @@ TEST(ExecKind, UsesATaskDirectory)
     EXPECT_TRUE(uses);
 }
 
+TEST(ExecKind, ExecEnvOverridesAnInheritedVariable)
+{
+    ExecFixture fixture;
+    ::setenv("EXEC_KIND_TEST_LEVEL", "from-parent", 1);
+    auto spec = exec_spec({"env"}, false);
+    spec.env = {{"EXEC_KIND_TEST_LEVEL", "from-job"}};
+    const ExecKind kind(spec, 0, 1);
+    ::unsetenv("EXEC_KIND_TEST_LEVEL");
+
+    const auto outcome = kind.run(fixture.context);
+
+    ASSERT_EQ(outcome.status, io::TaskStatus::ok) << outcome.message;
+    const auto out = fixture.dir.read("tasks/7/stdout");
+    EXPECT_NE(out.find("EXEC_KIND_TEST_LEVEL=from-job\n"), std::string::npos) << out;
+    EXPECT_EQ(out.find("EXEC_KIND_TEST_LEVEL=from-parent"), std::string::npos)
+        << "the inherited value is still in the task's environment (getenv returns the first match)";
+}
+
+TEST(ExecKind, BoundCudaDeviceIsVisibleToTheTask)
+{
+    ExecFixture fixture;
+    fixture.context.device.cuda = true;
+    fixture.context.device.ordinal = 0;
+    fixture.context.device.visible_id = "3";
+    const ExecKind kind(exec_spec({"sh", "-c", "echo $CUDA_VISIBLE_DEVICES {device}"}, false), 0, 1);
+
+    const auto outcome = kind.run(fixture.context);
+
+    ASSERT_EQ(outcome.status, io::TaskStatus::ok) << outcome.message;
+    EXPECT_EQ(fixture.dir.read("tasks/7/stdout"), "3 " + fixture.context.device.label() + "\n");
+}
+
 TEST(ExecKind, ParamEnvNameIsUpperCasedWithUnderscores)
 {
     const std::string name = "my-param.x2";

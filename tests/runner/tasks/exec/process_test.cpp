@@ -91,6 +91,19 @@ TEST(Process, MissingCommandIs127)
     EXPECT_EQ(result.exit_code, 127);
 }
 
+TEST(Process, FileThatIsNotExecutableIs126)
+{
+    TempDir dir;
+    dir.write("script.sh", "#!/bin/sh\nexit 0\n");
+    auto spec = shell(dir, "");
+    spec.argv = {dir.file("script.sh")};
+
+    const auto result = run_process(spec, never);
+
+    EXPECT_FALSE(result.started);
+    EXPECT_EQ(result.exit_code, 126);
+}
+
 TEST(Process, StdoutAndStderrGoToTheirFiles)
 {
     TempDir dir;
