@@ -231,6 +231,26 @@ TEST(JobParserErrors, InvalidName)
     EXPECT_TRUE(contains(message, "bad.yaml:1:7: name:")) << message;
 }
 
+TEST(JobParserErrors, EmptyJobFileIsLocatedAtItsStart)
+{
+    const std::string text = "";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "bad.yaml:1:1: task:")) << message;
+}
+
+TEST(JobParserErrors, SetThatLeavesASectionIncompleteIsLocatedAtTheSetKey)
+{
+    // data: did not exist; --set data.chunk=5 creates it without items.
+    const std::string text = "task: noop\n";
+
+    const auto message = error_of(text, {"data.chunk=5"});
+
+    EXPECT_TRUE(contains(message, "--set data.chunk")) << message;
+    EXPECT_TRUE(contains(message, "data")) << message;
+}
+
 TEST(JobParserErrors, EveryErrorIsOneLine)
 {
     const std::vector<std::string> texts = {"task: noop\nretries: abc\n", "task: noop\nscheduel: x\n",

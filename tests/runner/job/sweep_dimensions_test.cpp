@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include "runner/errors.hpp"
+#include "runner/job/job_parser.hpp"
+
 namespace shardrun::job {
 namespace {
 
@@ -39,6 +42,23 @@ TEST(ScalarValue, QuotedNumberStaysAString)
 
     ASSERT_TRUE(std::holds_alternative<std::string>(quoted)) << "\"007\" became " << tasks::param_text(quoted);
     EXPECT_EQ(std::get<std::string>(quoted), "007");
+}
+
+TEST(SweepDimensions, RangeTooLongToCountIsAnError)
+{
+    // 1e20 values do not fit in 64 bits: the job must be rejected, not given a bogus size.
+    const std::string text = "task: noop\nsweep: {a: {range: [0, 1e20, 1]}}\n";
+
+    std::string message;
+    std::uint64_t size = 0;
+    try {
+        size = parse_job("job.yaml", text, {}, {"noop"}).sweep.size();
+    } catch (const JobFileError& error) {
+        message = error.what();
+    }
+
+    EXPECT_NE(message.find("job.yaml:2:"), std::string::npos) << "accepted with sweep size " << size;
+    EXPECT_NE(message.find("sweep.a"), std::string::npos) << message;
 }
 
 }  // namespace
