@@ -1,0 +1,139 @@
+#include "runner/run/plan_report.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/errors.hpp"
+#include "runner/job/job_parser.hpp"
+#include "runner/tasks/registry.hpp"
+
+namespace shardrun::run {
+namespace {
+
+PreparedJob prepared(const std::string& text)
+{
+    PreparedJob job;
+    job.spec = job::parse_job("plan.yaml", text, {}, {"noop"});
+    job.kind = tasks::make_task_kind(job.spec);
+    job.items = job.spec.data.items;
+    job.fields = job.kind->fields(job.spec.params);
+    job.space = std::make_unique<job::TaskSpace>(job::TaskSpace::of(job.spec, job.items));
+    return job;
+}
+
+std::uint64_t total_count(const PlanReport& report)
+{
+    std::uint64_t total = 0;
+    for (const auto& group : report.groups) total += group.count;
+    return total;
+}
+
+TEST(PlanReport, BlockScheduleSplitsContiguously)
+{
+    const auto job = prepared("task: noop\nsweep: {a: {range: [0, 10, 1]}}\nschedule: static\n");
+
+    const auto report = make_plan(job, 3, 1, -1);
+
+    EXPECT_EQ(report.tasks, 10u);
+    ASSERT_EQ(report.groups.size(), 3u);
+    EXPECT_EQ(report.groups[0].count, 4u);
+    EXPECT_EQ(report.groups[0].first_id, 0u);
+    EXPECT_EQ(report.groups[0].last_id, 3u);
+    EXPECT_EQ(report.groups[1].first_id, 4u);
+    EXPECT_EQ(report.groups[1].last_id, 6u);
+    EXPECT_EQ(report.groups[2].first_id, 7u);
+    EXPECT_EQ(report.groups[2].last_id, 9u);
+    EXPECT_EQ(report.groups[2].first_rank, 2);
+    EXPECT_DOUBLE_EQ(report.imbalance, 4.0 / (10.0 / 3.0));
+}
+
+TEST(PlanReport, CyclicScheduleStrides)
+{
+    const auto job = prepared("task: noop\nsweep: {a: {range: [0, 10, 1]}}\nschedule: cyclic\n");
+
+    const auto report = make_plan(job, 3, 1, -1);
+
+    ASSERT_EQ(report.groups.size(), 3u);
+    EXPECT_EQ(report.groups[1].count, 3u);
+    EXPECT_EQ(report.groups[1].first_id, 1u);
+    EXPECT_EQ(report.groups[1].last_id, 7u);
+    EXPECT_EQ(total_count(report), 10u);
+}
+
+TEST(PlanReport, ArrayElementsTakeContiguousBlocks)
+{
+    const auto job = prepared("task: noop\nsweep: {a: {range: [0, 10, 1]}}\nschedule: static\n");
+
+    const auto all = make_plan(job, 2, 2, -1);
+    const auto second = make_plan(job, 2, 2, 1);
+
+    EXPECT_EQ(all.groups.size(), 4u);
+    EXPECT_EQ(total_count(all), 10u);
+    ASSERT_EQ(second.groups.size(), 2u);
+    EXPECT_EQ(second.groups[0].array_index, 1);
+    EXPECT_EQ(second.groups[0].first_id, 5u);
+    EXPECT_EQ(second.groups[1].last_id, 9u);
+}
+
+TEST(PlanReport, GroupsOfRanksAndItems)
+{
+    const auto job = prepared("task: noop\nsweep: {a: [1, 2]}\ndata: {items: 10, chunk: 4}\ngpus_per_task: 2\n"
+                              "schedule: static\n");
+
+    const auto report = make_plan(job, 4, 1, -1);
+
+    EXPECT_EQ(report.tasks, 6u);
+    EXPECT_EQ(report.chunks, 3u);
+    EXPECT_EQ(report.sweep_points, 2u);
+    ASSERT_EQ(report.groups.size(), 2u);
+    EXPECT_EQ(report.groups[1].first_rank, 2);
+    EXPECT_EQ(report.groups[0].items, 10u);
+    EXPECT_EQ(report.groups[1].items, 10u);
+}
+
+TEST(PlanReport, GroupSizeNotDividingTheRanksIsAUsageError)
+{
+    const auto job = prepared("task: noop\ngpus_per_task: 2\n");
+
+    EXPECT_THROW(make_plan(job, 3, 1, -1), UsageError);
+}
+
+TEST(PlanReport, DynamicScheduleCountsItsClaims)
+{
+    const auto job = prepared("task: noop\nsweep: {a: {range: [0, 1000, 1]}}\nschedule: dynamic\n");
+
+    const auto report = make_plan(job, 4, 1, -1);
+
+    EXPECT_GT(report.dynamic_claims, 4u);
+    EXPECT_LE(report.dynamic_claims, 1000u);
+    EXPECT_EQ(total_count(report), 1000u);
+}
+
+TEST(PlanReport, BillionTaskPlanIsComputedWithoutTheTasks)
+{
+    const auto job = prepared("task: noop\nsweep: {i: {range: [0, 1000000000, 1]}}\nschedule: static\n");
+
+    const auto report = make_plan(job, 8, 10, -1);
+
+    EXPECT_EQ(report.tasks, 1000000000u);
+    EXPECT_EQ(report.groups.size(), 80u);
+    EXPECT_EQ(total_count(report), 1000000000u);
+    EXPECT_EQ(report.groups.back().last_id, 999999999u);
+}
+
+TEST(PlanReport, JsonListsEveryGroup)
+{
+    const auto job = prepared("task: noop\nsweep: {a: {range: [0, 10, 1]}}\nschedule: static\n");
+    const auto report = make_plan(job, 3, 2, -1);
+
+    const auto parsed = nlohmann::json::parse(plan_json(report));
+    const auto text = plan_text(report);
+
+    EXPECT_EQ(parsed["tasks"], 10);
+    EXPECT_EQ(parsed["groups"].size(), 6u);
+    EXPECT_NE(text.find("10 tasks"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace shardrun::run
