@@ -16,9 +16,10 @@
 namespace shardrun::io {
 namespace {
 
-TaskTable gather(const OutputOptions& options, const JobMetadata& metadata)
+TaskTable gather(const OutputOptions& options, const JobMetadata& metadata, bool verify_results)
 {
     TaskTable table(metadata.task_count);
+    table.verify_results = verify_results;
     table.gather_element(options.path, metadata.array_index, metadata.first_task, metadata.end_task);
     for (const auto& problem : table.problems) std::cerr << "shardrun: warning: " << problem << "\n";
     return table;
@@ -39,7 +40,7 @@ OutputSummary summarize(const TaskTable& table, std::uint64_t first, std::uint64
 
 std::vector<std::uint64_t> committed_tasks(const OutputOptions& options, const JobMetadata& metadata)
 {
-    const auto table = gather(options, metadata);
+    const auto table = gather(options, metadata, true);
     // Set torn or corrupt segments aside (kept for inspection) so later scans and the
     // master never read them; their tasks run again.
     for (const auto& file : table.invalid_segments) {
@@ -67,7 +68,7 @@ OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& m
                               const std::vector<FieldSpec>& fields, const std::vector<ParamColumn>& param_columns,
                               const TaskRanges& ranges, int world_size)
 {
-    const auto table = gather(options, metadata);
+    auto table = gather(options, metadata, false);
     auto summary = summarize(table, metadata.first_task, metadata.end_task);
     write_params_file(layout::params_path(options.path, metadata.array_index), param_columns, ranges);
 
@@ -79,20 +80,26 @@ OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& m
     manifest.layout = options.layout;
     manifest.fields = fields;
     manifest.finished = now_seconds();
-    manifest.complete = summary.complete;
 
     if (metadata.array_count == 1) {
         const master::MasterInfo info{manifest.metadata, manifest.job_hash, options.layout, manifest.created,
                                       manifest.finished, summary.complete, fields,       param_columns,
                                       ranges};
+        const auto known_problems = table.problems.size();
         if (options.layout == Layout::single) {
             master::finish_single(layout::single_path(options.path, metadata.array_index), options.path, info, table);
         } else {
             master::write_master(options.path, info, table);
         }
+        // Copying verifies the results of large segments: a bad one leaves its tasks pending.
+        for (auto i = known_problems; i < table.problems.size(); ++i) {
+            std::cerr << "shardrun: warning: " << table.problems[i] << "\n";
+        }
+        summary = summarize(table, metadata.first_task, metadata.end_task);
         summary.master_written = true;
         summary.master_path = options.path;
     }
+    manifest.complete = summary.complete;
     write_manifest(options.path, manifest);
     return summary;
 }

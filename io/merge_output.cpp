@@ -75,6 +75,7 @@ MergeReport merge_output(const std::string& path)
     MergeReport report;
     report.array_count = info.metadata.array_count;
     TaskTable table(info.metadata.task_count);
+    table.verify_results = false;
     std::vector<bool> seen(static_cast<std::size_t>(report.array_count), false);
     for (const auto& [index, manifest] : elements.present) {
         if (manifest.job_hash != info.hash) {
@@ -90,6 +91,9 @@ MergeReport merge_output(const std::string& path)
     for (int index = 0; index < report.array_count; ++index) {
         if (!seen[static_cast<std::size_t>(index)]) report.missing_elements.push_back(index);
     }
+    info.complete = table.count(static_cast<std::int8_t>(TaskStatus::pending), 0, info.metadata.task_count) == 0 &&
+                    report.missing_elements.empty();
+    master::write_master(path, info, table);  // copying verifies results: a bad segment's tasks stay pending
     for (const auto& problem : table.problems) std::cerr << "shardrun: warning: " << problem << "\n";
     const auto T = info.metadata.task_count;
     auto& summary = report.summary;
@@ -98,8 +102,6 @@ MergeReport merge_output(const std::string& path)
     summary.skipped = table.count(static_cast<std::int8_t>(TaskStatus::skipped), 0, T);
     summary.pending = T - summary.ok - summary.failed - summary.skipped;
     summary.complete = summary.pending == 0 && report.missing_elements.empty();
-    info.complete = summary.complete;
-    master::write_master(path, info, table);
     summary.master_written = true;
     summary.master_path = path;
     return report;

@@ -68,7 +68,7 @@ TaskRecord TaskRows::record(std::size_t i) const
                       start[i],   end[i],                             exit_code[i]};
 }
 
-std::uint32_t TaskRows::checksum() const
+std::uint32_t TaskRows::columns_checksum() const
 {
     std::uint32_t crc = 0;
     crc = crc_of(crc, task_id);
@@ -81,6 +81,12 @@ std::uint32_t TaskRows::checksum() const
     for (const auto* column : {&host, &device}) {
         for (const auto& text : *column) crc = crc32c(crc, text.c_str(), text.size() + 1);
     }
+    return crc;
+}
+
+std::uint32_t TaskRows::fields_checksum() const
+{
+    std::uint32_t crc = 0;
     for (const auto& field : fields) crc = crc_of(crc, field);
     return crc;
 }

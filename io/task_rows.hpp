@@ -31,8 +31,10 @@ struct TaskRows {
     void append(const TaskRecord& record, const TaskValues& values, const std::vector<FieldSpec>& specs);
     /** Row `i` as a TaskRecord (without values). */
     TaskRecord record(std::size_t i) const;
-    /** CRC-32C over every column and field byte: detects a corrupt or torn segment. */
-    std::uint32_t checksum() const;
+    /** CRC-32C over every /tasks column: detects a corrupt or torn segment. */
+    std::uint32_t columns_checksum() const;
+    /** CRC-32C over every field byte, kept apart so the columns can be verified without reading results. */
+    std::uint32_t fields_checksum() const;
 };
 
 /**

@@ -15,7 +15,6 @@ namespace {
 
 constexpr auto pending = static_cast<std::int8_t>(TaskStatus::pending);
 constexpr auto ok = static_cast<std::int8_t>(TaskStatus::ok);
-constexpr std::size_t cache_budget = std::size_t{256} << 20;
 
 /** Reads the /tasks columns of a single-layout (or master) file. */
 TaskRows read_task_columns(hid_t file)
@@ -80,7 +79,7 @@ void TaskTable::gather_element(const std::string& path, int array_index, std::ui
     for (const int rank : layout::rank_indexes(path, array_index)) {
         for (const auto& file : layout::segments(layout::rank_dir(path, array_index, rank))) {
             std::string why;
-            auto segment = shards::read_segment(file, &why);
+            auto segment = shards::read_segment(file, &why, verify_results || cached_bytes_ < cache_budget);
             if (!segment) {
                 problems.push_back(file.string() + ": " + why + "; its tasks are treated as not committed");
                 invalid_segments.push_back(file);
@@ -91,7 +90,7 @@ void TaskTable::gather_element(const std::string& path, int array_index, std::ui
             sources.push_back(RowSource{file, false, {}});
             std::size_t bytes = 0;
             for (const auto& field : segment->rows.fields) bytes += field.size();
-            if (cached_bytes_ + bytes <= cache_budget) {
+            if (!segment->rows.fields.empty() && cached_bytes_ + bytes <= cache_budget) {
                 cached_bytes_ += bytes;
                 sources.back().cached_fields = std::move(segment->rows.fields);
             }
@@ -124,6 +123,17 @@ void TaskTable::gather_single(const fs::path& file, std::uint64_t first, std::ui
         }
     } catch (const Hdf5Error& error) {
         problems.push_back(file.string() + ": " + error.what() + "; its tasks are treated as not committed");
+    }
+}
+
+void TaskTable::drop_source(int source, const std::string& why)
+{
+    problems.push_back(sources[static_cast<std::size_t>(source)].file.string() + ": " + why +
+                       "; its tasks are left pending (rerun with --resume)");
+    for (std::size_t id = 0; id < source_of.size(); ++id) {
+        if (source_of[id] != source) continue;
+        source_of[id] = -1;
+        rows.status[id] = static_cast<std::int8_t>(TaskStatus::pending);
     }
 }
 

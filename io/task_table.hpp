@@ -29,6 +29,13 @@ struct TaskTable {
     std::vector<FieldSpec> fields;         ///< as found in the sources
     std::vector<std::string> problems;     ///< segments skipped as invalid, one line each
     std::vector<std::filesystem::path> invalid_segments;
+    /**
+     * true (resume scan): every segment's results are read and their CRC checked now.
+     * false (master): only while they fit the cache; the others are checked when copied.
+     */
+    bool verify_results = true;
+    /** Bytes of segment results kept in memory for the master (the rest is read again). */
+    std::size_t cache_budget = std::size_t{256} << 20;
 
     /** A table of `task_count` pending rows. */
     explicit TaskTable(std::uint64_t task_count);
@@ -36,6 +43,8 @@ struct TaskTable {
     void gather_element(const std::string& path, int array_index, std::uint64_t first, std::uint64_t end);
     /** Adds the rows of a single-layout file (its /tasks) with id in [first, end). */
     void gather_single(const std::filesystem::path& file, std::uint64_t first, std::uint64_t end);
+    /** Turns the rows whose results live in `source` back into pending ones (their segment went bad). */
+    void drop_source(int source, const std::string& why);
     /** Counts of the final status in rows [first, end). */
     std::uint64_t count(std::int8_t status, std::uint64_t first, std::uint64_t end) const;
 

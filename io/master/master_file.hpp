@@ -37,15 +37,16 @@ void attach_scales(hid_t file, const std::vector<FieldSpec>& fields, const std::
 
 /**
  * Copies the winning rows of `table` into /results/<field> and writes the fill value into
- * rows that have no result. Each segment is read (and verified) once.
+ * rows that have no result. A segment whose results fail their CRC now is dropped: its
+ * rows become pending (table is updated) and get the fill value.
  */
-void copy_results(hid_t file, const std::vector<FieldSpec>& fields, const TaskTable& table);
+void copy_results(hid_t file, const std::vector<FieldSpec>& fields, TaskTable& table);
 
 /** Writes rows without an ok result (status != ok) of an existing [T, ...] file with the fill value. */
 void fill_missing_rows(hid_t file, const std::vector<FieldSpec>& fields, const TaskRows& rows);
 
 /** Writes a consolidated master to `target` (temp name, fsync, rename). */
-void write_master(const std::filesystem::path& target, const MasterInfo& info, const TaskTable& table);
+void write_master(const std::filesystem::path& target, const MasterInfo& info, TaskTable& table);
 
 /**
  * layout single: turns the element's data file into a master in place (attributes, params,

@@ -83,20 +83,19 @@ void copy_single_source(hid_t source_file, const std::vector<FieldSpec>& fields,
     }
 }
 
-void copy_source(const RowSource& source, const std::vector<FieldSpec>& fields, const std::vector<Run>& runs,
-                 std::vector<FieldTarget>& targets)
+/** Copies one source's winning rows; false when its results failed verification (nothing placed). */
+bool copy_source(const RowSource& source, const std::vector<FieldSpec>& fields, const std::vector<Run>& runs,
+                 std::vector<FieldTarget>& targets, std::string& why)
 {
     if (source.single) {
         auto file = SHARDRUN_H5_OPEN(File, H5Fopen(source.file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
         copy_single_source(file.get(), fields, runs, targets);
-        return;
+        return true;
     }
     std::optional<shards::Segment> segment;
     if (source.cached_fields.empty()) {
-        std::string why;
-        segment = shards::read_segment(source.file, &why);
-        // It verified a moment ago when the table was gathered; a change since is not ours to guess about.
-        if (!segment) throw OutputError(source.file.string() + " changed while the master was written (" + why + ")");
+        segment = shards::read_segment(source.file, &why, true);
+        if (!segment) return false;
     }
     const auto& data = segment ? segment->rows.fields : source.cached_fields;
     for (std::size_t f = 0; f < fields.size(); ++f) {
@@ -105,6 +104,7 @@ void copy_source(const RowSource& source, const std::vector<FieldSpec>& fields, 
                   data[f].data() + std::size_t{run.first_row} * fields[f].bytes());
         }
     }
+    return true;
 }
 
 /** Task ranges without a result, as (first, count). */
@@ -133,13 +133,16 @@ void write_fill_runs(hid_t dataset, const FieldSpec& field, const std::vector<st
 
 }  // namespace
 
-void copy_results(hid_t file, const std::vector<FieldSpec>& fields, const TaskTable& table)
+void copy_results(hid_t file, const std::vector<FieldSpec>& fields, TaskTable& table)
 {
     const auto task_count = table.source_of.size();
     auto targets = open_targets(file, fields, task_count);
     const auto runs = runs_by_source(table);
     for (std::size_t s = 0; s < table.sources.size(); ++s) {
-        if (!runs[s].empty()) copy_source(table.sources[s], fields, runs[s], targets);
+        std::string why;
+        if (!runs[s].empty() && !copy_source(table.sources[s], fields, runs[s], targets, why)) {
+            table.drop_source(static_cast<int>(s), why);
+        }
     }
     const auto missing = missing_runs(table.source_of);
     for (std::size_t f = 0; f < fields.size(); ++f) {

@@ -24,18 +24,21 @@ void publish(const fs::path& temp, const fs::path& target)
 
 }  // namespace
 
-void write_master(const fs::path& target, const MasterInfo& info, const TaskTable& table)
+void write_master(const fs::path& target, const MasterInfo& info, TaskTable& table)
 {
     hdf5::silence_hdf5_errors();
     const fs::path temp = target.string() + ".tmp";
     try {
         auto file = SHARDRUN_H5_OPEN(File, H5Fcreate(temp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+        create_result_datasets(file.get(), info.fields, table.rows.size());
+        const auto problems = table.problems.size();
+        copy_results(file.get(), info.fields, table);  // may turn rows of a bad segment back to pending
         write_task_columns(file.get(), table.rows);
         write_params(file.get(), info.params, info.ranges);
-        create_result_datasets(file.get(), info.fields, table.rows.size());
-        copy_results(file.get(), info.fields, table);
         attach_scales(file.get(), info.fields, info.params);
-        write_root_attrs(file.get(), info);
+        auto final_info = info;
+        final_info.complete = info.complete && table.problems.size() == problems;
+        write_root_attrs(file.get(), final_info);
         file.close();
     } catch (const Hdf5Error& error) {
         std::remove(temp.c_str());

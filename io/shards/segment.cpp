@@ -69,7 +69,8 @@ void write_contents(hid_t file, const SegmentHeader& header, const TaskRows& row
     hdf5::write_attr(file, "seq", std::int64_t{header.seq});
     hdf5::write_attr(file, "fields", names);
     hdf5::write_attr(file, "rows", static_cast<std::int64_t>(n));
-    hdf5::write_attr(file, "crc32c", static_cast<std::int64_t>(rows.checksum()));
+    hdf5::write_attr(file, "crc32c_tasks", static_cast<std::int64_t>(rows.columns_checksum()));
+    hdf5::write_attr(file, "crc32c_results", static_cast<std::int64_t>(rows.fields_checksum()));
 }
 
 TaskRows read_columns(hid_t file)
@@ -98,7 +99,7 @@ bool lengths_agree(const TaskRows& rows)
            rows.device.size() == n && rows.start.size() == n && rows.end.size() == n && rows.exit_code.size() == n;
 }
 
-Segment read_verified(const fs::path& path)
+Segment read_verified(const fs::path& path, bool with_fields)
 {
     auto file = SHARDRUN_H5_OPEN(File, H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
     if (hdf5::read_string_attr(file.get(), "format").value_or("") != segment_format) throw Hdf5Error("not a segment");
@@ -112,14 +113,18 @@ Segment read_verified(const fs::path& path)
     if (!rows || static_cast<std::size_t>(*rows) != segment.rows.size() || !lengths_agree(segment.rows)) {
         throw Hdf5Error("column lengths disagree");
     }
+    if (hdf5::read_int_attr(file.get(), "crc32c_tasks") != static_cast<std::int64_t>(segment.rows.columns_checksum())) {
+        throw Hdf5Error("CRC-32C mismatch in /tasks");
+    }
     auto results = SHARDRUN_H5_OPEN(Group, H5Gopen2(file.get(), "results", H5P_DEFAULT));
-    auto names = hdf5::read_string_list_attr(file.get(), "fields");
-    for (const auto& name : names) {
+    for (const auto& name : hdf5::read_string_list_attr(file.get(), "fields")) {
         segment.fields.push_back(hdf5::field_spec_of(results.get(), name));
+        if (!with_fields) continue;
         segment.rows.fields.push_back(hdf5::read_field_rows(results.get(), segment.fields.back(), segment.rows.size()));
     }
-    if (hdf5::read_int_attr(file.get(), "crc32c") != static_cast<std::int64_t>(segment.rows.checksum())) {
-        throw Hdf5Error("CRC-32C mismatch");
+    if (with_fields &&
+        hdf5::read_int_attr(file.get(), "crc32c_results") != static_cast<std::int64_t>(segment.rows.fields_checksum())) {
+        throw Hdf5Error("CRC-32C mismatch in /results");
     }
     return segment;
 }
@@ -154,11 +159,11 @@ void write_segment(const fs::path& target, const SegmentHeader& header, const Ta
     if (segment_commit_hook) segment_commit_hook("renamed");
 }
 
-std::optional<Segment> read_segment(const fs::path& file, std::string* why)
+std::optional<Segment> read_segment(const fs::path& file, std::string* why, bool with_fields)
 {
     hdf5::silence_hdf5_errors();
     try {
-        return read_verified(file);
+        return read_verified(file, with_fields);
     } catch (const std::exception& error) {
         if (why) *why = error.what();
         return std::nullopt;

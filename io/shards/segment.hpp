@@ -40,14 +40,16 @@ extern void (*segment_commit_hook)(const char* stage);
 struct Segment {
     SegmentHeader header;
     std::vector<FieldSpec> fields;
-    TaskRows rows;
+    TaskRows rows;  ///< rows.fields empty when read without fields
 };
 
 /**
- * Reads and verifies a segment (opens, structure, lengths, CRC-32C).
+ * Reads and verifies a segment: opens it (HDF5 rejects a truncated file), checks its
+ * structure, lengths and the CRC-32C of the /tasks columns, and with `with_fields` also
+ * reads the results and checks their CRC-32C.
  * @param why  set to the reason when the segment is not valid
  * @return nullopt when truncated, corrupt or otherwise invalid
  */
-std::optional<Segment> read_segment(const std::filesystem::path& file, std::string* why);
+std::optional<Segment> read_segment(const std::filesystem::path& file, std::string* why, bool with_fields = true);
 
 }  // namespace shardrun::io::shards
