@@ -1,0 +1,156 @@
+// run_rank_loop with the exec kind: every task runs once with its own argv, environment,
+// output files and result; slots_per_rank runs tasks at once (run at 1, 2, 4 ranks).
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+
+#include "runner/job/job_parser.hpp"
+#include "runner/placement/placement.hpp"
+#include "runner/run/memory_sink.hpp"
+#include "runner/run/rank_loop.hpp"
+#include "runner/run/shared_counters.hpp"
+#include "runner/run/work_source.hpp"
+#include "runner/tasks/registry.hpp"
+
+namespace shardrun::run {
+namespace {
+
+int world_rank()
+{
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return rank;
+}
+
+int world_size()
+{
+    int size = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    return size;
+}
+
+// A directory every rank knows, made by rank 0; removed by rank 0 at the end.
+class SharedDir {
+public:
+    SharedDir()
+    {
+        std::vector<char> name(256, '\0');
+        if (world_rank() == 0) {
+            std::string pattern = (std::filesystem::temp_directory_path() / "shardrun_exec_loop_XXXXXX").string();
+            if (::mkdtemp(pattern.data()) != nullptr) std::copy_n(pattern.begin(), std::min<size_t>(pattern.size(), 255), name.begin());
+        }
+        MPI_Bcast(name.data(), static_cast<int>(name.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
+        path = name.data();
+    }
+    ~SharedDir()
+    {
+        MPI_Barrier(MPI_COMM_WORLD);
+        std::error_code ignored;
+        if (world_rank() == 0) std::filesystem::remove_all(path, ignored);
+    }
+    std::string path;
+};
+
+std::string read_file(const std::string& path)
+{
+    std::ifstream stream(path);
+    std::stringstream text;
+    text << stream.rdbuf();
+    return text.str();
+}
+
+// Runs `text` (an exec job) on every rank; returns this rank's sink.
+MemorySink run_exec_job(const std::string& text, const std::string& tasks_dir)
+{
+    const auto spec = job::parse_job("exec.yaml", text, {}, tasks::task_kind_names());
+    const auto kind = tasks::make_task_kind(spec);
+    const auto space = job::TaskSpace::of(spec, spec.data.items);
+    LoopSettings settings;
+    settings.kind = kind.get();
+    settings.space = &space;
+    settings.fields = kind->fields(spec.params);
+    settings.rank = world_rank();
+    settings.tasks_dir = tasks_dir;
+    settings.slots = spec.slots_per_rank;
+    SharedCounters counters;
+    ProgressFeed feed(counters);
+    MemorySink sink;
+    auto source = make_work_source(spec.schedule, {0, space.size()},
+                                   placement::group_layout(world_rank(), world_size(), 1), counters);
+    run_rank_loop(settings, *source, sink, feed);
+    MPI_Barrier(MPI_COMM_WORLD);
+    return sink;
+}
+
+std::vector<std::uint64_t> all_ids(const MemorySink& sink)
+{
+    std::vector<std::uint64_t> mine;
+    for (const auto& record : sink.records) mine.push_back(record.task_id);
+    const int count = static_cast<int>(mine.size());
+    std::vector<int> sizes(static_cast<size_t>(world_size())), offsets(sizes.size(), 0);
+    MPI_Allgather(&count, 1, MPI_INT, sizes.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    for (size_t r = 1; r < sizes.size(); ++r) offsets[r] = offsets[r - 1] + sizes[r - 1];
+    std::vector<std::uint64_t> all(static_cast<size_t>(offsets.back() + sizes.back()));
+    MPI_Allgatherv(mine.data(), count, MPI_UINT64_T, all.data(), sizes.data(), offsets.data(), MPI_UINT64_T,
+                   MPI_COMM_WORLD);
+    std::sort(all.begin(), all.end());
+    return all;
+}
+
+class RankLoopExec : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RankLoopExec, SweepOf100TasksRunsEachOnceWithItsEnvironment)
+{
+    const SharedDir dir;
+    const std::string text = "task: exec\nsweep: {a: {range: [0, 100, 1]}}\nschedule: " + GetParam() +
+                             "\nexec:\n  argv: [sh, -c, 'echo \"$0 $SHARDRUN_PARAM_A $SHARDRUN_TASK_ID $SHARDRUN_TASK_COUNT\"; "
+                             "printf \"{{\\\"v\\\": %s}}\" $SHARDRUN_TASK_ID > $SHARDRUN_RESULT', 'arg{a}']\n"
+                             "  results: {v: int64}\n";
+
+    const auto sink = run_exec_job(text, dir.path);
+
+    for (size_t i = 0; i < sink.records.size(); ++i) {
+        const auto id = sink.records[i].task_id;
+        ASSERT_EQ(sink.records[i].status, io::TaskStatus::ok) << "task " << id;
+        ASSERT_EQ(sink.values[i].size(), 1u);
+        std::int64_t v = -1;
+        std::memcpy(&v, sink.values[i][0].data(), sizeof(v));
+        EXPECT_EQ(v, static_cast<std::int64_t>(id));
+        EXPECT_EQ(read_file(dir.path + "/" + std::to_string(id) + "/stdout"),
+                  "arg" + std::to_string(id) + " " + std::to_string(id) + " " + std::to_string(id) + " 100\n");
+    }
+    std::vector<std::uint64_t> expected(100);
+    std::iota(expected.begin(), expected.end(), 0);
+    EXPECT_EQ(all_ids(sink), expected);
+}
+
+TEST_P(RankLoopExec, SlotsPerRankRunTasksAtOnce)
+{
+    // Each rank runs 2 tasks at a time: a task waits (bounded) until two tasks of its rank
+    // have started, which only happens when they run concurrently.
+    const SharedDir dir;
+    const std::string text = "task: exec\nsweep: {a: {range: [0, " + std::to_string(2 * world_size()) +
+                             ", 1]}}\nschedule: {kind: " + GetParam() + ", max_claim: 2}\nslots_per_rank: 2\n"
+                             "exec:\n  argv: [sh, -c, 'd=" + dir.path + "/started-{rank}; mkdir -p $d; touch $d/{task_id}; "
+                             "i=0; while [ $(ls $d | wc -l) -lt 2 ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; "
+                             "[ $(ls $d | wc -l) -ge 2 ]']\n";
+
+    const auto sink = run_exec_job(text, dir.path);
+
+    for (const auto& record : sink.records) {
+        EXPECT_EQ(record.status, io::TaskStatus::ok) << "task " << record.task_id << " never saw a second task start";
+    }
+    EXPECT_EQ(all_ids(sink).size(), static_cast<size_t>(2 * world_size()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Schedules, RankLoopExec, ::testing::Values("static", "cyclic", "dynamic"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace shardrun::run
