@@ -70,4 +70,26 @@ TEST(KernelKindsInput, EmbedFailsOnAFloat64Dataset)
     EXPECT_NE(outcome.message.find("dtype float64"), std::string::npos) << outcome.message;
 }
 
+TEST(KernelKindsInput, EmbedReadsRowsAndWeightsFromFiles)
+{
+    const auto rows = temp_path("embed_rows.h5"), weights = temp_path("embed_w.h5");
+    write_dataset(rows, "/rows", {3, 2}, std::vector<float>{3, 4, 0, 2, -1, 0}, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE);
+    write_dataset(weights, "/W", {2, 2}, std::vector<float>{1, 0, 0, 1}, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE);
+    ParamMap params;
+    params.set("input_dim", std::int64_t{2});
+    params.set("output_dim", std::int64_t{2});
+    params.set("chunk", std::int64_t{2});
+    params.set("activation", std::string("identity"));
+    params.set("weights", weights + ":/W");
+
+    const auto outcome = run(EmbedKind{}, params, {0, 2}, rows + ":/rows");
+
+    std::remove(rows.c_str());
+    std::remove(weights.c_str());
+    ASSERT_EQ(outcome.status, io::TaskStatus::ok) << outcome.message;
+    std::vector<float> e(4);
+    std::memcpy(e.data(), outcome.values[0].data(), 16);
+    EXPECT_EQ(e, (std::vector<float>{0.6f, 0.8f, 0.0f, 1.0f}));  // [3,4]/5 and [0,2]/2
+}
+
 }  // namespace
