@@ -13,8 +13,13 @@ namespace shardrun::bench {
 void RecordingReporter::ReportRuns(const std::vector<Run>& runs)
 {
     ConsoleReporter::ReportRuns(runs);
+    // The median of the repetitions when there are several (a shared machine is noisy), else the one run.
     for (const auto& run : runs) {
-        if (!run.error_occurred && run.run_type == Run::RT_Iteration) runs_[run.run_name.function_name + (run.run_name.args.empty() ? "" : "/" + run.run_name.args)] = run.counters;
+        const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
+        if (run.error_occurred || !(median || run.run_type == Run::RT_Iteration)) continue;
+        const auto name = run.run_name.function_name + (run.run_name.args.empty() ? "" : "/" + run.run_name.args);
+        if (median || !medians_.count(name)) runs_[name] = run.counters;
+        if (median) medians_.insert(name);
     }
 }
 

@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include <map>
+#include <set>
 #include <string>
 
 namespace shardrun::bench {
@@ -17,6 +18,7 @@ public:
 
 private:
     std::map<std::string, benchmark::UserCounters> runs_;
+    std::set<std::string> medians_;
 };
 
 /** The ratios against the anchors measured in the same run (gemm vs OpenBLAS, GB/s vs triad). */

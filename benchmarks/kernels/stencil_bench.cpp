@@ -53,8 +53,8 @@ void blur_bandwidth(benchmark::State& state)
     set_bandwidth(state, 16.0 * double(in.size()));
 }
 
-BENCHMARK(stream_triad)->Name("stream/triad")->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(heat2d_bandwidth)->Name("heat2d")->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(blur_bandwidth)->Name("blur")->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(stream_triad)->Name("stream/triad")->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(3)->ReportAggregatesOnly(true);
+BENCHMARK(heat2d_bandwidth)->Name("heat2d")->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(3)->ReportAggregatesOnly(true);
+BENCHMARK(blur_bandwidth)->Name("blur")->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(3)->ReportAggregatesOnly(true);
 
 }  // namespace
