@@ -1,6 +1,10 @@
 #include "runner/job/job_parser.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include <string>
 #include <vector>
@@ -166,6 +170,24 @@ TEST(JobParser, SetChangesTheResolvedJson)
     const auto overridden = parse(text, {"params.nx=2"});
 
     EXPECT_NE(plain.resolved_json, overridden.resolved_json);
+}
+
+TEST(JobParser, ResolvedJsonChangesWithThePointsFileContents)
+{
+    // resolved_json is hashed for --resume: other points under the same file name are another job.
+    const auto dir = std::filesystem::temp_directory_path() / ("shardrun_parser_test_" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    const auto job = (dir / "job.yaml").string();
+    const std::string text = "task: noop\nsweep: {points_file: points.json}\n";
+    std::ofstream(dir / "points.json") << R"([{"a": 1}, {"a": 2}])";
+    const auto before = parse_job(job, text, {}, known_tasks);
+    std::ofstream(dir / "points.json") << R"([{"a": 5}, {"a": 6}])";
+
+    const auto after = parse_job(job, text, {}, known_tasks);
+
+    EXPECT_EQ(after.sweep.size(), 2u);
+    EXPECT_NE(before.resolved_json, after.resolved_json);
+    std::filesystem::remove_all(dir);
 }
 
 TEST(JobParser, BadSetValueIsLocatedAtTheSetKey)

@@ -84,6 +84,16 @@ TEST(TaskSpace, ItemsOverrideComesFromTheDataInput)
     EXPECT_EQ(space.range_of(2)->end, 12u);
 }
 
+TEST(TaskSpace, DataInputWithoutRowsHasNoTasks)
+{
+    // data.input names a dataset whose first dimension is 0: no task may run without a range.
+    const auto spec = job_of("task: noop\nsweep: {a: [1, 2]}\ndata: {input: 'x.h5:/d', chunk: 5}\n");
+
+    const auto space = TaskSpace::of(spec, 0);
+
+    EXPECT_EQ(space.size(), 0u) << "tasks of a data job would run with no range";
+}
+
 TEST(TaskSpace, UpdateParamsOverwritesTheSweptValues)
 {
     const auto spec = job_of("task: noop\nparams: {k: 1}\nsweep: {a: [1, 2], b: [x, y]}\n");
