@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "runner/errors.hpp"
+#include "runner/job/job_parser.hpp"
+#include "runner/job/task_space.hpp"
 #include "temp_dir.hpp"
 
 namespace shardrun::tasks {
@@ -208,6 +211,35 @@ TEST(ExecKind, BoundCudaDeviceIsVisibleToTheTask)
 
     ASSERT_EQ(outcome.status, io::TaskStatus::ok) << outcome.message;
     EXPECT_EQ(fixture.dir.read("tasks/7/stdout"), "3 " + fixture.context.device.label() + "\n");
+}
+
+TEST(ExecKind, SweepParameterNamedLikeABuiltinIsRejectedOrUsed)
+{
+    // {start} is also the data range's start: a sweep parameter `start` must not be silently
+    // replaced by an empty range value.
+    ExecFixture fixture;
+    const std::string text = "task: exec\nsweep: {start: [11, 12]}\nexec: {argv: [sh, -c, 'echo {start}']}\n";
+
+    std::string error;
+    std::string out;
+    try {
+        const auto spec = job::parse_job("job.yaml", text, {}, {"exec"});
+        const auto space = job::TaskSpace::of(spec, spec.data.items);
+        const auto params = space.params_of(1);
+        fixture.context.params = &params;
+        fixture.context.range.reset();
+        const ExecKind kind(spec.exec, 0, 1);
+        kind.run(fixture.context);
+        out = fixture.dir.read("tasks/7/stdout");
+    } catch (const JobFileError& rejected) {
+        error = rejected.what();
+    }
+
+    if (error.empty()) {
+        EXPECT_EQ(out, "12\n") << "{start} did not give the sweep parameter";
+    } else {
+        EXPECT_NE(error.find("start"), std::string::npos) << error;
+    }
 }
 
 TEST(ExecKind, ParamEnvNameIsUpperCasedWithUnderscores)

@@ -107,6 +107,31 @@ TEST(ResultJson, JsonThatIsNotAnObject)
     EXPECT_TRUE(contains(reason, "object")) << reason;
 }
 
+TEST(ResultJson, Int64ValuesBeyondDoublePrecisionStayExact)
+{
+    TempDir dir;
+    dir.write("result.json", R"({"n": 9007199254740993})");
+    const std::vector<io::FieldSpec> int_field = {{"n", io::DType::int64, {}, ""}};
+
+    const auto result = read_result_json(dir.file("result.json"), int_field);
+
+    ASSERT_TRUE(std::holds_alternative<io::TaskValues>(result)) << reason_of(result);
+    EXPECT_EQ(as<std::int64_t>(std::get<io::TaskValues>(result)[0]), (std::vector<std::int64_t>{9007199254740993}));
+}
+
+TEST(ResultJson, Int32OutOfRangeIsRejected)
+{
+    TempDir dir;
+    dir.write("result.json", R"({"k": 3000000000})");
+    const std::vector<io::FieldSpec> int_field = {{"k", io::DType::int32, {}, ""}};
+
+    const auto result = read_result_json(dir.file("result.json"), int_field);
+
+    ASSERT_TRUE(std::holds_alternative<std::string>(result))
+        << "stored as " << as<std::int32_t>(std::get<io::TaskValues>(result)[0])[0];
+    EXPECT_TRUE(contains(reason_of(result), "'k'")) << reason_of(result);
+}
+
 TEST(ResultJson, MissingFile)
 {
     TempDir dir;
