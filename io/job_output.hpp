@@ -103,8 +103,9 @@ OutputLock prepare_output(const OutputOptions& options, const JobMetadata& metad
 
 /**
  * Rank 0, on resume: the ids in [first_task, end_task) whose status is ok in committed
- * batches of this array element, sorted. Truncated or corrupt segments are skipped (their
- * tasks run again) and reported on stderr; nothing unverified is used.
+ * batches of this array element, sorted. Every segment is read whole and its checksums
+ * verified; a truncated or corrupt one is reported on stderr and renamed <seg>.invalid,
+ * and its tasks run again: nothing unverified is used.
  */
 std::vector<std::uint64_t> committed_tasks(const OutputOptions& options, const JobMetadata& metadata);
 

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "bench_common.hpp"
@@ -57,63 +58,103 @@ double median(std::vector<double> values)
     return values[values.size() / 2];
 }
 
+/** What one run compares: the same bytes, written by each writer in 64 MiB commits. */
+struct Setup {
+    std::uint64_t tasks;
+    std::size_t bytes;
+    std::string dir;
+    std::vector<std::byte> payload;  ///< one task's row
+    std::vector<std::byte> piece;    ///< 64 MiB of rows, the raw writer's unit
+    double total() const { return double(tasks) * double(bytes); }
+};
+
+struct Figures {
+    std::vector<double> raw, shards, single, shards_ratio, single_ratio, cpu = std::vector<double>(3, 0.0);
+    double master = 0;
+};
+
+/** Times `write` (seconds) and adds the CPU seconds it used to `cpu`. */
+template <typename Write>
+double timed(double& cpu, Write&& write)
+{
+    const double cpu_start = bench::cpu_seconds();
+    const double wall = write();
+    cpu += bench::cpu_seconds() - cpu_start;
+    return wall;
+}
+
+/** The disk is shared and noisy: interleave the three writers and compare within a round. */
+Figures measure(const Setup& setup, int rounds)
+{
+    Figures f;
+    const auto& dir = setup.dir;
+    for (int round = 0; round < rounds; ++round) {
+        f.raw.push_back(timed(f.cpu[0], [&] {
+            return bench::raw_posix_write(dir + "/raw.bin", static_cast<std::size_t>(setup.total()), setup.piece.size(),
+                                          setup.piece.data());
+        }));
+        fs::remove(dir + "/raw.bin");
+        f.shards.push_back(timed(f.cpu[1], [&] {
+            return write_layout(dir + "/shards.h5", Layout::shards, setup.tasks, setup.bytes, setup.payload);
+        }));
+        if (round == 0) f.master = finalize_shards(dir + "/shards.h5", setup.tasks, setup.bytes);
+        fs::remove_all(dir + "/shards.h5.shards");
+        fs::remove(dir + "/shards.h5");
+        f.single.push_back(timed(f.cpu[2], [&] {
+            return write_layout(dir + "/single.h5", Layout::single, setup.tasks, setup.bytes, setup.payload);
+        }));
+        fs::remove_all(dir + "/single.h5.shards");
+        f.shards_ratio.push_back(f.raw.back() / f.shards.back());
+        f.single_ratio.push_back(f.raw.back() / f.single.back());
+    }
+    return f;
+}
+
+std::string spread(std::vector<double> ratios)
+{
+    std::sort(ratios.begin(), ratios.end());
+    char text[64];
+    std::snprintf(text, sizeof text, "rounds %.2f..%.2f", ratios.front(), ratios.back());
+    return text;
+}
+
+void print(const Setup& setup, const Figures& f, int rounds)
+{
+    const double gib = setup.total() / double(1 << 30);
+    const auto mib_s = [&](double s) { return setup.total() / s / double(1 << 20); };
+    std::printf("io write bandwidth: %llu tasks x %zu KiB = %.2f GiB, fsync every %.0f MiB, %d rounds, in %s\n",
+                static_cast<unsigned long long>(setup.tasks), setup.bytes / 1024, gib,
+                double(setup.piece.size()) / double(1 << 20), rounds, setup.dir.c_str());
+    std::printf("  raw POSIX write (anchor)    %8.1f MiB/s (median)   1.00 x raw   CPU %.2f s/GiB\n",
+                mib_s(median(f.raw)), f.cpu[0] / rounds / gib);
+    std::printf("  layout shards               %8.1f MiB/s (median)   %.2f x raw (%s; target >= 0.80)   CPU %.2f s/GiB\n",
+                mib_s(median(f.shards)), median(f.shards_ratio), spread(f.shards_ratio).c_str(), f.cpu[1] / rounds / gib);
+    std::printf("  shards master (consolidate) %8.1f MiB/s (round 1)    %.2f x raw: the end-of-job copy into <path>\n",
+                mib_s(f.master), median(f.raw) / f.master);
+    std::printf("  layout single (1 rank)      %8.1f MiB/s (median)   %.2f x raw (%s)   CPU %.2f s/GiB\n",
+                mib_s(median(f.single)), median(f.single_ratio), spread(f.single_ratio).c_str(), f.cpu[2] / rounds / gib);
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
 {
     MPI_Init(&argc, &argv);
-    const std::uint64_t tasks = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 10000;
-    const std::size_t bytes = (argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 256) * 1024;
-    const auto dir = bench::bench_dir(argc > 3 ? argv[3] : nullptr);
+    Setup setup;
+    setup.tasks = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 10000;
+    setup.bytes = (argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 256) * 1024;
+    setup.dir = bench::bench_dir(argc > 3 ? argv[3] : nullptr);
     const int rounds = argc > 4 ? std::atoi(argv[4]) : 3;
-    std::vector<std::byte> payload(bytes);
-    for (std::size_t i = 0; i < bytes; ++i) payload[i] = static_cast<std::byte>(i * 131 % 251);
-    const double total = double(tasks) * double(bytes);
-    const std::size_t piece = std::max<std::size_t>(1, (std::size_t{64} << 20) / bytes) * bytes;
-    std::vector<std::byte> all(piece);
-    for (std::size_t i = 0; i < piece; i += bytes) std::memcpy(all.data() + i, payload.data(), bytes);
-
-    // The disk is shared and noisy: interleave the three writers and compare within a round.
-    std::vector<double> raw, shards, single, shards_ratio, single_ratio, cpu(3, 0.0);
-    double master = 0;
-    for (int round = 0; round < rounds; ++round) {
-        double cpu_start = bench::cpu_seconds();
-        raw.push_back(bench::raw_posix_write(dir + "/raw.bin", static_cast<std::size_t>(total), piece, all.data()));
-        fs::remove(dir + "/raw.bin");
-        cpu[0] += bench::cpu_seconds() - cpu_start;
-        cpu_start = bench::cpu_seconds();
-        shards.push_back(write_layout(dir + "/shards.h5", Layout::shards, tasks, bytes, payload));
-        if (round == 0) master = finalize_shards(dir + "/shards.h5", tasks, bytes);
-        fs::remove_all(dir + "/shards.h5.shards");
-        fs::remove(dir + "/shards.h5");
-        cpu[1] += bench::cpu_seconds() - cpu_start;
-        cpu_start = bench::cpu_seconds();
-        single.push_back(write_layout(dir + "/single.h5", Layout::single, tasks, bytes, payload));
-        fs::remove_all(dir + "/single.h5.shards");
-        cpu[2] += bench::cpu_seconds() - cpu_start;
-        shards_ratio.push_back(raw.back() / shards.back());
-        single_ratio.push_back(raw.back() / single.back());
+    setup.payload.resize(setup.bytes);
+    for (std::size_t i = 0; i < setup.bytes; ++i) setup.payload[i] = static_cast<std::byte>(i * 131 % 251);
+    setup.piece.resize(std::max<std::size_t>(1, (std::size_t{64} << 20) / setup.bytes) * setup.bytes);
+    for (std::size_t i = 0; i < setup.piece.size(); i += setup.bytes) {
+        std::memcpy(setup.piece.data() + i, setup.payload.data(), setup.bytes);
     }
-    fs::remove_all(dir);
 
-    const auto mib_s = [&](double s) { return total / s / double(1 << 20); };
-    std::printf("io write bandwidth: %llu tasks x %zu KiB = %.2f GiB, fsync every %.0f MiB, %d rounds, in %s\n",
-                static_cast<unsigned long long>(tasks), bytes / 1024, total / double(1 << 30),
-                double(piece) / double(1 << 20), rounds, dir.c_str());
-    const auto spread = [](std::vector<double> r) {
-        std::sort(r.begin(), r.end());
-        static char text[64];
-        std::snprintf(text, sizeof text, "rounds %.2f..%.2f", r.front(), r.back());
-        return text;
-    };
-    std::printf("  raw POSIX write (anchor)   %8.1f MiB/s (median)   1.00 x raw   CPU %.2f s/GiB\n", mib_s(median(raw)),
-                cpu[0] / rounds / (total / double(1 << 30)));
-    std::printf("  layout shards              %8.1f MiB/s (median)   %.2f x raw (%s; target >= 0.80)   CPU %.2f s/GiB\n",
-                mib_s(median(shards)), median(shards_ratio), spread(shards_ratio), cpu[1] / rounds / (total / double(1 << 30)));
-    std::printf("  shards master (consolidate) %7.1f MiB/s (round 1)   %.2f x raw: the end-of-job copy into <path>\n",
-                mib_s(master), median(raw) / master);
-    std::printf("  layout single (1 rank)     %8.1f MiB/s (median)   %.2f x raw (%s)   CPU %.2f s/GiB\n",
-                mib_s(median(single)), median(single_ratio), spread(single_ratio), cpu[2] / rounds / (total / double(1 << 30)));
+    const auto figures = measure(setup, rounds);
+    fs::remove_all(setup.dir);
+    print(setup, figures, rounds);
     MPI_Finalize();
     return 0;
 }
