@@ -99,7 +99,9 @@ void horizontal_pass(const BlurShape& s, const std::vector<float>& weights, cons
 #pragma omp for schedule(static)
         for (std::int64_t row = 0; row < rows; ++row) {
             const float* src = in + row * w;
-            for (std::int64_t i = 0; i < w + 2 * radius; ++i) line[i] = src[clamp_index(i - radius, w)];
+            std::fill(line.begin(), line.begin() + radius, src[0]);  // clamped left border
+            std::copy(src, src + w, line.begin() + radius);
+            std::fill(line.begin() + radius + w, line.end(), src[w - 1]);  // clamped right border
             weighted_rows(weights, taps.data(), w, out + row * w);
         }
     }
