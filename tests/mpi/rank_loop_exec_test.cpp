@@ -4,11 +4,14 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
 #include <sstream>
+#include <thread>
 
 #include "runner/job/job_parser.hpp"
 #include "runner/placement/placement.hpp"
@@ -66,7 +69,7 @@ std::string read_file(const std::string& path)
 }
 
 // Runs `text` (an exec job) on every rank; returns this rank's sink.
-MemorySink run_exec_job(const std::string& text, const std::string& tasks_dir)
+MemorySink run_exec_job(const std::string& text, const std::string& tasks_dir, const std::atomic<bool>* stop = nullptr)
 {
     const auto spec = job::parse_job("exec.yaml", text, {}, tasks::task_kind_names());
     const auto kind = tasks::make_task_kind(spec);
@@ -78,6 +81,7 @@ MemorySink run_exec_job(const std::string& text, const std::string& tasks_dir)
     settings.rank = world_rank();
     settings.tasks_dir = tasks_dir;
     settings.slots = spec.slots_per_rank;
+    settings.stop = stop;
     SharedCounters counters;
     ProgressFeed feed(counters);
     MemorySink sink;
@@ -147,6 +151,29 @@ TEST_P(RankLoopExec, SlotsPerRankRunTasksAtOnce)
         EXPECT_EQ(record.status, io::TaskStatus::ok) << "task " << record.task_id << " never saw a second task start";
     }
     EXPECT_EQ(all_ids(sink).size(), static_cast<size_t>(2 * world_size()));
+}
+
+TEST(RankLoopExecInterrupt, InterruptedTaskIsNotRecorded)
+{
+    // Every task announces itself and sleeps; once this rank's first task has started, the
+    // rank is interrupted: the killed task and the ones after it must not be recorded.
+    const SharedDir dir;
+    const std::string started = dir.path + "/started-" + std::to_string(world_rank());
+    const std::string text = "task: exec\nsweep: {a: {range: [0, " + std::to_string(3 * world_size()) +
+                             ", 1]}}\nschedule: dynamic\nexec:\n  argv: [sh, -c, 'touch " + dir.path +
+                             "/started-{rank}; sleep 30']\n";
+    std::atomic<bool> stop{false};
+    std::thread interrupter([&] {
+        for (int i = 0; i < 1000 && !std::filesystem::exists(started); ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        stop = true;
+    });
+
+    const auto sink = run_exec_job(text, dir.path, &stop);
+    interrupter.join();
+
+    EXPECT_TRUE(sink.records.empty()) << sink.records.size() << " tasks recorded after the interrupt";
 }
 
 INSTANTIATE_TEST_SUITE_P(Schedules, RankLoopExec, ::testing::Values("static", "cyclic", "dynamic"),
