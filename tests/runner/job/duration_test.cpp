@@ -38,5 +38,14 @@ TEST(Duration, MalformedIsRejected)
     EXPECT_FALSE(parse_duration("abc").has_value());
 }
 
+TEST(Duration, NotANumberAndInfinityAreRejected)
+{
+    const auto nan = parse_duration("nan");
+
+    EXPECT_FALSE(nan.has_value()) << "nan parsed as " << *nan;
+    EXPECT_FALSE(parse_duration("inf").has_value());
+    EXPECT_FALSE(parse_duration("infs").has_value());
+}
+
 }  // namespace
 }  // namespace shardrun::job

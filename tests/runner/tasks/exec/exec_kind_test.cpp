@@ -242,6 +242,20 @@ TEST(ExecKind, SweepParameterNamedLikeABuiltinIsRejectedOrUsed)
     }
 }
 
+TEST(ExecKind, TaskDirectoryThatCannotBeMadeIsNamed)
+{
+    ExecFixture fixture;
+    fixture.dir.write("plain-file", "not a directory\n");
+    fixture.context.task_dir = fixture.dir.file("plain-file/7");
+    const ExecKind kind(exec_spec({"true"}, false), 0, 1);
+
+    const auto outcome = kind.run(fixture.context);
+
+    EXPECT_EQ(outcome.status, io::TaskStatus::failed);
+    EXPECT_NE(outcome.message.find(fixture.context.task_dir), std::string::npos)
+        << "the message blames the command: " << outcome.message;
+}
+
 TEST(ExecKind, ParamEnvNameIsUpperCasedWithUnderscores)
 {
     const std::string name = "my-param.x2";
