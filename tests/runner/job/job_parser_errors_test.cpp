@@ -251,6 +251,25 @@ TEST(JobParserErrors, SetThatLeavesASectionIncompleteIsLocatedAtTheSetKey)
     EXPECT_TRUE(contains(message, "data")) << message;
 }
 
+TEST(JobParserErrors, NamesThatCannotBeHdf5DatasetsAreRejected)
+{
+    // /results/<field> and /params/<name> are datasets: a '/' or an empty name fails only
+    // when the output is written, after the tasks ran.
+    const std::string field = "task: exec\nexec: {argv: [x], results: {\"a/b\": float64}}\n";
+    const std::string param = "task: noop\nsweep: {\"a/b\": [1, 2]}\n";
+    const std::string empty = "task: noop\nsweep: {\"\": [1, 2]}\n";
+
+    const auto field_message = error_of(field);
+    const auto param_message = error_of(param);
+    const auto empty_message = error_of(empty);
+
+    EXPECT_TRUE(contains(field_message, "bad.yaml:2:")) << field_message;
+    EXPECT_TRUE(contains(field_message, "exec.results")) << field_message;
+    EXPECT_TRUE(contains(param_message, "bad.yaml:2:")) << param_message;
+    EXPECT_TRUE(contains(param_message, "sweep")) << param_message;
+    EXPECT_TRUE(contains(empty_message, "sweep")) << empty_message;
+}
+
 TEST(JobParserErrors, EveryErrorIsOneLine)
 {
     const std::vector<std::string> texts = {"task: noop\nretries: abc\n", "task: noop\nscheduel: x\n",
