@@ -1,6 +1,7 @@
 // The facade's per-run steps: committed_tasks, open_rank_sink, finalize_output.
 #include "io/job_output.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -18,7 +19,8 @@ namespace {
 
 TaskTable gather(const OutputOptions& options, const JobMetadata& metadata, bool verify_results)
 {
-    TaskTable table(metadata.task_count);
+    // Only this element's block: with one element that is the whole job, as the master needs.
+    TaskTable table(metadata.first_task, std::min(metadata.end_task, metadata.task_count));
     table.verify_results = verify_results;
     table.gather_element(options.path, metadata.array_index, metadata.first_task, metadata.end_task);
     for (const auto& problem : table.problems) std::cerr << "shardrun: warning: " << problem << "\n";
@@ -50,7 +52,7 @@ std::vector<std::uint64_t> committed_tasks(const OutputOptions& options, const J
     }
     std::vector<std::uint64_t> ids;
     for (auto id = metadata.first_task; id < metadata.end_task && id < metadata.task_count; ++id) {
-        if (table.rows.status[id] == static_cast<std::int8_t>(TaskStatus::ok)) ids.push_back(id);
+        if (table.rows.status[id - table.first_id] == static_cast<std::int8_t>(TaskStatus::ok)) ids.push_back(id);
     }
     return ids;
 }

@@ -1,5 +1,7 @@
 #include "io/task_table.hpp"
 
+#include <algorithm>
+
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/field_io.hpp"
@@ -37,11 +39,12 @@ TaskRows read_task_columns(hid_t file)
 
 }  // namespace
 
-TaskTable::TaskTable(std::uint64_t task_count)
-    : source_of(task_count, -1), row_of(task_count, 0)
+TaskTable::TaskTable(std::uint64_t first, std::uint64_t end)
+    : first_id(first), source_of(end > first ? end - first : 0, -1), row_of(source_of.size(), 0)
 {
+    const auto task_count = source_of.size();
     rows.task_id.resize(task_count);
-    for (std::uint64_t i = 0; i < task_count; ++i) rows.task_id[i] = i;
+    for (std::uint64_t i = 0; i < task_count; ++i) rows.task_id[i] = first + i;
     rows.status.assign(task_count, pending);
     rows.attempts.assign(task_count, 0);
     rows.rank.assign(task_count, -1);
@@ -54,7 +57,8 @@ TaskTable::TaskTable(std::uint64_t task_count)
 
 void TaskTable::take(const TaskRows& from, std::size_t i, int source, std::uint32_t row)
 {
-    const auto id = from.task_id[i];
+    if (!covers(from.task_id[i])) return;
+    const auto id = from.task_id[i] - first_id;
     const auto status = from.status[i];
     if (status == pending) return;
     const auto current = rows.status[id];
@@ -96,7 +100,7 @@ void TaskTable::gather_element(const std::string& path, int array_index, std::ui
             }
             for (std::size_t i = 0; i < segment->rows.size(); ++i) {
                 const auto id = segment->rows.task_id[i];
-                if (id >= first && id < end && id < rows.size()) take(segment->rows, i, source, static_cast<std::uint32_t>(i));
+                if (id >= first && id < end) take(segment->rows, i, source, static_cast<std::uint32_t>(i));
             }
         }
     }
@@ -118,7 +122,7 @@ void TaskTable::gather_single(const fs::path& file, std::uint64_t first, std::ui
         }
         const int source = static_cast<int>(sources.size());
         sources.push_back(RowSource{file, true, {}});
-        for (std::uint64_t id = first; id < end && id < from.size() && id < rows.size(); ++id) {
+        for (std::uint64_t id = first; id < end && id < from.size(); ++id) {
             take(from, id, source, static_cast<std::uint32_t>(id));
         }
     } catch (const Hdf5Error& error) {
@@ -140,7 +144,7 @@ void TaskTable::drop_source(int source, const std::string& why)
 std::uint64_t TaskTable::count(std::int8_t status, std::uint64_t first, std::uint64_t end) const
 {
     std::uint64_t n = 0;
-    for (auto id = first; id < end && id < rows.size(); ++id) n += rows.status[id] == status;
+    for (auto id = std::max(first, first_id); id < end && covers(id); ++id) n += rows.status[id - first_id] == status;
     return n;
 }
 

@@ -2,6 +2,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/handle.hpp"
@@ -26,6 +27,7 @@ void publish(const fs::path& temp, const fs::path& target)
 
 void write_master(const fs::path& target, const MasterInfo& info, TaskTable& table)
 {
+    if (table.first_id != 0) throw std::logic_error("write_master needs the table of the whole job");
     hdf5::silence_hdf5_errors();
     const fs::path temp = target.string() + ".tmp";
     try {
@@ -50,6 +52,7 @@ void write_master(const fs::path& target, const MasterInfo& info, TaskTable& tab
 
 void finish_single(const fs::path& single, const fs::path& target, const MasterInfo& info, const TaskTable& table)
 {
+    if (table.first_id != 0) throw std::logic_error("finish_single needs the table of the whole job");
     hdf5::silence_hdf5_errors();
     try {
         auto file = SHARDRUN_H5_OPEN(File, H5Fopen(single.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));

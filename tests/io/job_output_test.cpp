@@ -171,6 +171,22 @@ TEST(Resume, SkipsCommittedTasksAndEndsEqualToAnUninterruptedRun)
     EXPECT_EQ(check_master(options.path, 40), "");
 }
 
+TEST(Resume, ASecondArrayElementFindsOnlyItsOwnCommittedTasks)
+{
+    const auto dir = testing::scratch_dir();
+    const OutputOptions options{dir + "/results.h5"};
+    const auto m = test_metadata(20, 2, 1);
+    run_element(options, m);
+
+    const auto done = committed_tasks(options, m);
+
+    std::vector<std::uint64_t> expected;
+    for (std::uint64_t id = 10; id < 20; ++id) {
+        if (!testing::fails(id)) expected.push_back(id);
+    }
+    EXPECT_EQ(done, expected);
+}
+
 TEST(ResultSink, WrongShapedValuesThrowAndTheTaskCanBeRecordedFailed)
 {
     const auto dir = testing::scratch_dir();
