@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <string>
 
 namespace shardrun::job {
@@ -14,7 +15,7 @@ std::optional<double> parse_duration(std::string_view text)
     while (pos < text.size()) {
         double value = 0;
         const auto [end, ec] = std::from_chars(text.data() + pos, text.data() + text.size(), value);
-        if (ec != std::errc() || value < 0) return std::nullopt;
+        if (ec != std::errc() || !(value >= 0) || !std::isfinite(value)) return std::nullopt;
         pos = static_cast<size_t>(end - text.data());
         size_t unit_end = pos;
         while (unit_end < text.size() && std::isalpha(static_cast<unsigned char>(text[unit_end]))) ++unit_end;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -88,14 +89,34 @@ void check_exec_templates(const YAML::Node& exec, const YamlContext& context, co
 {
     if (spec.task != "exec") return;
     std::set<std::string> known(tasks::builtin_placeholders().begin(), tasks::builtin_placeholders().end());
-    for (const auto& [name, value] : spec.params.entries()) known.insert(name);
-    for (const auto& name : spec.sweep.names()) known.insert(name);
+    auto names = spec.sweep.names();
+    for (const auto& [name, value] : spec.params.entries()) names.push_back(name);
+    const auto& builtins = tasks::builtin_placeholders();
+    for (const auto& name : names) {
+        if (std::find(builtins.begin(), builtins.end(), name) != builtins.end()) {
+            context.fail(exec, "exec", fmt::format("parameter '{}' has the name of a built-in placeholder; rename it "
+                                                   "(built-ins: {})", name, fmt::join(tasks::builtin_placeholders(), ", ")));
+        }
+        known.insert(name);
+    }
     for (size_t i = 0; i < exec["argv"].size(); ++i) {
         check_template(exec["argv"][i], context, fmt::format("exec.argv[{}]", i), known);
     }
     for (const auto& entry : exec["env"]) {
         check_template(entry.second, context, "exec.env." + entry.first.as<std::string>(), known);
     }
+}
+
+// A points file's contents are part of the job's identity for --resume, not just its name.
+YAML::Node with_points_file_contents(const YAML::Node& root, const std::string& job_dir)
+{
+    const auto& name = root["sweep"] ? root["sweep"]["points_file"] : YAML::Node();
+    if (!name || !name.IsScalar()) return root;
+    auto resolved = YAML::Clone(root);
+    std::filesystem::path file = name.Scalar();
+    if (file.is_relative()) file = std::filesystem::path(job_dir.empty() ? "." : job_dir) / file;
+    resolved["sweep"]["points_file"] = YAML::LoadFile(file.string());
+    return resolved;
 }
 
 }  // namespace
@@ -134,7 +155,7 @@ JobSpec parse_job(const std::string& file, const std::string& text, const std::v
     spec.output = parse_output(root["output"], context, spec.name);
     spec.exec = parse_exec(root["exec"], context, spec.task);
     check_exec_templates(root["exec"], context, spec);
-    spec.resolved_json = resolved_json(root);
+    spec.resolved_json = resolved_json(with_points_file_contents(root, job_dir));
     return spec;
 }
 

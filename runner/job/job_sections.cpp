@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 
 #include "runner/job/duration.hpp"
 
@@ -71,6 +72,15 @@ io::FieldSpec parse_result_field(const std::string& name, const YAML::Node& node
 }
 
 }  // namespace
+
+int read_int(const YAML::Node& node, const YamlContext& context, const std::string& path, int minimum)
+{
+    const auto value = read_integer(node, context, path, minimum);
+    if (value > std::numeric_limits<int>::max()) {
+        context.fail(node, path, fmt::format("{} is too large; it must be at most {}", value, std::numeric_limits<int>::max()));
+    }
+    return static_cast<int>(value);
+}
 
 std::int64_t read_integer(const YAML::Node& node, const YamlContext& context, const std::string& path,
                           std::int64_t minimum)
@@ -143,9 +153,9 @@ void parse_execution(const YAML::Node& root, const YamlContext& context, JobSpec
         spec.device = device == "cpu" ? DevicePreference::cpu : device == "cuda" ? DevicePreference::cuda
                                                                                  : DevicePreference::automatic;
     }
-    if (root["gpus_per_task"]) spec.gpus_per_task = static_cast<int>(read_integer(root["gpus_per_task"], context, "gpus_per_task", 1));
-    if (root["slots_per_rank"]) spec.slots_per_rank = static_cast<int>(read_integer(root["slots_per_rank"], context, "slots_per_rank", 1));
-    if (root["retries"]) spec.retries = static_cast<int>(read_integer(root["retries"], context, "retries", 0));
+    if (root["gpus_per_task"]) spec.gpus_per_task = read_int(root["gpus_per_task"], context, "gpus_per_task", 1);
+    if (root["slots_per_rank"]) spec.slots_per_rank = read_int(root["slots_per_rank"], context, "slots_per_rank", 1);
+    if (root["retries"]) spec.retries = read_int(root["retries"], context, "retries", 0);
     if (root["timeout"]) spec.timeout_seconds = read_duration(root["timeout"], context, "timeout");
     if (root["timeout_grace"]) spec.timeout_grace_seconds = read_duration(root["timeout_grace"], context, "timeout_grace");
 }
@@ -189,6 +199,7 @@ ExecSpec parse_exec(const YAML::Node& node, const YamlContext& context, const st
         if (!results.IsMap()) context.fail(results, "exec.results", "must map field names to a dtype or [dtype, dims...]");
         for (const auto& entry : results) {
             const auto key = entry.first.as<std::string>();
+            context.check_dataset_name(entry.first, "exec.results." + key, key);
             exec.results.push_back(parse_result_field(key, entry.second, context, "exec.results." + key));
         }
     }

@@ -24,6 +24,9 @@ OutputSpec parse_output(const YAML::Node& node, const YamlContext& context, cons
 /** `exec:` — required when task is exec, refused otherwise. */
 ExecSpec parse_exec(const YAML::Node& node, const YamlContext& context, const std::string& task);
 
+/** An int in [minimum, INT_MAX] at `path`. */
+int read_int(const YAML::Node& node, const YamlContext& context, const std::string& path, int minimum);
+
 /** An integer >= minimum at `path`. */
 std::int64_t read_integer(const YAML::Node& node, const YamlContext& context, const std::string& path,
                           std::int64_t minimum);

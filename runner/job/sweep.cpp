@@ -49,7 +49,10 @@ Sweep parse_sweep(const YAML::Node& node, const YamlContext& context, const std:
         const auto path = join_path("sweep", key);
         std::shared_ptr<const SweepDimension> dimension;
         if (key == "zip") {
-            for (auto& group : parse_zip(entry.second, context, path)) dimensions.push_back(std::move(group));
+            for (auto& group : parse_zip(entry.second, context, path)) {
+                for (const auto& name : group->names()) context.check_dataset_name(entry.first, path, name);
+                dimensions.push_back(std::move(group));
+            }
             continue;
         }
         if (key == "points") {
@@ -59,6 +62,7 @@ Sweep parse_sweep(const YAML::Node& node, const YamlContext& context, const std:
         } else {
             dimension = parse_axis(key, entry.second, context, path);
         }
+        for (const auto& name : dimension->names()) context.check_dataset_name(entry.first, path, name);
         dimensions.push_back(std::move(dimension));
     }
     for (const auto& dimension : dimensions) {

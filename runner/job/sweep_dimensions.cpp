@@ -30,6 +30,9 @@ public:
     enum class Kind { linspace, logspace, float_range, int_range };
     ComputedDimension(std::string name, Kind kind, double a, double b, std::uint64_t n)
         : name_(std::move(name)), kind_(kind), a_(a), b_(b), n_(n) {}
+    /** An integer range kept in int64, exact beyond 2^53. */
+    ComputedDimension(std::string name, std::int64_t start, std::int64_t step, std::uint64_t n)
+        : name_(std::move(name)), kind_(Kind::int_range), a_(0), b_(0), n_(n), start_(start), step_(step) {}
     std::uint64_t size() const noexcept override { return n_; }
     std::vector<std::string> names() const override { return {name_}; }
     void apply(std::uint64_t i, ParamMap& params) const override
@@ -41,7 +44,7 @@ public:
         case Kind::logspace: params.set(name_, std::pow(10.0, lin)); break;
         case Kind::float_range: params.set(name_, a_ + static_cast<double>(i) * b_); break;
         case Kind::int_range:
-            params.set(name_, static_cast<std::int64_t>(a_) + static_cast<std::int64_t>(i) * static_cast<std::int64_t>(b_));
+            params.set(name_, start_ + static_cast<std::int64_t>(i) * step_);
             break;
         }
     }
@@ -49,8 +52,9 @@ public:
 private:
     std::string name_;
     Kind kind_;
-    double a_, b_;  // linspace/logspace: endpoints; ranges: start and step
+    double a_, b_;  // linspace/logspace: endpoints; float ranges: start and step
     std::uint64_t n_;
+    std::int64_t start_ = 0, step_ = 0;
 };
 
 class GroupDimension : public SweepDimension {
@@ -111,17 +115,26 @@ std::shared_ptr<const SweepDimension> parse_generator(const std::string& name, c
     const double c = number_at(args, 2, context, args_path);
     using Kind = ComputedDimension::Kind;
     if (kind != "range") {
-        if (c < 1 || std::floor(c) != c) context.fail(args[2], args_path + "[2]", "count must be an integer >= 1");
+        if (c < 1 || std::floor(c) != c || c > 9.2e18) {
+            context.fail(args[2], args_path + "[2]", "count must be an integer between 1 and 2^63");
+        }
         return std::make_shared<ComputedDimension>(name, kind == "linspace" ? Kind::linspace : Kind::logspace, a, b,
                                                    static_cast<std::uint64_t>(c));
     }
     if (c == 0) context.fail(args[2], args_path + "[2]", "step must not be 0");
+    const auto start = scalar_value(args[0]), stop = scalar_value(args[1]), step = scalar_value(args[2]);
+    if (std::holds_alternative<std::int64_t>(start) && std::holds_alternative<std::int64_t>(stop) &&
+        std::holds_alternative<std::int64_t>(step)) {
+        const auto i0 = std::get<std::int64_t>(start), i1 = std::get<std::int64_t>(stop), di = std::get<std::int64_t>(step);
+        const auto span = di > 0 ? i1 - i0 : i0 - i1;
+        const auto stride = di > 0 ? di : -di;
+        if (span <= 0) context.fail(args, args_path, "is empty: no value lies between start and stop with this step");
+        return std::make_shared<ComputedDimension>(name, i0, di, static_cast<std::uint64_t>((span + stride - 1) / stride));
+    }
     const double count = std::ceil((b - a) / c);
     if (!(count >= 1)) context.fail(args, args_path, "is empty: no value lies between start and stop with this step");
-    const bool integers = std::holds_alternative<std::int64_t>(scalar_value(args[0])) &&
-                          std::holds_alternative<std::int64_t>(scalar_value(args[2]));
-    return std::make_shared<ComputedDimension>(name, integers ? Kind::int_range : Kind::float_range, a, c,
-                                               static_cast<std::uint64_t>(count));
+    if (count > 9.2e18) context.fail(args, args_path, fmt::format("has {:.3g} values, more than a sweep can index", count));
+    return std::make_shared<ComputedDimension>(name, Kind::float_range, a, c, static_cast<std::uint64_t>(count));
 }
 
 ParamMap parse_point(const YAML::Node& node, const YamlContext& context, const std::string& path)
@@ -147,13 +160,17 @@ std::vector<std::string> point_names(const ParamMap& point)
 
 tasks::ParamValue scalar_value(const YAML::Node& node)
 {
+    // Quoted scalars ("3", 'yes') are strings, as in YAML 1.2; so are y/n/on/off, which
+    // yaml-cpp would otherwise read as booleans.
+    if (node.Tag() == "!") return node.Scalar();
     std::int64_t integer = 0;
     double real = 0;
-    bool flag = false;
     if (YAML::convert<std::int64_t>::decode(node, integer)) return integer;
     if (YAML::convert<double>::decode(node, real)) return real;
-    if (YAML::convert<bool>::decode(node, flag)) return flag;
-    return node.Scalar();
+    const auto& text = node.Scalar();
+    if (text == "true" || text == "True" || text == "TRUE") return true;
+    if (text == "false" || text == "False" || text == "FALSE") return false;
+    return text;
 }
 
 std::shared_ptr<const SweepDimension> parse_axis(const std::string& name, const YAML::Node& node,

@@ -4,15 +4,16 @@
 
 namespace shardrun::job {
 
-TaskSpace::TaskSpace(const Sweep& sweep, const tasks::ParamMap& fixed, std::uint64_t items, std::uint64_t chunk)
-    : sweep_(sweep), fixed_(fixed), items_(items), chunk_(std::max<std::uint64_t>(chunk, 1)),
-      chunks_(items == 0 ? 1 : (items + chunk_ - 1) / chunk_), points_(sweep.size())
+TaskSpace::TaskSpace(const Sweep& sweep, const tasks::ParamMap& fixed, bool has_data, std::uint64_t items,
+                     std::uint64_t chunk)
+    : sweep_(sweep), fixed_(fixed), has_data_(has_data), items_(items), chunk_(std::max<std::uint64_t>(chunk, 1)),
+      chunks_(has_data ? (items + chunk_ - 1) / chunk_ : 1), points_(sweep.size())
 {
 }
 
 TaskSpace TaskSpace::of(const JobSpec& spec, std::uint64_t items)
 {
-    return TaskSpace(spec.sweep, spec.params, spec.data.present ? items : 0, spec.data.chunk);
+    return TaskSpace(spec.sweep, spec.params, spec.data.present, items, spec.data.chunk);
 }
 
 tasks::ParamMap TaskSpace::params_of(std::uint64_t id) const
@@ -24,14 +25,14 @@ tasks::ParamMap TaskSpace::params_of(std::uint64_t id) const
 
 std::optional<tasks::DataRange> TaskSpace::range_of(std::uint64_t id) const
 {
-    if (items_ == 0) return std::nullopt;
+    if (!has_data_) return std::nullopt;
     const auto chunk = id % chunks_;
     return tasks::DataRange{chunk * chunk_, std::min(items_, (chunk + 1) * chunk_)};
 }
 
 std::uint64_t TaskSpace::items_in(std::uint64_t first, std::uint64_t last) const noexcept
 {
-    if (items_ == 0 || last <= first) return 0;
+    if (!has_data_ || chunks_ == 0 || last <= first) return 0;
     // Every full sweep point covers all items; count the partial points at both ends.
     const auto items_before = [this](std::uint64_t id) {
         const auto point = id / chunks_;

@@ -14,8 +14,11 @@ namespace shardrun::job {
  */
 class TaskSpace {
 public:
-    /** @param items  data items (0 = no data ranges); @param chunk  items per task */
-    TaskSpace(const Sweep& sweep, const tasks::ParamMap& fixed, std::uint64_t items, std::uint64_t chunk);
+    /**
+     * @param has_data  the job splits a data range (then items == 0 means no tasks at all)
+     * @param items  data items; @param chunk  items per task
+     */
+    TaskSpace(const Sweep& sweep, const tasks::ParamMap& fixed, bool has_data, std::uint64_t items, std::uint64_t chunk);
 
     /** Builds the space of `spec`; `items` overrides spec.data.items (for data.input). */
     static TaskSpace of(const JobSpec& spec, std::uint64_t items);
@@ -23,10 +26,10 @@ public:
     std::uint64_t size() const noexcept { return points_ * chunks_; }
     std::uint64_t sweep_points() const noexcept { return points_; }
     std::uint64_t chunks() const noexcept { return chunks_; }
-    bool has_ranges() const noexcept { return items_ > 0; }
+    bool has_ranges() const noexcept { return has_data_; }
 
     /** The sweep point of task `id`. */
-    std::uint64_t point_of(std::uint64_t id) const noexcept { return id / chunks_; }
+    std::uint64_t point_of(std::uint64_t id) const noexcept { return chunks_ ? id / chunks_ : 0; }
     /** Fixed params overlaid by the sweep point of task `id`. */
     tasks::ParamMap params_of(std::uint64_t id) const;
     /** Overwrites the swept parameters of `params` (made by params_of) with those of task `id`. */
@@ -39,6 +42,7 @@ public:
 private:
     Sweep sweep_;            // copies: a Sweep shares its axes, so this is cheap
     tasks::ParamMap fixed_;
+    bool has_data_;
     std::uint64_t items_, chunk_, chunks_, points_;
 };
 

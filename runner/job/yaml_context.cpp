@@ -54,15 +54,28 @@ std::string YamlContext::where(const YAML::Node& node, std::string_view path) co
         }
     }
     const auto mark = node.IsDefined() ? node.Mark() : YAML::Mark::null_mark();
-    if (mark.is_null()) return file_;
+    if (mark.is_null()) {
+        // A section that --set created has no position: name the --set that made it.
+        for (const auto& overridden : overridden_) {
+            if (overridden.starts_with(std::string(path) + ".")) return fmt::format("--set {}", overridden);
+        }
+        return fmt::format("{}:1:1", file_);
+    }
     return fmt::format("{}:{}:{}", file_, mark.line + 1, mark.column + 1);
 }
 
 void YamlContext::fail(const YAML::Node& node, std::string_view path, std::string_view message) const
 {
     const auto location = where(node, path);
-    if (location.starts_with("--set ")) throw JobFileError(fmt::format("--set {}: {}", path, message));
+    if (location == fmt::format("--set {}", path)) throw JobFileError(fmt::format("--set {}: {}", path, message));
     throw JobFileError(fmt::format("{}: {}: {}", where(node, path), path, message));
+}
+
+void YamlContext::check_dataset_name(const YAML::Node& node, std::string_view path, const std::string& name) const
+{
+    if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
+        fail(node, path, fmt::format("'{}' cannot name a dataset in the results file; use a non-empty name without '/'", name));
+    }
 }
 
 void YamlContext::check_keys(const YAML::Node& node, std::string_view path,

@@ -32,6 +32,9 @@ public:
      */
     void check_keys(const YAML::Node& node, std::string_view path, const std::vector<std::string>& allowed) const;
 
+    /** Rejects a name that cannot be an HDF5 dataset name (/params/<name>, /results/<name>). */
+    void check_dataset_name(const YAML::Node& node, std::string_view path, const std::string& name) const;
+
 private:
     std::string file_;
     std::set<std::string> overridden_;

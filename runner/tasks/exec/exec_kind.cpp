@@ -63,22 +63,30 @@ void ExecKind::validate(const ParamMap& /*params*/) const {}
 std::vector<std::string> ExecKind::environment(
     const TaskContext& context, const std::function<std::optional<std::string>(std::string_view)>& lookup) const
 {
-    auto env = inherited_env_;
-    env.push_back(fmt::format("SHARDRUN_TASK_ID={}", context.task_id));
-    env.push_back(fmt::format("SHARDRUN_TASK_COUNT={}", context.task_count));
-    env.push_back(fmt::format("SHARDRUN_RANK={}", context.rank));
-    env.push_back(fmt::format("SHARDRUN_ATTEMPT={}", context.attempt));
-    env.push_back(fmt::format("SHARDRUN_TASK_DIR={}", context.task_dir));
-    env.push_back(fmt::format("SHARDRUN_RESULT={}/result.json", context.task_dir));
+    std::vector<std::string> own;
+    own.push_back(fmt::format("SHARDRUN_TASK_ID={}", context.task_id));
+    own.push_back(fmt::format("SHARDRUN_TASK_COUNT={}", context.task_count));
+    own.push_back(fmt::format("SHARDRUN_RANK={}", context.rank));
+    own.push_back(fmt::format("SHARDRUN_ATTEMPT={}", context.attempt));
+    own.push_back(fmt::format("SHARDRUN_TASK_DIR={}", context.task_dir));
+    own.push_back(fmt::format("SHARDRUN_RESULT={}/result.json", context.task_dir));
     if (context.range) {
-        env.push_back(fmt::format("SHARDRUN_RANGE_START={}", context.range->start));
-        env.push_back(fmt::format("SHARDRUN_RANGE_END={}", context.range->end));
+        own.push_back(fmt::format("SHARDRUN_RANGE_START={}", context.range->start));
+        own.push_back(fmt::format("SHARDRUN_RANGE_END={}", context.range->end));
     }
-    if (context.device.cuda) env.push_back("CUDA_VISIBLE_DEVICES=" + context.device.visible_id);
+    if (context.device.cuda) own.push_back("CUDA_VISIBLE_DEVICES=" + context.device.visible_id);
     for (const auto& [name, value] : context.params->entries()) {
-        env.push_back(param_env_name(name) + "=" + param_text(value));
+        own.push_back(param_env_name(name) + "=" + param_text(value));
     }
-    for (const auto& [name, value] : spec_.env) env.push_back(name + "=" + expand_placeholders(value, lookup));
+    for (const auto& [name, value] : spec_.env) own.push_back(name + "=" + expand_placeholders(value, lookup));
+    // exec.env and the task's own variables replace inherited ones of the same name.
+    std::set<std::string_view> names;
+    for (const auto& entry : own) names.insert(std::string_view(entry).substr(0, entry.find('=')));
+    std::vector<std::string> env;
+    for (const auto& entry : inherited_env_) {
+        if (names.count(std::string_view(entry).substr(0, entry.find('='))) == 0) env.push_back(entry);
+    }
+    env.insert(env.end(), own.begin(), own.end());
     return env;
 }
 
@@ -96,8 +104,9 @@ TaskOutcome ExecKind::run(const TaskContext& context) const
     } catch (const std::invalid_argument& error) {
         return failure(2, fmt::format("exec.argv: {}", error.what()));
     }
-    std::error_code ignored;
-    std::filesystem::create_directories(context.task_dir, ignored);
+    std::error_code ignored, made;
+    std::filesystem::create_directories(context.task_dir, made);
+    if (made) return failure(1, fmt::format("cannot create the task directory {}: {}", context.task_dir, made.message()));
     const auto result_path = context.task_dir + "/result.json";
     std::filesystem::remove(result_path, ignored);
     process.stdout_path = context.task_dir + "/stdout";

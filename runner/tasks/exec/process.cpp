@@ -71,6 +71,19 @@ bool wait_for(pid_t pid, int pidfd, std::chrono::milliseconds wait, int& status)
     }
 }
 
+// After a timeout the leader may be gone while members that ignore SIGTERM live on: they
+// get SIGKILL when the grace period ends.
+void finish_group(pid_t group, Clock::time_point kill_at)
+{
+    while (kill(-group, 0) == 0) {
+        if (Clock::now() >= kill_at) {
+            kill(-group, SIGKILL);
+            return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+}
+
 }  // namespace
 
 ProcessResult run_process(const ProcessSpec& spec, const std::function<bool()>& should_stop)
@@ -99,10 +112,10 @@ ProcessResult run_process(const ProcessSpec& spec, const std::function<bool()>& 
             kill_at = now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec.grace_seconds));
         } else if (terminated && now >= kill_at) {
             kill(-pid, SIGKILL);
-            kill_at = Clock::time_point::max();
         }
     }
     if (pidfd >= 0) close(pidfd);
+    if (terminated) finish_group(pid, kill_at);
     if (WIFSIGNALED(status)) {
         result.signal = WTERMSIG(status);
         result.exit_code = 128 + result.signal;

@@ -4,17 +4,31 @@
 
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 namespace shardrun::tasks {
 namespace {
 
-void flatten(const nlohmann::json& value, const std::vector<std::size_t>& shape, size_t depth,
-             std::vector<double>& out, const std::string& field)
+// Flattens a nested JSON array of `shape` row-major into T values (int64 stays exact).
+template <typename T>
+void flatten(const nlohmann::json& value, const std::vector<std::size_t>& shape, size_t depth, std::vector<T>& out,
+             const std::string& field)
 {
     if (depth == shape.size()) {
         if (!value.is_number()) throw std::runtime_error(fmt::format("field '{}': {} is not a number", field, value.dump()));
-        out.push_back(value.get<double>());
+        if constexpr (std::is_integral_v<T>) {
+            if (!value.is_number_integer()) {
+                throw std::runtime_error(fmt::format("field '{}': {} is not an integer", field, value.dump()));
+            }
+        }
+        if constexpr (std::is_integral_v<T>) {
+            const auto wide = value.get<std::int64_t>();
+            if (wide < std::numeric_limits<T>::min() || wide > std::numeric_limits<T>::max()) {
+                throw std::runtime_error(fmt::format("field '{}': {} does not fit its integer type", field, wide));
+            }
+        }
+        out.push_back(value.get<T>());
         return;
     }
     if (!value.is_array() || value.size() != shape[depth]) {
@@ -25,25 +39,24 @@ void flatten(const nlohmann::json& value, const std::vector<std::size_t>& shape,
 }
 
 template <typename T>
-void append_as(const std::vector<double>& values, std::vector<std::byte>& bytes)
+std::vector<std::byte> field_bytes(const nlohmann::json& value, const io::FieldSpec& field)
 {
-    for (const double v : values) {
-        const T converted = static_cast<T>(v);
-        const auto* raw = reinterpret_cast<const std::byte*>(&converted);
-        bytes.insert(bytes.end(), raw, raw + sizeof(T));
-    }
+    std::vector<T> flat;
+    flatten(value, field.shape, 0, flat, field.name);
+    std::vector<std::byte> bytes(flat.size() * sizeof(T));
+    std::memcpy(bytes.data(), flat.data(), bytes.size());
+    return bytes;
 }
 
-std::vector<std::byte> to_bytes(const std::vector<double>& values, io::DType dtype)
+std::vector<std::byte> to_bytes(const nlohmann::json& value, const io::FieldSpec& field)
 {
-    std::vector<std::byte> bytes;
-    switch (dtype) {
-    case io::DType::float32: append_as<float>(values, bytes); break;
-    case io::DType::float64: append_as<double>(values, bytes); break;
-    case io::DType::int32: append_as<std::int32_t>(values, bytes); break;
-    case io::DType::int64: append_as<std::int64_t>(values, bytes); break;
+    switch (field.dtype) {
+    case io::DType::float32: return field_bytes<float>(value, field);
+    case io::DType::float64: return field_bytes<double>(value, field);
+    case io::DType::int32: return field_bytes<std::int32_t>(value, field);
+    case io::DType::int64: return field_bytes<std::int64_t>(value, field);
     }
-    return bytes;
+    return {};
 }
 
 }  // namespace
@@ -64,9 +77,7 @@ std::variant<io::TaskValues, std::string> read_result_json(const std::string& pa
     try {
         for (const auto& field : fields) {
             if (!document.contains(field.name)) return fmt::format("$SHARDRUN_RESULT lacks the declared field '{}'", field.name);
-            std::vector<double> flat;
-            flatten(document[field.name], field.shape, 0, flat, field.name);
-            values.push_back(to_bytes(flat, field.dtype));
+            values.push_back(to_bytes(document[field.name], field));
         }
     } catch (const std::runtime_error& error) {
         return fmt::format("$SHARDRUN_RESULT {}", error.what());
