@@ -87,7 +87,10 @@ std::uint32_t TaskRows::columns_checksum() const
 std::uint32_t TaskRows::fields_checksum() const
 {
     std::uint32_t crc = 0;
-    for (const auto& field : fields) crc = crc_of(crc, field);
+    for (const auto& field : fields) {
+        const auto lanes = lane_checksum(field.data(), field.size());
+        crc = crc32c(crc, &lanes, sizeof lanes);
+    }
     return crc;
 }
 

@@ -76,6 +76,20 @@ TEST(JobOutput, Crc32cMatchesKnownCheckValue)
     EXPECT_EQ(crc32c(crc32c(0, long_text.data(), 333), long_text.data() + 333, 667), crc32c(0, long_text.data(), 1000));
 }
 
+TEST(JobOutput, LaneChecksumSeesEveryByteOfEveryLane)
+{
+    std::vector<unsigned char> data(1000 + 7, 1);
+    const auto original = lane_checksum(data.data(), data.size());
+
+    for (const std::size_t at : {0u, 249u, 250u, 499u, 999u, 1006u}) {
+        data[at] ^= 0x10;
+        EXPECT_NE(lane_checksum(data.data(), data.size()), original) << at;
+        data[at] ^= 0x10;
+    }
+    EXPECT_EQ(lane_checksum(data.data(), data.size()), original);
+    EXPECT_NE(lane_checksum(data.data(), 3), 0u);
+}
+
 TEST(PrepareOutput, RefusesExistingOutputWithoutResumeOrForce)
 {
     const auto dir = testing::scratch_dir();
