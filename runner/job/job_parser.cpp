@@ -151,6 +151,10 @@ JobSpec parse_job(const std::string& file, const std::string& text, const std::v
     spec.params = parse_params(root["params"], context);
     spec.sweep = parse_sweep(root["sweep"], context, job_dir.empty() ? "." : job_dir);
     spec.data = parse_data(root["data"], context);
+    // Kinds whose result shape follows the chunk (blur, embed) read params.chunk.
+    if (spec.data.present && !spec.params.contains("chunk")) {
+        spec.params.set("chunk", static_cast<std::int64_t>(spec.data.chunk));
+    }
     parse_execution(root, context, spec);
     spec.output = parse_output(root["output"], context, spec.name);
     spec.exec = parse_exec(root["exec"], context, spec.task);
