@@ -67,20 +67,20 @@ std::vector<std::uint64_t> ok_ids(std::uint64_t end)
 }
 
 /** Runs the rest of the job with --resume and returns check_master's verdict. */
-std::string resume_and_check(OutputOptions options, std::uint64_t task_count = shardrun::io::task_count)
+std::string resume_and_check(OutputOptions options, std::uint64_t tasks = task_count)
 {
     options.resume = true;
-    const auto m = testing::test_metadata(task_count);
+    const auto m = testing::test_metadata(tasks);
     auto lock = prepare_output(options, m);
     const auto done = committed_tasks(options, m);
     auto sink = open_rank_sink(options, m, test_fields(), 0, 1);
-    for (std::uint64_t id = 0; id < task_count; ++id) {
+    for (std::uint64_t id = 0; id < tasks; ++id) {
         if (!std::binary_search(done.begin(), done.end(), id)) sink->record(test_record(id, 0), test_values(id, test_fields()));
     }
     sink->commit();
     sink.reset();
-    finalize_output(options, m, test_fields(), testing::test_params(task_count), {}, 1);
-    return testing::check_master(options.path, task_count);
+    finalize_output(options, m, test_fields(), testing::test_params(tasks), {}, 1);
+    return testing::check_master(options.path, tasks);
 }
 
 class KillPoint : public ::testing::TestWithParam<std::string> {};

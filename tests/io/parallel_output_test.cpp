@@ -74,7 +74,7 @@ TEST_P(ParallelOutput, MergeOfTwoArrayElementsEqualsTheWholeJob)
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, ParallelOutput, ::testing::Values(Layout::shards, Layout::single),
-                         [](const auto& info) { return info.param == Layout::shards ? "shards" : "single"; });
+                         [](const auto& param_info) { return param_info.param == Layout::shards ? "shards" : "single"; });
 
 }  // namespace
 }  // namespace shardrun::io
