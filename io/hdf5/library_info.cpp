@@ -11,6 +11,12 @@ std::string hdf5_version()
     return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release);
 }
 
+std::mutex& hdf5_mutex()
+{
+    static std::mutex mutex;
+    return mutex;
+}
+
 bool hdf5_is_parallel()
 {
 #ifdef H5_HAVE_PARALLEL

@@ -6,15 +6,10 @@
 #include <sstream>
 #include <utility>
 
+#include "io/hdf5/library_info.hpp"
+
 namespace shardrun::io {
 namespace {
-
-// The parallel HDF5 build is not thread-safe; task slots may read at the same time.
-std::mutex& hdf5_mutex()
-{
-    static std::mutex mutex;
-    return mutex;
-}
 
 /** Closes one HDF5 id on scope exit. */
 template <herr_t (*Close)(hid_t)>

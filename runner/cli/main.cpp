@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "io/errors.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/errors.hpp"
 #include "runner/version.hpp"
@@ -87,6 +88,8 @@ int main(int argc, char** argv)
         std::cerr << command->help() << "\n";
         return fail(error, shardrun::exit_bad_input);
     } catch (const shardrun::JobFileError& error) {
+        return fail(error, shardrun::exit_bad_input);
+    } catch (const shardrun::io::OutputError& error) {
         return fail(error, shardrun::exit_bad_input);
     } catch (const std::exception& error) {
         return fail(error, shardrun::exit_task_failed);

@@ -1,5 +1,7 @@
 #include "runner/run/rank_loop.hpp"
 
+#include "io/hdf5/library_info.hpp"
+
 #include <fmt/format.h>
 
 #include <chrono>
@@ -90,6 +92,7 @@ public:
         const bool ok = record.status == io::TaskStatus::ok;
         feed_.task_finished(ok);
         if (!interrupted) {
+            const std::lock_guard hdf5(io::hdf5_mutex());
             sink_.record(record, outcome.values);
             stats_.add(record.task_id, record.end - record.start, ok, record.exit_code, outcome.message);
             ++uncommitted_;
@@ -106,6 +109,7 @@ public:
 
     void commit()
     {
+        const std::lock_guard hdf5(io::hdf5_mutex());
         sink_.commit();
         uncommitted_ = 0;
         last_commit_ = Clock::now();
