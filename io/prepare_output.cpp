@@ -73,12 +73,15 @@ void reopen_single_master(const OutputOptions& options, const JobMetadata& metad
 void check_existing(const OutputOptions& options, const JobMetadata& metadata)
 {
     const auto element = layout::element_dir(options.path, metadata.array_index);
-    const bool exists = fs::exists(options.path) || fs::exists(element);
+    // In an array job <path> is what `shardrun merge` built from the elements found so far; an
+    // element that had not run yet is not overwriting anything, and the next merge rebuilds it.
+    const bool master_counts = metadata.array_count == 1;
+    const bool exists = (master_counts && fs::exists(options.path)) || fs::exists(element);
     if (!exists) return;
     if (options.force) {
         std::error_code error;
         fs::remove_all(element, error);
-        if (!error) fs::remove(options.path, error);
+        if (!error && master_counts) fs::remove(options.path, error);
         if (error) throw OutputError("--force cannot delete the old output " + options.path + ": " + error.message());
         return;
     }

@@ -31,6 +31,8 @@ public:
     /** <output.path>.tasks: exec tasks' directories (stdout, stderr, result.json). */
     std::string tasks_dir() const { return options_.path + ".tasks"; }
     const std::string& path() const noexcept { return options_.path; }
+    /** Shards commit per rank whenever they like; the single file commits collectively, so once at the end. */
+    bool periodic_commits() const noexcept { return options_.layout == io::Layout::shards; }
 
     /** Closes the sink and, unless interrupted, writes the master file on rank 0. Collective. */
     void finish(bool interrupted);

@@ -101,6 +101,10 @@ public:
         // every 64 tasks, or after any task that took longer than a millisecond.
         if (++since_clock_ < 64 && record.end - record.start < 1e-3) return;
         since_clock_ = 0;
+        if (!settings_.periodic_commits) {
+            feed_.tick();
+            return;
+        }
         if (uncommitted_ >= 4096 || Clock::now() - last_commit_ >= std::chrono::duration<double>(settings_.commit_interval_seconds)) {
             commit();
         }

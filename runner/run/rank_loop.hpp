@@ -30,6 +30,8 @@ struct LoopSettings {
     const std::vector<bool>* committed = nullptr;  ///< ids finished by an earlier run (resume)
     const std::atomic<bool>* stop = nullptr;
     double commit_interval_seconds = 1.0;
+    /** false: commit only once, at the end (layout single, where commit() is collective). */
+    bool periodic_commits = true;
 };
 
 /**

@@ -79,6 +79,7 @@ int run_job(const RunOptions& options)
     LoopSettings settings{job.kind.get(), job.space.get(), job.fields, job.spec.data.input, environment.device,
                           topo.world_rank, topo.host, output.tasks_dir(), job.spec.retries, job.spec.slots_per_rank,
                           output.committed(), &stop_requested()};
+    settings.periodic_commits = output.periodic_commits();
     auto source = make_work_source(job.spec.schedule, element, group, counters);
     const auto stats = run_rank_loop(settings, *source, output.sink(), feed);
 
