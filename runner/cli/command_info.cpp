@@ -6,6 +6,7 @@
 #include "runner/cli/common_options.hpp"
 #include "runner/env/info_report.hpp"
 #include "runner/env/run_environment.hpp"
+#include "runner/run/agreement.hpp"
 
 namespace po = boost::program_options;
 
@@ -22,7 +23,8 @@ void InfoCommand::check(const po::variables_map& values) { overrides_ = read_arr
 int InfoCommand::run()
 {
     collectives::MpiEnvironment mpi(nullptr, nullptr);
-    const auto environment = env::detect_run_environment(overrides_);
+    env::RunEnvironment environment;
+    run::run_agreed([&] { environment = env::detect_run_environment(overrides_); });
     const env::RankRow mine{environment.topology.world_rank, environment.topology.local_rank,
                             environment.topology.local_size, environment.topology.host,
                             environment.device.label()};
