@@ -20,23 +20,13 @@
 #include "runner/run/shared_counters.hpp"
 #include "runner/run/work_source.hpp"
 #include "runner/tasks/registry.hpp"
+#include "tests/support/mpi_world.hpp"
 
 namespace shardrun::run {
 namespace {
 
-int world_rank()
-{
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    return rank;
-}
-
-int world_size()
-{
-    int size = 0;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    return size;
-}
+using shardrun::testing::world_rank;
+using shardrun::testing::world_size;
 
 // A directory every rank knows, made by rank 0; removed by rank 0 at the end.
 class SharedDir {

@@ -13,23 +13,13 @@
 #include "runner/run/rank_loop.hpp"
 #include "runner/run/shared_counters.hpp"
 #include "runner/run/work_source.hpp"
+#include "tests/support/mpi_world.hpp"
 
 namespace shardrun::run {
 namespace {
 
-int world_rank()
-{
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    return rank;
-}
-
-int world_size()
-{
-    int size = 0;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    return size;
-}
+using shardrun::testing::world_rank;
+using shardrun::testing::world_size;
 
 // ids % 7 == 0 always fail (exit 7); ids % 5 == 0 fail on their first attempt only;
 // ids % 11 == 0 throw on the first attempt; ids % 13 == 0 return a value of the wrong size.

@@ -23,23 +23,13 @@
 #include "runner/run/rank_loop.hpp"
 #include "runner/run/work_source.hpp"
 #include "runner/tasks/noop_kind.hpp"
+#include "tests/support/mpi_world.hpp"
 
 namespace shardrun::run {
 namespace {
 
-int world_rank()
-{
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    return rank;
-}
-
-int world_size()
-{
-    int size = 0;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    return size;
-}
+using shardrun::testing::world_rank;
+using shardrun::testing::world_size;
 
 // Every rank's values on rank 0, concatenated (empty elsewhere).
 std::vector<std::uint64_t> gather_all(const std::vector<std::uint64_t>& mine)
