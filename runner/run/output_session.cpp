@@ -2,6 +2,8 @@
 
 #include <mpi.h>
 
+#include <cctype>
+
 #include "collectives/mpi/mpi_error.hpp"
 #include "runner/run/agreement.hpp"
 #include "runner/run/param_columns.hpp"
@@ -9,6 +11,14 @@
 
 namespace shardrun::run {
 namespace {
+
+// "CUDA runtime" -> "cuda_runtime": attribute names h5py users can type.
+std::string attribute_name(const std::string& label)
+{
+    std::string name;
+    for (const char c : label) name += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '_';
+    return name;
+}
 
 io::JobMetadata make_metadata(const PreparedJob& job, const env::RunEnvironment& environment,
                               placement::IdRange element)
@@ -27,7 +37,7 @@ io::JobMetadata make_metadata(const PreparedJob& job, const env::RunEnvironment&
                                                   environment.topology.local_size, environment.topology.host, ""})) {
         if (metadata.hostnames.empty() || metadata.hostnames.back() != row.host) metadata.hostnames.push_back(row.host);
     }
-    for (const auto& [library, version] : environment.build.libraries) metadata.library_versions[library] = version;
+    for (const auto& [library, version] : environment.build.libraries) metadata.library_versions[attribute_name(library)] = version;
     metadata.task_count = job.task_count();
     metadata.first_task = element.first;
     metadata.end_task = element.last;
