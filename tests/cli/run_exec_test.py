@@ -149,7 +149,10 @@ class InterruptTest(unittest.TestCase):
             """)
         proc = subprocess.Popen([SHARDRUN, "run", job, "-q"], env=clean_env(), stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
-        time.sleep(1.2)
+        # Interrupt once two tasks have finished (not after a fixed time: the machine may be busy).
+        deadline = time.time() + 60
+        while len(glob.glob(f"{work}/s.h5.tasks/*/result.json")) < 2 and time.time() < deadline:
+            time.sleep(0.02)
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
         self.assertEqual(proc.returncode, 3, err)
