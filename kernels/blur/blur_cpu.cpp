@@ -5,6 +5,8 @@
 #include <cstring>
 #include <vector>
 
+#include <omp.h>
+
 #include "kernels/blur/blur.hpp"
 #include "kernels/blur/blur_element.hpp"
 #include "kernels/common/checks.hpp"
@@ -44,6 +46,7 @@ namespace {
 // sums in eight 8-float vector registers, so a tap costs a load and a multiply-add per 8
 // pixels. Compiled twice: AVX2+FMA, chosen at run time where the CPU has it, and baseline.
 using Floats8 = float __attribute__((vector_size(32)));
+using Floats8Unaligned = float __attribute__((vector_size(32), aligned(4), may_alias));
 constexpr int vectors = 8;  // independent sums: enough to hide the FMA latency
 
 [[gnu::always_inline]] inline void weighted_rows_body(const std::vector<float>& weights, const float* const* rows,
@@ -52,7 +55,8 @@ constexpr int vectors = 8;  // independent sums: enough to hide the FMA latency
     const std::size_t taps = weights.size();
     std::int64_t x0 = 0;
     for (; x0 + 8 * vectors <= w; x0 += 8 * vectors) {
-        Floats8 sums[vectors] = {};
+        Floats8 sums[vectors];
+        for (int v = 0; v < vectors; ++v) sums[v] = Floats8{};  // in registers, not a zeroed array
         for (std::size_t k = 0; k < taps; ++k) {
             for (int v = 0; v < vectors; ++v) {
                 Floats8 pixels;
@@ -60,7 +64,7 @@ constexpr int vectors = 8;  // independent sums: enough to hide the FMA latency
                 sums[v] = blur_tap(sums[v], weights[k], pixels);
             }
         }
-        std::memcpy(dst + x0, sums, sizeof sums);
+        for (int v = 0; v < vectors; ++v) *reinterpret_cast<Floats8Unaligned*>(dst + x0 + 8 * v) = sums[v];
     }
     for (std::int64_t x = x0; x < w; ++x) {
         float sum = 0.0f;
@@ -86,43 +90,49 @@ void weighted_rows(const std::vector<float>& weights, const float* const* rows, 
     (avx2 ? weighted_rows_avx2 : weighted_rows_baseline)(weights, rows, w, dst);
 }
 
-// in[row] -> out[row] along x, through a line padded by `radius` clamped pixels on each side.
-void horizontal_pass(const BlurShape& s, const std::vector<float>& weights, const float* in, float* out)
+// Both passes fused over the rows one thread takes, in order. The horizontal pass blurs each
+// input row once (through a line padded by `radius` clamped pixels on each side) into a ring
+// of the last 2·radius+1 rows, which stays in the thread's cache; the vertical pass weighs the
+// ring into the output row. Each image row is read once and written once, with no
+// intermediate image. Ring rows are padded apart so that they do not share cache sets.
+struct Ring {
+    std::int64_t stride = 0;
+    std::int64_t slots = 0;
+    std::vector<float> data;
+    float* row(std::int64_t j) { return data.data() + ((j % slots + slots) % slots) * stride; }
+};
+
+// ring.row(j) = input row clamp(j) of `plane`, blurred along x.
+void horizontal_row(const BlurShape& s, const std::vector<float>& weights, const float* plane, std::int64_t j,
+                    std::vector<float>& line, std::vector<const float*>& taps, Ring& ring)
 {
     const int radius = static_cast<int>(weights.size() / 2);
-    const std::int64_t rows = s.images * s.height, w = s.width;
-#pragma omp parallel
-    {
-        std::vector<float> line(w + 2 * radius);
-        std::vector<const float*> taps(weights.size());
-        for (std::size_t k = 0; k < taps.size(); ++k) taps[k] = line.data() + k;  // window k starts k pixels in
-#pragma omp for schedule(static)
-        for (std::int64_t row = 0; row < rows; ++row) {
-            const float* src = in + row * w;
-            std::fill(line.begin(), line.begin() + radius, src[0]);  // clamped left border
-            std::copy(src, src + w, line.begin() + radius);
-            std::fill(line.begin() + radius + w, line.end(), src[w - 1]);  // clamped right border
-            weighted_rows(weights, taps.data(), w, out + row * w);
-        }
-    }
+    const std::int64_t w = s.width;
+    const float* src = plane + clamp_index(j, s.height) * w;
+    std::fill(line.begin(), line.begin() + radius, src[0]);  // clamped left border
+    std::copy(src, src + w, line.begin() + radius);
+    std::fill(line.begin() + radius + w, line.end(), src[w - 1]);  // clamped right border
+    for (int k = 0; k <= 2 * radius; ++k) taps[k] = line.data() + k;  // window k starts k pixels in
+    weighted_rows(weights, taps.data(), w, ring.row(j));
 }
 
-// in -> out along y: output row y weighs input rows clamp(y + k − radius).
-void vertical_pass(const BlurShape& s, const std::vector<float>& weights, const float* in, float* out)
+// Output rows [begin, end) of the flattened images × height rows.
+void blur_rows(const BlurShape& s, const std::vector<float>& weights, const float* input, float* output,
+               std::int64_t begin, std::int64_t end)
 {
     const int radius = static_cast<int>(weights.size() / 2);
     const std::int64_t h = s.height, w = s.width;
-#pragma omp parallel
-    {
-        std::vector<const float*> taps(weights.size());
-#pragma omp for schedule(static) collapse(2)
-        for (std::int64_t image = 0; image < s.images; ++image) {
-            for (std::int64_t y = 0; y < h; ++y) {
-                const float* plane = in + image * h * w;
-                for (int k = 0; k <= 2 * radius; ++k) taps[k] = plane + clamp_index(y + k - radius, h) * w;
-                weighted_rows(weights, taps.data(), w, out + (image * h + y) * w);
-            }
-        }
+    std::vector<float> line(w + 2 * radius);
+    std::vector<const float*> taps(weights.size());
+    Ring ring{(w + 15) / 16 * 16 + 16, 2 * radius + 1, {}};
+    ring.data.resize(ring.stride * ring.slots);
+    for (std::int64_t row = begin; row < end; ++row) {
+        const std::int64_t image = row / h, y = row % h;
+        const float* plane = input + image * h * w;
+        const std::int64_t first = (row == begin || y == 0) ? y - radius : y + radius;  // fill or advance
+        for (std::int64_t j = first; j <= y + radius; ++j) horizontal_row(s, weights, plane, j, line, taps, ring);
+        for (int k = 0; k <= 2 * radius; ++k) taps[k] = ring.row(y + k - radius);
+        weighted_rows(weights, taps.data(), w, output + row * w);
     }
 }
 
@@ -132,11 +142,12 @@ void blur(const Device&, const BlurShape& shape, const float* input, float* outp
 {
     validate_blur(shape);
     const auto weights = blur_weights(shape.sigma);
-    // Reused across calls: a fresh large buffer would cost page faults on every call.
-    thread_local std::vector<float> across;
-    across.resize(static_cast<std::size_t>(shape.images * shape.height * shape.width));
-    horizontal_pass(shape, weights, input, across.data());  // along x
-    vertical_pass(shape, weights, across.data(), output);   // then along y
+    const std::int64_t rows = shape.images * shape.height;
+#pragma omp parallel
+    {
+        const std::int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
+        blur_rows(shape, weights, input, output, rows * t / threads, rows * (t + 1) / threads);
+    }
 }
 
 }  // namespace cpu
