@@ -28,7 +28,7 @@ std::vector<float> blur_weights(double sigma);
     void blur(const Device& device, const BlurShape& shape, const float* input, float* output)
 
 namespace cpu {
-/** Separable: a horizontal pass through a padded line buffer, then a vertical pass; OpenMP over rows. */
+/** Separable; the CPU fuses the x and y passes through a per-thread ring of rows; OpenMP over row ranges. */
 SHARDRUN_DECLARE_BLUR_KERNEL;
 }  // namespace cpu
 
