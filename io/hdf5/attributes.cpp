@@ -56,6 +56,7 @@ void write_attr(hid_t object, const std::string& name, const std::vector<std::st
     auto space = SHARDRUN_H5_OPEN(Dataspace, H5Screate_simple(1, &count, nullptr));
     auto attr = SHARDRUN_H5_OPEN(Attribute,
                                  H5Acreate2(object, name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT));
+    if (values.empty()) return;  // an empty list (a job with no result fields) has nothing to write
     std::vector<const char*> pointers;
     for (const auto& value : values) pointers.push_back(value.c_str());
     SHARDRUN_H5_CHECK(H5Awrite(attr.get(), type.get(), pointers.data()));

@@ -133,6 +133,24 @@ class TaskFailureTest(unittest.TestCase):
         self.assertEqual(codes, [124] * 6)
 
 
+class NoResultsTest(unittest.TestCase):
+    def test_exec_without_declared_results(self):
+        work = scratch_dir()
+        job = write_job(work, f"""
+            task: exec
+            sweep: {{i: {{range: [0, 5, 1]}}}}
+            output: {{path: {work}/plain.h5}}
+            exec: {{argv: [/bin/true, "{{i}}"]}}
+            """)
+        proc = run(["run", job, "-q"], np=2)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        h5py = h5py_module()
+        with h5py.File(os.path.join(work, "plain.h5"), "r") as f:
+            self.assertTrue(bool(f.attrs["complete"]))
+            self.assertEqual(f["tasks/status"][:].tolist(), [1] * 5)
+            self.assertEqual(len(f["results"]), 0)
+
+
 class InterruptTest(unittest.TestCase):
     def test_sigterm_exits_3_and_resume_finishes(self):
         work = scratch_dir()
