@@ -72,7 +72,6 @@ void ProgressReporter::update(const ProgressCounts& counts, bool final)
     } else {
         std::fprintf(stderr, "%s\n", text.c_str());
     }
-    drawn_ = true;
 }
 
 void ProgressFeed::task_finished(bool ok)

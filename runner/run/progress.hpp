@@ -27,7 +27,6 @@ private:
     double interval_seconds_;
     std::int64_t total_, skipped_;
     std::chrono::steady_clock::time_point started_, last_draw_;
-    bool drawn_ = false;
 };
 
 /**
