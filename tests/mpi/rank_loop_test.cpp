@@ -78,14 +78,7 @@ void run_element(const job::JobSpec& spec, placement::IdRange element, int slots
 // On rank 0: how often each id in [0, task_count) was run by any rank (empty elsewhere).
 std::vector<int> gather_counts(const std::vector<std::uint64_t>& ids, std::uint64_t task_count)
 {
-    const int mine = static_cast<int>(ids.size());
-    std::vector<int> sizes(static_cast<size_t>(world_size()));
-    MPI_Gather(&mine, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-    std::vector<int> offsets(sizes.size(), 0);
-    for (size_t r = 1; r < sizes.size(); ++r) offsets[r] = offsets[r - 1] + sizes[r - 1];
-    std::vector<std::uint64_t> all(world_rank() == 0 ? static_cast<size_t>(offsets.back() + sizes.back()) : 0);
-    MPI_Gatherv(ids.data(), mine, MPI_UINT64_T, all.data(), sizes.data(), offsets.data(), MPI_UINT64_T, 0,
-                MPI_COMM_WORLD);
+    const auto all = shardrun::testing::gather_on_rank0(ids);
     std::vector<int> counts;
     if (world_rank() != 0) return counts;
     counts.assign(task_count, 0);

@@ -34,15 +34,7 @@ using shardrun::testing::world_size;
 // Every rank's values on rank 0, concatenated (empty elsewhere).
 std::vector<std::uint64_t> gather_all(const std::vector<std::uint64_t>& mine)
 {
-    const int count = static_cast<int>(mine.size());
-    std::vector<int> sizes(static_cast<size_t>(world_size()));
-    MPI_Gather(&count, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-    std::vector<int> offsets(sizes.size(), 0);
-    for (size_t r = 1; r < sizes.size(); ++r) offsets[r] = offsets[r - 1] + sizes[r - 1];
-    std::vector<std::uint64_t> all(world_rank() == 0 ? static_cast<size_t>(offsets.back() + sizes.back()) : 0);
-    MPI_Gatherv(mine.data(), count, MPI_UINT64_T, all.data(), sizes.data(), offsets.data(), MPI_UINT64_T, 0,
-                MPI_COMM_WORLD);
-    return all;
+    return shardrun::testing::gather_on_rank0(mine);
 }
 
 // A directory every rank knows, made by rank 0 (for signals that must not go through MPI).
