@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <stdexcept>
 
 #include "io/element_manifest.hpp"
 #include "io/hdf5/handle.hpp"
@@ -58,10 +59,11 @@ std::vector<std::uint64_t> committed_tasks(const OutputOptions& options, const J
 }
 
 std::unique_ptr<ResultSink> open_rank_sink(const OutputOptions& options, const JobMetadata& metadata,
-                                           const std::vector<FieldSpec>& fields, int rank, int world_size)
+                                           const std::vector<FieldSpec>& fields, int rank, int world_size, MPI_Comm comm)
 {
     if (options.layout == Layout::single) {
-        return std::make_unique<single::SingleSink>(options, metadata, fields, rank, world_size);
+        if (comm == MPI_COMM_NULL) throw std::invalid_argument("open_rank_sink: layout single needs the run's communicator");
+        return std::make_unique<single::SingleSink>(options, metadata, fields, comm);
     }
     return std::make_unique<shards::ShardSink>(options, metadata, fields, rank);
 }

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <mpi.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -113,11 +115,12 @@ std::vector<std::uint64_t> committed_tasks(const OutputOptions& options, const J
  * Every rank: the sink its finished tasks go to. layout shards: this rank's segments in
  * <path>.shards/a<index>/r<rank>/, committed by write-then-rename. layout single: one
  * preallocated file written through MPI-IO by all ranks; opening, commit() and destroying
- * the sink are collective over MPI_COMM_WORLD (a rank with nothing to write still calls them).
+ * the sink are collective over `comm`, every rank of the run (a rank with nothing to write still calls them).
  * record() throws ResultShapeError for values that do not match `fields`, storing nothing.
  */
 std::unique_ptr<ResultSink> open_rank_sink(const OutputOptions& options, const JobMetadata& metadata,
-                                           const std::vector<FieldSpec>& fields, int rank, int world_size);
+                                           const std::vector<FieldSpec>& fields, int rank, int world_size,
+                                           MPI_Comm comm = MPI_COMM_NULL);
 
 /** Counts of the tasks of the written output. */
 struct OutputSummary {

@@ -9,8 +9,8 @@
 
 #include "runner/job/job_parser.hpp"
 #include "runner/placement/placement.hpp"
-#include "runner/run/rank_loop.hpp"
-#include "runner/run/shared_counters.hpp"
+#include "collectives/mpi/mpi_communicator.hpp"
+#include "runner/run/rank_loop_setup.hpp"
 #include "runner/tasks/noop_kind.hpp"
 #include "runner/tasks/registry.hpp"
 
@@ -27,7 +27,8 @@ public:
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 // Seconds for this rank to run its share under `kind`; the max over ranks is returned.
-double timed_run(const job::JobSpec& spec, job::ScheduleKind kind, int rank, int size)
+double timed_run(collectives::Communicator& world, collectives::Communicator& node, const job::JobSpec& spec,
+                 job::ScheduleKind kind)
 {
     tasks::NoopKind noop;
     const auto space = job::TaskSpace::of(spec, 0);
@@ -35,30 +36,28 @@ double timed_run(const job::JobSpec& spec, job::ScheduleKind kind, int rank, int
     settings.kind = &noop;
     settings.space = &space;
     settings.fields = noop.fields({});
-    settings.rank = rank;
     settings.commit_interval_seconds = 1e9;
-    run::SharedCounters counters;
-    run::ProgressFeed feed(counters);
     DiscardSink sink;
     auto schedule = spec.schedule;
     schedule.kind = kind;
-    auto source = run::make_work_source(schedule, {0, space.size()}, placement::group_layout(rank, size, 1), counters);
-    MPI_Barrier(MPI_COMM_WORLD);
+    run::RankLoopSetup loop(world, node, settings, schedule, {0, space.size()}, 1);
+    world.barrier();
     const double start = now();
-    run::run_rank_loop(settings, *source, sink, feed);
-    double elapsed = now() - start, slowest = 0;
-    MPI_Allreduce(&elapsed, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    loop.run(sink);
+    const double slowest = world.allreduce_value(now() - start, collectives::ReduceOp::max);
+    loop.finish();
     return slowest;
 }
 
-double anchor_run(const job::JobSpec& spec, int rank, int size)
+double anchor_run(collectives::Communicator& world, const job::JobSpec& spec)
 {
+    const int rank = world.rank(), size = world.size();
     tasks::NoopKind noop;
     const auto space = job::TaskSpace::of(spec, 0);
     const auto share = placement::block_share({0, space.size()}, rank, size);
     auto params = space.params_of(0);
     tasks::TaskContext context{0, space.size(), &params, std::nullopt, "", {}, rank, "", "", 1, nullptr};
-    MPI_Barrier(MPI_COMM_WORLD);
+    world.barrier();
     const double start = now();
     double checksum = 0;
     for (std::uint64_t k = 0; k < share.count; ++k) {
@@ -66,8 +65,7 @@ double anchor_run(const job::JobSpec& spec, int rank, int size)
         space.update_params(context.task_id, params);
         checksum += static_cast<double>(noop.run(context).values.size());
     }
-    double elapsed = now() - start, slowest = 0;
-    MPI_Allreduce(&elapsed, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    const double slowest = world.allreduce_value(now() - start, collectives::ReduceOp::max);
     if (checksum < 0) std::puts("");  // keeps the loop from being optimised away
     return slowest;
 }
@@ -76,16 +74,17 @@ double anchor_run(const job::JobSpec& spec, int rank, int size)
 
 int main(int argc, char** argv)
 {
-    int provided = 0, rank = 0, size = 1;
+    int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    auto world = collectives::mpi::world();
+    auto node = collectives::mpi::split_by_node(*world);
+    const int rank = world->rank(), size = world->size();
     const long tasks = argc > 1 ? std::atol(argv[1]) : 1000000;
     const auto text = "task: noop\nsweep: {i: {range: [0, " + std::to_string(tasks) + ", 1]}}\n";
     const auto spec = job::parse_job("bench.yaml", text, {}, tasks::task_kind_names());
-    const double anchor = anchor_run(spec, rank, size);
-    const double fixed = timed_run(spec, job::ScheduleKind::block, rank, size);
-    const double dynamic = timed_run(spec, job::ScheduleKind::dynamic, rank, size);
+    const double anchor = anchor_run(*world, spec);
+    const double fixed = timed_run(*world, *node, spec, job::ScheduleKind::block);
+    const double dynamic = timed_run(*world, *node, spec, job::ScheduleKind::dynamic);
     if (rank == 0) {
         const double per_rank = static_cast<double>(tasks) / size;
         std::printf("no-op tasks: %ld on %d ranks\n", tasks, size);
@@ -98,6 +97,8 @@ int main(int argc, char** argv)
         std::printf("ratio dynamic/anchor: %.2f; dynamic total vs target 1e5/s: %.2f\n", anchor / dynamic,
                     tasks / dynamic / 1e5);
     }
+    node.reset();
+    world.reset();
     MPI_Finalize();
     return 0;
 }

@@ -19,10 +19,10 @@ namespace shardrun::io::single {
 namespace {
 
 /** Rank 0 decides whether an existing file can be continued (resume); everyone learns it. */
-bool reusable(const std::string& file, std::uint64_t task_count)
+bool reusable(MPI_Comm comm, const std::string& file, std::uint64_t task_count)
 {
     int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_rank(comm, &rank);
     int reuse = 0;
     if (rank == 0 && fs::exists(file)) {
         try {
@@ -33,14 +33,14 @@ bool reusable(const std::string& file, std::uint64_t task_count)
         }
         if (!reuse) fs::remove(file);
     }
-    MPI_Bcast(&reuse, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&reuse, 1, MPI_INT, 0, comm);
     return reuse != 0;
 }
 
-hdf5::PropList parallel_access()
+hdf5::PropList parallel_access(MPI_Comm comm)
 {
     auto fapl = SHARDRUN_H5_OPEN(PropList, H5Pcreate(H5P_FILE_ACCESS));
-    SHARDRUN_H5_CHECK(H5Pset_fapl_mpio(fapl.get(), MPI_COMM_WORLD, MPI_INFO_NULL));
+    SHARDRUN_H5_CHECK(H5Pset_fapl_mpio(fapl.get(), comm, MPI_INFO_NULL));
     // Large datasets start on 1 MiB boundaries: file-system stripes and MPI-IO aggregators line up.
     SHARDRUN_H5_CHECK(H5Pset_alignment(fapl.get(), 64 * 1024, 1024 * 1024));
     return fapl;
@@ -56,18 +56,18 @@ hdf5::PropList collective_transfer()
 }  // namespace
 
 SingleSink::SingleSink(const OutputOptions& options, const JobMetadata& metadata, std::vector<FieldSpec> fields,
-                       int /*rank*/, int /*world_size*/)
-    : fields_(std::move(fields))
+                       MPI_Comm comm)
+    : fields_(std::move(fields)), comm_(comm)
 {
     hdf5::silence_hdf5_errors();
     buffer_.fields.resize(fields_.size());
     const auto file = layout::single_path(options.path, metadata.array_index).string();
     std::error_code error;
     fs::create_directories(fs::path(file).parent_path(), error);
-    const bool reuse = reusable(file, metadata.task_count);
+    const bool reuse = reusable(comm_, file, metadata.task_count);
     try {
         if (reuse) {
-            const auto fapl = parallel_access();
+            const auto fapl = parallel_access(comm_);
             file_ = SHARDRUN_H5_OPEN(File, H5Fopen(file.c_str(), H5F_ACC_RDWR, fapl.get()));
         } else {
             create_file(file, metadata);
@@ -82,7 +82,7 @@ SingleSink::~SingleSink() = default;  // file_ closes collectively (every rank d
 
 void SingleSink::create_file(const std::string& file, const JobMetadata& metadata)
 {
-    const auto fapl = parallel_access();
+    const auto fapl = parallel_access(comm_);
     file_ = SHARDRUN_H5_OPEN(File, H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()));
     create_task_columns(file_.get(), metadata.task_count);
     master::create_result_datasets(file_.get(), fields_, metadata.task_count);

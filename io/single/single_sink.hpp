@@ -16,13 +16,12 @@ inline constexpr std::size_t fixed_string_bytes = 64;
 /**
  * @internal layout single: every rank writes its rows straight into one preallocated file
  * <path>.shards/a<index>/single.h5 through MPI-IO (OMPIO). The constructor, commit() and
- * the destructor are collective over MPI_COMM_WORLD. commit() writes /results rows, flushes,
+ * the destructor are collective over `comm`. commit() writes /results rows, flushes,
  * then the /tasks rows and flushes again, so a row whose status reads ok has its results.
  */
 class SingleSink : public ResultSink {
 public:
-    SingleSink(const OutputOptions& options, const JobMetadata& metadata, std::vector<FieldSpec> fields, int rank,
-               int world_size);
+    SingleSink(const OutputOptions& options, const JobMetadata& metadata, std::vector<FieldSpec> fields, MPI_Comm comm);
     ~SingleSink() override;
 
     void record(const TaskRecord& record, const TaskValues& values) override;
@@ -35,6 +34,7 @@ private:
     std::vector<FieldSpec> fields_;
     TaskRows buffer_;
     std::vector<std::byte> sorted_;  ///< rows of one field in task order; reused across commits
+    MPI_Comm comm_;
     hdf5::File file_;
 };
 

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "collectives/mpi/environment.hpp"
+#include "collectives/mpi/mpi_communicator.hpp"
 #include "runner/cli/common_options.hpp"
 #include "runner/env/info_report.hpp"
 #include "runner/env/run_environment.hpp"
@@ -23,12 +24,14 @@ void InfoCommand::check(const po::variables_map& values) { overrides_ = read_arr
 int InfoCommand::run()
 {
     collectives::MpiEnvironment mpi(nullptr, nullptr);
+    const auto world = collectives::mpi::world();
+    const auto node = collectives::mpi::split_by_node(*world);
     env::RunEnvironment environment;
-    run::run_agreed([&] { environment = env::detect_run_environment(overrides_); });
+    run::run_agreed(*world, [&] { environment = env::detect_run_environment(overrides_, *world, *node); });
     const env::RankRow mine{environment.topology.world_rank, environment.topology.local_rank,
                             environment.topology.local_size, environment.topology.host,
                             environment.device.label()};
-    const auto rows = env::gather_rank_rows(mine);
+    const auto rows = env::gather_rank_rows(*world, mine);
     if (environment.topology.world_rank == 0) {
         std::cout << (json_ ? env::info_json(environment, rows) : env::info_table(environment, rows));
     }

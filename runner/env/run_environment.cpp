@@ -2,11 +2,12 @@
 
 namespace shardrun::env {
 
-RunEnvironment detect_run_environment(const ArrayOverrides& overrides)
+RunEnvironment detect_run_environment(const ArrayOverrides& overrides, collectives::Communicator& world,
+                                      collectives::Communicator& node)
 {
     RunEnvironment result;
     const auto env = process_env();
-    result.topology = detect_topology();
+    result.topology = detect_topology(world, node);
     result.scheduler = detect_scheduler(env);
     result.array = resolve_array(result.scheduler, overrides);
     result.build = detect_build_features();

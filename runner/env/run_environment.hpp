@@ -17,9 +17,11 @@ struct RunEnvironment {
 };
 
 /**
- * Detects the whole environment of this rank. Collective over MPI_COMM_WORLD.
+ * Detects the whole environment of this rank. Collective over `world`.
+ * @param node  the members of world that share memory with this rank
  * @throws UsageError on contradictory array variables or overrides
  */
-RunEnvironment detect_run_environment(const ArrayOverrides& overrides);
+RunEnvironment detect_run_environment(const ArrayOverrides& overrides, collectives::Communicator& world,
+                                      collectives::Communicator& node);
 
 }  // namespace shardrun::env

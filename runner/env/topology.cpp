@@ -1,12 +1,10 @@
 #include "runner/env/topology.hpp"
 
-#include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
-
-#include "collectives/mpi/mpi_error.hpp"
 
 namespace shardrun::env {
 namespace {
@@ -18,7 +16,7 @@ std::string hostname()
     return name.data();
 }
 
-// Fixed-size record so one MPI_Gather of bytes carries every rank's row.
+// Fixed-size record so one allgather of bytes carries every rank's row.
 struct WireRow {
     int rank, local_rank, local_size;
     char host[128];
@@ -33,36 +31,37 @@ void copy_text(char* dest, size_t size, const std::string& text)
 
 }  // namespace
 
-Topology detect_topology()
+Topology detect_topology(collectives::Communicator& world, collectives::Communicator& node)
 {
+    using collectives::ReduceOp;
     Topology topo;
-    SHARDRUN_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &topo.world_rank));
-    SHARDRUN_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &topo.world_size));
-    MPI_Comm node_comm = MPI_COMM_NULL;
-    SHARDRUN_MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, topo.world_rank,
-                                           MPI_INFO_NULL, &node_comm));
-    SHARDRUN_MPI_CHECK(MPI_Comm_rank(node_comm, &topo.local_rank));
-    SHARDRUN_MPI_CHECK(MPI_Comm_size(node_comm, &topo.local_size));
-    MPI_Comm_free(&node_comm);
-    int leader = topo.local_rank == 0 ? 1 : 0;
-    SHARDRUN_MPI_CHECK(MPI_Allreduce(&leader, &topo.node_count, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    topo.world_rank = world.rank();
+    topo.world_size = world.size();
+    topo.local_rank = node.rank();
+    topo.local_size = node.size();
+    // A node is named by its lowest world rank; its index is that name's place among all nodes.
+    const int node_name = node.allreduce_value<std::int32_t>(topo.world_rank, ReduceOp::min);
+    auto names = world.allgather_value<std::int32_t>(node_name);
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    topo.node_count = static_cast<int>(names.size());
+    topo.node_index = static_cast<int>(std::lower_bound(names.begin(), names.end(), node_name) - names.begin());
     topo.host = hostname();
     return topo;
 }
 
-std::vector<RankRow> gather_rank_rows(const RankRow& mine)
+std::vector<RankRow> gather_rank_rows(collectives::Communicator& world, const RankRow& mine)
 {
-    int rank = 0, size = 1;
-    SHARDRUN_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-    SHARDRUN_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size));
     WireRow wire{mine.rank, mine.local_rank, mine.local_size, {}, {}};
     copy_text(wire.host, sizeof wire.host, mine.host);
     copy_text(wire.device, sizeof wire.device, mine.device);
-    std::vector<WireRow> all(rank == 0 ? static_cast<size_t>(size) : 0);
-    SHARDRUN_MPI_CHECK(MPI_Gather(&wire, sizeof wire, MPI_BYTE, all.data(), sizeof wire, MPI_BYTE, 0,
-                                  MPI_COMM_WORLD));
+    std::vector<char> all(sizeof wire * static_cast<size_t>(world.size()));
+    world.allgather(std::span<const char>(reinterpret_cast<const char*>(&wire), sizeof wire), std::span<char>(all));
     std::vector<RankRow> rows;
-    for (const auto& row : all) {
+    if (world.rank() != 0) return rows;
+    for (int r = 0; r < world.size(); ++r) {
+        WireRow row;
+        std::memcpy(&row, all.data() + sizeof wire * static_cast<size_t>(r), sizeof row);
         rows.push_back({row.rank, row.local_rank, row.local_size, row.host, row.device});
     }
     return rows;

@@ -3,20 +3,23 @@
 #include <string>
 #include <vector>
 
+#include "collectives/communicator.hpp"
+
 namespace shardrun::env {
 
-/** Where this rank sits in MPI_COMM_WORLD and on its node. */
+/** Where this rank sits in the world and on its node. */
 struct Topology {
     int world_rank = 0;
     int world_size = 1;
-    int local_rank = 0;   ///< rank inside MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)
+    int local_rank = 0;   ///< rank inside the node communicator (ranks that share memory)
     int local_size = 1;
     int node_count = 1;   ///< number of distinct shared-memory nodes
+    int node_index = 0;   ///< 0..node_count-1, nodes ordered by their lowest world rank
     std::string host;     ///< this rank's hostname
 };
 
-/** Collective over MPI_COMM_WORLD: every rank must call it. */
-Topology detect_topology();
+/** Collective over `world`; `node` holds the members of world that share memory with this rank. */
+Topology detect_topology(collectives::Communicator& world, collectives::Communicator& node);
 
 /** One row per rank, gathered on rank 0 (empty on other ranks). Collective. */
 struct RankRow {
@@ -26,6 +29,6 @@ struct RankRow {
     std::string host;
     std::string device;
 };
-std::vector<RankRow> gather_rank_rows(const RankRow& mine);
+std::vector<RankRow> gather_rank_rows(collectives::Communicator& world, const RankRow& mine);
 
 }  // namespace shardrun::env

@@ -155,6 +155,11 @@ void parse_execution(const YAML::Node& root, const YamlContext& context, JobSpec
     }
     if (root["gpus_per_task"]) spec.gpus_per_task = read_int(root["gpus_per_task"], context, "gpus_per_task", 1);
     if (root["slots_per_rank"]) spec.slots_per_rank = read_int(root["slots_per_rank"], context, "slots_per_rank", 1);
+    if (spec.gpus_per_task > 1 && spec.slots_per_rank > 1) {
+        // A group runs one task at a time on all its members; parallel slots would interleave its collectives.
+        context.fail(root["slots_per_rank"] ? root["slots_per_rank"] : root["gpus_per_task"], "slots_per_rank",
+                     "must be 1 when gpus_per_task is above 1 (a rank group runs one task at a time)");
+    }
     if (root["retries"]) spec.retries = read_int(root["retries"], context, "retries", 0);
     if (root["timeout"]) spec.timeout_seconds = read_duration(root["timeout"], context, "timeout");
     if (root["timeout_grace"]) spec.timeout_grace_seconds = read_duration(root["timeout_grace"], context, "timeout_grace");

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <numeric>
+#include <span>
+#include <utility>
 
 #include "runner/errors.hpp"
 
@@ -16,14 +19,46 @@ IdRange array_block(std::uint64_t task_count, std::uint64_t index, std::uint64_t
     return {first, first + base + (index < extra ? 1 : 0)};
 }
 
-GroupLayout group_layout(int rank, int world_size, int gpus_per_task)
+std::vector<GroupLayout> form_groups(const std::vector<RankPlace>& places, int gpus_per_task)
 {
+    const auto world_size = static_cast<int>(places.size());
     if (gpus_per_task < 1 || world_size % gpus_per_task != 0) {
         throw UsageError(fmt::format("gpus_per_task: {} does not divide the {} ranks; use a rank count that is a "
                                      "multiple of {} or change gpus_per_task",
                                      gpus_per_task, world_size, gpus_per_task));
     }
-    return {world_size / gpus_per_task, rank / gpus_per_task, rank % gpus_per_task};
+    std::vector<int> order(places.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+        return std::pair(places[a].node, places[a].local_rank) < std::pair(places[b].node, places[b].local_rank);
+    });
+    std::vector<GroupLayout> layouts(places.size());
+    const int groups = world_size / gpus_per_task;
+    for (int g = 0; g < groups; ++g) {
+        const auto members = std::span(order).subspan(static_cast<size_t>(g * gpus_per_task),
+                                                      static_cast<size_t>(gpus_per_task));
+        const int first_node = places[members.front()].node;
+        const bool spans = std::any_of(members.begin(), members.end(), [&](int r) { return places[r].node != first_node; });
+        for (int k = 0; k < gpus_per_task; ++k) {
+            const auto& place = places[members[k]];
+            auto& layout = layouts[members[k]];
+            layout = {groups, g, k, gpus_per_task, 0, 0, spans};
+            for (int j = 0; j < gpus_per_task; ++j) {
+                if (places[members[j]].node != place.node) continue;
+                if (j < k) ++layout.local_rank_in_group;
+                ++layout.local_members;
+            }
+        }
+    }
+    return layouts;
+}
+
+GroupLayout group_layout(int rank, int world_size, int gpus_per_task, int ranks_per_node)
+{
+    if (ranks_per_node <= 0) ranks_per_node = std::max(world_size, 1);
+    std::vector<RankPlace> places;
+    for (int r = 0; r < world_size; ++r) places.push_back({r / ranks_per_node, r % ranks_per_node});
+    return form_groups(places, gpus_per_task).at(static_cast<size_t>(rank));
 }
 
 IdBatch block_share(IdRange range, int group, int groups) noexcept

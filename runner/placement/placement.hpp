@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace shardrun::placement {
 
@@ -27,15 +28,35 @@ struct IdRange {
  */
 IdRange array_block(std::uint64_t task_count, std::uint64_t index, std::uint64_t count) noexcept;
 
-/** Which group a rank belongs to: G = gpus_per_task consecutive ranks form a group. */
+/** Where one rank runs, as far as forming groups is concerned. */
+struct RankPlace {
+    int node = 0;        ///< node index (nodes ordered by their lowest world rank)
+    int local_rank = 0;  ///< rank on that node
+};
+
+/** Which group a rank belongs to. */
 struct GroupLayout {
     int groups = 1;         ///< world_size / G
     int group = 0;          ///< this rank's group
     int rank_in_group = 0;  ///< 0 is the group's leader
+    int size = 1;           ///< G
+    int local_rank_in_group = 0;  ///< among the members on this rank's node (torchrun's LOCAL_RANK)
+    int local_members = 1;        ///< members on this rank's node (LOCAL_WORLD_SIZE)
+    bool spans_nodes = false;     ///< this group has members on more than one node
 };
 
-/** @throws UsageError when gpus_per_task does not divide world_size */
-GroupLayout group_layout(int rank, int world_size, int gpus_per_task);
+/**
+ * Forms groups of G = gpus_per_task ranks: ranks ordered by (node, local rank), each G in a
+ * row one group. So groups are consecutive local ranks of one node whenever G divides every
+ * node's rank count, and span nodes only when it does not (G larger than the ranks per node).
+ * @param places  every rank's place, indexed by world rank
+ * @return every rank's layout, indexed by world rank
+ * @throws UsageError when gpus_per_task does not divide the rank count
+ */
+std::vector<GroupLayout> form_groups(const std::vector<RankPlace>& places, int gpus_per_task);
+
+/** The layout of `rank` when ranks_per_node consecutive world ranks share each node (plan, tests). */
+GroupLayout group_layout(int rank, int world_size, int gpus_per_task, int ranks_per_node = 0);
 
 /** Static block schedule: group g's contiguous share of `range`. */
 IdBatch block_share(IdRange range, int group, int groups) noexcept;

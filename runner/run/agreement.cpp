@@ -1,22 +1,17 @@
 #include "runner/run/agreement.hpp"
 
-#include <mpi.h>
-
 #include <string>
 
-#include "collectives/mpi/mpi_error.hpp"
 #include "runner/errors.hpp"
 #include "runner/run/error_codes.hpp"
 
 namespace shardrun::run {
 
-void run_agreed(const std::function<void()>& step)
+void run_agreed(collectives::Communicator& comm, const std::function<void()>& step)
 {
-    int rank = 0, size = 1;
-    SHARDRUN_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-    SHARDRUN_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    using collectives::ReduceOp;
     std::string message;
-    int code = 0;
+    std::int32_t code = 0;
     try {
         step();
     } catch (const CollectiveFailure&) {
@@ -25,13 +20,16 @@ void run_agreed(const std::function<void()>& step)
         message = error.what();
         code = exit_code_of(error);
     }
-    const int mine = code != 0 ? rank : size;
-    int first_failing = size;
-    SHARDRUN_MPI_CHECK(MPI_Allreduce(&mine, &first_failing, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-    if (first_failing == size) return;
-    int agreed_code = code;
-    SHARDRUN_MPI_CHECK(MPI_Bcast(&agreed_code, 1, MPI_INT, first_failing, MPI_COMM_WORLD));
-    throw CollectiveFailure(message, agreed_code, rank == first_failing);
+    const std::int32_t first_failing = comm.allreduce_value<std::int32_t>(code != 0 ? comm.rank() : comm.size(),
+                                                                           ReduceOp::min);
+    if (first_failing == comm.size()) return;
+    const auto agreed_code = comm.broadcast_value<std::int32_t>(code, first_failing);
+    throw CollectiveFailure(message, agreed_code, comm.rank() == first_failing);
+}
+
+bool any_member(collectives::Communicator& comm, bool mine)
+{
+    return comm.allreduce_value<std::int32_t>(mine ? 1 : 0, collectives::ReduceOp::max) != 0;
 }
 
 }  // namespace shardrun::run

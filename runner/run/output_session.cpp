@@ -1,10 +1,8 @@
 #include "runner/run/output_session.hpp"
 
-#include <mpi.h>
-
 #include <cctype>
 
-#include "collectives/mpi/mpi_error.hpp"
+#include "collectives/mpi/mpi_communicator.hpp"
 #include "runner/run/agreement.hpp"
 #include "runner/run/param_columns.hpp"
 #include "runner/version.hpp"
@@ -20,8 +18,8 @@ std::string attribute_name(const std::string& label)
     return name;
 }
 
-io::JobMetadata make_metadata(const PreparedJob& job, const env::RunEnvironment& environment,
-                              placement::IdRange element)
+io::JobMetadata make_metadata(collectives::Communicator& world, const PreparedJob& job,
+                              const env::RunEnvironment& environment, placement::IdRange element)
 {
     io::JobMetadata metadata;
     metadata.job_name = job.spec.name;
@@ -33,7 +31,7 @@ io::JobMetadata make_metadata(const PreparedJob& job, const env::RunEnvironment&
     metadata.array_index = static_cast<int>(environment.array.index);
     metadata.array_count = static_cast<int>(environment.array.count);
     metadata.world_size = environment.topology.world_size;
-    for (const auto& row : env::gather_rank_rows({environment.topology.world_rank, environment.topology.local_rank,
+    for (const auto& row : env::gather_rank_rows(world, {environment.topology.world_rank, environment.topology.local_rank,
                                                   environment.topology.local_size, environment.topology.host, ""})) {
         if (metadata.hostnames.empty() || metadata.hostnames.back() != row.host) metadata.hostnames.push_back(row.host);
     }
@@ -47,20 +45,24 @@ io::JobMetadata make_metadata(const PreparedJob& job, const env::RunEnvironment&
 
 }  // namespace
 
-OutputSession::OutputSession(const PreparedJob& job, const env::RunEnvironment& environment,
-                             placement::IdRange element, bool resume, bool force)
-    : job_(job), rank_(environment.topology.world_rank), world_size_(environment.topology.world_size)
+OutputSession::OutputSession(collectives::Communicator& world, const PreparedJob& job,
+                             const env::RunEnvironment& environment, placement::IdRange element, bool resume,
+                             bool force)
+    : world_(world), job_(job), rank_(environment.topology.world_rank), world_size_(environment.topology.world_size)
 {
     options_.path = job.spec.output.path;
     options_.layout = job.spec.output.layout == "single" ? io::Layout::single : io::Layout::shards;
     options_.resume = resume;
     options_.force = force;
-    metadata_ = make_metadata(job, environment, element);
-    run_agreed([&] {
+    metadata_ = make_metadata(world, job, environment, element);
+    run_agreed(world_, [&] {
         if (rank_ == 0) lock_ = io::prepare_output(options_, metadata_);
     });
     if (resume) load_committed(element);
-    run_agreed([&] { sink_ = io::open_rank_sink(options_, metadata_, job.fields, rank_, world_size_); });
+    run_agreed(world_, [&] {
+        sink_ = io::open_rank_sink(options_, metadata_, job.fields, rank_, world_size_,
+                                   collectives::mpi::native_handle(world_));
+    });
 }
 
 OutputSession::~OutputSession() = default;
@@ -68,13 +70,12 @@ OutputSession::~OutputSession() = default;
 void OutputSession::load_committed(placement::IdRange element)
 {
     std::vector<std::uint64_t> ids;
-    run_agreed([&] {
+    run_agreed(world_, [&] {
         if (rank_ == 0) ids = io::committed_tasks(options_, metadata_);
     });
-    std::uint64_t count = ids.size();
-    SHARDRUN_MPI_CHECK(MPI_Bcast(&count, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD));
+    const auto count = world_.broadcast_value<std::uint64_t>(ids.size(), 0);
     ids.resize(count);
-    SHARDRUN_MPI_CHECK(MPI_Bcast(ids.data(), static_cast<int>(count), MPI_UINT64_T, 0, MPI_COMM_WORLD));
+    world_.broadcast(std::span<std::uint64_t>(ids), 0);
     committed_.assign(element.last, false);
     for (const auto id : ids) committed_[id] = true;
     committed_count_ = count;
@@ -82,10 +83,10 @@ void OutputSession::load_committed(placement::IdRange element)
 
 void OutputSession::finish(bool interrupted)
 {
-    run_agreed([&] { sink_.reset(); });
-    SHARDRUN_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+    run_agreed(world_, [&] { sink_.reset(); });
+    world_.barrier();
     if (interrupted) return;
-    run_agreed([&] {
+    run_agreed(world_, [&] {
         if (rank_ != 0) return;
         const auto columns = param_columns(job_);
         io::finalize_output(options_, metadata_, job_.fields, columns.params, columns.ranges, world_size_);

@@ -20,8 +20,9 @@ namespace shardrun::run {
  */
 class OutputSession {
 public:
-    OutputSession(const PreparedJob& job, const env::RunEnvironment& environment, placement::IdRange element,
-                  bool resume, bool force);
+    /** @param world  every rank of the run; also the communicator of layout single's MPI-IO */
+    OutputSession(collectives::Communicator& world, const PreparedJob& job, const env::RunEnvironment& environment,
+                  placement::IdRange element, bool resume, bool force);
     ~OutputSession();
 
     /** Ids committed by earlier runs (indexed by task id), or nullptr when none. */
@@ -40,6 +41,7 @@ public:
 private:
     void load_committed(placement::IdRange element);
 
+    collectives::Communicator& world_;
     const PreparedJob& job_;
     int rank_ = 0;
     int world_size_ = 1;

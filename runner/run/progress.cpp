@@ -95,13 +95,13 @@ struct ProgressThread::State {
     std::thread thread;
 };
 
-ProgressThread::ProgressThread(SharedCounters& counters, ProgressReporter* reporter) : state_(std::make_unique<State>())
+ProgressThread::ProgressThread(const WorkCounters& counters, ProgressReporter& reporter)
+    : state_(std::make_unique<State>())
 {
-    state_->thread = std::thread([&counters, reporter, state = state_.get()] {
+    state_->thread = std::thread([&counters, &reporter, state = state_.get()] {
         while (state->running.load()) {
-            counters.poll();
-            if (reporter != nullptr) reporter->update(counters.read_progress());
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            reporter.update(counters.read_progress());
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
     });
 }

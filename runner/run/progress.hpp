@@ -5,9 +5,12 @@
 #include <memory>
 #include <string>
 
-#include "runner/run/shared_counters.hpp"
+#include "collectives/claims/work_counters.hpp"
 
 namespace shardrun::run {
+
+using collectives::ProgressCounts;
+using collectives::WorkCounters;
 
 enum class ProgressMode { automatic, tty, plain, json, quiet };
 
@@ -35,7 +38,7 @@ private:
  */
 class ProgressFeed {
 public:
-    explicit ProgressFeed(SharedCounters& counters) : counters_(counters) {}
+    explicit ProgressFeed(WorkCounters& counters) : counters_(counters) {}
 
     void task_started() { ++pending_.running; }
     void task_finished(bool ok);
@@ -43,18 +46,15 @@ public:
     void tick(bool force = false);
 
 private:
-    SharedCounters& counters_;
+    WorkCounters& counters_;
     ProgressCounts pending_;
     std::chrono::steady_clock::time_point last_push_ = std::chrono::steady_clock::now();
 };
 
-/**
- * Rank 0's background thread: redraws progress and keeps MPI progressing for the claim
- * counter while the main thread is busy in a long task. Needs MPI_THREAD_MULTIPLE.
- */
+/** Rank 0's background thread: redraws progress while the main thread is busy in tasks. */
 class ProgressThread {
 public:
-    ProgressThread(SharedCounters& counters, ProgressReporter* reporter);
+    ProgressThread(const WorkCounters& counters, ProgressReporter& reporter);
     ~ProgressThread();
     ProgressThread(const ProgressThread&) = delete;
     ProgressThread& operator=(const ProgressThread&) = delete;

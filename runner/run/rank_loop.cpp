@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <chrono>
 #include <mutex>
 #include <optional>
@@ -142,6 +143,8 @@ void run_slot(const LoopSettings& settings, LoopState& state)
     const bool task_dirs = settings.kind->uses_task_dir();
     tasks::TaskContext context{0, settings.space->size(), &params, std::nullopt, settings.input, settings.device,
                                settings.rank, settings.host, std::string(), 1, settings.stop};
+    // A group of one: kinds may still call its collectives (they complete at once).
+    context.group.comm = settings.group;
     while (const auto id = state.next_id()) {
         settings.space->update_params(*id, params);
         context.task_id = *id;
@@ -159,12 +162,90 @@ void run_slot(const LoopSettings& settings, LoopState& state)
     }
 }
 
+// The attempts of one task on every member of a group: after each, the members agree on
+// whether all succeeded and whether anyone is stopping, so none waits alone in a collective.
+tasks::TaskOutcome run_group_attempts(const LoopSettings& settings, tasks::TaskContext& context, bool& stop)
+{
+    auto& group = *settings.group;
+    tasks::TaskOutcome outcome;
+    for (context.attempt = 1; context.attempt <= settings.retries + 1; ++context.attempt) {
+        try {
+            outcome = settings.kind->run(context);
+        } catch (const std::exception& error) {
+            outcome = {io::TaskStatus::failed, 1, error.what(), {}};
+        }
+        if (outcome.status == io::TaskStatus::ok && group.rank() == 0) {
+            const auto problem = shape_problem(outcome.values, settings.fields);
+            if (!problem.empty()) outcome = {io::TaskStatus::failed, 0, problem, {}};
+        }
+        const std::array<std::int32_t, 3> mine{outcome.status == io::TaskStatus::ok ? 1 : 0, outcome.exit_code,
+                                               stopping(settings) ? 1 : 0};
+        std::vector<std::int32_t> all(mine.size() * static_cast<size_t>(group.size()));
+        group.allgather(std::span<const std::int32_t>(mine), std::span<std::int32_t>(all));
+        stop = false;
+        int first_failed = -1;
+        for (int m = 0; m < group.size(); ++m) {
+            stop = stop || all[3 * m + 2] != 0;
+            if (first_failed < 0 && all[3 * m] == 0) first_failed = m;
+        }
+        if (first_failed < 0) break;
+        if (outcome.status == io::TaskStatus::ok) {
+            const auto code = all[3 * first_failed + 1];
+            outcome = {io::TaskStatus::failed, code, fmt::format("group member {} failed (exit code {})", first_failed, code), {}};
+        }
+        if (stop) break;
+    }
+    context.attempt = std::min(context.attempt, settings.retries + 1);
+    return outcome;
+}
+
+// One member of a group of several: the leader picks each id and broadcasts it.
+void run_group_member(const LoopSettings& settings, LoopState& state)
+{
+    auto& group = *settings.group;
+    const bool leader = group.rank() == 0;
+    auto params = settings.space->params_of(0);
+    const bool task_dirs = settings.kind->uses_task_dir();
+    tasks::TaskContext context{0, settings.space->size(), &params, std::nullopt, settings.input, settings.device,
+                               settings.rank, settings.host, std::string(), 1, settings.stop,
+                               {&group, group.rank(), group.size(), settings.layout.local_rank_in_group,
+                                settings.layout.local_members}};
+    while (true) {
+        std::array<std::uint64_t, 2> next{0, 0};  // id, and 1 while there is work
+        if (leader) {
+            if (const auto id = state.next_id()) next = {*id, 1};
+        }
+        group.broadcast(std::span<std::uint64_t>(next), 0);
+        if (next[1] == 0) break;
+        const auto id = next[0];
+        settings.space->update_params(id, params);
+        context.task_id = id;
+        context.range = settings.space->range_of(id);
+        if (task_dirs) {
+            context.task_dir = leader ? fmt::format("{}/{}", settings.tasks_dir, id)
+                                      : fmt::format("{}/{}/member{}", settings.tasks_dir, id, group.rank());
+        }
+        io::TaskRecord record{id, io::TaskStatus::ok, 0, settings.rank, settings.host, settings.device.label(),
+                              unix_now(), 0, 0};
+        bool stop = false;
+        const auto outcome = run_group_attempts(settings, context, stop);
+        if (!leader) continue;
+        record.end = unix_now();
+        record.status = outcome.status;
+        record.attempts = context.attempt;
+        record.exit_code = outcome.exit_code;
+        state.finish(record, outcome, outcome.status != io::TaskStatus::ok && stop);
+    }
+}
+
 }  // namespace
 
 RankStats run_rank_loop(const LoopSettings& settings, WorkSource& source, io::ResultSink& sink, ProgressFeed& feed)
 {
     LoopState state(settings, source, sink, feed);
-    if (settings.slots <= 1) {
+    if (settings.group != nullptr && settings.group->size() > 1) {
+        run_group_member(settings, state);
+    } else if (settings.slots <= 1) {
         run_slot(settings, state);
     } else {
         std::vector<std::thread> slots;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/communicator.hpp"
 #include "io/result_sink.hpp"
 #include "runner/env/device_binding.hpp"
 #include "runner/job/task_space.hpp"
@@ -32,12 +33,19 @@ struct LoopSettings {
     double commit_interval_seconds = 1.0;
     /** false: commit only once, at the end (layout single, where commit() is collective). */
     bool periodic_commits = true;
+    /** gpus_per_task > 1: this rank's group; its leader's source hands out the ids. */
+    collectives::Communicator* group = nullptr;
+    placement::GroupLayout layout;
 };
 
 /**
  * Runs every task the source hands this rank: retries failures, records each finished task
  * in the sink, commits in batches (every commit_interval_seconds or 4096 tasks) and at the end.
  * A task cut short by an interrupt is not recorded: --resume runs it again.
+ *
+ * With a group of more than one member, the leader takes ids from its source and broadcasts
+ * each (and the end of work) to the members; all run it, agree after every attempt on its
+ * outcome and on whether to stop, and the leader alone records it. Collective over the group.
  */
 RankStats run_rank_loop(const LoopSettings& settings, WorkSource& source, io::ResultSink& sink, ProgressFeed& feed);
 

@@ -1,12 +1,10 @@
 #include "runner/run/run_job.hpp"
 
-#include <mpi.h>
-
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 
-#include "collectives/mpi/mpi_error.hpp"
+#include "collectives/mpi/mpi_communicator.hpp"
 #include "runner/env/run_environment.hpp"
 #include "runner/errors.hpp"
 #include "runner/placement/placement.hpp"
@@ -15,27 +13,11 @@
 #include "runner/run/interrupt.hpp"
 #include "runner/run/output_session.hpp"
 #include "runner/run/prepared_job.hpp"
-#include "runner/run/rank_loop.hpp"
+#include "runner/run/rank_loop_setup.hpp"
 #include "runner/run/summary.hpp"
 
 namespace shardrun::run {
 namespace {
-
-bool any_rank(bool mine)
-{
-    int local = mine ? 1 : 0, any = 0;
-    SHARDRUN_MPI_CHECK(MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
-    return any != 0;
-}
-
-std::unique_ptr<ProgressThread> start_progress(SharedCounters& counters, ProgressReporter* reporter)
-{
-    int level = 0;
-    MPI_Query_thread(&level);
-    // Without MPI_THREAD_MULTIPLE the claim counter only progresses when its owner calls MPI.
-    if (level < MPI_THREAD_MULTIPLE) return nullptr;
-    return std::make_unique<ProgressThread>(counters, reporter);
-}
 
 void print_summary(const RunOptions& options, const RunTotals& totals, const std::vector<RankStats>& stats)
 {
@@ -46,49 +28,65 @@ void print_summary(const RunOptions& options, const RunTotals& totals, const std
     }
 }
 
+LoopSettings loop_settings(const PreparedJob& job, const env::RunEnvironment& environment, OutputSession& output)
+{
+    LoopSettings settings{job.kind.get(), job.space.get(), job.fields, job.spec.data.input, environment.device,
+                          environment.topology.world_rank, environment.topology.host, output.tasks_dir(),
+                          job.spec.retries, job.spec.slots_per_rank, output.committed(), &stop_requested()};
+    settings.periodic_commits = output.periodic_commits();
+    return settings;
+}
+
 }  // namespace
 
 int run_job(const RunOptions& options)
 {
     const auto started = std::chrono::steady_clock::now();
     install_interrupt_handlers();
+    // The run's communicators, built once: the world, the ranks of this node, and (in
+    // RankLoopSetup) this rank's group.
+    const auto world = collectives::mpi::world();
+    const auto node = collectives::mpi::split_by_node(*world);
     env::RunEnvironment environment;
     PreparedJob job;
-    placement::GroupLayout group;
-    run_agreed([&] {
-        environment = env::detect_run_environment(options.array);
+    run_agreed(*world, [&] {
+        environment = env::detect_run_environment(options.array, *world, *node);
         job = prepare_job(options.job_file, options.overrides);
         environment.device = choose_device(job.spec, environment.device);
-        group = placement::group_layout(environment.topology.world_rank, environment.topology.world_size,
-                                        job.spec.gpus_per_task);
+        // Checked here, before the output is touched: groups form later, collectively.
+        placement::group_layout(0, environment.topology.world_size, job.spec.gpus_per_task);
+        if (environment.topology.node_count > 1 && !collectives::mpi::threads_may_call_mpi()) {
+            throw UsageError("running on several nodes needs an MPI library with MPI_THREAD_MULTIPLE (the claim "
+                             "service is a thread of rank 0)");
+        }
     });
     const auto& topo = environment.topology;
     const auto element = placement::array_block(job.task_count(), static_cast<std::uint64_t>(environment.array.index),
                                                 static_cast<std::uint64_t>(environment.array.count));
-    OutputSession output(job, environment, element, options.resume, options.force);
+    OutputSession output(*world, job, environment, element, options.resume, options.force);
 
-    SharedCounters counters;
+    std::unique_ptr<RankLoopSetup> loop;
+    run_agreed(*world, [&] {
+        loop = std::make_unique<RankLoopSetup>(*world, *node, loop_settings(job, environment, output), job.spec.schedule,
+                                               element, job.spec.gpus_per_task);
+    });
     std::unique_ptr<ProgressReporter> reporter;
+    std::unique_ptr<ProgressThread> progress_thread;
     if (topo.world_rank == 0) {
         reporter = std::make_unique<ProgressReporter>(options.progress, options.progress_interval_seconds,
                                                       static_cast<std::int64_t>(element.size()),
                                                       static_cast<std::int64_t>(output.committed_count()));
+        progress_thread = std::make_unique<ProgressThread>(loop->counters(), *reporter);
     }
-    auto progress_thread = start_progress(counters, reporter.get());
-    ProgressFeed feed(counters);
-    LoopSettings settings{job.kind.get(), job.space.get(), job.fields, job.spec.data.input, environment.device,
-                          topo.world_rank, topo.host, output.tasks_dir(), job.spec.retries, job.spec.slots_per_rank,
-                          output.committed(), &stop_requested()};
-    settings.periodic_commits = output.periodic_commits();
-    auto source = make_work_source(job.spec.schedule, element, group, counters);
-    const auto stats = run_rank_loop(settings, *source, output.sink(), feed);
+    const auto stats = loop->run(output.sink());
+    loop->finish();
 
-    const bool interrupted = any_rank(stop_requested().load());
+    const bool interrupted = any_member(*world, stop_requested().load());
     progress_thread.reset();
-    if (reporter) reporter->update(counters.read_progress(), true);
-    const auto all_stats = gather_stats(stats);
+    if (reporter) reporter->update(loop->counters().read_progress(), true);
+    const auto all_stats = gather_stats(*world, stats);
     output.finish(interrupted);
-    const bool failed = any_rank(stats.failed > 0);
+    const bool failed = any_member(*world, stats.failed > 0);
     if (topo.world_rank == 0) {
         const RunTotals totals{job.spec.name, element.size(),
                                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),

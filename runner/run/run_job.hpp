@@ -20,7 +20,7 @@ struct RunOptions {
 };
 
 /**
- * Runs a job on every rank of MPI_COMM_WORLD (MPI must be initialised) and returns the exit
+ * Runs a job on every rank of the MPI world (MPI must be initialised) and returns the exit
  * code: 0 all tasks ok, 1 some failed, 3 interrupted. Bad input throws JobFileError/UsageError
  * on every rank before anything is written.
  */

@@ -1,12 +1,9 @@
 #include "runner/run/summary.hpp"
 
 #include <fmt/format.h>
-#include <mpi.h>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
-
-#include "collectives/mpi/mpi_error.hpp"
 
 namespace shardrun::run {
 namespace {
@@ -63,28 +60,12 @@ Aggregate aggregate(const std::vector<RankStats>& ranks)
 
 }  // namespace
 
-std::vector<RankStats> gather_stats(const RankStats& mine)
+std::vector<RankStats> gather_stats(collectives::Communicator& world, const RankStats& mine)
 {
-    int rank = 0, size = 1;
-    SHARDRUN_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-    SHARDRUN_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size));
-    const auto text = to_json(mine).dump();
-    int length = static_cast<int>(text.size());
-    std::vector<int> lengths(static_cast<size_t>(size)), offsets(static_cast<size_t>(size));
-    SHARDRUN_MPI_CHECK(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD));
-    int total = 0;
-    for (int i = 0; i < size; ++i) {
-        offsets[static_cast<size_t>(i)] = total;
-        total += lengths[static_cast<size_t>(i)];
-    }
-    std::string all(rank == 0 ? static_cast<size_t>(total) : 0, '\0');
-    SHARDRUN_MPI_CHECK(MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
-                                   0, MPI_COMM_WORLD));
+    const auto texts = collectives::allgather_strings(world, to_json(mine).dump());
     std::vector<RankStats> stats;
-    for (int i = 0; rank == 0 && i < size; ++i) {
-        stats.push_back(from_json(nlohmann::json::parse(all.substr(static_cast<size_t>(offsets[static_cast<size_t>(i)]),
-                                                                   static_cast<size_t>(lengths[static_cast<size_t>(i)])))));
-    }
+    if (world.rank() != 0) return stats;
+    for (const auto& text : texts) stats.push_back(from_json(nlohmann::json::parse(text)));
     return stats;
 }
 

@@ -3,12 +3,13 @@
 #include <string>
 #include <vector>
 
+#include "collectives/communicator.hpp"
 #include "runner/run/rank_stats.hpp"
 
 namespace shardrun::run {
 
-/** Every rank's stats on rank 0 (empty elsewhere). Collective over MPI_COMM_WORLD. */
-std::vector<RankStats> gather_stats(const RankStats& mine);
+/** Every rank's stats on rank 0 (empty elsewhere). Collective over `world`. */
+std::vector<RankStats> gather_stats(collectives::Communicator& world, const RankStats& mine);
 
 /** The whole run, for the summary. */
 struct RunTotals {

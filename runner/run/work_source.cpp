@@ -19,7 +19,7 @@ private:
 
 class DynamicSource : public WorkSource {
 public:
-    DynamicSource(const job::ScheduleSpec& schedule, placement::IdRange element, int groups, SharedCounters& counters)
+    DynamicSource(const job::ScheduleSpec& schedule, placement::IdRange element, int groups, collectives::WorkCounters& counters)
         : claims_(element, groups, schedule.min_claim, schedule.max_claim), counters_(counters) {}
     placement::IdBatch next() override
     {
@@ -31,14 +31,14 @@ public:
 
 private:
     placement::ClaimSequence claims_;
-    SharedCounters& counters_;
+    collectives::WorkCounters& counters_;
     bool done_ = false;
 };
 
 }  // namespace
 
 std::unique_ptr<WorkSource> make_work_source(const job::ScheduleSpec& schedule, placement::IdRange element,
-                                             const placement::GroupLayout& group, SharedCounters& counters)
+                                             const placement::GroupLayout& group, collectives::WorkCounters& counters)
 {
     if (group.rank_in_group != 0) return std::make_unique<StaticSource>(placement::IdBatch{});
     switch (schedule.kind) {

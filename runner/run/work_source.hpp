@@ -4,7 +4,7 @@
 
 #include "runner/job/job_spec.hpp"
 #include "runner/placement/placement.hpp"
-#include "runner/run/shared_counters.hpp"
+#include "collectives/claims/work_counters.hpp"
 
 namespace shardrun::run {
 
@@ -16,11 +16,11 @@ public:
 };
 
 /**
- * The source for this rank's group under `schedule`. Only a group's leader runs tasks
- * (other members of a gpus_per_task group get nothing until a collective kind uses them).
+ * The source for this rank's group under `schedule`. Only a group's leader claims work
+ * (the other members get an empty source: the group loop hands them the leader's ids).
  * @param counters  the shared claim counter (dynamic schedule)
  */
 std::unique_ptr<WorkSource> make_work_source(const job::ScheduleSpec& schedule, placement::IdRange element,
-                                             const placement::GroupLayout& group, SharedCounters& counters);
+                                             const placement::GroupLayout& group, collectives::WorkCounters& counters);
 
 }  // namespace shardrun::run

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "collectives/communicator.hpp"
 #include "io/result_types.hpp"
 #include "runner/env/device_binding.hpp"
 #include "runner/tasks/param_map.hpp"
@@ -17,6 +18,15 @@ namespace shardrun::tasks {
 struct DataRange {
     std::uint64_t start = 0;
     std::uint64_t end = 0;
+};
+
+/** The rank group that runs a task together (gpus_per_task members; one member when it is 1). */
+struct GroupContext {
+    collectives::Communicator* comm = nullptr;  ///< the group's communicator; nullptr when alone
+    int rank = 0;         ///< 0 is the leader, whose outcome is recorded
+    int size = 1;
+    int local_rank = 0;   ///< among the members on this node (torchrun's LOCAL_RANK)
+    int local_size = 1;   ///< members on this node (LOCAL_WORLD_SIZE)
 };
 
 /** Everything one task run may look at. */
@@ -32,6 +42,7 @@ struct TaskContext {
     std::string task_dir;             ///< a directory this task may write into, when uses_task_dir()
     int attempt = 1;
     const std::atomic<bool>* stop = nullptr;  ///< set when shardrun is interrupted: end early
+    GroupContext group;               ///< every member runs the same task id at the same time
 };
 
 /** What a task run produced. */
@@ -44,7 +55,9 @@ struct TaskOutcome {
 
 /**
  * A kind of task (exec, noop, gemm, heat2d, ...). One instance serves a whole job and may
- * run tasks from several threads at once (slots_per_rank), so run() is const.
+ * run tasks from several threads at once (slots_per_rank), so run() is const. With
+ * gpus_per_task > 1, run() is called on every member of the group for the same task; it may
+ * use the group's communicator, and only the leader's outcome values are recorded.
  */
 class TaskKind {
 public:

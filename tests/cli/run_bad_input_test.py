@@ -67,6 +67,10 @@ class BadInputTest(unittest.TestCase):
     def test_gpus_per_task_not_dividing_ranks(self):
         self.expect_bad(GOOD + "gpus_per_task: 3\n", "gpus_per_task: 3 does not divide the 2 ranks", np=2)
 
+    def test_slots_per_rank_with_rank_groups(self):
+        self.expect_bad(GOOD + "gpus_per_task: 2\nslots_per_rank: 2\n", "slots_per_rank: must be 1 when gpus_per_task",
+                        np=2)
+
     def test_output_not_writable(self):
         line = self.expect_bad(GOOD.replace("OUT/good.h5", "/dev/null/sub/good.h5"), "/dev/null/sub")
         self.assertIn("output", line)

@@ -44,7 +44,7 @@ OutputSummary run_parallel_job(const OutputOptions& options, std::uint64_t task_
     done.resize(count);
     MPI_Bcast(done.data(), static_cast<int>(count), MPI_UINT64_T, 0, MPI_COMM_WORLD);
     const auto fields = test_fields();
-    auto sink = open_rank_sink(options, metadata, fields, rank, size);
+    auto sink = open_rank_sink(options, metadata, fields, rank, size, MPI_COMM_WORLD);
     const std::uint64_t chunk = 3, chunks = (task_count + chunk - 1) / chunk, chunks_per_round = 5;
     for (std::uint64_t first = 0; first < chunks; first += chunks_per_round) {
         const auto last = std::min(chunks, first + chunks_per_round);

@@ -13,14 +13,15 @@
 #include <sstream>
 #include <thread>
 
+#include <signal.h>
+
 #include "runner/job/job_parser.hpp"
 #include "runner/placement/placement.hpp"
 #include "runner/run/memory_sink.hpp"
 #include "runner/run/rank_loop.hpp"
-#include "runner/run/shared_counters.hpp"
-#include "runner/run/work_source.hpp"
 #include "runner/tasks/registry.hpp"
 #include "tests/support/mpi_world.hpp"
+#include "tests/support/rank_loop_env.hpp"
 
 namespace shardrun::run {
 namespace {
@@ -63,22 +64,11 @@ MemorySink run_exec_job(const std::string& text, const std::string& tasks_dir, c
 {
     const auto spec = job::parse_job("exec.yaml", text, {}, tasks::task_kind_names());
     const auto kind = tasks::make_task_kind(spec);
-    const auto space = job::TaskSpace::of(spec, spec.data.items);
-    LoopSettings settings;
-    settings.kind = kind.get();
-    settings.space = &space;
-    settings.fields = kind->fields(spec.params);
-    settings.rank = world_rank();
-    settings.tasks_dir = tasks_dir;
-    settings.slots = spec.slots_per_rank;
-    settings.stop = stop;
-    SharedCounters counters;
-    ProgressFeed feed(counters);
     MemorySink sink;
-    auto source = make_work_source(spec.schedule, {0, space.size()},
-                                   placement::group_layout(world_rank(), world_size(), 1), counters);
-    run_rank_loop(settings, *source, sink, feed);
-    MPI_Barrier(MPI_COMM_WORLD);
+    testing::LoopRunOptions options;
+    options.tasks_dir = tasks_dir;
+    options.stop = stop;
+    testing::run_loop(spec, *kind, sink, options);
     return sink;
 }
 
@@ -164,6 +154,38 @@ TEST(RankLoopExecInterrupt, InterruptedTaskIsNotRecorded)
     interrupter.join();
 
     EXPECT_TRUE(sink.records.empty()) << sink.records.size() << " tasks recorded after the interrupt";
+}
+
+TEST(RankLoopExecGroups, AFailingMemberFailsTheTaskAndStopsTheOthers)
+{
+    // One task per group. The group's last member exits 3 at once; the others note their pid
+    // and sleep a minute: they must be stopped, and the leader must record the failure.
+    const SharedDir dir;
+    const int g = world_size() >= 2 ? 2 : 1;
+    const std::string text = "task: exec\nsweep: {a: {range: [0, " + std::to_string(world_size() / g) +
+                             ", 1]}}\nschedule: block\ngpus_per_task: " + std::to_string(g) +
+                             "\nexec:\n  argv: [sh, -c, 'if [ $RANK -eq $((WORLD_SIZE - 1)) ]; then exit 3; fi; "
+                             "echo $$ > $SHARDRUN_TASK_DIR/pid; exec sleep 60']\n";
+    const auto started = std::chrono::steady_clock::now();
+
+    const auto sink = run_exec_job(text, dir.path);
+
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    EXPECT_LT(seconds, 30.0) << "the members kept waiting for a program that had failed";
+    EXPECT_EQ(sink.records.size(), world_rank() % g == 0 ? 1u : 0u);
+    for (const auto& record : sink.records) {
+        EXPECT_EQ(record.status, io::TaskStatus::failed);
+        EXPECT_NE(record.exit_code, 0);
+    }
+    if (g == 2 && !sink.records.empty()) {
+        const auto failure = std::find_if(sink.records.begin(), sink.records.end(), [](const auto&) { return true; });
+        EXPECT_EQ(failure->exit_code, 128 + SIGTERM) << "the leader's program should have been stopped";
+    }
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir.path)) {
+        if (entry.path().filename() != "pid") continue;
+        const pid_t pid = std::stoi(read_file(entry.path().string()));
+        EXPECT_NE(::kill(pid, 0), 0) << "member program " << pid << " (" << entry.path() << ") outlived its task";
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Schedules, RankLoopExec, ::testing::Values("static", "cyclic", "dynamic"),

@@ -11,9 +11,8 @@
 #include "runner/placement/placement.hpp"
 #include "runner/run/memory_sink.hpp"
 #include "runner/run/rank_loop.hpp"
-#include "runner/run/shared_counters.hpp"
-#include "runner/run/work_source.hpp"
 #include "tests/support/mpi_world.hpp"
+#include "tests/support/rank_loop_env.hpp"
 
 namespace shardrun::run {
 namespace {
@@ -60,22 +59,12 @@ LoopRun run_flaky(int retries, const std::vector<bool>* committed, const std::at
 {
     const auto spec = job::parse_job("flaky.yaml", "task: noop\ndata: {items: 500, chunk: 1}\n", {}, {"noop"});
     const FlakyKind kind;
-    const auto space = job::TaskSpace::of(spec, spec.data.items);
-    LoopSettings settings;
-    settings.kind = &kind;
-    settings.space = &space;
-    settings.fields = kind.fields(spec.params);
-    settings.rank = world_rank();
-    settings.retries = retries;
-    settings.committed = committed;
-    settings.stop = stop;
-    SharedCounters counters;
-    ProgressFeed feed(counters);
     LoopRun run;
-    auto source = make_work_source(spec.schedule, {0, space.size()},
-                                   placement::group_layout(world_rank(), world_size(), 1), counters);
-    run.stats = run_rank_loop(settings, *source, run.sink, feed);
-    MPI_Barrier(MPI_COMM_WORLD);
+    testing::LoopRunOptions options;
+    options.retries = retries;
+    options.committed = committed;
+    options.stop = stop;
+    run.stats = testing::run_loop(spec, kind, run.sink, options).stats;
     return run;
 }
 

@@ -12,10 +12,9 @@
 #include "runner/job/job_parser.hpp"
 #include "runner/placement/placement.hpp"
 #include "runner/run/memory_sink.hpp"
-#include "runner/run/shared_counters.hpp"
-#include "runner/run/work_source.hpp"
 #include "runner/tasks/noop_kind.hpp"
 #include "tests/support/mpi_world.hpp"
+#include "tests/support/rank_loop_env.hpp"
 
 namespace shardrun::run {
 namespace {
@@ -51,23 +50,15 @@ void collect(const MemorySink& sink, Ran& ran)
 }
 
 // Runs this rank's share of array element [element) with a fresh counter; adds what it ran.
-void run_element(const job::JobSpec& spec, placement::IdRange element, int slots, Ran& ran, int gpus_per_task = 1)
+void run_element(const job::JobSpec& spec, placement::IdRange element, int slots, Ran& ran)
 {
     const tasks::NoopKind kind;
-    const auto space = job::TaskSpace::of(spec, spec.data.items);
-    LoopSettings settings;
-    settings.kind = &kind;
-    settings.space = &space;
-    settings.fields = kind.fields(spec.params);
-    settings.rank = world_rank();
-    settings.slots = slots;
-    SharedCounters counters;
-    ProgressFeed feed(counters);
     MemorySink sink;
-    const auto group = placement::group_layout(world_rank(), world_size(), gpus_per_task);
-    auto source = make_work_source(spec.schedule, element, group, counters);
+    testing::LoopRunOptions options;
+    options.element = element;
+    options.slots = slots;
 
-    const auto stats = run_rank_loop(settings, *source, sink, feed);
+    const auto stats = testing::run_loop(spec, kind, sink, options).stats;
 
     EXPECT_EQ(stats.ok, sink.records.size());
     EXPECT_EQ(stats.failed, 0u);
@@ -160,47 +151,18 @@ TEST_P(RankLoop, TwoArrayElementsTogetherRunEveryTaskOnce)
     }
 }
 
-TEST_P(RankLoop, GroupsOfTwoRanksRunEveryTaskOnceOnTheirLeaders)
-{
-    const auto spec = noop_job(GetParam());
-    const auto task_count = job::TaskSpace::of(spec, spec.data.items).size();
-    const int gpus_per_task = world_size() % 2 == 0 ? 2 : 1;
-    Ran ran;
-
-    run_element(spec, {0, task_count}, 1, ran, gpus_per_task);
-
-    const auto counts = gather_counts(ran.ids, task_count);
-    EXPECT_EQ(total_wrong_values(ran), 0);
-    if (world_rank() % gpus_per_task != 0) EXPECT_TRUE(ran.ids.empty()) << "a non-leader ran tasks";
-    if (world_rank() == 0) {
-        EXPECT_TRUE(not_once(counts).empty()) << not_once(counts).size() << " ids not run exactly once";
-    }
-}
-
 TEST_P(RankLoop, ProgressCountsReachTheTaskCount)
 {
     const auto spec = noop_job(GetParam());
     const tasks::NoopKind kind;
-    const auto space = job::TaskSpace::of(spec, spec.data.items);
-    LoopSettings settings;
-    settings.kind = &kind;
-    settings.space = &space;
-    settings.fields = kind.fields(spec.params);
-    settings.rank = world_rank();
-    SharedCounters counters;
-    ProgressFeed feed(counters);
+    const auto task_count = job::TaskSpace::of(spec, spec.data.items).size();
     MemorySink sink;
-    auto source = make_work_source(spec.schedule, {0, space.size()},
-                                   placement::group_layout(world_rank(), world_size(), 1), counters);
 
-    run_rank_loop(settings, *source, sink, feed);
-    MPI_Barrier(MPI_COMM_WORLD);
-    const auto counts = counters.read_progress();
+    const auto counts = testing::run_loop(spec, kind, sink).progress;
 
-    EXPECT_EQ(counts.ok, static_cast<std::int64_t>(space.size()));
+    EXPECT_EQ(counts.ok, static_cast<std::int64_t>(task_count));
     EXPECT_EQ(counts.failed, 0);
     EXPECT_EQ(counts.running, 0);
-    MPI_Barrier(MPI_COMM_WORLD);
 }
 
 INSTANTIATE_TEST_SUITE_P(Schedules, RankLoop, ::testing::Values("static", "cyclic", "dynamic"),

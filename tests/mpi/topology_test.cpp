@@ -5,18 +5,28 @@
 
 #include <set>
 
+#include "collectives/mpi/mpi_communicator.hpp"
+
 namespace shardrun::env {
 namespace {
+
+Topology detect()
+{
+    const auto world = collectives::mpi::world();
+    const auto node = collectives::mpi::split_by_node(*world);
+    return detect_topology(*world, *node);
+}
 
 TEST(Topology, MatchesMpiWorldAndOneNode)
 {
     int size = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-    const auto topo = detect_topology();
+    const auto topo = detect();
 
     EXPECT_EQ(topo.world_size, size);
     EXPECT_EQ(topo.node_count, 1);  // the test runs on one machine
+    EXPECT_EQ(topo.node_index, 0);
     EXPECT_EQ(topo.local_size, size);
     EXPECT_EQ(topo.local_rank, topo.world_rank);
     EXPECT_FALSE(topo.host.empty());
@@ -24,9 +34,9 @@ TEST(Topology, MatchesMpiWorldAndOneNode)
 
 TEST(Topology, GatheredRowsHaveDistinctLocalRanks)
 {
-    const auto topo = detect_topology();
+    const auto topo = detect();
 
-    const auto rows = gather_rank_rows({topo.world_rank, topo.local_rank, topo.local_size, topo.host, "cpu"});
+    const auto rows = gather_rank_rows(*collectives::mpi::world(), {topo.world_rank, topo.local_rank, topo.local_size, topo.host, "cpu"});
 
     if (topo.world_rank != 0) {
         EXPECT_TRUE(rows.empty());

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "runner/tasks/exec/argv_template.hpp"
+#include "runner/tasks/exec/group_rendezvous.hpp"
 #include "runner/tasks/exec/process.hpp"
 #include "runner/tasks/exec/result_json.hpp"
 
@@ -60,10 +61,10 @@ ExecKind::ExecKind(job::ExecSpec spec, double timeout_seconds, double grace_seco
 
 void ExecKind::validate(const ParamMap& /*params*/) const {}
 
-std::vector<std::string> ExecKind::environment(
-    const TaskContext& context, const std::function<std::optional<std::string>(std::string_view)>& lookup) const
+std::vector<std::string> ExecKind::environment(const TaskContext& context, const Lookup& lookup,
+                                               const std::vector<std::string>& group_env) const
 {
-    std::vector<std::string> own;
+    std::vector<std::string> own = group_env;
     own.push_back(fmt::format("SHARDRUN_TASK_ID={}", context.task_id));
     own.push_back(fmt::format("SHARDRUN_TASK_COUNT={}", context.task_count));
     own.push_back(fmt::format("SHARDRUN_RANK={}", context.rank));
@@ -92,6 +93,31 @@ std::vector<std::string> ExecKind::environment(
 
 TaskOutcome ExecKind::run(const TaskContext& context) const
 {
+    const auto& group = context.group;
+    const auto meet = agree_rendezvous(group.comm, context.host);
+    const std::vector<std::string> group_env{
+        fmt::format("RANK={}", group.rank), fmt::format("LOCAL_RANK={}", group.local_rank),
+        fmt::format("WORLD_SIZE={}", group.size), fmt::format("LOCAL_WORLD_SIZE={}", group.local_size),
+        "MASTER_ADDR=" + meet.host, fmt::format("MASTER_PORT={}", meet.port),
+        fmt::format("SHARDRUN_GROUP_RANK={}", group.rank), fmt::format("SHARDRUN_GROUP_SIZE={}", group.size)};
+    if (group.comm == nullptr || group.size == 1) return run_program(context, group_env, [] { return false; });
+    PeerExits exits(*group.comm);
+    int failed_peer = -1;
+    auto outcome = run_program(context, group_env, [&] {
+        failed_peer = exits.failed_peer();
+        return failed_peer >= 0;
+    });
+    exits.finish(outcome.status == io::TaskStatus::ok ? 0 : outcome.exit_code != 0 ? outcome.exit_code : 1);
+    if (outcome.status != io::TaskStatus::ok && failed_peer >= 0) {
+        outcome.message = fmt::format("stopped because group member {} failed (exit code {})", failed_peer,
+                                      exits.codes()[static_cast<size_t>(failed_peer)]);
+    }
+    return outcome;
+}
+
+TaskOutcome ExecKind::run_program(const TaskContext& context, const std::vector<std::string>& group_env,
+                                  const std::function<bool()>& peer_failed) const
+{
     const auto lookup = [&context](std::string_view name) -> std::optional<std::string> {
         if (auto value = builtin_value(context, name)) return value;
         if (const auto* value = context.params->find(name)) return param_text(*value);
@@ -100,7 +126,7 @@ TaskOutcome ExecKind::run(const TaskContext& context) const
     ProcessSpec process;
     try {
         for (const auto& arg : spec_.argv) process.argv.push_back(expand_placeholders(arg, lookup));
-        process.env = environment(context, lookup);
+        process.env = environment(context, lookup, group_env);
     } catch (const std::invalid_argument& error) {
         return failure(2, fmt::format("exec.argv: {}", error.what()));
     }
@@ -113,7 +139,7 @@ TaskOutcome ExecKind::run(const TaskContext& context) const
     process.stderr_path = context.task_dir + "/stderr";
     process.timeout_seconds = timeout_seconds_;
     process.grace_seconds = grace_seconds_;
-    const auto ended = run_process(process, [&context] { return context.stop && context.stop->load(); });
+    const auto ended = run_process(process, [&] { return (context.stop && context.stop->load()) || peer_failed(); });
     if (!ended.started) {
         return failure(ended.exit_code, fmt::format("cannot run '{}': {}", process.argv[0],
                                                     ended.spawn_error == ENOENT ? "command not found"

@@ -14,6 +14,10 @@ namespace shardrun::tasks {
  * `task: exec` — runs the user's program once per task with posix_spawnp: argv and env
  * templated from the task's parameters, stdout/stderr captured in the task directory,
  * declared results read from the JSON file named by $SHARDRUN_RESULT.
+ *
+ * With gpus_per_task > 1 the program starts once on every member of the group, as torchrun
+ * starts its workers (RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR,
+ * MASTER_PORT); a member whose program fails gets the others' programs stopped.
  */
 class ExecKind : public TaskKind {
 public:
@@ -26,7 +30,12 @@ public:
     TaskOutcome run(const TaskContext& context) const override;
 
 private:
-    std::vector<std::string> environment(const TaskContext& context, const std::function<std::optional<std::string>(std::string_view)>& lookup) const;
+    using Lookup = std::function<std::optional<std::string>(std::string_view)>;
+    std::vector<std::string> environment(const TaskContext& context, const Lookup& lookup,
+                                         const std::vector<std::string>& group_env) const;
+    /** One member's program; `peer_failed` is polled while it runs and stops it when true. */
+    TaskOutcome run_program(const TaskContext& context, const std::vector<std::string>& group_env,
+                            const std::function<bool()>& peer_failed) const;
 
     job::ExecSpec spec_;
     double timeout_seconds_;

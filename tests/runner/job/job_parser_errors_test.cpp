@@ -94,6 +94,15 @@ TEST(JobParserErrors, GpusPerTaskTooLargeForAnIntIsRejected)
     EXPECT_TRUE(contains(message, "bad.yaml:2:16: gpus_per_task:")) << message;
 }
 
+TEST(JobParserErrors, SlotsPerRankWithRankGroupsIsRefused)
+{
+    const std::string text = "task: noop\ngpus_per_task: 2\nslots_per_rank: 2\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "bad.yaml:3:17: slots_per_rank: must be 1 when gpus_per_task is above 1")) << message;
+}
+
 TEST(JobParserErrors, EmptySweepList)
 {
     const std::string text = "task: noop\nsweep:\n  alpha: []\n";

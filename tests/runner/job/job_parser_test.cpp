@@ -30,7 +30,7 @@ sweep:
 data: {items: 1000, chunk: 64}
 schedule: {kind: dynamic, min_claim: 2, max_claim: 50}
 device: cpu
-gpus_per_task: 2
+gpus_per_task: 1
 slots_per_rank: 3
 retries: 2
 timeout: 10m
@@ -64,7 +64,7 @@ TEST(JobParser, EveryKeyOfAValidJobIsRead)
     EXPECT_EQ(spec.schedule.min_claim, 2u);
     EXPECT_EQ(spec.schedule.max_claim, 50u);
     EXPECT_EQ(spec.device, DevicePreference::cpu);
-    EXPECT_EQ(spec.gpus_per_task, 2);
+    EXPECT_EQ(spec.gpus_per_task, 1);
     EXPECT_EQ(spec.slots_per_rank, 3);
     EXPECT_EQ(spec.retries, 2);
     EXPECT_DOUBLE_EQ(spec.timeout_seconds, 600.0);

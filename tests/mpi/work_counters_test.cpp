@@ -1,5 +1,7 @@
-// The claim counter of the dynamic schedule (run at 1, 2, 4 ranks).
-#include "runner/run/shared_counters.hpp"
+// The dynamic schedule's claim counter and the progress counts (run at 1, 2, 4 ranks), on one
+// node (shared memory only) and with every rank posing as its own node (the claim service on
+// rank 0, refills by message), which is how several nodes use it.
+#include "collectives/claims/work_counters.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -23,11 +25,20 @@
 #include "runner/run/rank_loop.hpp"
 #include "runner/run/work_source.hpp"
 #include "runner/tasks/noop_kind.hpp"
+#include "collectives/mpi/mpi_communicator.hpp"
 #include "tests/support/mpi_world.hpp"
+#include "tests/support/rank_loop_env.hpp"
 
 namespace shardrun::run {
 namespace {
 
+// The node communicator for a mode: the real node, or every rank alone (as if on its own node).
+std::unique_ptr<collectives::Communicator> node_of(collectives::Communicator& world, bool one_rank_nodes)
+{
+    return one_rank_nodes ? world.split(world.rank(), 0) : collectives::mpi::split_by_node(world);
+}
+
+using collectives::WorkCounters;
 using shardrun::testing::world_rank;
 using shardrun::testing::world_size;
 
@@ -61,15 +72,21 @@ size_t files_in(const std::string& dir)
     return count;
 }
 
-TEST(SharedCounters, ClaimNumbersAreHandedOutOnceAcrossRanks)
+class WorkCountersModes : public ::testing::TestWithParam<bool> {};
+
+TEST_P(WorkCountersModes, ClaimNumbersAreHandedOutOnceAcrossRanks)
 {
-    SharedCounters counters;
+    const auto world = collectives::mpi::world();
+    const auto node = node_of(*world, GetParam());
+    WorkCounters counters(*world, *node, true);
     std::vector<std::uint64_t> mine;
 
     for (int i = 0; i < 100; ++i) mine.push_back(counters.next_claim());
+    counters.finish();
 
     const auto all = gather_all(mine);
     EXPECT_TRUE(std::is_sorted(mine.begin(), mine.end()));
+    if (GetParam() && world_size() > 1) EXPECT_EQ(counters.refills(), 100u) << "one claimer per node: one claim a refill";
     if (world_rank() == 0) {
         auto sorted = all;
         std::sort(sorted.begin(), sorted.end());
@@ -77,76 +94,73 @@ TEST(SharedCounters, ClaimNumbersAreHandedOutOnceAcrossRanks)
         std::iota(expected.begin(), expected.end(), 0);
         EXPECT_EQ(sorted, expected);
     }
-    MPI_Barrier(MPI_COMM_WORLD);
+    world->barrier();
 }
 
-TEST(SharedCounters, ProgressAddsUpOverRanks)
+TEST_P(WorkCountersModes, ProgressAddsUpOverRanks)
 {
-    SharedCounters counters;
+    const auto world = collectives::mpi::world();
+    const auto node = node_of(*world, GetParam());
+    WorkCounters counters(*world, *node, true);
 
     counters.add_progress({2, 1, 0});
-    MPI_Barrier(MPI_COMM_WORLD);
+    counters.finish();
+    world->barrier();
     const auto counts = counters.read_progress();
 
-    EXPECT_EQ(counts.ok, 2 * world_size());
-    EXPECT_EQ(counts.failed, world_size());
-    EXPECT_EQ(counts.running, 0);
-    MPI_Barrier(MPI_COMM_WORLD);
+    if (world_rank() == 0) {
+        EXPECT_EQ(counts.ok, 2 * world_size());
+        EXPECT_EQ(counts.failed, world_size());
+        EXPECT_EQ(counts.running, 0);
+    }
+    world->barrier();
 }
 
-// Rank 0 owns the counter. While it is busy (here: waiting without any MPI call until the
-// others say they are done, as a long task would), the other ranks must still be able to
-// claim and finish every task of a dynamic schedule. Rank 0 keeps the progress thread that
-// `shardrun run` starts on it.
-TEST(SharedCounters, ClaimsProgressWhileTheOwnerIsBusy)
+// Rank 0 runs the claim service. While it is busy (here: waiting without any MPI call until
+// the others say they are done, as a long task would), the other ranks must still be able to
+// claim and finish every task of a dynamic schedule.
+TEST_P(WorkCountersModes, ClaimsProgressWhileRankZeroIsBusy)
 {
     const auto dir = shared_temp_dir();
     const auto spec = job::parse_job(
         "busy.yaml", "task: noop\nsweep: {a: [1, 2, 3]}\ndata: {items: 1000, chunk: 3}\nschedule: dynamic\n", {},
         {"noop"});
     const tasks::NoopKind kind;
-    const auto space = job::TaskSpace::of(spec, spec.data.items);
-    LoopSettings settings;
-    settings.kind = &kind;
-    settings.space = &space;
-    settings.fields = kind.fields(spec.params);
-    settings.rank = world_rank();
-    SharedCounters counters;
-    int level = 0;
-    MPI_Query_thread(&level);
-    std::unique_ptr<ProgressThread> progress;
-    if (world_rank() == 0 && level >= MPI_THREAD_MULTIPLE) progress = std::make_unique<ProgressThread>(counters, nullptr);
-    ProgressFeed feed(counters);
+    const auto task_count = job::TaskSpace::of(spec, spec.data.items).size();
     MemorySink sink;
-    auto source = make_work_source(spec.schedule, {0, space.size()},
-                                   placement::group_layout(world_rank(), world_size(), 1), counters);
     bool others_finished = true;
-
-    if (world_rank() == 0 && world_size() > 1) {
+    testing::LoopRunOptions options;
+    options.one_rank_nodes = GetParam();
+    options.before_run = [&] {
+        if (world_rank() != 0 || world_size() == 1) return;
         const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
         while (files_in(dir) < static_cast<size_t>(world_size() - 1) && std::chrono::steady_clock::now() < give_up) {
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
         others_finished = files_in(dir) == static_cast<size_t>(world_size() - 1);
-    }
-    run_rank_loop(settings, *source, sink, feed);
-    if (world_rank() != 0) std::ofstream(dir + "/rank" + std::to_string(world_rank())) << "done\n";
+    };
+    options.after_run = [&] {
+        if (world_rank() != 0) std::ofstream(dir + "/rank" + std::to_string(world_rank())) << "done\n";
+    };
+
+    testing::run_loop(spec, kind, sink, options);
 
     std::vector<std::uint64_t> ids;
     for (const auto& record : sink.records) ids.push_back(record.task_id);
     auto all = gather_all(ids);
     if (world_rank() == 0) {
-        EXPECT_TRUE(others_finished) << "the other ranks could not finish while rank 0 (the counter's owner) was busy";
+        EXPECT_TRUE(others_finished) << "the other ranks could not finish while rank 0 was busy";
         if (world_size() > 1) EXPECT_TRUE(sink.records.empty()) << "rank 0 ran " << sink.records.size() << " tasks";
         std::sort(all.begin(), all.end());
-        std::vector<std::uint64_t> expected(space.size());
+        std::vector<std::uint64_t> expected(task_count);
         std::iota(expected.begin(), expected.end(), 0);
         EXPECT_EQ(all, expected);
+        std::filesystem::remove_all(dir);
     }
-    MPI_Barrier(MPI_COMM_WORLD);
-    progress.reset();
-    if (world_rank() == 0) std::filesystem::remove_all(dir);
 }
+
+INSTANTIATE_TEST_SUITE_P(NodeModes, WorkCountersModes, ::testing::Values(false, true),
+                         [](const auto& info) { return info.param ? "one_rank_nodes" : "one_node"; });
 
 }  // namespace
 }  // namespace shardrun::run

@@ -1,0 +1,40 @@
+#include "runner/run/rank_loop_setup.hpp"
+
+#include <array>
+
+namespace shardrun::run {
+
+placement::GroupLayout group_layout_of(collectives::Communicator& world, collectives::Communicator& node,
+                                       int gpus_per_task)
+{
+    // A node is named by its lowest world rank, which orders nodes as Topology::node_index does.
+    const std::array<std::int32_t, 2> mine{node.allreduce_value<std::int32_t>(world.rank(), collectives::ReduceOp::min),
+                                           node.rank()};
+    std::vector<std::int32_t> all(2 * static_cast<size_t>(world.size()));
+    world.allgather(std::span<const std::int32_t>(mine), std::span<std::int32_t>(all));
+    std::vector<placement::RankPlace> places;
+    for (size_t r = 0; r < static_cast<size_t>(world.size()); ++r) places.push_back({all[2 * r], all[2 * r + 1]});
+    return placement::form_groups(places, gpus_per_task).at(static_cast<size_t>(world.rank()));
+}
+
+RankLoopSetup::RankLoopSetup(collectives::Communicator& world, collectives::Communicator& node, LoopSettings settings,
+                             const job::ScheduleSpec& schedule, placement::IdRange element, int gpus_per_task)
+    : settings_(std::move(settings))
+{
+    settings_.rank = world.rank();
+    settings_.layout = group_layout_of(world, node, gpus_per_task);
+    group_ = world.split(settings_.layout.group, settings_.layout.rank_in_group);
+    settings_.group = group_.get();
+    const bool claims = settings_.layout.rank_in_group == 0;
+    counters_ = std::make_unique<collectives::WorkCounters>(world, node, claims);
+    feed_ = std::make_unique<ProgressFeed>(*counters_);
+    source_ = make_work_source(schedule, element, settings_.layout, *counters_);
+}
+
+RankLoopSetup::~RankLoopSetup() = default;
+
+RankStats RankLoopSetup::run(io::ResultSink& sink) { return run_rank_loop(settings_, *source_, sink, *feed_); }
+
+void RankLoopSetup::finish() { counters_->finish(); }
+
+}  // namespace shardrun::run
