@@ -1,5 +1,6 @@
 #include "runner/cli/command_plan.hpp"
 
+#include <algorithm>
 #include <iostream>
 
 #include "runner/cli/common_options.hpp"
@@ -17,6 +18,11 @@ void PlanCommand::add_options(po::options_description& options, po::positional_o
     options.add_options()
         ("job", po::value<std::string>(&job_file_)->required(), "the job file (YAML or JSON)")
         ("ranks", po::value<int>(&ranks_)->default_value(1), "MPI ranks per array element")
+        ("ranks-per-node", po::value<int>(&nodes_.ranks_per_node)->default_value(0),
+         "ranks on each node, filled in rank order as mpirun maps by slot (0: all on one node)")
+        ("gpus-per-node", po::value<int>(&nodes_.gpus_per_node)->default_value(0),
+         "GPUs on each node; a rank gets local rank mod this (0: CPU)")
+        ("hosts", po::value<std::string>(&hosts_), "node names in order, comma-separated (default node0, node1, ...)")
         ("set", po::value<std::vector<std::string>>(&overrides_)->composing(), "override a job field: key.path=value")
         ("json", po::bool_switch(&json_), "print one JSON object");
     add_array_options(options);
@@ -27,6 +33,13 @@ void PlanCommand::check(const po::variables_map& values)
 {
     array_ = read_array_options(values);
     if (ranks_ < 1) throw UsageError("--ranks must be at least 1");
+    if (nodes_.ranks_per_node < 0) throw UsageError("--ranks-per-node must be at least 1 (or 0: one node)");
+    if (nodes_.gpus_per_node < 0) throw UsageError("--gpus-per-node must be 0 or more");
+    for (size_t start = 0; !hosts_.empty() && start <= hosts_.size();) {
+        const auto comma = std::min(hosts_.find(',', start), hosts_.size());
+        nodes_.hosts.push_back(hosts_.substr(start, comma - start));
+        start = comma + 1;
+    }
 }
 
 int PlanCommand::run()
@@ -35,7 +48,7 @@ int PlanCommand::run()
     // Only the command line decides the array here: plan describes, it is not an array element.
     const auto array = env::resolve_array(env::SchedulerInfo{}, array_);
     const auto report = run::make_plan(job, ranks_, static_cast<int>(array.count),
-                                       array_.index ? static_cast<int>(*array_.index) : -1);
+                                       array_.index ? static_cast<int>(*array_.index) : -1, nodes_);
     std::cout << (json_ ? run::plan_json(report) : run::plan_text(report));
     return 0;
 }

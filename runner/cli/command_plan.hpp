@@ -2,6 +2,7 @@
 
 #include "runner/cli/command.hpp"
 #include "runner/env/scheduler.hpp"
+#include "runner/run/plan_report.hpp"
 
 namespace shardrun::cli {
 
@@ -13,7 +14,7 @@ public:
     {
         return "show how a job's tasks split over array elements and ranks; runs nothing";
     }
-    std::string_view arguments() const noexcept override { return "JOB.yaml --ranks R"; }
+    std::string_view arguments() const noexcept override { return "JOB.yaml --ranks R [--ranks-per-node N]"; }
     int run() override;
 
 protected:
@@ -25,6 +26,8 @@ private:
     std::string job_file_;
     std::vector<std::string> overrides_;
     int ranks_ = 1;
+    run::PlanNodes nodes_;
+    std::string hosts_;
     bool json_ = false;
     env::ArrayOverrides array_;
 };

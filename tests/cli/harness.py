@@ -1,5 +1,7 @@
 """Shared helpers for the end-to-end CLI tests: run the real shardrun binary, under mpiexec when asked."""
+import atexit
 import os
+import shutil
 import subprocess
 import tempfile
 
@@ -26,5 +28,19 @@ def run(args, np=None, env=None, cwd=None, timeout=600, extra_mpi=()):
     return proc
 
 
+_SCRATCH_DIRS = []
+
+
+def _remove_scratch_dirs():
+    for path in _SCRATCH_DIRS:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+atexit.register(_remove_scratch_dirs)
+
+
 def scratch_dir():
-    return tempfile.mkdtemp(prefix="shardrun-test-")
+    """A fresh directory, removed when the test script exits (pass or fail)."""
+    path = tempfile.mkdtemp(prefix="shardrun-test-")
+    _SCRATCH_DIRS.append(path)
+    return path

@@ -48,6 +48,40 @@ TEST(PlanReport, BlockScheduleSplitsContiguously)
     EXPECT_DOUBLE_EQ(report.imbalance, 4.0 / (10.0 / 3.0));
 }
 
+TEST(PlanReport, GroupsShowTheirHostsAndDevices)
+{
+    const auto job = prepared("task: noop\nsweep: {a: {range: [0, 8, 1]}}\ngpus_per_task: 2\n");
+    const PlanNodes nodes{4, 2, {"alpha", "beta"}};
+
+    const auto report = make_plan(job, 8, 1, -1, nodes);
+
+    EXPECT_EQ(report.nodes, 2);
+    EXPECT_FALSE(report.groups_span_nodes);
+    ASSERT_EQ(report.groups.size(), 4u);
+    const auto& third = report.groups[2];
+    EXPECT_EQ(third.first_rank, 4);
+    ASSERT_EQ(third.members.size(), 2u);
+    EXPECT_EQ(third.members[0].host, "beta");
+    EXPECT_EQ(third.members[1].rank, 5);
+    EXPECT_EQ(third.members[1].device, "cuda:1");
+    EXPECT_NE(plan_text(report).find("beta             cuda:0,cuda:1"), std::string::npos) << plan_text(report);
+}
+
+TEST(PlanReport, GroupsLargerThanANodeSpanNodesAndSaySo)
+{
+    const auto job = prepared("task: noop\nsweep: {a: {range: [0, 8, 1]}}\ngpus_per_task: 4\n");
+    const PlanNodes nodes{2, 0, {}};
+
+    const auto report = make_plan(job, 8, 1, -1, nodes);
+
+    EXPECT_TRUE(report.groups_span_nodes);
+    ASSERT_EQ(report.groups.size(), 2u);
+    EXPECT_TRUE(report.groups[1].spans_nodes);
+    EXPECT_EQ(report.groups[1].members[3].host, "node3");
+    EXPECT_EQ(report.groups[1].members[3].device, "cpu");
+    EXPECT_NE(plan_text(report).find("groups span nodes"), std::string::npos);
+}
+
 TEST(PlanReport, CyclicScheduleStrides)
 {
     const auto job = prepared("task: noop\nsweep: {a: {range: [0, 10, 1]}}\nschedule: cyclic\n");
