@@ -229,8 +229,12 @@ void run_group_member(const LoopSettings& settings, LoopState& state)
                               unix_now(), 0, 0};
         bool stop = false;
         const auto outcome = run_group_attempts(settings, context, stop);
-        if (!leader) continue;
         record.end = unix_now();
+        if (!leader) {
+            // A member is as busy as its leader; only the leader counts the task itself.
+            state.stats().busy_seconds += record.end - record.start;
+            continue;
+        }
         record.status = outcome.status;
         record.attempts = context.attempt;
         record.exit_code = outcome.exit_code;

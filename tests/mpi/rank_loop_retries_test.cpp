@@ -70,9 +70,7 @@ LoopRun run_flaky(int retries, const std::vector<bool>* committed, const std::at
 
 std::uint64_t sum_over_ranks(std::uint64_t mine)
 {
-    std::uint64_t total = 0;
-    MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-    return total;
+    return collectives::mpi::world()->allreduce_value<std::uint64_t>(mine, collectives::ReduceOp::sum);
 }
 
 TEST(RankLoopRetries, FailedTasksAreRecordedAndOthersContinue)

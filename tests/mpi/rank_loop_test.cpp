@@ -85,9 +85,7 @@ std::vector<int> gather_counts(const std::vector<std::uint64_t>& ids, std::uint6
 
 int total_wrong_values(const Ran& ran)
 {
-    int total = 0;
-    MPI_Allreduce(&ran.wrong_values, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    return total;
+    return collectives::mpi::world()->allreduce_value<std::int32_t>(ran.wrong_values, collectives::ReduceOp::sum);
 }
 
 // Ids run zero times or more than once (rank 0 only).

@@ -19,8 +19,7 @@ Topology detect()
 
 TEST(Topology, MatchesMpiWorldAndOneNode)
 {
-    int size = 0;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const int size = collectives::mpi::world()->size();
 
     const auto topo = detect();
 

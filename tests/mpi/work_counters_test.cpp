@@ -58,7 +58,7 @@ std::string shared_temp_dir()
         std::copy_n(made != nullptr ? made : "", std::min<size_t>(std::strlen(made != nullptr ? made : ""), 255),
                     name.begin());
     }
-    MPI_Bcast(name.data(), static_cast<int>(name.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
+    collectives::mpi::world()->broadcast(std::span<char>(name), 0);
     return name.data();
 }
 
