@@ -50,18 +50,13 @@ double median(std::vector<double> values)
     return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
-// Open MPI's blocking collectives poll; with more ranks than cores a rank that is done would
-// take the CPU from those still working, so ranks wait for each other asleep.
-void polite_barrier(Communicator& world)
-{
-    auto request = world.ibarrier();
-    while (!request.test()) std::this_thread::sleep_for(std::chrono::microseconds(50));
-}
-
-// The slowest rank's seconds (every rank started after a common barrier).
+// The slowest rank's seconds (every rank started after a common barrier). Open MPI's blocking
+// collectives poll, and with more ranks than cores a rank that is done would take the CPU from
+// those still working, so ranks first wait for each other asleep.
 double slowest(Communicator& world, double elapsed)
 {
-    polite_barrier(world);
+    auto done = world.ibarrier();
+    while (!done.test()) std::this_thread::sleep_for(std::chrono::microseconds(50));
     return world.allreduce_value(elapsed, ReduceOp::max);
 }
 
@@ -138,7 +133,8 @@ double timed_claims(Communicator& world, Communicator& node, std::uint64_t count
     }
     const double seconds = slowest(world, now() - start);
     const auto n = count * static_cast<std::uint64_t>(world.size());
-    if (world.allreduce_value(sum, ReduceOp::sum) != n * (n - 1) / 2 || world.allreduce_value(top, ReduceOp::max) != n - 1) {
+    const bool sum_ok = world.allreduce_value(sum, ReduceOp::sum) == n * (n - 1) / 2;
+    if (!sum_ok || world.allreduce_value(top, ReduceOp::max) != n - 1) {
         std::fprintf(stderr, "claims_bench: claims are not 0..%llu once each\n", static_cast<unsigned long long>(n - 1));
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -169,10 +165,10 @@ void claims_per_second(Communicator& world, Communicator& node, Communicator& al
     };
     std::printf("1. claims per second: %d ranks, %llu claims per rank (one node), %llu (service); medians of %d rounds\n",
                 size, static_cast<unsigned long long>(count), static_cast<unsigned long long>(service_count), rounds);
-    std::printf("   %-42s %12s %12s %10s\n", "", "claims/s", "per rank", "us/claim");
+    std::printf("   %-42s %12s %12s %14s\n", "", "claims/s", "per rank", "ns/claim/rank");
     for (int c = 0; c < 4; ++c) {
         const double r = median(rate[c]);
-        std::printf("   %-42s %12.0f %12.0f %10.2f\n", names[c], r, r / size, 1e6 * size / r);
+        std::printf("   %-42s %12.0f %12.0f %14.1f\n", names[c], r, r / size, 1e9 * size / r);
     }
     std::printf("   one node / anchor A:       %.4f\n", ratio(1, 0));
     std::printf("   claim service / anchor A:  %.6f\n", ratio(3, 0));
@@ -193,8 +189,9 @@ std::uint64_t splitmix(std::uint64_t x)
 
 double unit(std::uint64_t bits) { return (static_cast<double>(bits >> 11) + 0.5) * 0x1p-53; }  // in (0, 1)
 
-// Log-normal (median 1.5 ms, sigma 1.5: mean 4.6 ms), capped at 100 x the median so one task
-// cannot dominate a round; drawn from the task id alone, so every contender runs the same tasks.
+// Log-normal (median 1.5 ms, sigma 1.5: mean 4.6 ms uncapped), capped at 100 x the median so
+// one task cannot dominate a round; drawn from the task id alone, so every contender runs the
+// same tasks.
 double duration_of(std::uint64_t id)
 {
     const std::uint64_t seed = 20261122;
@@ -209,7 +206,10 @@ class HeavyTailKind : public tasks::TaskKind {
 public:
     std::string_view name() const noexcept override { return "heavy_tail"; }
     void validate(const tasks::ParamMap&) const override {}
-    std::vector<io::FieldSpec> fields(const tasks::ParamMap&) const override { return {{"seconds", io::DType::float64, {}, ""}}; }
+    std::vector<io::FieldSpec> fields(const tasks::ParamMap&) const override
+    {
+        return {{"seconds", io::DType::float64, {}, ""}};
+    }
     tasks::TaskOutcome run(const tasks::TaskContext& context) const override
     {
         const double seconds = duration_of(context.task_id);
@@ -304,7 +304,7 @@ int main(int argc, char** argv)
         // Every rank its own node: pools refill from the claim service, as across nodes.
         auto alone = world->split(world->rank(), 0);
         const auto arg = [&](int k, long fallback) { return argc > k ? std::atol(argv[k]) : fallback; };
-        const auto count = static_cast<std::uint64_t>(arg(1, 200000));
+        const auto count = static_cast<std::uint64_t>(arg(1, 1000000));
         const auto service_count = static_cast<std::uint64_t>(arg(2, 5000));
         const auto tasks = static_cast<std::uint64_t>(arg(3, 2000));
         const int rounds = static_cast<int>(arg(4, 5));

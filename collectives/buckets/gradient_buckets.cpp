@@ -1,0 +1,133 @@
+#include "collectives/buckets/gradient_buckets.hpp"
+
+#include <chrono>
+#include <stdexcept>
+
+namespace shardrun::collectives {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_between(Clock::time_point from, Clock::time_point to)
+{
+    return std::chrono::duration<double>(to - from).count();
+}
+
+}  // namespace
+
+std::vector<BucketSlot> plan_buckets(std::span<const std::size_t> sizes, std::size_t element_bytes,
+                                     std::size_t cap_bytes, std::size_t first_cap_bytes)
+{
+    std::vector<BucketSlot> slots;
+    std::size_t bucket = 0, filled = 0;
+    for (const auto size : sizes) {
+        const auto cap = (bucket == 0 ? first_cap_bytes : cap_bytes) / element_bytes;
+        if (filled > 0 && filled + size > cap) {
+            ++bucket;
+            filled = 0;
+        }
+        slots.push_back({bucket, filled, size});
+        filled += size;
+    }
+    return slots;
+}
+
+struct GradientBuckets::State {
+    Communicator& comm;
+    std::vector<BucketSlot> slots;
+    std::vector<std::vector<float>> buffers;  // one flat buffer per bucket
+    std::vector<std::size_t> waiting;         // tensors of each bucket not ready yet
+    std::vector<std::size_t> tensors;         // tensors of each bucket
+    std::vector<Request> in_flight;
+    std::vector<bool> launched, done;
+    std::vector<bool> ready;                  // per tensor, this step
+    bool started = false;
+    Clock::time_point first_start;
+    Clock::time_point last_done;
+
+    void progress()
+    {
+        for (std::size_t b = 0; b < in_flight.size(); ++b) {
+            if (launched[b] && !done[b] && in_flight[b].test()) {
+                done[b] = true;
+                last_done = Clock::now();
+            }
+        }
+    }
+};
+
+GradientBuckets::GradientBuckets(Communicator& comm, std::vector<std::size_t> sizes, std::size_t cap_bytes,
+                                 std::size_t first_cap_bytes)
+    : state_(std::make_unique<State>(State{comm, plan_buckets(sizes, sizeof(float), cap_bytes, first_cap_bytes)}))
+{
+    auto& s = *state_;
+    const auto buckets = s.slots.empty() ? 0 : s.slots.back().bucket + 1;
+    s.buffers.resize(buckets);
+    s.tensors.assign(buckets, 0);
+    for (const auto& slot : s.slots) {
+        s.buffers[slot.bucket].resize(slot.offset + slot.size);
+        ++s.tensors[slot.bucket];
+    }
+    s.waiting = s.tensors;
+    s.in_flight.resize(buckets);
+    s.launched.assign(buckets, false);
+    s.done.assign(buckets, false);
+    s.ready.assign(s.slots.size(), false);
+}
+
+GradientBuckets::~GradientBuckets() = default;
+
+std::size_t GradientBuckets::bucket_count() const noexcept { return state_->buffers.size(); }
+
+std::span<float> GradientBuckets::gradient(std::size_t i)
+{
+    const auto& slot = state_->slots.at(i);
+    return std::span<float>(state_->buffers[slot.bucket]).subspan(slot.offset, slot.size);
+}
+
+void GradientBuckets::mark_ready(std::size_t i)
+{
+    auto& s = *state_;
+    const auto bucket = s.slots.at(i).bucket;
+    if (s.ready[i]) throw std::logic_error("mark_ready: a tensor was marked twice in one step");
+    s.ready[i] = true;
+    s.progress();
+    if (--s.waiting[bucket] > 0) return;
+    if (!s.started) {
+        s.started = true;
+        s.first_start = Clock::now();
+    }
+    // avg: every rank's gradient is its local batch mean; the global mean is their average.
+    s.in_flight[bucket] = s.comm.iallreduce(std::span<float>(s.buffers[bucket]), ReduceOp::avg);
+    s.launched[bucket] = true;
+}
+
+BucketTimes GradientBuckets::wait()
+{
+    auto& s = *state_;
+    for (std::size_t b = 0; b < s.waiting.size(); ++b) {
+        if (s.waiting[b] != 0) throw std::logic_error("wait: a bucket has tensors that were never marked ready");
+    }
+    const auto backward_done = Clock::now();
+    s.progress();
+    for (std::size_t b = 0; b < s.in_flight.size(); ++b) {
+        if (s.done[b]) continue;
+        s.in_flight[b].wait();
+        s.done[b] = true;
+        s.last_done = Clock::now();
+    }
+    const auto end = Clock::now();
+    BucketTimes times;
+    if (s.started) {
+        times.communication = seconds_between(s.first_start, s.last_done);
+        times.exposed = seconds_between(backward_done, end);
+    }
+    s.waiting = s.tensors;
+    s.launched.assign(s.launched.size(), false);
+    s.done.assign(s.done.size(), false);
+    s.ready.assign(s.ready.size(), false);
+    s.started = false;
+    return times;
+}
+
+}  // namespace shardrun::collectives
