@@ -71,6 +71,21 @@ class BadInputTest(unittest.TestCase):
         self.expect_bad(GOOD + "gpus_per_task: 2\nslots_per_rank: 2\n", "slots_per_rank: must be 1 when gpus_per_task",
                         np=2)
 
+    def test_train_batch_not_split_by_the_group(self):
+        text = GOOD.replace("task: noop", "task: train\nparams: {batch: 100}\ngpus_per_task: 3").replace(
+            "data: {items: 100, chunk: 10}\n", "")
+        self.expect_bad(text, "params.batch: 100 must be a positive multiple of the group size 3", np=3)
+
+    def test_train_hyperparameter_out_of_range(self):
+        text = GOOD.replace("task: noop", "task: train").replace("alpha: [0.1, 0.2]", "lr: [0.1, 50]").replace(
+            "data: {items: 100, chunk: 10}\n", "")
+        self.expect_bad(text, "JOB (sweep point 1: lr=50): params.lr: must be in (0, 10]")
+
+    def test_train_unknown_optimizer(self):
+        text = GOOD.replace("task: noop", "task: train\nparams: {optimizer: lbfgs}").replace(
+            "data: {items: 100, chunk: 10}\n", "")
+        self.expect_bad(text, "params.optimizer: 'lbfgs' is not allowed; allowed: sgd, adam")
+
     def test_output_not_writable(self):
         line = self.expect_bad(GOOD.replace("OUT/good.h5", "/dev/null/sub/good.h5"), "/dev/null/sub")
         self.assertIn("output", line)
