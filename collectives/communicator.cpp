@@ -1,6 +1,7 @@
 #include "collectives/communicator.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace shardrun::collectives {
 
@@ -51,6 +52,11 @@ bool Request::test()
 void wait_all(std::span<Request> requests)
 {
     for (auto& request : requests) request.wait();
+}
+
+bool Communicator::iprobe(int /*source*/, int /*tag*/)
+{
+    throw std::logic_error("iprobe: this communicator's backend cannot probe for messages");
 }
 
 std::vector<std::string> allgather_strings(Communicator& comm, const std::string& mine)

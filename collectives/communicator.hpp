@@ -72,6 +72,12 @@ public:
     void wait();
     /** True when complete; never blocks. */
     bool test();
+    /**
+     * Gives up on an operation that will never complete (a member that never joined): drops
+     * it without waiting. Its buffers must outlive the process's use of MPI; callers do this
+     * only on the way to ending the job.
+     */
+    void abandon() noexcept { (void)operation_.release(); }
 
 private:
     std::unique_ptr<PendingOperation> operation_;
@@ -123,6 +129,8 @@ public:
     virtual Request isend_raw(const void* data, std::size_t count, DataType type, int dest, int tag) = 0;
     virtual void recv_raw(void* data, std::size_t count, DataType type, int source, int tag) = 0;
     virtual Request irecv_raw(void* data, std::size_t count, DataType type, int source, int tag) = 0;
+    /** True when a message from `source` (or any_source) with `tag` waits to be received; never blocks. */
+    virtual bool iprobe(int source, int tag);
 
     template <typename T>
     void broadcast(std::span<T> data, int root)

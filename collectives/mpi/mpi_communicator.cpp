@@ -215,6 +215,13 @@ Request MpiCommunicator::irecv_raw(void* data, std::size_t count, DataType type,
     return pending(request);
 }
 
+bool MpiCommunicator::iprobe(int source, int tag)
+{
+    int flag = 0;
+    SHARDRUN_MPI_CHECK(MPI_Iprobe(source == any_source ? MPI_ANY_SOURCE : source, tag, comm_, &flag, MPI_STATUS_IGNORE));
+    return flag != 0;
+}
+
 std::unique_ptr<Communicator> world()
 {
     MPI_Comm copy = MPI_COMM_NULL;

@@ -37,6 +37,7 @@ public:
     Request isend_raw(const void* data, std::size_t count, DataType type, int dest, int tag) override;
     void recv_raw(void* data, std::size_t count, DataType type, int source, int tag) override;
     Request irecv_raw(void* data, std::size_t count, DataType type, int source, int tag) override;
+    bool iprobe(int source, int tag) override;
 
 private:
     MPI_Comm comm_;

@@ -163,6 +163,9 @@ void parse_execution(const YAML::Node& root, const YamlContext& context, JobSpec
     if (root["retries"]) spec.retries = read_int(root["retries"], context, "retries", 0);
     if (root["timeout"]) spec.timeout_seconds = read_duration(root["timeout"], context, "timeout");
     if (root["timeout_grace"]) spec.timeout_grace_seconds = read_duration(root["timeout_grace"], context, "timeout_grace");
+    if (root["collective_timeout"]) {
+        spec.collective_timeout_seconds = read_duration(root["collective_timeout"], context, "collective_timeout");
+    }
 }
 
 OutputSpec parse_output(const YAML::Node& node, const YamlContext& context, const std::string& job_name)

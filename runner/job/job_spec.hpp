@@ -59,6 +59,8 @@ struct JobSpec {
     int retries = 0;
     double timeout_seconds = 0;  ///< 0 = none
     double timeout_grace_seconds = 5;
+    /** A group member that does not join a collective within this ends the job naming it; 0: never. */
+    double collective_timeout_seconds = 600;
     OutputSpec output;
     ExecSpec exec;
 };

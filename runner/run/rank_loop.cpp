@@ -1,5 +1,6 @@
 #include "runner/run/rank_loop.hpp"
 
+#include "collectives/stall_guard.hpp"
 #include "io/hdf5/library_info.hpp"
 
 #include <fmt/format.h>
@@ -171,6 +172,8 @@ tasks::TaskOutcome run_group_attempts(const LoopSettings& settings, tasks::TaskC
     for (context.attempt = 1; context.attempt <= settings.retries + 1; ++context.attempt) {
         try {
             outcome = settings.kind->run(context);
+        } catch (const collectives::CollectiveStall&) {
+            throw;  // the group cannot go on without the missing member: the job ends, naming it
         } catch (const std::exception& error) {
             outcome = {io::TaskStatus::failed, 1, error.what(), {}};
         }
@@ -248,7 +251,13 @@ RankStats run_rank_loop(const LoopSettings& settings, WorkSource& source, io::Re
 {
     LoopState state(settings, source, sink, feed);
     if (settings.group != nullptr && settings.group->size() > 1) {
-        run_group_member(settings, state);
+        try {
+            run_group_member(settings, state);
+        } catch (const collectives::CollectiveStall&) {
+            // Keep what finished before the stall; layout single commits collectively, so it cannot.
+            if (settings.periodic_commits) state.commit();
+            throw;
+        }
     } else if (settings.slots <= 1) {
         run_slot(settings, state);
     } else {

@@ -36,6 +36,8 @@ struct LoopSettings {
     /** gpus_per_task > 1: this rank's group; its leader's source hands out the ids. */
     collectives::Communicator* group = nullptr;
     placement::GroupLayout layout;
+    /** The group's collectives end the job, naming who did not join, after this long; 0: never. */
+    double collective_timeout_seconds = 600;
 };
 
 /**

@@ -1,6 +1,10 @@
 #include "runner/run/rank_loop_setup.hpp"
 
+#include <fmt/format.h>
+
 #include <array>
+
+#include "collectives/stall_guard.hpp"
 
 namespace shardrun::run {
 
@@ -24,7 +28,11 @@ RankLoopSetup::RankLoopSetup(collectives::Communicator& world, collectives::Comm
     settings_.rank = world.rank();
     settings_.layout = group_layout_of(world, node, gpus_per_task);
     group_ = world.split(settings_.layout.group, settings_.layout.rank_in_group);
-    settings_.group = group_.get();
+    const auto members = collectives::allgather_strings(*group_, fmt::format("world rank {} on {}", world.rank(),
+                                                                             settings_.host));
+    guarded_group_ = std::make_unique<collectives::StallGuard>(*group_, settings_.collective_timeout_seconds, members,
+                                                               fmt::format("group {}", settings_.layout.group));
+    settings_.group = guarded_group_.get();
     const bool claims = settings_.layout.rank_in_group == 0;
     counters_ = std::make_unique<collectives::WorkCounters>(world, node, claims);
     feed_ = std::make_unique<ProgressFeed>(*counters_);

@@ -43,6 +43,7 @@ public:
 private:
     LoopSettings settings_;
     std::unique_ptr<collectives::Communicator> group_;
+    std::unique_ptr<collectives::Communicator> guarded_group_;
     std::unique_ptr<collectives::WorkCounters> counters_;
     std::unique_ptr<ProgressFeed> feed_;
     std::unique_ptr<WorkSource> source_;

@@ -34,6 +34,7 @@ LoopSettings loop_settings(const PreparedJob& job, const env::RunEnvironment& en
                           environment.topology.world_rank, environment.topology.host, output.tasks_dir(),
                           job.spec.retries, job.spec.slots_per_rank, output.committed(), &stop_requested()};
     settings.periodic_commits = output.periodic_commits();
+    settings.collective_timeout_seconds = job.spec.collective_timeout_seconds;
     return settings;
 }
 

@@ -1,0 +1,76 @@
+// StallGuard (run at 1, 2, 4 ranks): collectives complete as usual, and a member that does
+// not join in time is named instead of leaving the others waiting.
+#include "collectives/stall_guard.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "collectives/mpi/mpi_communicator.hpp"
+
+namespace shardrun::collectives {
+namespace {
+
+std::vector<std::string> names(int size)
+{
+    std::vector<std::string> all;
+    for (int r = 0; r < size; ++r) all.push_back("world rank " + std::to_string(r) + " on test-host");
+    return all;
+}
+
+TEST(StallGuard, CollectivesCompleteAsUsual)
+{
+    const auto world = mpi::world();
+    StallGuard guarded(*world, 30, names(world->size()), "group 0");
+
+    const auto sum = guarded.allreduce_value<std::int64_t>(world->rank() + 1, ReduceOp::sum);
+    const auto root = guarded.broadcast_value<std::int32_t>(world->rank() == 0 ? 7 : 0, 0);
+    const auto ranks = guarded.allgather_value<std::int32_t>(world->rank());
+    std::vector<float> data(8, 1.0f);
+    auto request = guarded.iallreduce(std::span<float>(data), ReduceOp::avg);
+    request.wait();
+    guarded.barrier();
+
+    const std::int64_t n = world->size();
+    EXPECT_EQ(sum, n * (n + 1) / 2);
+    EXPECT_EQ(root, 7);
+    EXPECT_EQ(ranks.back(), world->size() - 1);
+    EXPECT_EQ(data, std::vector<float>(8, 1.0f));
+}
+
+TEST(StallGuard, AMemberThatDoesNotJoinIsNamed)
+{
+    const auto world = mpi::world();
+    const int late = world->size() - 1;
+    StallGuard guarded(*world, 0.5, names(world->size()), "group 3");
+    const auto started = std::chrono::steady_clock::now();
+    std::string message;
+
+    // The last rank joins 5 s late (after the deadline and the pings' grace); with one rank
+    // there is nobody to wait for.
+    if (world->rank() == late && world->size() > 1) std::this_thread::sleep_for(std::chrono::seconds(5));
+    try {
+        guarded.allreduce_value<std::int32_t>(1, ReduceOp::sum);
+    } catch (const CollectiveStall& stall) {
+        message = stall.what();
+    }
+
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (world->rank() == late) {
+        EXPECT_EQ(message, "") << "the late member itself finds everyone there";
+    } else {
+        EXPECT_LT(waited, 4.5) << "the stall was not detected within deadline + ping grace";
+        EXPECT_NE(message.find("allreduce #1 of group 3 (" + std::to_string(world->size()) + " members)"),
+                  std::string::npos)
+            << message;
+        EXPECT_NE(message.find("not responding: member " + std::to_string(late) + " (world rank " + std::to_string(late) +
+                               " on test-host, never entered it)"),
+                  std::string::npos)
+            << message;
+    }
+    world->barrier();
+}
+
+}  // namespace
+}  // namespace shardrun::collectives
