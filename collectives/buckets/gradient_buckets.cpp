@@ -1,6 +1,9 @@
 #include "collectives/buckets/gradient_buckets.hpp"
 
+#include <atomic>
 #include <chrono>
+#include <mutex>
+#include <thread>
 #include <stdexcept>
 
 namespace shardrun::collectives {
@@ -33,6 +36,8 @@ std::vector<BucketSlot> plan_buckets(std::span<const std::size_t> sizes, std::si
 }
 
 struct GradientBuckets::State {
+    explicit State(Communicator& c) : comm(c) {}
+
     Communicator& comm;
     std::vector<BucketSlot> slots;
     std::vector<std::vector<float>> buffers;  // one flat buffer per bucket
@@ -44,23 +49,42 @@ struct GradientBuckets::State {
     bool started = false;
     Clock::time_point first_start;
     Clock::time_point last_done;
+    // The progress thread, when asked for: MPI advances a non-blocking collective only inside
+    // MPI calls, so without it a bucket moves only when the next gradient is marked ready.
+    std::mutex mutex;
+    std::thread thread;
+    std::atomic<bool> stop{false};
+    std::atomic<int> active{0};
 
     void progress()
     {
         for (std::size_t b = 0; b < in_flight.size(); ++b) {
             if (launched[b] && !done[b] && in_flight[b].test()) {
                 done[b] = true;
+                --active;
                 last_done = Clock::now();
             }
+        }
+    }
+
+    void progress_loop()
+    {
+        while (!stop.load()) {
+            if (active.load() > 0) {
+                std::lock_guard lock(mutex);
+                progress();
+            }
+            std::this_thread::sleep_for(std::chrono::microseconds(50));
         }
     }
 };
 
 GradientBuckets::GradientBuckets(Communicator& comm, std::vector<std::size_t> sizes, std::size_t cap_bytes,
-                                 std::size_t first_cap_bytes)
-    : state_(std::make_unique<State>(State{comm, plan_buckets(sizes, sizeof(float), cap_bytes, first_cap_bytes)}))
+                                 std::size_t first_cap_bytes, bool progress_thread)
+    : state_(std::make_unique<State>(comm))
 {
     auto& s = *state_;
+    s.slots = plan_buckets(sizes, sizeof(float), cap_bytes, first_cap_bytes);
     const auto buckets = s.slots.empty() ? 0 : s.slots.back().bucket + 1;
     s.buffers.resize(buckets);
     s.tensors.assign(buckets, 0);
@@ -73,9 +97,14 @@ GradientBuckets::GradientBuckets(Communicator& comm, std::vector<std::size_t> si
     s.launched.assign(buckets, false);
     s.done.assign(buckets, false);
     s.ready.assign(s.slots.size(), false);
+    if (progress_thread && comm.size() > 1) s.thread = std::thread([state = state_.get()] { state->progress_loop(); });
 }
 
-GradientBuckets::~GradientBuckets() = default;
+GradientBuckets::~GradientBuckets()
+{
+    state_->stop.store(true);
+    if (state_->thread.joinable()) state_->thread.join();
+}
 
 std::size_t GradientBuckets::bucket_count() const noexcept { return state_->buffers.size(); }
 
@@ -88,6 +117,7 @@ std::span<float> GradientBuckets::gradient(std::size_t i)
 void GradientBuckets::mark_ready(std::size_t i)
 {
     auto& s = *state_;
+    std::lock_guard lock(s.mutex);
     const auto bucket = s.slots.at(i).bucket;
     if (s.ready[i]) throw std::logic_error("mark_ready: a tensor was marked twice in one step");
     s.ready[i] = true;
@@ -100,11 +130,13 @@ void GradientBuckets::mark_ready(std::size_t i)
     // avg: every rank's gradient is its local batch mean; the global mean is their average.
     s.in_flight[bucket] = s.comm.iallreduce(std::span<float>(s.buffers[bucket]), ReduceOp::avg);
     s.launched[bucket] = true;
+    ++s.active;
 }
 
 BucketTimes GradientBuckets::wait()
 {
     auto& s = *state_;
+    std::lock_guard lock(s.mutex);
     for (std::size_t b = 0; b < s.waiting.size(); ++b) {
         if (s.waiting[b] != 0) throw std::logic_error("wait: a bucket has tensors that were never marked ready");
     }
@@ -114,6 +146,7 @@ BucketTimes GradientBuckets::wait()
         if (s.done[b]) continue;
         s.in_flight[b].wait();
         s.done[b] = true;
+        --s.active;
         s.last_done = Clock::now();
     }
     const auto end = Clock::now();

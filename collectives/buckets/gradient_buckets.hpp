@@ -45,9 +45,14 @@ public:
     static constexpr std::size_t default_cap_bytes = 25u << 20;
     static constexpr std::size_t default_first_cap_bytes = 1u << 20;
 
-    /** @param sizes  elements of each tensor, in the order the backward pass produces them */
+    /**
+     * @param sizes  elements of each tensor, in the order the backward pass produces them
+     * @param progress_thread  advance buckets in flight from a background thread every 50 us
+     *        (needs a backend that lets threads communicate, MPI_THREAD_MULTIPLE); otherwise
+     *        they advance only in mark_ready() and wait()
+     */
     GradientBuckets(Communicator& comm, std::vector<std::size_t> sizes, std::size_t cap_bytes = default_cap_bytes,
-                    std::size_t first_cap_bytes = default_first_cap_bytes);
+                    std::size_t first_cap_bytes = default_first_cap_bytes, bool progress_thread = false);
     ~GradientBuckets();
     GradientBuckets(const GradientBuckets&) = delete;
     GradientBuckets& operator=(const GradientBuckets&) = delete;

@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "collectives/mpi/mpi_communicator.hpp"
 #include "runner/errors.hpp"
 #include "runner/tasks/kernel_kind_support.hpp"
 #include "runner/tasks/train/mlp_trainer.hpp"
@@ -59,8 +60,8 @@ std::vector<io::FieldSpec> TrainKind::fields(const ParamMap& params) const
 
 TaskOutcome TrainKind::run(const TaskContext& context) const
 {
-    const auto config = read_config(*context.params);
-    std::unique_ptr<collectives::Communicator> alone;
+    auto config = read_config(*context.params);
+    config.progress_thread = collectives::mpi::threads_may_call_mpi();
     auto* group = context.group.comm;
     if (group == nullptr) throw std::logic_error("train: the task has no group communicator");
     const auto result = train::train_mlp(config, *group);

@@ -149,7 +149,8 @@ TrainResult train_mlp(const TrainConfig& c, collectives::Communicator& group)
     const int local = c.batch / group.size(), steps = c.samples / c.batch;
     const auto data = gaussian_blobs(c.seed, c.samples, c.features, c.classes, c.noise, 2);
     Model m = make_model(c, local);
-    collectives::GradientBuckets buckets(group, production_order_sizes(m), c.bucket_bytes, c.first_bucket_bytes);
+    collectives::GradientBuckets buckets(group, production_order_sizes(m), c.bucket_bytes, c.first_bucket_bytes,
+                                         c.progress_thread);
     TrainResult result;
     std::vector<float> upstream;
     const auto started = Clock::now();

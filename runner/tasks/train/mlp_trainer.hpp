@@ -28,6 +28,7 @@ struct TrainConfig {
     std::uint64_t seed = 0;
     std::size_t bucket_bytes = 25u << 20;
     std::size_t first_bucket_bytes = 1u << 20;
+    bool progress_thread = true;  ///< advance gradient allreduces in the background during backward
 };
 
 /** What a training run produced (the same on every member). */
