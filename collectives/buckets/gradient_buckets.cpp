@@ -1,5 +1,6 @@
 #include "collectives/buckets/gradient_buckets.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -40,7 +41,10 @@ struct GradientBuckets::State {
 
     Communicator& comm;
     std::vector<BucketSlot> slots;
-    std::vector<std::vector<float>> buffers;  // one flat buffer per bucket
+    std::vector<std::vector<float>> owned;    // the buffers when the caller gives none
+    std::vector<float*> buffers;              // one flat buffer per bucket
+    std::vector<std::size_t> lengths;         // elements of each bucket
+    std::function<void()> before_launch;
     std::vector<std::size_t> waiting;         // tensors of each bucket not ready yet
     std::vector<std::size_t> tensors;         // tensors of each bucket
     std::vector<Request> in_flight;
@@ -86,10 +90,33 @@ GradientBuckets::GradientBuckets(Communicator& comm, std::vector<std::size_t> si
     auto& s = *state_;
     s.slots = plan_buckets(sizes, sizeof(float), cap_bytes, first_cap_bytes);
     const auto buckets = s.slots.empty() ? 0 : s.slots.back().bucket + 1;
-    s.buffers.resize(buckets);
+    s.owned.resize(buckets);
+    for (const auto& slot : s.slots) s.owned[slot.bucket].resize(slot.offset + slot.size);
+    for (auto& buffer : s.owned) s.buffers.push_back(buffer.data());
+    start(progress_thread);
+}
+
+GradientBuckets::GradientBuckets(Communicator& comm, std::vector<BucketSlot> slots, std::vector<float*> buffers,
+                                 std::function<void()> before_launch, bool progress_thread)
+    : state_(std::make_unique<State>(comm))
+{
+    auto& s = *state_;
+    s.slots = std::move(slots);
+    s.buffers = std::move(buffers);
+    s.before_launch = std::move(before_launch);
+    const auto buckets = s.slots.empty() ? 0 : s.slots.back().bucket + 1;
+    if (s.buffers.size() != buckets) throw std::invalid_argument("GradientBuckets: one buffer per bucket of the plan");
+    start(progress_thread);
+}
+
+void GradientBuckets::start(bool progress_thread)
+{
+    auto& s = *state_;
+    const auto buckets = s.buffers.size();
     s.tensors.assign(buckets, 0);
+    s.lengths.assign(buckets, 0);
     for (const auto& slot : s.slots) {
-        s.buffers[slot.bucket].resize(slot.offset + slot.size);
+        s.lengths[slot.bucket] = std::max(s.lengths[slot.bucket], slot.offset + slot.size);
         ++s.tensors[slot.bucket];
     }
     s.waiting = s.tensors;
@@ -97,7 +124,7 @@ GradientBuckets::GradientBuckets(Communicator& comm, std::vector<std::size_t> si
     s.launched.assign(buckets, false);
     s.done.assign(buckets, false);
     s.ready.assign(s.slots.size(), false);
-    if (progress_thread && comm.size() > 1) s.thread = std::thread([state = state_.get()] { state->progress_loop(); });
+    if (progress_thread && s.comm.size() > 1) s.thread = std::thread([state = state_.get()] { state->progress_loop(); });
 }
 
 GradientBuckets::~GradientBuckets()
@@ -111,7 +138,7 @@ std::size_t GradientBuckets::bucket_count() const noexcept { return state_->buff
 std::span<float> GradientBuckets::gradient(std::size_t i)
 {
     const auto& slot = state_->slots.at(i);
-    return std::span<float>(state_->buffers[slot.bucket]).subspan(slot.offset, slot.size);
+    return std::span<float>(state_->buffers[slot.bucket] + slot.offset, slot.size);
 }
 
 void GradientBuckets::mark_ready(std::size_t i)
@@ -128,7 +155,8 @@ void GradientBuckets::mark_ready(std::size_t i)
         s.first_start = Clock::now();
     }
     // avg: every rank's gradient is its local batch mean; the global mean is their average.
-    s.in_flight[bucket] = s.comm.iallreduce(std::span<float>(s.buffers[bucket]), ReduceOp::avg);
+    if (s.before_launch) s.before_launch();
+    s.in_flight[bucket] = s.comm.iallreduce(std::span<float>(s.buffers[bucket], s.lengths[bucket]), ReduceOp::avg);
     s.launched[bucket] = true;
     ++s.active;
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -53,11 +54,19 @@ public:
      */
     GradientBuckets(Communicator& comm, std::vector<std::size_t> sizes, std::size_t cap_bytes = default_cap_bytes,
                     std::size_t first_cap_bytes = default_first_cap_bytes, bool progress_thread = false);
+    /**
+     * Buckets over memory the caller owns, e.g. device memory for a device (NCCL)
+     * communicator: bucket b of `slots` (from plan_buckets) lives at buffers[b].
+     * @param before_launch  runs just before each bucket's allreduce starts, e.g. to order
+     *        the communicator's stream after the kernels that wrote the gradients
+     */
+    GradientBuckets(Communicator& comm, std::vector<BucketSlot> slots, std::vector<float*> buffers,
+                    std::function<void()> before_launch, bool progress_thread = false);
     ~GradientBuckets();
     GradientBuckets(const GradientBuckets&) = delete;
     GradientBuckets& operator=(const GradientBuckets&) = delete;
 
-    /** Where tensor `i` (production order) writes its gradient; valid for the object's life. */
+    /** Where tensor `i` (production order) writes its gradient (the buffers' memory); valid for the object's life. */
     std::span<float> gradient(std::size_t i);
     /** Tensor `i`'s gradient is complete: its bucket starts once all its tensors are. */
     void mark_ready(std::size_t i);
@@ -67,6 +76,8 @@ public:
     std::size_t bucket_count() const noexcept;
 
 private:
+    void start(bool progress_thread);
+
     struct State;
     std::unique_ptr<State> state_;
 };

@@ -8,7 +8,7 @@
 
 namespace shardrun::kernels::mlp::cpu {
 
-void matmul(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, const float* b, float beta,
+void matmul(const Device&, bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, const float* b, float beta,
             float* c)
 {
     // Row-major leading dimensions of A (m x k stored, or k x m when transposed) and B.
@@ -16,7 +16,7 @@ void matmul(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const 
                 a, trans_a ? m : k, b, trans_b ? k : n, beta, c, n);
 }
 
-void add_bias(int rows, int cols, const float* bias, bool relu, float* x)
+void add_bias(const Device&, int rows, int cols, const float* bias, bool relu, float* x)
 {
     for (int r = 0; r < rows; ++r) {
         float* row = x + static_cast<std::size_t>(r) * cols;
@@ -24,12 +24,12 @@ void add_bias(int rows, int cols, const float* bias, bool relu, float* x)
     }
 }
 
-void relu_backward(std::size_t n, const float* activation, float* grad)
+void relu_backward(const Device&, std::size_t n, const float* activation, float* grad)
 {
     for (std::size_t i = 0; i < n; ++i) grad[i] = mlp::relu_backward(activation[i], grad[i]);
 }
 
-void column_sums(int rows, int cols, const float* x, float* out)
+void column_sums(const Device&, int rows, int cols, const float* x, float* out)
 {
     for (int c = 0; c < cols; ++c) out[c] = 0.0f;
     for (int r = 0; r < rows; ++r) {
@@ -38,7 +38,7 @@ void column_sums(int rows, int cols, const float* x, float* out)
     }
 }
 
-BatchScore softmax_cross_entropy(int rows, int classes, const float* logits, const std::int32_t* labels, float scale,
+BatchScore softmax_cross_entropy(const Device&, int rows, int classes, const float* logits, const std::int32_t* labels, float scale,
                                  float* grad)
 {
     BatchScore score;
@@ -51,7 +51,7 @@ BatchScore softmax_cross_entropy(int rows, int classes, const float* logits, con
     return score;
 }
 
-BatchScore score(int rows, int classes, const float* logits, const std::int32_t* labels)
+BatchScore score(const Device&, int rows, int classes, const float* logits, const std::int32_t* labels)
 {
     std::vector<float> scratch(static_cast<std::size_t>(classes));
     BatchScore result;
@@ -64,12 +64,12 @@ BatchScore score(int rows, int classes, const float* logits, const std::int32_t*
     return result;
 }
 
-void sgd_momentum(std::size_t n, float lr, float momentum, const float* grad, float* velocity, float* weight)
+void sgd_momentum(const Device&, std::size_t n, float lr, float momentum, const float* grad, float* velocity, float* weight)
 {
     for (std::size_t i = 0; i < n; ++i) sgd_momentum_step(weight[i], velocity[i], grad[i], lr, momentum);
 }
 
-void adam(std::size_t n, float lr, float beta1, float beta2, float eps, int step, const float* grad, float* m, float* v,
+void adam(const Device&, std::size_t n, float lr, float beta1, float beta2, float eps, int step, const float* grad, float* m, float* v,
           float* weight)
 {
     for (std::size_t i = 0; i < n; ++i) adam_step(weight[i], m[i], v[i], grad[i], lr, beta1, beta2, eps, step);

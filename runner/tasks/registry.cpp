@@ -19,7 +19,7 @@ std::unique_ptr<TaskKind> make_task_kind(const job::JobSpec& spec)
 {
     if (spec.task == "exec") return std::make_unique<ExecKind>(spec.exec, spec.timeout_seconds, spec.timeout_grace_seconds);
     if (spec.task == "noop") return std::make_unique<NoopKind>();
-    if (spec.task == "train") return std::make_unique<TrainKind>(spec.gpus_per_task);
+    if (spec.task == "train") return std::make_unique<TrainKind>(spec.gpus_per_task, spec.collective_timeout_seconds);
     for (const auto& entry : kernel_kinds()) {
         if (entry.name == spec.task) return entry.make();
     }

@@ -3,6 +3,8 @@
 #include <memory>
 
 #include "collectives/mpi/mpi_communicator.hpp"
+#include "collectives/nccl/nccl_communicator.hpp"
+#include "kernels/common/cuda_runtime.hpp"
 #include "runner/errors.hpp"
 #include "runner/tasks/kernel_kind_support.hpp"
 #include "runner/tasks/train/mlp_trainer.hpp"
@@ -38,12 +40,46 @@ train::TrainConfig read_config(const ParamMap& p)
     return c;
 }
 
+std::string read_backend(const ParamMap& p)
+{
+    const auto backend = p.text_or("backend", "auto");
+    if (backend != "auto" && backend != "mpi" && backend != "nccl") {
+        throw JobFileError("params.backend: '" + backend + "' is not allowed; allowed: auto, mpi, nccl");
+    }
+    return backend;
+}
+
 }  // namespace
+
+TrainKind::TrainKind(int group_size, double collective_timeout_seconds)
+    : group_size_(group_size), collective_timeout_seconds_(collective_timeout_seconds > 0 ? collective_timeout_seconds : 600)
+{
+}
+
+TrainKind::~TrainKind() = default;
 
 void TrainKind::validate(const ParamMap& params) const
 {
     const auto config = read_config(params);
     if (const auto problem = train::config_problem(config, group_size_); !problem.empty()) throw JobFileError(problem);
+    if (read_backend(params) != "nccl") return;
+    if (!collectives::nccl::compiled()) {
+        throw JobFileError("params.backend: nccl needs a shardrun built with CUDA and NCCL; this one has neither "
+                           "(use backend: mpi)");
+    }
+    if (const auto cuda = kernels::query_cuda_runtime(); cuda.device_count == 0) {
+        throw JobFileError("params.backend: nccl needs a GPU, and none is visible: " + cuda.no_device_reason);
+    }
+}
+
+collectives::Communicator& TrainKind::device_group(collectives::Communicator& host_group, int ordinal) const
+{
+    std::lock_guard lock(mutex_);
+    if (nccl_ == nullptr || nccl_host_ != &host_group) {
+        nccl_ = collectives::nccl::make_nccl_communicator(host_group, ordinal, collective_timeout_seconds_);
+        nccl_host_ = &host_group;
+    }
+    return *nccl_;
 }
 
 std::vector<io::FieldSpec> TrainKind::fields(const ParamMap& params) const
@@ -64,7 +100,12 @@ TaskOutcome TrainKind::run(const TaskContext& context) const
     config.progress_thread = collectives::mpi::threads_may_call_mpi();
     auto* group = context.group.comm;
     if (group == nullptr) throw std::logic_error("train: the task has no group communicator");
-    const auto result = train::train_mlp(config, *group);
+    const auto backend = read_backend(*context.params);
+    const bool on_gpu = backend == "nccl" || (backend == "auto" && context.device.cuda);
+    if (on_gpu && !context.device.cuda) return failed("train: backend nccl, but this rank is bound to the CPU");
+    const auto result = on_gpu ? train::train_mlp(config, *group, device_group(*group, context.device.ordinal),
+                                                  kernel_support::device_of(context.device))
+                               : train::train_mlp(config, *group);
     if (!result.failure.empty()) return failed("train: " + result.failure);
     return {io::TaskStatus::ok, 0, "",
             {array_bytes(result.loss.data(), result.loss.size(), result.loss.size()),

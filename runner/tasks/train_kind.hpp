@@ -1,5 +1,8 @@
 #pragma once
 
+#include <memory>
+#include <mutex>
+
 #include "runner/tasks/task_kind.hpp"
 
 namespace shardrun::tasks {
@@ -9,12 +12,20 @@ namespace shardrun::tasks {
  * share each global batch; gradient buckets overlap the allreduce with the backward pass).
  * params: features (32), classes (4), width (64), depth (2), samples (4096), val_samples
  * (1024), batch (256, global), epochs (5), lr (0.05), momentum (0.9), optimizer (sgd | adam),
- * noise (0.5), seed (0), bucket_mb (25).
+ * noise (0.5), seed (0), bucket_mb (25), backend (auto | mpi | nccl).
+ *
+ * backend nccl trains on the rank's GPU: parameters, gradients and activations stay in device
+ * memory and the group's NCCL communicator averages the buckets on a side stream. backend
+ * mpi trains on the CPU with OpenBLAS and non-blocking MPI. auto: nccl when the rank is bound
+ * to a GPU, mpi otherwise. The NCCL communicator is made on the first task and kept for the
+ * rest of the run, as its set-up costs hundreds of milliseconds.
  */
 class TrainKind : public TaskKind {
 public:
     /** @param group_size  gpus_per_task: the batch must split evenly over the members */
-    explicit TrainKind(int group_size) : group_size_(group_size) {}
+    /** @param collective_timeout_seconds  bound of the NCCL set-up and of every NCCL wait */
+    TrainKind(int group_size, double collective_timeout_seconds);
+    ~TrainKind() override;
 
     std::string_view name() const noexcept override { return "train"; }
     void validate(const ParamMap& params) const override;
@@ -22,7 +33,14 @@ public:
     TaskOutcome run(const TaskContext& context) const override;
 
 private:
+    /** The NCCL communicator over `host_group` on `ordinal`, made once. Collective on first use. */
+    collectives::Communicator& device_group(collectives::Communicator& host_group, int ordinal) const;
+
     int group_size_;
+    double collective_timeout_seconds_;
+    mutable std::mutex mutex_;
+    mutable collectives::Communicator* nccl_host_ = nullptr;
+    mutable std::unique_ptr<collectives::Communicator> nccl_;
 };
 
 }  // namespace shardrun::tasks

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "collectives/communicator.hpp"
+#include "kernels/common/device.hpp"
 
 namespace shardrun::tasks::train {
 
@@ -53,5 +54,14 @@ std::string config_problem(const TrainConfig& config, int group_size);
  * while the backward pass goes on; then every member applies the same update.
  */
 TrainResult train_mlp(const TrainConfig& config, collectives::Communicator& group);
+
+/**
+ * The same on `device`: parameters, gradients and activations stay in its memory across the
+ * steps (only each step's input rows and the loss go between host and device). On CUDA,
+ * `device_group` is the group's NCCL communicator, whose side stream averages each bucket
+ * once the kernels that wrote it have run; on the CPU it is `group` itself.
+ */
+TrainResult train_mlp(const TrainConfig& config, collectives::Communicator& group,
+                      collectives::Communicator& device_group, const kernels::Device& device);
 
 }  // namespace shardrun::tasks::train
