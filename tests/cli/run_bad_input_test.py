@@ -86,6 +86,12 @@ class BadInputTest(unittest.TestCase):
             "data: {items: 100, chunk: 10}\n", "")
         self.expect_bad(text, "params.optimizer: 'lbfgs' is not allowed; allowed: sgd, adam")
 
+    def test_train_nccl_backend_without_nccl_or_gpu(self):
+        # This machine has no GPU; a build without CUDA says it has no NCCL instead.
+        text = GOOD.replace("task: noop", "task: train\nparams: {backend: nccl}").replace(
+            "data: {items: 100, chunk: 10}\n", "")
+        self.expect_bad(text, "params.backend: nccl needs a")
+
     def test_output_not_writable(self):
         line = self.expect_bad(GOOD.replace("OUT/good.h5", "/dev/null/sub/good.h5"), "/dev/null/sub")
         self.assertIn("output", line)
