@@ -92,6 +92,10 @@ class BadInputTest(unittest.TestCase):
             "data: {items: 100, chunk: 10}\n", "")
         self.expect_bad(text, "params.backend: nccl needs a")
 
+    def test_train_on_cuda_without_a_gpu(self):
+        text = GOOD.replace("task: noop", "task: train\ndevice: cuda").replace("data: {items: 100, chunk: 10}\n", "")
+        self.expect_bad(text, "device: cuda, but this rank has no CUDA device")
+
     def test_output_not_writable(self):
         line = self.expect_bad(GOOD.replace("OUT/good.h5", "/dev/null/sub/good.h5"), "/dev/null/sub")
         self.assertIn("output", line)
