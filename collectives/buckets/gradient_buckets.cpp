@@ -43,6 +43,10 @@ struct GradientBuckets::State {
     std::vector<BucketSlot> slots;
     std::vector<std::vector<float>> owned;    // the buffers when the caller gives none
     std::vector<float*> buffers;              // one flat buffer per bucket
+    // With owned buffers the average goes out of place into a second buffer, then the two swap:
+    // Open MPI's non-blocking allreduce picks a binomial reduce + broadcast for any in-place call
+    // (and below 4 ranks), about half the bandwidth of its ring.
+    std::vector<float*> results;
     std::vector<std::size_t> lengths;         // elements of each bucket
     std::function<void()> before_launch;
     std::vector<std::size_t> waiting;         // tensors of each bucket not ready yet
@@ -63,12 +67,16 @@ struct GradientBuckets::State {
     void progress()
     {
         for (std::size_t b = 0; b < in_flight.size(); ++b) {
-            if (launched[b] && !done[b] && in_flight[b].test()) {
-                done[b] = true;
-                --active;
-                last_done = Clock::now();
-            }
+            if (launched[b] && !done[b] && in_flight[b].test()) complete(b);
         }
+    }
+
+    void complete(std::size_t b)
+    {
+        done[b] = true;
+        --active;
+        last_done = Clock::now();
+        if (!results.empty()) std::swap(buffers[b], results[b]);
     }
 
     void progress_loop()
@@ -90,9 +98,15 @@ GradientBuckets::GradientBuckets(Communicator& comm, std::vector<std::size_t> si
     auto& s = *state_;
     s.slots = plan_buckets(sizes, sizeof(float), cap_bytes, first_cap_bytes);
     const auto buckets = s.slots.empty() ? 0 : s.slots.back().bucket + 1;
-    s.owned.resize(buckets);
-    for (const auto& slot : s.slots) s.owned[slot.bucket].resize(slot.offset + slot.size);
-    for (auto& buffer : s.owned) s.buffers.push_back(buffer.data());
+    s.owned.resize(2 * buckets);
+    for (const auto& slot : s.slots) {
+        s.owned[slot.bucket].resize(slot.offset + slot.size);
+        s.owned[buckets + slot.bucket].resize(slot.offset + slot.size);
+    }
+    for (std::size_t b = 0; b < buckets; ++b) {
+        s.buffers.push_back(s.owned[b].data());
+        s.results.push_back(s.owned[buckets + b].data());
+    }
     start(progress_thread);
 }
 
@@ -156,7 +170,11 @@ void GradientBuckets::mark_ready(std::size_t i)
     }
     // avg: every rank's gradient is its local batch mean; the global mean is their average.
     if (s.before_launch) s.before_launch();
-    s.in_flight[bucket] = s.comm.iallreduce(std::span<float>(s.buffers[bucket], s.lengths[bucket]), ReduceOp::avg);
+    const std::span<float> gradients(s.buffers[bucket], s.lengths[bucket]);
+    s.in_flight[bucket] = s.results.empty()
+                              ? s.comm.iallreduce(gradients, ReduceOp::avg)
+                              : s.comm.iallreduce(std::span<const float>(gradients),
+                                                  std::span<float>(s.results[bucket], s.lengths[bucket]), ReduceOp::avg);
     s.launched[bucket] = true;
     ++s.active;
 }
@@ -173,9 +191,7 @@ BucketTimes GradientBuckets::wait()
     for (std::size_t b = 0; b < s.in_flight.size(); ++b) {
         if (s.done[b]) continue;
         s.in_flight[b].wait();
-        s.done[b] = true;
-        --s.active;
-        s.last_done = Clock::now();
+        s.complete(b);
     }
     const auto end = Clock::now();
     BucketTimes times;

@@ -2,7 +2,6 @@
 
 #include <memory>
 
-#include "collectives/mpi/mpi_communicator.hpp"
 #include "collectives/nccl/nccl_communicator.hpp"
 #include "kernels/common/cuda_runtime.hpp"
 #include "runner/errors.hpp"
@@ -97,7 +96,6 @@ std::vector<io::FieldSpec> TrainKind::fields(const ParamMap& params) const
 TaskOutcome TrainKind::run(const TaskContext& context) const
 {
     auto config = read_config(*context.params);
-    config.progress_thread = collectives::mpi::threads_may_call_mpi();
     auto* group = context.group.comm;
     if (group == nullptr) throw std::logic_error("train: the task has no group communicator");
     const auto backend = read_backend(*context.params);

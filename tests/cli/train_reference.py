@@ -1,6 +1,6 @@
 """A NumPy reference of shardrun's `train` task kind: the same seeded blobs, Glorot-uniform
 weights, MLP (ReLU hidden layers, softmax cross-entropy) and SGD with momentum, in float32.
-Used by train_reference_test.py (loss curves must agree) and benchmarks/runner/train_vs_numpy."""
+Used by train_reference_test.py (loss curves must agree) and benchmarks/train/train_vs_numpy."""
 import numpy as np
 
 U64 = np.uint64

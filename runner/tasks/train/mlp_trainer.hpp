@@ -29,7 +29,9 @@ struct TrainConfig {
     std::uint64_t seed = 0;
     std::size_t bucket_bytes = 25u << 20;
     std::size_t first_bucket_bytes = 1u << 20;
-    bool progress_thread = true;  ///< advance gradient allreduces in the background during backward
+    /** Advance gradient allreduces from a background thread during backward. Off by default: on
+     *  the CPU its wake-ups cost the step more than the overlap it adds (benchmarks/README.md). */
+    bool progress_thread = false;
 };
 
 /** What a training run produced (the same on every member). */
