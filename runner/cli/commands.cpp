@@ -1,5 +1,6 @@
 #include "runner/cli/commands.hpp"
 
+#include "runner/cli/command_bench.hpp"
 #include "runner/cli/command_info.hpp"
 #include "runner/cli/command_merge.hpp"
 #include "runner/cli/command_plan.hpp"
@@ -18,6 +19,7 @@ const std::vector<CommandFactory>& command_factories()
         [] { return std::make_unique<MergeCommand>(); },
         [] { return std::make_unique<InfoCommand>(); },
         [] { return std::make_unique<SelftestCommand>(); },
+        [] { return std::make_unique<BenchCommand>(); },
     };
     return factories;
 }
