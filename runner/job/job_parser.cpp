@@ -9,6 +9,7 @@
 
 #include "runner/errors.hpp"
 #include "runner/job/job_sections.hpp"
+#include "runner/job/yaml_checks.hpp"
 #include "runner/job/resolved_json.hpp"
 #include "runner/tasks/exec/argv_template.hpp"
 
@@ -141,6 +142,7 @@ JobSpec parse_job(const std::string& file, const std::string& text, const std::v
     std::set<std::string> overridden;
     for (const auto& assignment : overrides) overridden.insert(apply_override(root, assignment));
     const YamlContext context(file, overridden);
+    check_document(root, context);
     context.check_keys(root, "", top_level_keys);
 
     JobSpec spec;
@@ -154,6 +156,11 @@ JobSpec parse_job(const std::string& file, const std::string& text, const std::v
     // Kinds whose result shape follows the chunk (blur, embed) read params.chunk.
     if (spec.data.present && !spec.params.contains("chunk")) {
         spec.params.set("chunk", static_cast<std::int64_t>(spec.data.chunk));
+    }
+    check_param_names(root, context, spec);
+    if (spec.data.present && spec.data.input.empty()) {
+        checked_task_count(spec.sweep.size(), true, spec.data.items, spec.data.chunk,
+                           context.where(root["data"]["items"], "data.items") + ": data.items");
     }
     parse_execution(root, context, spec);
     spec.output = parse_output(root["output"], context, spec.name);

@@ -2,17 +2,22 @@
 
 #include <algorithm>
 
+#include "runner/job/yaml_checks.hpp"
+
 namespace shardrun::job {
 
 TaskSpace::TaskSpace(const Sweep& sweep, const tasks::ParamMap& fixed, bool has_data, std::uint64_t items,
                      std::uint64_t chunk)
     : sweep_(sweep), fixed_(fixed), has_data_(has_data), items_(items), chunk_(std::max<std::uint64_t>(chunk, 1)),
-      chunks_(has_data ? (items + chunk_ - 1) / chunk_ : 1), points_(sweep.size())
+      chunks_(has_data ? items / chunk_ + (items % chunk_ != 0 ? 1 : 0) : 1), points_(sweep.size())
 {
 }
 
 TaskSpace TaskSpace::of(const JobSpec& spec, std::uint64_t items)
 {
+    // items may come from data.input, known only now: the product is checked again here.
+    checked_task_count(spec.sweep.size(), spec.data.present, items, std::max<std::uint64_t>(spec.data.chunk, 1),
+                       spec.file + ": data");
     return TaskSpace(spec.sweep, spec.params, spec.data.present, items, spec.data.chunk);
 }
 

@@ -103,6 +103,53 @@ TEST(JobParserErrors, SlotsPerRankWithRankGroupsIsRefused)
     EXPECT_TRUE(contains(message, "bad.yaml:3:17: slots_per_rank: must be 1 when gpus_per_task is above 1")) << message;
 }
 
+TEST(JobParserErrors, DuplicateKeysAreRefusedWithTheirLine)
+{
+    const std::string text = "task: exec\nexec:\n  argv: [true]\n  results:\n    v: int64\n    v: float64\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "bad.yaml:6:5: exec.results.v: duplicate key (first given at line 5)")) << message;
+}
+
+TEST(JobParserErrors, DuplicateTopLevelKeyIsRefused)
+{
+    const std::string text = "task: noop\nretries: 1\nretries: 2\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "bad.yaml:3:1: retries: duplicate key (first given at line 2)")) << message;
+}
+
+TEST(JobParserErrors, NulInsideAValueIsRefused)
+{
+    const std::string text = "task: noop\nparams: {label: \"ab\\0cd\"}\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "params.label: contains a NUL character")) << message;
+}
+
+TEST(JobParserErrors, ParameterNamesWithTheSameEnvironmentNameAreRefused)
+{
+    const std::string text = "task: noop\nsweep: {a-b: [1, 2], a_b: [3]}\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "sweep.a_b: 'a-b' and 'a_b' are both SHARDRUN_PARAM_A_B")) << message;
+}
+
+TEST(JobParserErrors, TaskCountBeyond64BitsIsRefused)
+{
+    const std::string text = "task: noop\nsweep: {a: [1, 2, 3]}\ndata: {items: 6148914691236517206, chunk: 1}\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "bad.yaml:3:15: data.items: 3 sweep points x 6148914691236517206 data chunks is "
+                                  "more than 2^64 tasks"))
+        << message;
+}
+
 TEST(JobParserErrors, EmptySweepList)
 {
     const std::string text = "task: noop\nsweep:\n  alpha: []\n";
