@@ -65,8 +65,16 @@ io::FieldSpec parse_result_field(const std::string& name, const YAML::Node& node
     const auto& dtype_node = node.IsSequence() && node.size() > 0 ? node[0] : node;
     const auto dtype = read_choice(dtype_node, context, node.IsSequence() ? path + "[0]" : path, dtypes);
     field.dtype = static_cast<io::DType>(std::find(dtypes.begin(), dtypes.end(), dtype) - dtypes.begin());
+    // One task's values are held in memory and written as one row: bound the row, overflow included.
+    constexpr std::uint64_t max_row_bytes = 1ull << 30;
+    std::uint64_t bytes = io::dtype_size(field.dtype);
     for (size_t i = 1; node.IsSequence() && i < node.size(); ++i) {
-        field.shape.push_back(static_cast<size_t>(read_integer(node[i], context, fmt::format("{}[{}]", path, i), 1)));
+        const auto extent = read_integer(node[i], context, fmt::format("{}[{}]", path, i), 1);
+        field.shape.push_back(static_cast<size_t>(extent));
+        if (__builtin_mul_overflow(bytes, static_cast<std::uint64_t>(extent), &bytes) || bytes > max_row_bytes) {
+            context.fail(node[i], fmt::format("{}[{}]", path, i),
+                         "the field's shape makes one task's values larger than 1 GiB; allowed: at most 1 GiB per task");
+        }
     }
     return field;
 }

@@ -150,6 +150,16 @@ TEST(JobParserErrors, TaskCountBeyond64BitsIsRefused)
         << message;
 }
 
+TEST(JobParserErrors, ResultShapeBeyondOneGibibytePerTaskIsRefused)
+{
+    const std::string text = "task: exec\nexec:\n  argv: [true]\n  results: {v: [float32, 4294967296, 4294967296]}\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_TRUE(contains(message, "exec.results.v[1]: the field's shape makes one task's values larger than 1 GiB"))
+        << message;
+}
+
 TEST(JobParserErrors, EmptySweepList)
 {
     const std::string text = "task: noop\nsweep:\n  alpha: []\n";
