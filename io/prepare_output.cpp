@@ -88,6 +88,15 @@ void check_existing(const OutputOptions& options, const JobMetadata& metadata)
     if (!options.resume) {
         throw OutputError(options.path + " already exists; pass --resume to continue it or --force to overwrite it");
     }
+    // The layouts keep committed rows in different files; switching would leave the rows of one
+    // behind while the other looked complete.
+    if (const auto manifest = read_manifest(options.path, metadata.array_index);
+        manifest && manifest->layout != options.layout) {
+        const auto name = [](Layout l) { return l == Layout::single ? "single" : "shards"; };
+        throw OutputError(options.path + " was written with output.layout " + name(manifest->layout) +
+                          "; --resume it with the same layout (not " + name(options.layout) +
+                          "), or use --force to start over");
+    }
     const auto hash = recorded_hash(options, metadata.array_index);
     if (!hash.empty() && hash != job_hash(metadata)) {
         throw OutputError(options.path + " was written by a different job (parameters hash " + hash.substr(0, 12) +
