@@ -15,7 +15,7 @@ void RunCommand::add_options(po::options_description& options, po::positional_op
         ("set", po::value<std::vector<std::string>>(&options_.overrides)->composing(),
          "override a job field: --set key.path=value (repeatable)")
         ("resume", po::bool_switch(&options_.resume), "skip tasks committed by an earlier run of the same job")
-        ("force", po::bool_switch(&options_.force), "delete an existing output (or resume a changed job)")
+        ("force", po::bool_switch(&options_.force), "delete an existing output and start over (not with --resume)")
         ("progress", po::value<std::string>(&progress_)->default_value("auto"),
          "auto | tty | plain | json | quiet")
         ("progress-interval", po::value<double>(&options_.progress_interval_seconds)->default_value(10),
@@ -30,6 +30,11 @@ void RunCommand::check(const po::variables_map& values)
     options_.array = read_array_options(values);
     options_.progress = quiet_ ? run::ProgressMode::quiet : run::parse_progress_mode(progress_);
     if (!(options_.progress_interval_seconds > 0)) throw UsageError("--progress-interval must be positive");
+    // --force deletes what --resume would keep: together they would silently throw committed results away.
+    if (options_.resume && options_.force) {
+        throw UsageError("--resume and --force contradict each other: --resume keeps the committed results of the "
+                         "same job, --force deletes them and starts over; pass one");
+    }
 }
 
 int RunCommand::run()

@@ -118,6 +118,18 @@ class BadInputTest(unittest.TestCase):
         self.assertIn("--force", again.stderr)
         self.assertEqual(run(["run", job, "-q", "--force"]).returncode, 0)
 
+    def test_resume_and_force_together_are_refused_and_keep_the_results(self):
+        work = scratch_dir()
+        job = write_job(work, GOOD.replace("OUT", work))
+        self.assertEqual(run(["run", job, "-q"]).returncode, 0)
+        before = os.path.getmtime(os.path.join(work, "good.h5"))
+
+        proc = run(["run", job, "-q", "--resume", "--force", "--set", "retries=1"])
+
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("--resume and --force contradict each other", proc.stderr)
+        self.assertEqual(os.path.getmtime(os.path.join(work, "good.h5")), before)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
