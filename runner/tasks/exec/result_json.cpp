@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -10,16 +12,29 @@
 namespace shardrun::tasks {
 namespace {
 
+// A value named in a message: scalars shown (cut to 60 characters), containers by kind only,
+// so a huge or deeply nested value never makes a huge message or a deep recursion.
+std::string describe(const nlohmann::json& value)
+{
+    if (value.is_array()) return fmt::format("an array of {}", value.size());
+    if (value.is_object()) return "an object";
+    auto text = value.dump();
+    if (text.size() > 60) text = text.substr(0, 57) + "...";
+    return text;
+}
+
+struct TooDeep {};
+
 // Flattens a nested JSON array of `shape` row-major into T values (int64 stays exact).
 template <typename T>
 void flatten(const nlohmann::json& value, const std::vector<std::size_t>& shape, size_t depth, std::vector<T>& out,
              const std::string& field)
 {
     if (depth == shape.size()) {
-        if (!value.is_number()) throw std::runtime_error(fmt::format("field '{}': {} is not a number", field, value.dump()));
+        if (!value.is_number()) throw std::runtime_error(fmt::format("field '{}': {} is not a number", field, describe(value)));
         if constexpr (std::is_integral_v<T>) {
             if (!value.is_number_integer()) {
-                throw std::runtime_error(fmt::format("field '{}': {} is not an integer", field, value.dump()));
+                throw std::runtime_error(fmt::format("field '{}': {} is not an integer", field, describe(value)));
             }
         }
         if constexpr (std::is_integral_v<T>) {
@@ -33,7 +48,7 @@ void flatten(const nlohmann::json& value, const std::vector<std::size_t>& shape,
     }
     if (!value.is_array() || value.size() != shape[depth]) {
         throw std::runtime_error(fmt::format("field '{}': expected {} values at depth {}, got {}", field, shape[depth],
-                                             depth, value.is_array() ? std::to_string(value.size()) : value.dump()));
+                                             depth, value.is_array() ? std::to_string(value.size()) : describe(value)));
     }
     for (const auto& item : value) flatten(item, shape, depth + 1, out, field);
 }
@@ -66,11 +81,30 @@ std::variant<io::TaskValues, std::string> read_result_json(const std::string& pa
 {
     std::ifstream stream(path);
     if (!stream) return std::string("the task did not write its result file $SHARDRUN_RESULT");
+    // Bounds before parsing: the declared fields need about 32 characters a number; the nesting
+    // needs one level for the object and one per dimension.
+    std::size_t elements = 0, depth = 1;
+    for (const auto& field : fields) {
+        elements += field.elements();
+        depth = std::max(depth, field.shape.size() + 1);
+    }
+    const std::uintmax_t max_bytes = (1u << 20) + 32 * static_cast<std::uintmax_t>(elements);
+    std::error_code size_error;
+    const auto bytes = std::filesystem::file_size(path, size_error);
+    if (!size_error && bytes > max_bytes) {
+        return fmt::format("$SHARDRUN_RESULT is {} bytes; the declared fields allow at most {}", bytes, max_bytes);
+    }
     nlohmann::json document;
     try {
-        document = nlohmann::json::parse(stream);
+        document = nlohmann::json::parse(stream, [depth](int level, nlohmann::json::parse_event_t, nlohmann::json&) {
+            if (static_cast<std::size_t>(level) > depth) throw TooDeep{};
+            return true;
+        });
     } catch (const nlohmann::json::parse_error& error) {
         return fmt::format("$SHARDRUN_RESULT is not JSON: {}", error.what());
+    } catch (const TooDeep&) {
+        return fmt::format("$SHARDRUN_RESULT nests deeper than its declared fields allow (at most {} level{})", depth,
+                           depth == 1 ? "" : "s");
     }
     if (!document.is_object()) return std::string("$SHARDRUN_RESULT must hold a JSON object");
     io::TaskValues values;

@@ -152,5 +152,38 @@ TEST(ResultJson, ReasonIsOneLine)
     EXPECT_EQ(reason.find('\n'), std::string::npos) << reason;
 }
 
+TEST(ResultJson, DeepNestingFailsTheTaskInsteadOfCrashing)
+{
+    TempDir dir;
+    const int depth = 100000;
+    dir.write("result.json", "{\"energy\": " + std::string(depth, '[') + std::string(depth, ']') +
+                                 ", \"grid\": [[1, 2, 3], [4, 5, 6]], \"steps\": 1}");
+
+    const auto reason = reason_of(read_result_json(dir.file("result.json"), fields));
+
+    EXPECT_TRUE(contains(reason, "nests deeper than its declared fields allow (at most 3 levels)")) << reason;
+}
+
+TEST(ResultJson, AnOversizedResultFileIsRefusedBeforeItIsRead)
+{
+    TempDir dir;
+    dir.write("result.json", "{\"energy\": \"" + std::string(3u << 20, 'x') + "\"}");
+
+    const auto reason = reason_of(read_result_json(dir.file("result.json"), fields));
+
+    EXPECT_TRUE(contains(reason, "$SHARDRUN_RESULT is 3145742 bytes; the declared fields allow at most 1048832")) << reason;
+}
+
+TEST(ResultJson, AWrongValueIsNamedBrieflyNotDumped)
+{
+    TempDir dir;
+    dir.write("result.json", "{\"energy\": \"" + std::string(100000, 'y') + "\", \"grid\": [[1, 2, 3], [4, 5, 6]], \"steps\": 1}");
+
+    const auto reason = reason_of(read_result_json(dir.file("result.json"), fields));
+
+    EXPECT_TRUE(contains(reason, "field 'energy'")) << reason.substr(0, 200);
+    EXPECT_LT(reason.size(), 200u);
+}
+
 }  // namespace
 }  // namespace shardrun::tasks
