@@ -59,6 +59,37 @@ std::string recorded_hash(const OutputOptions& options, int array_index)
     }
 }
 
+/** True when `path` is an HDF5 file with shardrun's job hash attribute. */
+bool is_shardrun_file(const std::string& path)
+{
+    hdf5::silence_hdf5_errors();
+    try {
+        auto file = SHARDRUN_H5_OPEN(File, H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+        return hdf5::read_string_attr(file.get(), "params_sha256").has_value();
+    } catch (const Hdf5Error&) {
+        return false;
+    }
+}
+
+// Checked before anything is created: a wrong kind of path must leave no folder or lock behind.
+void check_path_kind(const OutputOptions& options)
+{
+    std::error_code error;
+    const auto status = fs::symlink_status(options.path, error);
+    if (error || status.type() == fs::file_type::not_found) return;
+    if (status.type() == fs::file_type::directory) {
+        throw OutputError(options.path + " is a directory; output.path names the results file, e.g. " +
+                          (fs::path(options.path) / "results.h5").string());
+    }
+    if (status.type() != fs::file_type::regular) {
+        throw OutputError(options.path + " exists and is not a regular file; choose another output.path");
+    }
+    if (!options.force && !is_shardrun_file(options.path)) {
+        throw OutputError(options.path + " exists and is not a shardrun results file; choose another output.path "
+                          "(or --force to overwrite it)");
+    }
+}
+
 /** A finished single-layout element lives at <path>; resuming moves it back to its slot. */
 void reopen_single_master(const OutputOptions& options, const JobMetadata& metadata)
 {
@@ -125,6 +156,7 @@ OutputLock::~OutputLock()
 
 OutputLock prepare_output(const OutputOptions& options, const JobMetadata& metadata)
 {
+    check_path_kind(options);
     const auto master = fs::absolute(options.path);
     make_dirs(master.parent_path(), options.path);
     make_dirs(layout::shards_dir(options.path), options.path);

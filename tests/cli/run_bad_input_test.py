@@ -118,6 +118,28 @@ class BadInputTest(unittest.TestCase):
         self.assertIn("--force", again.stderr)
         self.assertEqual(run(["run", job, "-q", "--force"]).returncode, 0)
 
+    def check_foreign_output(self, make, *needles, extra=()):
+        work = scratch_dir()
+        out = os.path.join(work, "good.h5")
+        make(out)
+        proc = run(["run", write_job(work, GOOD.replace("OUT", work)), "-q", *extra])
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        lines = [line for line in proc.stderr.splitlines() if line.startswith("shardrun:")]
+        self.assertEqual(len(lines), 1, proc.stderr)
+        for needle in needles:
+            self.assertIn(needle, lines[0])
+        self.assertFalse(os.path.exists(out + ".shards"), "a lock or shard folder was left behind")
+
+    def test_output_path_that_is_a_directory(self):
+        self.check_foreign_output(os.mkdir, "good.h5 is a directory; output.path names the results file")
+
+    def test_output_path_that_is_not_a_shardrun_file(self):
+        def foreign(path):
+            with open(path, "w") as f:
+                f.write("not HDF5\n")
+        self.check_foreign_output(foreign, "good.h5 exists and is not a shardrun results file")
+        self.check_foreign_output(foreign, "good.h5 exists and is not a shardrun results file", extra=["--resume"])
+
     def test_resume_and_force_together_are_refused_and_keep_the_results(self):
         work = scratch_dir()
         job = write_job(work, GOOD.replace("OUT", work))
