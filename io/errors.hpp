@@ -11,13 +11,29 @@ namespace shardrun::io {
  */
 class Hdf5Error : public std::runtime_error {
 public:
-    explicit Hdf5Error(const std::string& what) : std::runtime_error(what) {}
+    explicit Hdf5Error(const std::string& what, std::string cause = "")
+        : std::runtime_error(what), cause_(cause.empty() ? what : std::move(cause)) {}
+    /** The innermost cause on one line, e.g. "No space left on device": what users read. */
+    const std::string& cause() const noexcept { return cause_; }
+
+private:
+    std::string cause_;
 };
 
 /**
- * A problem the user fixes: output not writable, exists without --resume/--force, locked
- * by another run, written by a different job, disk full. One line that names the path
- * and what to do; the runner maps it to exit code 2.
+ * Committed results could not be written: disk full, quota, I/O error. Not bad input: the
+ * runner maps it to exit code 1. The message is one line naming the file, the system's
+ * reason and what to do; nothing committed before is lost.
+ */
+class WriteError : public std::runtime_error {
+public:
+    explicit WriteError(const std::string& what) : std::runtime_error(what) {}
+};
+
+/**
+ * A problem the user fixes before running: output not writable, exists without
+ * --resume/--force, locked by another run, written by a different job. One line that names
+ * the path and what to do; the runner maps it to exit code 2.
  */
 class OutputError : public std::runtime_error {
 public:

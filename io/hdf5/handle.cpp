@@ -17,6 +17,17 @@ herr_t collect_message(unsigned n, const H5E_error2_t* error, void* data)
     return 0;
 }
 
+// HDF5's file drivers put the system's words in "error message = '...'"; that is the reason
+// a user can act on (e.g. "No space left on device").
+std::string system_reason(const std::string& cause)
+{
+    const std::string marker = "error message = '";
+    const auto start = cause.find(marker);
+    if (start == std::string::npos) return cause;
+    const auto end = cause.find('\'', start + marker.size());
+    return cause.substr(start + marker.size(), end == std::string::npos ? std::string::npos : end - start - marker.size());
+}
+
 }  // namespace
 
 void silence_hdf5_errors()
@@ -30,9 +41,12 @@ void throw_hdf5_error(const char* call, const char* file, int line)
     std::string cause;
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, collect_message, &cause);
     H5Eclear2(H5E_DEFAULT);
+    for (auto& c : cause) {
+        if (c == '\n' || c == '\r') c = ' ';
+    }
     std::string message = std::string("HDF5 call ") + call + " failed at " + file + ":" + std::to_string(line);
     if (!cause.empty()) message += " (" + cause + ")";
-    throw Hdf5Error(message);
+    throw Hdf5Error(message, system_reason(cause));
 }
 
 }  // namespace shardrun::io::hdf5

@@ -148,12 +148,12 @@ void write_segment(const fs::path& target, const SegmentHeader& header, const Ta
         if (!layout::sync_path(temp)) throw Hdf5Error("fsync failed: " + std::string(std::strerror(errno)));
     } catch (const Hdf5Error& error) {
         std::remove(temp.c_str());
-        throw OutputError("cannot commit results to " + temp.string() + ": " + error.what() +
-                          "; free disk space (or raise the file size limit) and rerun with --resume");
+        throw WriteError("cannot commit results to " + temp.string() + ": " + error.cause() +
+                         "; free disk space (or raise the file size limit) and rerun with --resume");
     }
     if (segment_commit_hook) segment_commit_hook("temp_written");
     if (std::rename(temp.c_str(), target.c_str()) != 0) {
-        throw OutputError("cannot rename " + temp.string() + ": " + std::strerror(errno) + "; rerun with --resume");
+        throw WriteError("cannot rename " + temp.string() + ": " + std::strerror(errno) + "; rerun with --resume");
     }
     layout::sync_path(target.parent_path());
     if (segment_commit_hook) segment_commit_hook("renamed");

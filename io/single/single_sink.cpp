@@ -122,8 +122,8 @@ void SingleSink::commit()
         write_tasks(order, dxpl.get());
         SHARDRUN_H5_CHECK(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL));
     } catch (const Hdf5Error& failure) {
-        throw OutputError("cannot commit results to the single-layout file: " + std::string(failure.what()) +
-                          "; free disk space and rerun with --resume");
+        throw WriteError("cannot commit results to the single-layout file: " + failure.cause() +
+                         "; free disk space and rerun with --resume");
     }
     buffer_.clear();
 }

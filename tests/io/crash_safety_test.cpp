@@ -198,7 +198,7 @@ TEST(CrashSafety, TruncatedAndCorruptSegmentsAreDetectedAndRerun)
             if (id == 9 || id == 19) sink->commit();  // small batches fit, the last one does not
         }
         sink->commit();
-    } catch (const OutputError& error) {
+    } catch (const WriteError& error) {
         const std::string what = error.what();
         if (write(report, what.data(), what.size()) < 0) _exit(3);
         _exit(0);
@@ -228,7 +228,9 @@ TEST(CrashSafety, FullDiskGivesAClearErrorAndKeepsEarlierBatches)
     ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
     EXPECT_NE(message.find(options.path + ".shards/a0/r0/00000002.h5.tmp"), std::string::npos) << message;
     EXPECT_NE(message.find("--resume"), std::string::npos) << message;
-    EXPECT_NE(message.find("File too large"), std::string::npos) << message;
+    EXPECT_NE(message.find(": File too large; free disk space"), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << "the message must be one line: " << message;
+    EXPECT_EQ(message.find("H5F"), std::string::npos) << "no HDF5 internals in the message: " << message;
     EXPECT_FALSE(fs::exists(options.path + ".shards/a0/r0/00000002.h5.tmp"));
     EXPECT_EQ(committed_tasks(options, m), ok_ids(20));
     EXPECT_EQ(resume_and_check(options, tasks), "");
