@@ -108,17 +108,31 @@ bool sync_path(const fs::path& path)
     return ok;
 }
 
+void clear_for_create(const fs::path& path)
+{
+    std::error_code error;
+    const auto status = fs::symlink_status(path, error);
+    if (!error && status.type() != fs::file_type::not_found && status.type() != fs::file_type::directory) {
+        fs::remove(path, error);  // removes a symlink itself, never its target
+    }
+}
+
 void write_file_atomically(const fs::path& target, const std::string& text)
 {
     const fs::path temp = target.string() + ".tmp";
-    {
-        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-        out << text;
-        out.flush();
-        if (!out) {
-            throw OutputError("cannot write " + temp.string() + ": " + std::strerror(errno) +
-                              "; check free space and permissions of " + target.parent_path().string());
-        }
+    clear_for_create(temp);
+    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    bool written = fd >= 0;
+    for (std::size_t done = 0; written && done < text.size();) {
+        const auto n = ::write(fd, text.data() + done, text.size() - done);
+        written = n > 0;
+        done += written ? static_cast<std::size_t>(n) : 0;
+    }
+    const int saved = errno;
+    if (fd >= 0) ::close(fd);
+    if (!written) {
+        throw OutputError("cannot write " + temp.string() + ": " + std::strerror(saved) +
+                          "; check free space and permissions of " + target.parent_path().string());
     }
     if (!sync_path(temp) || std::rename(temp.c_str(), target.c_str()) != 0) {
         throw OutputError("cannot write " + target.string() + ": " + std::strerror(errno) +

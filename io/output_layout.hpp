@@ -35,6 +35,13 @@ bool lock_held(const std::string& path, int array_index);
 /** fsync of a file or folder: makes a rename or a write durable. @return false on error */
 bool sync_path(const std::filesystem::path& path);
 
+/**
+ * Removes whatever is at `path` (a stale temporary, or a symlink someone planted) without
+ * following it, so that the caller's exclusive create makes a fresh file right there and
+ * never writes through a link into another file. Directories are left alone (the create fails).
+ */
+void clear_for_create(const std::filesystem::path& path);
+
 /** Writes `text` to `target` durably: temp file, fsync, rename, fsync of the folder. */
 void write_file_atomically(const std::filesystem::path& target, const std::string& text);
 

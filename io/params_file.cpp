@@ -28,8 +28,9 @@ void write_params_file(const fs::path& file, const std::vector<ParamColumn>& par
 {
     hdf5::silence_hdf5_errors();
     const fs::path temp = file.string() + ".tmp";
+    layout::clear_for_create(temp);
     try {
-        auto h5 = SHARDRUN_H5_OPEN(File, H5Fcreate(temp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+        auto h5 = SHARDRUN_H5_OPEN(File, H5Fcreate(temp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT));
         master::write_params(h5.get(), params, ranges);
         h5.close();
     } catch (const Hdf5Error& error) {

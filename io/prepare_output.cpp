@@ -107,12 +107,16 @@ void check_existing(const OutputOptions& options, const JobMetadata& metadata)
     // In an array job <path> is what `shardrun merge` built from the elements found so far; an
     // element that had not run yet is not overwriting anything, and the next merge rebuilds it.
     const bool master_counts = metadata.array_count == 1;
-    const bool exists = (master_counts && fs::exists(options.path)) || fs::exists(element);
+    // A task folder left from another run counts too: its files would mix with this run's.
+    const auto tasks = fs::path(options.path + ".tasks");
+    const bool tasks_exist = master_counts && fs::exists(fs::symlink_status(tasks));
+    const bool exists = (master_counts && fs::exists(options.path)) || fs::exists(element) || tasks_exist;
     if (!exists) return;
     if (options.force) {
         std::error_code error;
         fs::remove_all(element, error);
         if (!error && master_counts) fs::remove(options.path, error);
+        if (!error && tasks_exist) fs::remove_all(tasks, error);
         if (error) throw OutputError("--force cannot delete the old output " + options.path + ": " + error.message());
         return;
     }

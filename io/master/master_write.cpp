@@ -30,8 +30,9 @@ void write_master(const fs::path& target, const MasterInfo& info, TaskTable& tab
     if (table.first_id != 0) throw std::logic_error("write_master needs the table of the whole job");
     hdf5::silence_hdf5_errors();
     const fs::path temp = target.string() + ".tmp";
+    layout::clear_for_create(temp);
     try {
-        auto file = SHARDRUN_H5_OPEN(File, H5Fcreate(temp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+        auto file = SHARDRUN_H5_OPEN(File, H5Fcreate(temp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT));
         create_result_datasets(file.get(), info.fields, table.rows.size());
         const auto problems = table.problems.size();
         copy_results(file.get(), info.fields, table);  // may turn rows of a bad segment back to pending

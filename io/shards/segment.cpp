@@ -138,11 +138,12 @@ void write_segment(const fs::path& target, const SegmentHeader& header, const Ta
 {
     hdf5::silence_hdf5_errors();
     const fs::path temp = target.string() + ".tmp";
+    layout::clear_for_create(temp);
     try {
         auto fapl = SHARDRUN_H5_OPEN(PropList, H5Pcreate(H5P_FILE_ACCESS));
         // Large result blocks start on a page boundary: whole-page writes for the page cache and disk.
         SHARDRUN_H5_CHECK(H5Pset_alignment(fapl.get(), 64 * 1024, 4096));
-        auto file = SHARDRUN_H5_OPEN(File, H5Fcreate(temp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()));
+        auto file = SHARDRUN_H5_OPEN(File, H5Fcreate(temp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()));
         write_contents(file.get(), header, rows, fields);
         file.close();  // flushes: a full disk shows up here at the latest
         if (!layout::sync_path(temp)) throw Hdf5Error("fsync failed: " + std::string(std::strerror(errno)));

@@ -24,6 +24,9 @@ bool reusable(MPI_Comm comm, const std::string& file, std::uint64_t task_count)
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
     int reuse = 0;
+    // A planted symlink is never followed: it goes, and a fresh file is made in its place.
+    std::error_code error;
+    if (rank == 0 && fs::is_symlink(fs::symlink_status(file, error))) fs::remove(file, error);
     if (rank == 0 && fs::exists(file)) {
         try {
             auto h5 = SHARDRUN_H5_OPEN(File, H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));

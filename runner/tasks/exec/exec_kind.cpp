@@ -134,9 +134,13 @@ TaskOutcome ExecKind::run_program(const TaskContext& context, const std::vector<
     std::filesystem::create_directories(context.task_dir, made);
     if (made) return failure(1, fmt::format("cannot create the task directory {}: {}", context.task_dir, made.message()));
     const auto result_path = context.task_dir + "/result.json";
-    std::filesystem::remove(result_path, ignored);
     process.stdout_path = context.task_dir + "/stdout";
     process.stderr_path = context.task_dir + "/stderr";
+    if (std::filesystem::is_symlink(std::filesystem::symlink_status(context.task_dir, ignored))) {
+        return failure(1, fmt::format("the task folder {} is a symlink; refusing to write through it", context.task_dir));
+    }
+    // remove() takes a symlink itself away, so no file outside the task folder is written or read.
+    for (const auto& path : {result_path, process.stdout_path, process.stderr_path}) std::filesystem::remove(path, ignored);
     process.timeout_seconds = timeout_seconds_;
     process.grace_seconds = grace_seconds_;
     const auto ended = run_process(process, [&] { return (context.stop && context.stop->load()) || peer_failed(); });

@@ -30,10 +30,11 @@ int spawn(const ProcessSpec& spec, pid_t& pid)
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    // O_NOFOLLOW: output files are never written through a symlink planted in the task folder.
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, spec.stdout_path.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+                                     O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
     posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, spec.stderr_path.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+                                     O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
     // Own process group, so a timeout can stop everything the task started.
