@@ -12,7 +12,7 @@ name: planted
 task: exec
 sweep: {a: {range: [0, 4, 1]}}
 exec:
-  argv: [sh, -c, 'echo out-$SHARDRUN_PARAM_A; echo "{{\"v\": $SHARDRUN_PARAM_A}}" > $SHARDRUN_RESULT']
+  argv: [sh, -c, 'if [ -e OUT/fail-first ] && [ $SHARDRUN_PARAM_A = 0 ]; then exit 1; fi; echo out-$SHARDRUN_PARAM_A; echo "{{\"v\": $SHARDRUN_PARAM_A}}" > $SHARDRUN_RESULT']
   results: {v: float64}
 output: {path: OUT/out.h5}
 """
@@ -49,14 +49,19 @@ class PlantedSymlinksTest(unittest.TestCase):
         self.assert_victim_untouched()
 
     def test_task_stdout_on_resume(self):
-        self.assertEqual(run(["run", self.job, "-q"]).returncode, 0)
-        for name in ("stdout", "stderr", "result.json"):
-            os.remove(os.path.join(self.out + ".tasks", "0", name)) if os.path.exists(
-                os.path.join(self.out + ".tasks", "0", name)) else None
-        os.symlink(self.victim, os.path.join(self.out + ".tasks", "0", "stdout"))
-        self.assertEqual(run(["run", self.job, "-q", "--force"]).returncode, 0)
+        # Task 0 fails the first time, so --resume runs it again in its existing folder.
+        flag = os.path.join(self.work, "fail-first")
+        open(flag, "w").close()
+        self.assertEqual(run(["run", self.job, "-q"]).returncode, 1)
+        os.remove(flag)
+        stdout = os.path.join(self.out + ".tasks", "0", "stdout")
+        os.remove(stdout)
+        os.symlink(self.victim, stdout)
+        self.assertEqual(run(["run", self.job, "-q", "--resume"]).returncode, 0)
         self.assert_victim_untouched()
         self.assert_results_complete()
+        with open(stdout) as f:
+            self.assertEqual(f.read(), "out-0\n")
 
     def test_leftover_task_folder_counts_as_an_existing_output(self):
         victim_dir = os.path.join(self.work, "victim-dir")
