@@ -6,6 +6,7 @@
 #include "runner/cli/command_plan.hpp"
 #include "runner/cli/command_run.hpp"
 #include "runner/cli/command_selftest.hpp"
+#include "runner/cli/command_submit.hpp"
 #include "runner/cli/command_status.hpp"
 
 namespace shardrun::cli {
@@ -20,6 +21,7 @@ const std::vector<CommandFactory>& command_factories()
         [] { return std::make_unique<InfoCommand>(); },
         [] { return std::make_unique<SelftestCommand>(); },
         [] { return std::make_unique<BenchCommand>(); },
+        [] { return std::make_unique<SubmitCommand>(); },
     };
     return factories;
 }

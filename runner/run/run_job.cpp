@@ -89,9 +89,11 @@ int run_job(const RunOptions& options)
     output.finish(interrupted);
     const bool failed = any_member(*world, stats.failed > 0);
     if (topo.world_rank == 0) {
-        const RunTotals totals{job.spec.name, element.size(),
-                               std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
-                               interrupted, output.path()};
+        RunTotals totals{job.spec.name, element.size(),
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
+                         interrupted, output.path()};
+        totals.array_index = environment.array.index;
+        totals.array_count = environment.array.count;
         print_summary(options, totals, all_stats);
     }
     return interrupted ? exit_interrupted : failed ? exit_task_failed : exit_ok;

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <string_view>
 #include <nlohmann/json.hpp>
 
 namespace shardrun::run {
@@ -58,6 +60,28 @@ Aggregate aggregate(const std::vector<RankStats>& ranks)
     return all;
 }
 
+/** `shardrun merge <path>`, the path quoted for a shell when it needs it. */
+std::string merge_command(const std::string& path)
+{
+    const bool plain = std::all_of(path.begin(), path.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_-./=:,+@%").find(c) != std::string_view::npos;
+    });
+    return "shardrun merge " + (plain ? path : "'" + path + "'");
+}
+
+// One element of an array job has no master file yet: name what it wrote and how to join it.
+std::string element_lines(const RunTotals& totals)
+{
+    std::string out = fmt::format("  array element {} of {} {} (indices 0..{})\n", totals.array_index,
+                                  totals.array_count, totals.interrupted ? "INTERRUPTED" : "finished",
+                                  totals.array_count - 1);
+    if (totals.output_path.empty()) return out;
+    out += fmt::format("  its results: {}.shards/a{}/ ({} does not exist until the elements are merged)\n",
+                       totals.output_path, totals.array_index, totals.output_path);
+    out += fmt::format("  when all {} elements have finished: {}\n", totals.array_count, merge_command(totals.output_path));
+    return out;
+}
+
 }  // namespace
 
 std::vector<RankStats> gather_stats(collectives::Communicator& world, const RankStats& mine)
@@ -88,7 +112,11 @@ std::string format_summary(const RunTotals& totals, const std::vector<RankStats>
     }
     if (all.failures.size() > 20) out += fmt::format("  ... and {} more failed tasks\n", all.failed - 20);
     if (totals.interrupted) out += "  interrupted: committed tasks are kept; run again with --resume to finish\n";
-    if (!totals.output_path.empty()) out += fmt::format("  results: {}\n", totals.output_path);
+    if (totals.array_count > 1) {
+        out += element_lines(totals);
+    } else if (!totals.output_path.empty()) {
+        out += fmt::format("  results: {}\n", totals.output_path);
+    }
     return out;
 }
 
@@ -97,10 +125,16 @@ std::string summary_json(const RunTotals& totals, const std::vector<RankStats>& 
     const auto all = aggregate(ranks);
     auto per_rank = nlohmann::json::array();
     for (const auto& r : ranks) per_rank.push_back(to_json(r));
-    const nlohmann::json summary = {{"event", "summary"}, {"job", totals.job_name}, {"tasks", totals.tasks},
-                                    {"ok", all.ok}, {"failed", all.failed}, {"skipped", all.skipped},
-                                    {"interrupted", totals.interrupted}, {"wall_seconds", totals.wall_seconds},
-                                    {"output", totals.output_path}, {"ranks", per_rank}};
+    nlohmann::json summary = {{"event", "summary"}, {"job", totals.job_name}, {"tasks", totals.tasks},
+                              {"ok", all.ok}, {"failed", all.failed}, {"skipped", all.skipped},
+                              {"interrupted", totals.interrupted}, {"wall_seconds", totals.wall_seconds},
+                              {"output", totals.output_path}, {"ranks", per_rank}};
+    if (totals.array_count > 1) {
+        summary["array_index"] = totals.array_index;
+        summary["array_count"] = totals.array_count;
+        summary["element_output"] = fmt::format("{}.shards/a{}/", totals.output_path, totals.array_index);
+        summary["merge_command"] = merge_command(totals.output_path);
+    }
     return summary.dump();
 }
 

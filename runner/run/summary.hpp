@@ -18,6 +18,8 @@ struct RunTotals {
     double wall_seconds = 0;
     bool interrupted = false;
     std::string output_path;
+    long array_index = 0;  ///< this run's element of the array job (zero-based)
+    long array_count = 1;  ///< more than 1: the run is one element; its results wait for `shardrun merge`
 };
 
 /** The human summary printed by rank 0 at the end. */

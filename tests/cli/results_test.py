@@ -134,5 +134,25 @@ class ArrayMergeTest(unittest.TestCase):
         self.assertEqual(json.loads(status.stdout)["ok"], 60)
 
 
+class ArrayElementSummaryTest(unittest.TestCase):
+    def test_element_summary_and_status_name_the_shards_and_the_merge(self):
+        work = scratch_dir()
+        output = f"{work}/e.h5"
+        proc = run(["run", sweep_job(work, output), "--progress", "plain", "--array-index", "1", "--array-count", "3"],
+                   np=2)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("array element 1 of 3 finished", proc.stdout)
+        self.assertIn(f"its results: {output}.shards/a1/", proc.stdout)
+        self.assertIn(f"when all 3 elements have finished: shardrun merge {output}\n", proc.stdout)
+        self.assertNotIn(f"results: {output}\n", proc.stdout, "the master file does not exist yet")
+        status = run(["status", output])
+        self.assertEqual(status.returncode, 1, status.stdout + status.stderr)
+        self.assertIn(f"array element 1 of 3 finished; its results: {output}.shards/a1/", status.stdout)
+        self.assertIn(f"when all 3 have finished: shardrun merge {output}\n", status.stdout)
+        status_json = json.loads(run(["status", output, "--json"]).stdout)
+        self.assertEqual(status_json["finished_elements"], [1])
+        self.assertEqual(status_json["merge_command"], f"shardrun merge {output}")
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

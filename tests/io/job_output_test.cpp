@@ -297,5 +297,20 @@ TEST(Status, CountsPerElementAndRankAndShowsStderr)
     EXPECT_NE(status_json(report).find("\"missing_elements\":[1]"), std::string::npos) << status_json(report);
 }
 
+TEST(Status, ElementOutputNamesItsShardsAndTheMergeCommand)
+{
+    const auto dir = testing::scratch_dir();
+    const OutputOptions options{dir + "/results.h5"};
+    run_element(options, test_metadata(20, 2, 1));
+
+    const auto report = status_report(options.path);
+    const auto text = status_text(report);
+
+    EXPECT_NE(text.find("array element 1 of 2 finished; its results: " + options.path + ".shards/a1/\n"),
+              std::string::npos) << text;
+    EXPECT_NE(text.find("when all 2 have finished: shardrun merge " + options.path + "\n"), std::string::npos) << text;
+    EXPECT_NE(status_json(report).find("\"finished_elements\":[1]"), std::string::npos) << status_json(report);
+}
+
 }  // namespace
 }  // namespace shardrun::io

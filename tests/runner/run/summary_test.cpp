@@ -44,6 +44,46 @@ TEST(Summary, InterruptedRunSaysHowToResume)
     EXPECT_TRUE(contains(text, "--resume")) << text;
 }
 
+TEST(Summary, ArrayElementNamesItsShardsAndTheMergeCommand)
+{
+    RunTotals totals{"heat", 4, 1.0, false, "results/heat.h5"};
+    totals.array_index = 1;
+    totals.array_count = 3;
+
+    const auto text = format_summary(totals, two_ranks());
+
+    EXPECT_TRUE(contains(text, "array element 1 of 3 finished")) << text;
+    EXPECT_TRUE(contains(text, "its results: results/heat.h5.shards/a1/")) << text;
+    EXPECT_TRUE(contains(text, "when all 3 elements have finished: shardrun merge results/heat.h5\n")) << text;
+    EXPECT_FALSE(contains(text, "  results: results/heat.h5\n")) << "the master does not exist yet: " << text;
+}
+
+TEST(Summary, InterruptedArrayElementSaysSo)
+{
+    RunTotals totals{"heat", 4, 1.0, true, "my results/heat.h5"};
+    totals.array_index = 0;
+    totals.array_count = 2;
+
+    const auto text = format_summary(totals, two_ranks());
+
+    EXPECT_TRUE(contains(text, "array element 0 of 2 INTERRUPTED")) << text;
+    EXPECT_TRUE(contains(text, "shardrun merge 'my results/heat.h5'")) << text;
+}
+
+TEST(Summary, JsonSummaryOfAnArrayElement)
+{
+    RunTotals totals{"heat", 4, 1.0, false, "out.h5"};
+    totals.array_index = 2;
+    totals.array_count = 4;
+
+    const auto parsed = nlohmann::json::parse(summary_json(totals, two_ranks()));
+
+    EXPECT_EQ(parsed["array_index"], 2);
+    EXPECT_EQ(parsed["array_count"], 4);
+    EXPECT_EQ(parsed["element_output"], "out.h5.shards/a2/");
+    EXPECT_EQ(parsed["merge_command"], "shardrun merge out.h5");
+}
+
 TEST(Summary, JsonSummaryHasTotalsAndRanks)
 {
     const RunTotals totals{"heat", 4, 12.5, false, "out.h5"};

@@ -1,0 +1,71 @@
+#include "runner/cli/command_submit.hpp"
+
+#include <iostream>
+
+#include "runner/errors.hpp"
+#include "runner/placement/placement.hpp"
+#include "runner/run/prepared_job.hpp"
+#include "runner/submit/submit_files.hpp"
+#include "runner/submit/submit_targets.hpp"
+
+namespace po = boost::program_options;
+
+namespace shardrun::cli {
+namespace {
+
+/** The ranks that run one array element together on `target`. */
+long ranks_per_element(const submit::SubmitOptions& options)
+{
+    return options.target == submit::Target::slurm ? options.nodes * options.ranks_per_node : options.ranks_per_node;
+}
+
+}  // namespace
+
+void SubmitCommand::add_options(po::options_description& options, po::positional_options_description& positional)
+{
+    auto& o = options_;
+    options.add_options()
+        ("job", po::value<std::string>(&o.job_file)->required(), "the job file (YAML or JSON)")
+        ("to", po::value<std::string>(&target_)->required(), "slurm | aws-batch | gcp-batch")
+        ("array", po::value<long>(&o.array)->default_value(1), "array elements; element i takes the i-th block of tasks")
+        ("nodes", po::value<long>(&o.nodes)->default_value(1),
+         "nodes per array element (slurm); nodes of the multi-node job (aws-batch)")
+        ("ranks-per-node", po::value<long>(&o.ranks_per_node)->default_value(1), "MPI ranks on each node")
+        ("gpus-per-rank", po::value<long>(&o.gpus_per_rank)->default_value(0), "GPUs for each rank (0: CPU only)")
+        ("time", po::value<std::string>(&o.time), "time limit, as sbatch --time (e.g. 90, 2:00:00, 1-12)")
+        ("partition", po::value<std::string>(&o.partition), "Slurm partition")
+        ("image", po::value<std::string>(&o.image)->default_value(std::string(submit::default_image)),
+         "container image of the cloud jobs (the project's Dockerfile builds shardrun:latest)")
+        ("gpu-type", po::value<std::string>(&o.gpu_type)->default_value(std::string(submit::default_gpu_type)),
+         "Google Cloud accelerator type when --gpus-per-rank > 0")
+        ("dry-run", po::bool_switch(&o.dry_run), "write the files and print what would be submitted; submit nothing")
+        ("set", po::value<std::vector<std::string>>(&o.overrides)->composing(),
+         "override a job field: key.path=value (repeatable; passed on to shardrun run)")
+        ("shardrun", po::value<std::string>(&o.shardrun),
+         "the shardrun the scripts run (default: this one for slurm, shardrun on the image's PATH for the clouds)");
+    positional.add("job", 1);
+}
+
+void SubmitCommand::check(const po::variables_map& /*values*/)
+{
+    options_.target = submit::parse_target(target_);
+    submit::validate(options_);
+}
+
+int SubmitCommand::run()
+{
+    // The same checks as `run` before anything is written: a queued job must not fail on its input.
+    const auto job = run::prepare_job(options_.job_file, options_.overrides);
+    placement::group_layout(0, static_cast<int>(ranks_per_element(options_)), job.spec.gpus_per_task,
+                            static_cast<int>(options_.ranks_per_node));
+    const auto files = submit::plan_files(options_, job.spec);
+    submit::write_job_copy(files, job.spec, options_);
+    switch (options_.target) {
+    case submit::Target::slurm: return submit::submit_slurm(options_, files, std::cout);
+    case submit::Target::aws_batch: return submit::submit_aws_batch(options_, files, std::cout);
+    case submit::Target::gcp_batch: return submit::submit_gcp_batch(options_, files, std::cout);
+    }
+    return exit_ok;
+}
+
+}  // namespace shardrun::cli

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "runner/submit/submit_files.hpp"
+#include "runner/submit/submit_options.hpp"
+
+namespace shardrun::submit {
+
+/** The job queue the submit-job files name; `aws batch submit-job --job-queue Q` overrides it. */
+inline constexpr const char* aws_default_queue = "shardrun";
+
+/**
+ * RegisterJobDefinition input of the array job: type container, one container per array
+ * element with --ranks-per-node ranks (VCPU, MEMORY and, when asked, GPU resourceRequirements).
+ */
+nlohmann::json aws_array_job_definition(const SubmitOptions& options, const SubmitFiles& files);
+
+/** SubmitJob input of the array job: arrayProperties.size = --array (omitted for 1: AWS wants 2..10000). */
+nlohmann::json aws_array_submit(const SubmitOptions& options, const SubmitFiles& files);
+
+/**
+ * RegisterJobDefinition input of the multi-node parallel job: nodeProperties.numNodes = --nodes,
+ * mainNode 0, one nodeRangeProperties entry ("0:") with the same container. It runs the whole
+ * job (AWS Batch has no arrays of multi-node jobs).
+ */
+nlohmann::json aws_multinode_job_definition(const SubmitOptions& options, const SubmitFiles& files);
+
+/** SubmitJob input of the multi-node parallel job. */
+nlohmann::json aws_multinode_submit(const SubmitOptions& options, const SubmitFiles& files);
+
+/** The job definition names: shardrun-<job name> and shardrun-<job name>-multinode. */
+std::string aws_definition_name(const SubmitFiles& files, bool multinode);
+
+}  // namespace shardrun::submit

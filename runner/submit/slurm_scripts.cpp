@@ -1,0 +1,146 @@
+#include "runner/submit/slurm_scripts.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+
+#include "runner/errors.hpp"
+#include "runner/version.hpp"
+
+namespace shardrun::submit {
+namespace {
+
+std::string common_header(const SubmitOptions& options, const std::string& job_name)
+{
+    std::string text = "#!/bin/bash\n";
+    text += fmt::format("#SBATCH --job-name={}\n", shell_quote(job_name));
+    if (!options.time.empty()) text += fmt::format("#SBATCH --time={}\n", options.time);
+    if (!options.partition.empty()) text += fmt::format("#SBATCH --partition={}\n", options.partition);
+    return text;
+}
+
+std::string preamble(const SubmitFiles& files, const std::string& script)
+{
+    return fmt::format("# Written by `shardrun submit --to slurm` (shardrun {}); submit it again with: sbatch {}\n"
+                       "set -u\n"
+                       "cd {} || exit 1\n"
+                       "shardrun={}\n"
+                       "output={}\n",
+                       shardrun_version, shell_quote((files.dir / script).string()), shell_quote(files.workdir.string()),
+                       shell_quote(files.shardrun), shell_quote(files.output.string()));
+}
+
+// Debian's Open MPI has no Slurm PMI1/PMI2: without pmix its ranks die in MPI_Init.
+constexpr const char* pmix_check = R"(
+if ! srun --mpi=list 2>&1 | grep -q pmix; then
+    echo "shardrun: this Slurm has no pmix MPI plugin ('srun --mpi=list' does not list pmix), and Open MPI ranks need srun --mpi=pmix; install Slurm's PMIx support (Debian: slurm-wlm with libpmix2) or run the job with mpirun" >&2
+    exit 1
+fi
+)";
+
+// A requeued element (SLURM_RESTART_COUNT > 0), or one whose shard folder already exists,
+// continues what was committed instead of refusing the existing output.
+constexpr const char* resume_logic = R"(
+element=${SLURM_ARRAY_TASK_ID:-0}
+# This element as Slurm names it (the array's own job id would mean every element).
+self=${SLURM_ARRAY_JOB_ID:+${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID:-}}
+self=${self:-${SLURM_JOB_ID:-}}
+resume=
+if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ] || [ -d "$output.shards/a$element" ]; then
+    resume=--resume
+fi
+)";
+
+// --signal=B:USR1@120 sends USR1 to this shell only. The trap sends SIGTERM to this element's
+// steps through scancel (srun itself turns a SIGTERM into SIGKILL for its tasks): shardrun stops
+// taking tasks, flushes what is committed and exits 3. Once the step has ended, the element
+// is requeued and starts again with --resume.
+constexpr const char* stop_logic = R"(
+stop_requested=0
+# shellcheck disable=SC2317  # run by the trap
+on_usr1() {
+    stop_requested=1
+    echo "shardrun: time limit near (SIGUSR1): stopping array element $element gracefully; it will be requeued and resume"
+    scancel --signal=TERM "$self" || echo "shardrun: scancel --signal=TERM $self failed" >&2
+}
+trap on_usr1 USR1
+)";
+
+constexpr const char* wait_and_requeue = R"(step=$!
+# wait returns early when the trap runs; wait again until the step has really ended.
+while :; do
+    wait "$step"
+    status=$?
+    kill -0 "$step" 2>/dev/null || break
+done
+if [ "$stop_requested" = 1 ] && [ "$status" -ne 0 ]; then
+    # Requeue once Slurm has torn the step down: a requeue during its cleanup can leave PMIx's
+    # directory of the step behind, and the restarted step of the same id then fails to start.
+    for _ in $(seq 60); do
+        squeue -h -s -j "$self" -o %i 2>/dev/null | grep -q '\.[0-9]' || break
+        sleep 1
+    done
+    echo "shardrun: step ended with exit code $status; requeueing $self to resume"
+    scontrol requeue "$self"
+fi
+exit "$status"
+)";
+
+}  // namespace
+
+std::string slurm_run_script(const SubmitOptions& options, const SubmitFiles& files)
+{
+    std::string text = common_header(options, files.job_name);
+    if (options.array > 1) text += fmt::format("#SBATCH --array=0-{}\n", options.array - 1);
+    text += fmt::format("#SBATCH --nodes={}\n#SBATCH --ntasks-per-node={}\n", options.nodes, options.ranks_per_node);
+    if (options.gpus_per_rank > 0) text += fmt::format("#SBATCH --gpus-per-task={}\n", options.gpus_per_rank);
+    // A requeued element appends to its log, so the interrupted run's lines stay readable.
+    text += "#SBATCH --signal=B:USR1@120\n#SBATCH --requeue\n#SBATCH --open-mode=append\n";
+    const auto log = options.array > 1 ? "slurm-%A_%a.out" : "slurm-%j.out";
+    text += fmt::format("#SBATCH --output={}\n", shell_quote((files.dir / log).string()));
+    text += preamble(files, "run.sbatch");
+    text += fmt::format("job={}\n", shell_quote(files.job.string()));
+    text += pmix_check;
+    text += resume_logic;
+    text += stop_logic;
+    // The element is named explicitly: an element resubmitted alone (sbatch --array=7) is
+    // still element 7 of N, where Slurm's own variables would make it element 0 of 1.
+    const auto array = options.array > 1 ? fmt::format(" --array-index \"$element\" --array-count {}", options.array)
+                                         : std::string();
+    const auto args = files.run_args.empty() ? std::string() : " " + shell_join(files.run_args);
+    text += fmt::format("\nsrun --mpi=pmix \"$shardrun\" run \"$job\"{} $resume{} &\n", array, args);
+    text += wait_and_requeue;
+    return text;
+}
+
+std::string slurm_merge_script(const SubmitOptions& options, const SubmitFiles& files)
+{
+    std::string text = common_header(options, files.job_name + "-merge");
+    text += "#SBATCH --nodes=1\n#SBATCH --ntasks=1\n";
+    text += fmt::format("#SBATCH --output={}\n", shell_quote((files.dir / "slurm-merge-%j.out").string()));
+    text += preamble(files, "merge.sbatch");
+    text += R"(
+"$shardrun" merge "$output"
+status=$?
+if [ "$status" -ne 0 ]; then
+    echo "shardrun: MERGE INCOMPLETE (exit $status): $output lacks the array elements named above." >&2
+    echo "shardrun: rerun each of them with: sbatch --array=<element> )" +
+            shell_quote((files.dir / "run.sbatch").string()) + R"( (it resumes), then: $shardrun merge $output" >&2
+fi
+exit "$status"
+)";
+    return text;
+}
+
+std::string parse_sbatch_id(const std::string& output)
+{
+    std::string id;
+    for (const char c : output) {
+        if (!std::isdigit(static_cast<unsigned char>(c))) break;
+        id += c;
+    }
+    if (id.empty()) throw Error("sbatch printed no job id (got '" + output + "')");
+    return id;
+}
+
+}  // namespace shardrun::submit

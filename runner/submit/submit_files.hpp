@@ -1,0 +1,52 @@
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runner/job/job_spec.hpp"
+#include "runner/submit/submit_options.hpp"
+
+namespace shardrun::submit {
+
+/**
+ * Where a submission's files go and what its scripts run, all as absolute paths: the
+ * scripts run on other machines, later, from another working directory.
+ */
+struct SubmitFiles {
+    std::string job_name;
+    std::filesystem::path workdir;  ///< the working directory of `submit`; every script cd's here first
+    std::filesystem::path output;   ///< output.path of the job, absolute
+    std::filesystem::path dir;      ///< <output>.submit/<target>/
+    std::filesystem::path job;      ///< <dir>/job.yaml, the copy the queued run reads
+    std::string shardrun;           ///< the shardrun the scripts start
+    /** What follows `shardrun run <job>`: the --set overrides, unchanged, then the copied points file. */
+    std::vector<std::string> run_args;
+};
+
+/**
+ * Works out the paths of a submission (writes nothing).
+ * @param spec  the validated job, overrides applied
+ */
+SubmitFiles plan_files(const SubmitOptions& options, const job::JobSpec& spec);
+
+/**
+ * Creates <dir> and copies the job file there as job.yaml (its text, unchanged), and the
+ * sweep's points_file next to it when it names one, so later edits do not change a queued run.
+ */
+void write_job_copy(const SubmitFiles& files, const job::JobSpec& spec, const SubmitOptions& options);
+
+/** Writes `text` to `path` (replacing it); mode 0755 when `executable`. @throws Error on failure */
+void write_text_file(const std::filesystem::path& path, const std::string& text, bool executable = false);
+
+/** `text` quoted for bash when it needs it: plain words stay as they are, others go in '...'. */
+std::string shell_quote(std::string_view text);
+
+/** `words` quoted and joined with spaces. */
+std::string shell_join(const std::vector<std::string>& words);
+
+/** `name` reduced to [A-Za-z0-9_-] (others become '-'), at most `max` characters, never empty. */
+std::string safe_name(std::string_view name, std::size_t max);
+
+}  // namespace shardrun::submit

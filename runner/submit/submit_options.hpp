@@ -1,0 +1,57 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shardrun::submit {
+
+/** Where `shardrun submit` sends a job. */
+enum class Target { slurm, aws_batch, gcp_batch };
+
+/** "slurm" | "aws-batch" | "gcp-batch": the --to value and the name of the target's folder. */
+std::string_view target_name(Target target) noexcept;
+
+/** What `shardrun submit` was asked for, checked by validate(). */
+struct SubmitOptions {
+    std::string job_file;
+    Target target = Target::slurm;
+    long array = 1;             ///< array elements
+    long nodes = 1;             ///< nodes per element (Slurm, AWS multi-node)
+    long ranks_per_node = 1;    ///< MPI ranks on each node
+    long gpus_per_rank = 0;     ///< GPUs each rank gets (0: CPU only)
+    std::string time;           ///< Slurm time limit as given ("" = the partition's default)
+    long time_seconds = 0;      ///< the same in seconds (0 = none)
+    std::string partition;      ///< Slurm partition ("" = the default one)
+    std::string image;          ///< container image of the cloud targets
+    std::string gpu_type;       ///< Google Cloud accelerator type
+    bool dry_run = false;
+    std::vector<std::string> overrides;  ///< --set key.path=value, passed on to `shardrun run`
+    std::string shardrun;       ///< the shardrun the scripts start ("" = default of the target)
+};
+
+/** The image the cloud job files name unless --image is given: what the project's Dockerfile builds. */
+inline constexpr std::string_view default_image = "shardrun:latest";
+/** Google Cloud accelerator type used when GPUs are asked and --gpu-type is not given. */
+inline constexpr std::string_view default_gpu_type = "nvidia-tesla-t4";
+
+/**
+ * Parses "--to": slurm | aws-batch | gcp-batch.
+ * @throws UsageError naming the allowed values
+ */
+Target parse_target(const std::string& text);
+
+/**
+ * Parses a Slurm time limit: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS.
+ * @return seconds
+ * @throws UsageError when `text` is none of those
+ */
+long parse_time_limit(const std::string& text);
+
+/**
+ * Checks counts and combinations (fills time_seconds). Touches no file.
+ * @throws UsageError one line naming the option and what is allowed
+ */
+void validate(SubmitOptions& options);
+
+}  // namespace shardrun::submit

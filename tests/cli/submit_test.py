@@ -1,0 +1,389 @@
+"""`shardrun submit`: the Slurm scripts (their lines, and their resume / graceful-stop logic run in
+bash with fake srun, scancel and scontrol), the AWS Batch and Google Cloud Batch job files field by
+field, bad options, and the AWS entrypoint run here as a one-node cluster: array elements take the
+same task blocks as Slurm array elements, and a multi-node job of one node runs the whole job."""
+import json
+import os
+import signal
+import stat
+import subprocess
+import time
+import unittest
+
+from harness import MPIEXEC, SHARDRUN, SOURCE_DIR, clean_env, run, scratch_dir
+from jobs import h5py_module, write_job
+
+h5py = h5py_module()
+TASKS = 12
+
+# Result y = x * x; each task also leaves a mark named after its id in $MARKS (set per run).
+JOB = r'''
+name: squares
+task: exec
+sweep:
+  x: {range: [0, 12, 1]}
+output: {path: OUT}
+exec:
+  argv: [sh, -c, 'touch "$MARKS/{task_id}"; printf "{{\"y\": %d}}" $(( {x} * {x} )) > "$SHARDRUN_RESULT"']
+  results: {y: float64}
+'''
+
+# Field names of the real APIs (AWS RegisterJobDefinition / SubmitJob, Cloud Batch jobs.create).
+AWS_DEFINITION = {"jobDefinitionName", "type", "containerProperties", "nodeProperties", "retryStrategy",
+                  "timeout", "platformCapabilities", "tags", "parameters", "propagateTags"}
+AWS_CONTAINER = {"image", "command", "environment", "resourceRequirements", "linuxParameters", "volumes",
+                 "mountPoints", "jobRoleArn", "executionRoleArn"}
+AWS_SUBMIT = {"jobName", "jobQueue", "jobDefinition", "arrayProperties", "retryStrategy", "timeout"}
+GCP_JOB = {"taskGroups", "allocationPolicy", "logsPolicy", "labels"}
+GCP_TASK_SPEC = {"runnables", "environment", "computeResource", "maxRetryCount", "lifecyclePolicies",
+                 "maxRunDuration", "volumes"}
+
+
+def mpi_env(extra=None):
+    env = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+           "OMPI_MCA_rmaps_base_oversubscribe": "1", "OMPI_MCA_btl_vader_single_copy_mechanism": "none"}
+    env.update(extra or {})
+    return clean_env(env)
+
+
+class Submission:
+    """A job in a scratch folder and what `shardrun submit` wrote for it."""
+
+    def __init__(self, test, target, *options):
+        self.work = scratch_dir()
+        self.output = os.path.join(self.work, "out", "squares.h5")
+        self.job = write_job(self.work, JOB.replace("OUT", "out/squares.h5"))
+        self.proc = run(["submit", self.job, "--to", target, *options], cwd=self.work)
+        test.assertEqual(self.proc.returncode, 0, self.proc.stdout + self.proc.stderr)
+        self.dir = os.path.join(self.output + ".submit", target)
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def text(self, name):
+        with open(self.path(name)) as f:
+            return f.read()
+
+    def json(self, name):
+        return json.loads(self.text(name))
+
+
+class BadOptionsTest(unittest.TestCase):
+    def expect_bad(self, *args, job_text=JOB, needle=""):
+        work = scratch_dir()
+        job = write_job(work, job_text.replace("OUT", "out/squares.h5"))
+        proc = run(["submit", job, *args], cwd=work)
+        self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+        lines = [line for line in proc.stderr.splitlines() if line.startswith("shardrun:")]
+        self.assertEqual(len(lines), 1, proc.stderr)
+        self.assertIn(needle, lines[0])
+        self.assertFalse(os.path.exists(os.path.join(work, "out")), "nothing may be written")
+
+    def test_bad_options(self):
+        self.expect_bad("--to", "nowhere", needle="slurm, aws-batch or gcp-batch")
+        self.expect_bad(needle="to")  # --to is required
+        self.expect_bad("--to", "slurm", "--array", "0", needle="--array 0 must be at least 1")
+        self.expect_bad("--to", "slurm", "--ranks-per-node", "0", needle="--ranks-per-node")
+        self.expect_bad("--to", "slurm", "--gpus-per-rank", "-1", needle="--gpus-per-rank")
+        self.expect_bad("--to", "slurm", "--time", "soon", needle="--time 'soon'")
+        self.expect_bad("--to", "aws-batch", "--partition", "gpu", needle="--partition is a Slurm option")
+        self.expect_bad("--to", "gcp-batch", "--nodes", "2", needle="--nodes must be 1")
+
+    def test_bad_job_is_refused_as_run_refuses_it(self):
+        self.expect_bad("--to", "slurm", job_text=JOB + "retries: lots\n", needle="retries: 'lots' is not an integer")
+        self.expect_bad("--to", "aws-batch", "--set", "schedule=sometimes", needle="schedule")
+        self.expect_bad("--to", "slurm", "--ranks-per-node", "3", job_text=JOB + "gpus_per_task: 2\n",
+                        needle="gpus_per_task: 2 does not divide the 3 ranks")
+
+
+class SlurmScriptsTest(unittest.TestCase):
+    def test_array_script_lines(self):
+        s = Submission(self, "slurm", "--array", "3", "--nodes", "2", "--ranks-per-node", "4", "--gpus-per-rank", "1",
+                       "--time", "1:30:00", "--partition", "gpu", "--set", "retries=2", "--dry-run")
+        script = s.text("run.sbatch")
+        for line in ["#SBATCH --array=0-2", "#SBATCH --nodes=2", "#SBATCH --ntasks-per-node=4",
+                     "#SBATCH --gpus-per-task=1", "#SBATCH --time=1:30:00", "#SBATCH --partition=gpu",
+                     "#SBATCH --signal=B:USR1@120", "#SBATCH --requeue", "#SBATCH --job-name=squares",
+                     f"#SBATCH --output={s.dir}/slurm-%A_%a.out", f"cd {s.work} || exit 1",
+                     f"shardrun={SHARDRUN}", f"output={s.output}", f"job={s.dir}/job.yaml", "trap on_usr1 USR1"]:
+            self.assertIn(line + "\n", script)
+        self.assertIn('srun --mpi=list 2>&1 | grep -q pmix', script)
+        self.assertIn('srun --mpi=pmix "$shardrun" run "$job" --array-index "$element" --array-count 3 $resume '
+                      '--set retries=2 &', script)
+        self.assertIn('scontrol requeue "$self"', script)
+        self.assertNotIn("OMPI_ALLOW_RUN_AS_ROOT", script)
+        with open(s.job) as original:
+            self.assertEqual(s.text("job.yaml"), original.read())
+        merge = s.text("merge.sbatch")
+        self.assertIn('"$shardrun" merge "$output"', merge)
+        self.assertIn("MERGE INCOMPLETE", merge)
+        self.assertIn(script, s.proc.stdout)
+        self.assertIn(f"sbatch --parsable --dependency=afterany:<array job id> {s.dir}/merge.sbatch", s.proc.stdout)
+
+    def test_single_job_script_lines(self):
+        s = Submission(self, "slurm", "--dry-run")
+        script = s.text("run.sbatch")
+        for absent in ("--array", "--gpus-per-task", "--partition", "--time"):
+            self.assertNotIn(absent, script)
+        self.assertIn(f"#SBATCH --output={s.dir}/slurm-%j.out\n", script)
+
+    def test_points_file_is_copied_with_the_job(self):
+        work = scratch_dir()
+        os.makedirs(os.path.join(work, "jobs"))
+        with open(os.path.join(work, "jobs", "pts.json"), "w") as f:
+            json.dump([{"x": 2}, {"x": 3}], f)
+        job = write_job(os.path.join(work, "jobs"), JOB.replace("OUT", "out/squares.h5").replace(
+            "x: {range: [0, 12, 1]}", "points_file: pts.json"))
+        proc = run(["submit", job, "--to", "slurm", "--dry-run"], cwd=work)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        folder = os.path.join(work, "out", "squares.h5.submit", "slurm")
+        with open(os.path.join(folder, "points.json")) as f:
+            self.assertEqual(json.load(f), [{"x": 2}, {"x": 3}])
+        with open(os.path.join(folder, "run.sbatch")) as f:
+            self.assertIn(f"--set sweep.points_file={folder}/points.json &", f.read())
+
+    def fake_slurm(self, work, pmix=True):
+        """srun, scancel and scontrol stand-ins that log their arguments; srun runs until SIGTERM (exit 3)."""
+        bin_dir = os.path.join(work, "fakebin")
+        os.makedirs(bin_dir)
+        scripts = {
+            "srun": f"""if [ "$1" = --mpi=list ]; then echo "srun: MPI types are..."; {'echo "srun: pmix"' if pmix else ''}
+                         exit 0; fi
+                        echo "$*" > {work}/srun.args; echo $$ > {work}/srun.pid
+                        trap 'exit 3' TERM
+                        [ -n "${{FAKE_HOLD:-}}" ] && {{ while :; do sleep 0.1; done; }}
+                        exit 0""",
+            "scancel": f'echo "$*" > {work}/scancel.args; kill -TERM $(cat {work}/srun.pid)',
+            "scontrol": f'echo "$*" > {work}/scontrol.args',
+            "squeue": f'echo "$*" >> {work}/squeue.args',  # no steps left
+        }
+        for name, body in scripts.items():
+            path = os.path.join(bin_dir, name)
+            with open(path, "w") as f:
+                f.write("#!/bin/bash\n" + body + "\n")
+            os.chmod(path, os.stat(path).st_mode | stat.S_IEXEC)
+        return bin_dir
+
+    def run_script(self, s, bin_dir, **variables):
+        env = clean_env({"PATH": bin_dir + ":" + os.environ["PATH"], **variables})
+        return subprocess.run(["bash", s.path("run.sbatch")], capture_output=True, text=True, env=env, timeout=60)
+
+    def srun_args(self, s):
+        with open(os.path.join(s.work, "srun.args")) as f:
+            return f.read().split()
+
+    def test_resume_logic(self):
+        s = Submission(self, "slurm", "--array", "2", "--dry-run")
+        bin_dir = self.fake_slurm(s.work)
+        fresh = self.run_script(s, bin_dir, SLURM_ARRAY_TASK_ID="1", SLURM_JOB_ID="7")
+        self.assertEqual(fresh.returncode, 0, fresh.stderr)
+        self.assertNotIn("--resume", self.srun_args(s))
+        self.assertEqual(self.srun_args(s)[-4:], ["--array-index", "1", "--array-count", "2"])
+        requeued = self.run_script(s, bin_dir, SLURM_ARRAY_TASK_ID="1", SLURM_RESTART_COUNT="1")
+        self.assertEqual(requeued.returncode, 0, requeued.stderr)
+        self.assertIn("--resume", self.srun_args(s))
+        os.makedirs(s.output + ".shards/a0")
+        other = self.run_script(s, bin_dir, SLURM_ARRAY_TASK_ID="1")
+        self.assertEqual(other.returncode, 0, other.stderr)
+        self.assertNotIn("--resume", self.srun_args(s), "element 0's folder says nothing about element 1")
+        started = self.run_script(s, bin_dir, SLURM_ARRAY_TASK_ID="0")
+        self.assertEqual(started.returncode, 0, started.stderr)
+        self.assertIn("--resume", self.srun_args(s))
+
+    def test_no_pmix_is_one_clear_line(self):
+        s = Submission(self, "slurm", "--dry-run")
+        proc = self.run_script(s, self.fake_slurm(s.work, pmix=False))
+        self.assertEqual(proc.returncode, 1)
+        self.assertEqual(len(proc.stderr.splitlines()), 1, proc.stderr)
+        self.assertIn("srun --mpi=pmix", proc.stderr)
+        self.assertFalse(os.path.exists(os.path.join(s.work, "srun.args")))
+
+    def test_usr1_stops_the_step_and_requeues_the_element(self):
+        s = Submission(self, "slurm", "--array", "4", "--dry-run")
+        bin_dir = self.fake_slurm(s.work)
+        env = clean_env({"PATH": bin_dir + ":" + os.environ["PATH"], "FAKE_HOLD": "1", "SLURM_JOB_ID": "42",
+                         "SLURM_ARRAY_JOB_ID": "40", "SLURM_ARRAY_TASK_ID": "2"})
+        proc = subprocess.Popen(["bash", s.path("run.sbatch")], env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 30
+        while not os.path.exists(os.path.join(s.work, "srun.pid")) and time.time() < deadline:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGUSR1)
+        out, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 3, out + err)
+        with open(os.path.join(s.work, "scancel.args")) as f:
+            self.assertEqual(f.read().split(), ["--signal=TERM", "40_2"], "this element, not the whole array")
+        with open(os.path.join(s.work, "squeue.args")) as f:
+            self.assertIn("-j 40_2", f.read(), "the requeue waits until the element's step is gone")
+        with open(os.path.join(s.work, "scontrol.args")) as f:
+            self.assertEqual(f.read().split(), ["requeue", "40_2"])
+        self.assertIn("stopping array element 2 gracefully", out)
+
+    def test_merge_script_names_missing_elements(self):
+        s = Submission(self, "slurm", "--array", "2", "--dry-run")
+        marks = scratch_dir()
+        first = run(["run", s.path("job.yaml"), "-q", "--array-index", "0", "--array-count", "2"], np=2,
+                    cwd=s.work, env={"MARKS": marks, **mpi_env()})
+        self.assertEqual(first.returncode, 0, first.stderr)
+        merge = subprocess.run(["bash", s.path("merge.sbatch")], capture_output=True, text=True, env=clean_env())
+        self.assertEqual(merge.returncode, 1, merge.stdout + merge.stderr)
+        self.assertIn("array elements never started: 1", merge.stderr)
+        self.assertIn("MERGE INCOMPLETE", merge.stderr)
+        second = run(["run", s.path("job.yaml"), "-q", "--array-index", "1", "--array-count", "2"], np=2,
+                     cwd=s.work, env={"MARKS": marks, **mpi_env()})
+        self.assertEqual(second.returncode, 0, second.stderr)
+        merge = subprocess.run(["bash", s.path("merge.sbatch")], capture_output=True, text=True, env=clean_env())
+        self.assertEqual(merge.returncode, 0, merge.stdout + merge.stderr)
+        self.assertEqual(sorted(map(int, os.listdir(marks))), list(range(TASKS)))
+
+
+def env_of(container):
+    return {e["name"]: e["value"] for e in container["environment"]}
+
+
+class AwsBatchFilesTest(unittest.TestCase):
+    def check_container(self, test_case, container, s, ranks, gpus):
+        test_case.assertLessEqual(set(container), AWS_CONTAINER)
+        test_case.assertEqual(container["image"], "123456789012.dkr.ecr.us-east-1.amazonaws.com/shardrun:1")
+        test_case.assertEqual(container["command"], ["bash", s.path("entrypoint"), s.path("job.yaml"), "--set", "retries=1"])
+        resources = {r["type"]: r["value"] for r in container["resourceRequirements"]}
+        expected = {"VCPU": str(ranks), "MEMORY": str(ranks * 2048)} | ({"GPU": str(ranks * gpus)} if gpus else {})
+        test_case.assertEqual(resources, expected)
+        environment = env_of(container)
+        test_case.assertEqual(environment["SHARDRUN_RANKS_PER_NODE"], str(ranks))
+        test_case.assertEqual(environment["SHARDRUN_OUTPUT"], s.output)
+        test_case.assertEqual(environment["SHARDRUN_WORKDIR"], s.work)
+        test_case.assertTrue(all(isinstance(v, str) and not k.startswith("AWS_BATCH_") for k, v in environment.items()))
+
+    def submit(self, *options):
+        return Submission(self, "aws-batch", "--image", "123456789012.dkr.ecr.us-east-1.amazonaws.com/shardrun:1",
+                          "--set", "retries=1", *options)
+
+    def test_array_and_multinode_with_gpus(self):
+        s = self.submit("--array", "4", "--nodes", "3", "--ranks-per-node", "2", "--gpus-per-rank", "1",
+                        "--time", "2:00:00")
+        array = s.json("array-job.json")
+        self.assertLessEqual(set(array), AWS_DEFINITION)
+        self.assertEqual((array["type"], array["platformCapabilities"]), ("container", ["EC2"]))
+        self.assertEqual(array["timeout"], {"attemptDurationSeconds": 7200})
+        self.assertEqual(array["retryStrategy"]["attempts"], 3)
+        self.check_container(self, array["containerProperties"], s, 2, 1)
+        submit = s.json("array-submit.json")
+        self.assertLessEqual(set(submit), AWS_SUBMIT)
+        self.assertEqual(submit["arrayProperties"], {"size": 4})
+        self.assertEqual(submit["jobDefinition"], array["jobDefinitionName"])
+        mnp = s.json("multinode-job.json")
+        self.assertLessEqual(set(mnp), AWS_DEFINITION)
+        self.assertEqual(mnp["type"], "multinode")
+        nodes = mnp["nodeProperties"]
+        self.assertEqual((nodes["numNodes"], nodes["mainNode"], len(nodes["nodeRangeProperties"])), (3, 0, 1))
+        self.assertEqual(nodes["nodeRangeProperties"][0]["targetNodes"], "0:")
+        container = nodes["nodeRangeProperties"][0]["container"]
+        self.check_container(self, container, s, 2, 1)
+        self.assertEqual(env_of(container)["SHARDRUN_HOSTS_DIR"], s.path("hosts"))
+        self.assertEqual(s.json("multinode-submit.json")["jobDefinition"], mnp["jobDefinitionName"])
+        self.assertNotIn("arrayProperties", s.json("multinode-submit.json"))
+        with open(os.path.join(SOURCE_DIR, "scripts", "aws-batch", "entrypoint")) as f:
+            self.assertEqual(s.text("entrypoint"), f.read())
+        self.assertTrue(os.access(s.path("entrypoint"), os.X_OK))
+        self.assertIn(f"aws batch register-job-definition --cli-input-json file://{s.path('array-job.json')}", s.proc.stdout)
+        self.assertIn(f"aws batch submit-job --cli-input-json file://{s.path('array-submit.json')}", s.proc.stdout)
+
+    def test_cpu_only_single_element(self):
+        s = self.submit()
+        array = s.json("array-job.json")
+        self.check_container(self, array["containerProperties"], s, 1, 0)
+        self.assertNotIn("timeout", array)
+        self.assertNotIn("arrayProperties", s.json("array-submit.json"), "AWS arrays have 2 to 10000 elements")
+
+
+class GcpBatchFilesTest(unittest.TestCase):
+    def test_job_json(self):
+        s = Submission(self, "gcp-batch", "--array", "5", "--ranks-per-node", "4", "--gpus-per-rank", "1",
+                       "--gpu-type", "nvidia-l4", "--time", "90", "--image", "us-docker.pkg.dev/p/r/shardrun:1")
+        job = s.json("job.json")
+        self.assertLessEqual(set(job), GCP_JOB)
+        group = job["taskGroups"][0]
+        self.assertEqual((group["taskCount"], group["parallelism"]), (5, 5))
+        spec = group["taskSpec"]
+        self.assertLessEqual(set(spec), GCP_TASK_SPEC)
+        container = spec["runnables"][0]["container"]
+        self.assertEqual(container["imageUri"], "us-docker.pkg.dev/p/r/shardrun:1")
+        self.assertEqual([container["entrypoint"], *container["commands"]], ["bash", s.path("entrypoint"), s.path("job.yaml")])
+        self.assertEqual(spec["computeResource"], {"cpuMilli": 4000, "memoryMib": 8192})
+        self.assertEqual(spec["maxRunDuration"], "5400s")
+        self.assertEqual(spec["environment"]["variables"]["SHARDRUN_RANKS_PER_NODE"], "4")
+        instance = job["allocationPolicy"]["instances"][0]
+        self.assertIs(instance["installGpuDrivers"], True)
+        self.assertEqual(instance["policy"]["accelerators"], [{"type": "nvidia-l4", "count": 4}])
+        self.assertEqual(job["logsPolicy"], {"destination": "CLOUD_LOGGING"})
+        self.assertIn(f"gcloud batch jobs submit squares --location REGION --config {s.path('job.json')}", s.proc.stdout)
+
+    def test_no_gpu_fields_without_gpus(self):
+        job = Submission(self, "gcp-batch").json("job.json")
+        self.assertNotIn("allocationPolicy", job)
+        self.assertEqual(job["taskGroups"][0]["taskCount"], 1)
+        self.assertNotIn("maxRunDuration", job["taskGroups"][0]["taskSpec"])
+
+
+class AwsEntrypointTest(unittest.TestCase):
+    """The generated command and environment, run here with the variables AWS Batch would set."""
+
+    def run_container(self, s, definition, aws_variables, marks):
+        container = definition.get("containerProperties") or definition["nodeProperties"]["nodeRangeProperties"][0]["container"]
+        env = mpi_env({**env_of(container), **aws_variables, "MARKS": marks, "SHARDRUN_MPIRUN": MPIEXEC,
+                       "SHARDRUN_NODE_ADDRESS": "127.0.0.1"})
+        return subprocess.run(container["command"], capture_output=True, text=True, env=env, cwd="/", timeout=300)
+
+    def marks_of(self, marks):
+        return sorted(int(name) for name in os.listdir(marks))
+
+    def test_array_elements_take_the_slurm_blocks(self):
+        s = Submission(self, "aws-batch", "--array", "2", "--ranks-per-node", "2", "--shardrun", SHARDRUN,
+                       "--set", "retries=1")
+        definition = s.json("array-job.json")
+        aws = {"AWS_BATCH_JOB_ID": "a1b2:1", "AWS_BATCH_JOB_ARRAY_INDEX": "1", "AWS_BATCH_JOB_ARRAY_SIZE": "2"}
+        aws_marks = scratch_dir()
+        element = self.run_container(s, definition, aws, aws_marks)
+        self.assertEqual(element.returncode, 0, element.stdout + element.stderr)
+        self.assertIn("array element 1 of 2 finished", element.stdout)
+        reference_marks = scratch_dir()
+        reference = run(["run", s.path("job.yaml"), "-q", "--set", "output.path=ref.h5", "--array-index", "1",
+                         "--array-count", "2"], np=2, cwd=scratch_dir(), env={"MARKS": reference_marks, **mpi_env()})
+        self.assertEqual(reference.returncode, 0, reference.stderr)
+        self.assertEqual(self.marks_of(aws_marks), self.marks_of(reference_marks))
+        self.assertEqual(self.marks_of(aws_marks), list(range(TASKS // 2, TASKS)))
+        again = self.run_container(s, definition, {**aws, "AWS_BATCH_JOB_ATTEMPT": "2"}, aws_marks)
+        self.assertEqual(again.returncode, 0, "a retried element resumes: " + again.stderr)
+        slurm_marks = scratch_dir()
+        first = run(["run", s.path("job.yaml"), "-q"], np=2, cwd=s.work,
+                    env={"MARKS": slurm_marks, "SLURM_JOB_ID": "9", "SLURM_ARRAY_TASK_ID": "0",
+                         "SLURM_ARRAY_TASK_COUNT": "2", **mpi_env()})
+        self.assertEqual(first.returncode, 0, first.stderr)
+        self.assertEqual(self.marks_of(slurm_marks), list(range(TASKS // 2)))
+        merged = run(["merge", s.output])
+        self.assertEqual(merged.returncode, 0, merged.stdout + merged.stderr)
+        with h5py.File(s.output, "r") as f:
+            self.assertEqual(f["results/y"][:].tolist(), [float(x * x) for x in range(TASKS)])
+            self.assertTrue(bool(f.attrs["complete"]))
+
+    def test_multinode_job_of_one_node(self):
+        s = Submission(self, "aws-batch", "--nodes", "1", "--ranks-per-node", "2", "--shardrun", SHARDRUN)
+        aws = {"AWS_BATCH_JOB_ID": "c3d4#0", "AWS_BATCH_JOB_NODE_INDEX": "0", "AWS_BATCH_JOB_MAIN_NODE_INDEX": "0",
+               "AWS_BATCH_JOB_NUM_NODES": "1"}
+        marks = scratch_dir()
+        proc = self.run_container(s, s.json("multinode-job.json"), aws, marks)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertEqual(self.marks_of(marks), list(range(TASKS)))
+        rendezvous = s.path(os.path.join("hosts", "c3d4-1"))
+        with open(os.path.join(rendezvous, "hostfile")) as f:
+            self.assertEqual(f.read(), "127.0.0.1 slots=2\n")
+        with open(os.path.join(rendezvous, "done")) as f:
+            self.assertEqual(f.read(), "exit 0\n")
+        with h5py.File(s.output, "r") as f:
+            self.assertEqual(f["tasks/status"][:].tolist(), [1] * TASKS)
+            self.assertEqual(int(f.attrs["world_size"]), 2)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
