@@ -4,10 +4,11 @@
 #include "runner/cli/command_info.hpp"
 #include "runner/cli/command_merge.hpp"
 #include "runner/cli/command_plan.hpp"
+#include "runner/cli/command_report.hpp"
 #include "runner/cli/command_run.hpp"
 #include "runner/cli/command_selftest.hpp"
-#include "runner/cli/command_submit.hpp"
 #include "runner/cli/command_status.hpp"
+#include "runner/cli/command_submit.hpp"
 
 namespace shardrun::cli {
 
@@ -18,10 +19,11 @@ const std::vector<CommandFactory>& command_factories()
         [] { return std::make_unique<PlanCommand>(); },
         [] { return std::make_unique<StatusCommand>(); },
         [] { return std::make_unique<MergeCommand>(); },
+        [] { return std::make_unique<ReportCommand>(); },
+        [] { return std::make_unique<SubmitCommand>(); },
         [] { return std::make_unique<InfoCommand>(); },
         [] { return std::make_unique<SelftestCommand>(); },
         [] { return std::make_unique<BenchCommand>(); },
-        [] { return std::make_unique<SubmitCommand>(); },
     };
     return factories;
 }

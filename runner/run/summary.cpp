@@ -116,6 +116,7 @@ std::string format_summary(const RunTotals& totals, const std::vector<RankStats>
         out += element_lines(totals);
     } else if (!totals.output_path.empty()) {
         out += fmt::format("  results: {}\n", totals.output_path);
+        out += fmt::format("  picture: shardrun report {}\n", totals.output_path);
     }
     return out;
 }

@@ -1,5 +1,9 @@
 #include "runner/tasks/registry.hpp"
 
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
 #include "runner/errors.hpp"
 #include "runner/tasks/exec/exec_kind.hpp"
 #include "runner/tasks/kernel_kinds.hpp"
@@ -7,11 +11,28 @@
 #include "runner/tasks/train_kind.hpp"
 
 namespace shardrun::tasks {
+namespace {
 
-std::vector<std::string> task_kind_names()
+std::vector<std::string> built_in_names()
 {
     std::vector<std::string> names = {"exec", "noop", "train"};
     for (const auto& entry : kernel_kinds()) names.push_back(entry.name);
+    return names;
+}
+
+/** Kinds added by register_task_kind(), in registration order. */
+std::vector<std::pair<std::string, TaskKindFactory>>& registered_kinds()
+{
+    static std::vector<std::pair<std::string, TaskKindFactory>> kinds;
+    return kinds;
+}
+
+}  // namespace
+
+std::vector<std::string> task_kind_names()
+{
+    auto names = built_in_names();
+    for (const auto& [name, make] : registered_kinds()) names.push_back(name);
     return names;
 }
 
@@ -23,7 +44,21 @@ std::unique_ptr<TaskKind> make_task_kind(const job::JobSpec& spec)
     for (const auto& entry : kernel_kinds()) {
         if (entry.name == spec.task) return entry.make();
     }
+    for (const auto& [name, make] : registered_kinds()) {
+        if (name == spec.task) return make(spec);
+    }
     throw JobFileError(spec.file + ": task: '" + spec.task + "' is not a task kind");
+}
+
+void register_task_kind(std::string name, TaskKindFactory make)
+{
+    if (name.empty()) throw std::invalid_argument("register_task_kind: the name is empty");
+    if (!make) throw std::invalid_argument("register_task_kind: '" + name + "' has no factory");
+    const auto names = task_kind_names();
+    if (std::find(names.begin(), names.end(), name) != names.end()) {
+        throw std::invalid_argument("register_task_kind: '" + name + "' is already a task kind");
+    }
+    registered_kinds().emplace_back(std::move(name), std::move(make));
 }
 
 }  // namespace shardrun::tasks

@@ -32,6 +32,7 @@ TEST(Summary, CountsBusyTimeSlowestAndFailures)
     EXPECT_TRUE(contains(text, "slowest: #1 3.000 s, #3 1.500 s")) << text;
     EXPECT_TRUE(contains(text, "failed #1: exit 127: cannot run 'sim': command not found")) << text;
     EXPECT_TRUE(contains(text, "results: results/heat.h5")) << text;
+    EXPECT_TRUE(contains(text, "picture: shardrun report results/heat.h5")) << text;
 }
 
 TEST(Summary, InterruptedRunSaysHowToResume)

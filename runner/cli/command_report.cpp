@@ -1,0 +1,145 @@
+#include "runner/cli/command_report.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <vector>
+
+#include "io/errors.hpp"
+#include "runner/errors.hpp"
+
+// Set for this file by cmake/ShardrunInstall.cmake; the fallbacks keep it compiling without.
+#ifndef SHARDRUN_REPORT_FROM_BIN
+#define SHARDRUN_REPORT_FROM_BIN "../share/shardrun/shardrun-report.py"
+#endif
+#ifndef SHARDRUN_REPORT_INSTALLED
+#define SHARDRUN_REPORT_INSTALLED ""
+#endif
+#ifndef SHARDRUN_REPORT_SOURCE
+#define SHARDRUN_REPORT_SOURCE ""
+#endif
+
+extern char** environ;
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace shardrun::cli {
+namespace {
+
+bool is_file(const fs::path& path)
+{
+    std::error_code error;
+    return !path.empty() && fs::is_regular_file(path, error);
+}
+
+/** Runs argv (argv[0] a path) and returns its exit code; 127 when it cannot start, 1 when killed. */
+int spawn_and_wait(const std::vector<std::string>& args, bool quiet)
+{
+    std::vector<char*> argv;
+    for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    if (quiet) {
+        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    }
+    pid_t pid = 0;
+    const int failed = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (failed != 0) return 127;
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+fs::path report_script()
+{
+    if (const char* chosen = std::getenv("SHARDRUN_REPORT_SCRIPT"); chosen && *chosen) {
+        if (!is_file(chosen)) {
+            throw io::OutputError(std::string("report: SHARDRUN_REPORT_SCRIPT=") + chosen + " is not a file");
+        }
+        return chosen;
+    }
+    std::error_code error;
+    const auto exe = fs::read_symlink("/proc/self/exe", error);
+    std::vector<fs::path> candidates;
+    if (!error) candidates.push_back((exe.parent_path() / SHARDRUN_REPORT_FROM_BIN).lexically_normal());
+    // The source tree before the install prefix: a build tree's binary must not pick up an older
+    // installed script; where the sources are gone (Spack, the container image) the prefix serves.
+    candidates.emplace_back(SHARDRUN_REPORT_SOURCE);
+    candidates.emplace_back(SHARDRUN_REPORT_INSTALLED);
+    for (const auto& candidate : candidates) {
+        if (is_file(candidate)) return candidate;
+    }
+    std::ostringstream tried;
+    for (const auto& candidate : candidates) {
+        if (!candidate.empty()) tried << " " << candidate.string();
+    }
+    throw io::OutputError("report: shardrun-report.py not found (looked at" + tried.str() +
+                          "); set SHARDRUN_REPORT_SCRIPT to its path");
+}
+
+/** The first Python that imports h5py and matplotlib. */
+std::string report_python()
+{
+    if (const char* chosen = std::getenv("SHARDRUN_PYTHON"); chosen && *chosen) return chosen;
+    std::vector<std::string> candidates = {"/usr/bin/python3"};
+    std::istringstream path(std::getenv("PATH") ? std::getenv("PATH") : "");
+    for (std::string folder; std::getline(path, folder, ':');) {
+        if (!folder.empty() && is_file(fs::path(folder) / "python3")) {
+            candidates.push_back((fs::path(folder) / "python3").string());
+            break;
+        }
+    }
+    for (const auto& python : candidates) {
+        if (is_file(python) && spawn_and_wait({python, "-c", "import h5py, matplotlib"}, true) == 0) return python;
+    }
+    throw io::OutputError("report: needs a python3 that imports h5py and matplotlib (Debian/Ubuntu: apt-get "
+                          "install python3-h5py python3-matplotlib, as scripts/install-deps does; or set "
+                          "SHARDRUN_PYTHON)");
+}
+
+}  // namespace
+
+void ReportCommand::add_options(po::options_description& options, po::positional_options_description& positional)
+{
+    options.add_options()
+        ("output", po::value<std::string>(&path_), "the results file (output.path of the job)")
+        ("png", po::value<std::string>(&png_), "the picture to write (default: OUTPUT without .h5 + .report.png)")
+        ("html", po::value<std::string>(&html_), "also write an HTML page that embeds the picture");
+    positional.add("output", 1);
+}
+
+void ReportCommand::check(const po::variables_map& values)
+{
+    if (!values.count("output")) throw UsageError("report: name the results file, e.g. shardrun report results/heat.h5");
+}
+
+int ReportCommand::run()
+{
+    // Reads files only, like status: no MPI, so it runs on a login node.
+    if (!fs::exists(path_)) {
+        if (fs::is_directory(path_ + ".shards")) {
+            throw io::OutputError("report: " + path_ + ": not merged yet (only " + path_ +
+                                  ".shards/ exists): run shardrun merge " + path_ + " first");
+        }
+        throw io::OutputError("report: " + path_ + ": no such file");
+    }
+    const auto script = report_script();
+    std::vector<std::string> args = {report_python(), script.string(), path_};
+    if (!png_.empty()) args.insert(args.end(), {"--png", png_});
+    if (!html_.empty()) args.insert(args.end(), {"--html", html_});
+    const int code = spawn_and_wait(args, false);
+    if (code == 127) throw io::OutputError("report: cannot start " + args[0]);
+    return code;
+}
+
+}  // namespace shardrun::cli

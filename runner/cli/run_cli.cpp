@@ -1,0 +1,103 @@
+#include "runner/cli/run_cli.hpp"
+
+#include <mpi.h>
+#include <unistd.h>
+
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "io/errors.hpp"
+#include "runner/cli/commands.hpp"
+#include "runner/errors.hpp"
+#include "runner/version.hpp"
+
+namespace {
+
+using shardrun::cli::command_factories;
+
+void print_usage(std::ostream& out)
+{
+    out << "usage: shardrun <command> [options]\n"
+           "       shardrun --help | --version\n\ncommands:\n";
+    for (const auto& factory : command_factories()) {
+        const auto command = factory();
+        out << "  " << command->name() << std::string(10 - command->name().size(), ' ') << command->synopsis()
+            << "\n";
+    }
+    out << "\n'shardrun <command> --help' shows the options of a command.\n";
+}
+
+/**
+ * Reports an error once and ends the job with `code`. With several ranks a failing rank
+ * must abort the whole job, or the others wait forever in their next collective.
+ */
+int fail(const std::exception& error, int code)
+{
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    const bool mpi_live = initialized && !finalized;
+    int rank = 0, size = 1;
+    if (mpi_live) {
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+    }
+    // Bad input is usually seen by every rank: give rank 0 a moment to report it and abort
+    // the job, so the user reads one line instead of one per rank.
+    if (size > 1 && rank != 0 && code == shardrun::exit_bad_input) sleep(2);
+    std::cerr << "shardrun: " << (size > 1 ? "rank " + std::to_string(rank) + ": " : "") << error.what() << "\n";
+    if (mpi_live && size > 1) MPI_Abort(MPI_COMM_WORLD, code);
+    if (mpi_live) MPI_Finalize();
+    return code;
+}
+
+}  // namespace
+
+namespace shardrun::cli {
+
+int main(int argc, char** argv)
+{
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) {
+        print_usage(std::cerr);
+        return shardrun::exit_bad_input;
+    }
+    if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+        print_usage(std::cout);
+        return shardrun::exit_ok;
+    }
+    if (args[0] == "--version" || args[0] == "-V") {
+        std::cout << "shardrun " << shardrun::shardrun_version << " (" << shardrun::shardrun_git_commit << ")\n";
+        return shardrun::exit_ok;
+    }
+    auto command = shardrun::cli::make_command(args[0]);
+    if (!command) {
+        std::cerr << "shardrun: unknown command '" << args[0] << "'\n";
+        print_usage(std::cerr);
+        return shardrun::exit_bad_input;
+    }
+    try {
+        if (!command->setup({args.begin() + 1, args.end()})) return shardrun::exit_ok;
+        return command->run();
+    } catch (const shardrun::CollectiveFailure& error) {
+        // Every rank knows; the one that saw it first prints, and all end without MPI_Abort.
+        if (error.print_here()) std::cerr << "shardrun: " << error.what() << "\n";
+        int finalized = 0;
+        MPI_Finalized(&finalized);
+        if (!finalized) MPI_Finalize();
+        return error.code();
+    } catch (const shardrun::UsageError& error) {
+        std::cerr << command->help() << "\n";
+        return fail(error, shardrun::exit_bad_input);
+    } catch (const shardrun::JobFileError& error) {
+        return fail(error, shardrun::exit_bad_input);
+    } catch (const shardrun::io::OutputError& error) {
+        return fail(error, shardrun::exit_bad_input);
+    } catch (const std::exception& error) {
+        return fail(error, shardrun::exit_task_failed);
+    }
+}
+
+}  // namespace shardrun::cli
