@@ -187,6 +187,8 @@ struct StatusReport {
     std::vector<int> missing_elements;
     std::vector<int> running_elements;      ///< lock held right now
     std::vector<int> unfinished_elements;   ///< started, not finished, not running
+    /** Set when <path> exists but cannot be opened as results (then complete is false). */
+    std::string master_problem;
     bool complete = false;
 };
 

@@ -87,6 +87,10 @@ std::string status_text(const StatusReport& report)
     if (!report.unfinished_elements.empty()) {
         out << "  unfinished array elements (rerun with --resume): " << join(report.unfinished_elements) << "\n";
     }
+    if (!report.master_problem.empty()) {
+        out << "  the results file cannot be opened: " << report.master_problem
+            << "; rebuild it from the shards with " << merge_command(report.path) << "\n";
+    }
     if (report.array_count > 1) element_lines(out, report);
     for (const auto& task : report.failed_tasks) {
         out << "  failed task " << task.task_id << " (element " << task.array_index << ", rank " << task.rank
@@ -108,6 +112,7 @@ std::string status_json(const StatusReport& report)
                           {"exit_code", task.exit_code}, {"stderr_tail", task.stderr_tail}});
     }
     nlohmann::json j{{"path", report.path},         {"task_count", report.task_count},
+                     {"master_problem", report.master_problem},
                      {"array_count", report.array_count}, {"ok", report.ok},
                      {"failed", report.failed},     {"skipped", report.skipped},
                      {"pending", report.pending},   {"complete", report.complete},

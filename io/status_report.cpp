@@ -112,7 +112,7 @@ StatusReport from_master(const std::string& path, std::size_t stderr_lines)
         report.task_count = static_cast<std::uint64_t>(hdf5::read_int_attr(file.get(), "task_count").value_or(0));
         report.array_count = static_cast<int>(hdf5::read_int_attr(file.get(), "array_count").value_or(1));
     } catch (const Hdf5Error& error) {
-        throw OutputError(path + " is not a readable shardrun results file (" + error.what() + ")");
+        throw OutputError(path + " is not a readable shardrun results file (" + error.cause() + ")");
     }
     TaskTable table(report.task_count);
     table.gather_single(path, 0, report.task_count);
@@ -134,6 +134,15 @@ StatusReport status_report(const std::string& path, std::size_t stderr_lines)
                           " exists); check the path");
     }
     report.complete = report.pending == 0 && report.missing_elements.empty();
+    // What users open is the master: the shards may be complete while it is torn or foreign.
+    if (report.array_count == 1 && fs::exists(path)) {
+        try {
+            from_master(path, 0);
+        } catch (const OutputError& error) {
+            report.master_problem = error.what();
+            report.complete = false;
+        }
+    }
     return report;
 }
 

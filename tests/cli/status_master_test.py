@@ -1,0 +1,42 @@
+"""`shardrun status` of a finished run whose results file was damaged afterwards: it says the
+file cannot be opened and that the output is NOT complete (the shards alone would say complete),
+and `shardrun merge` rebuilds the file from the shards."""
+import os
+import unittest
+
+from harness import run, scratch_dir
+from jobs import write_job
+
+JOB = r"""
+name: status-master
+task: exec
+sweep: {a: {range: [0, 6, 1]}}
+exec:
+  argv: [sh, -c, 'echo "{{\"v\": $SHARDRUN_PARAM_A}}" > $SHARDRUN_RESULT']
+  results: {v: float64}
+output: {path: OUT/out.h5}
+"""
+
+
+class StatusMasterTest(unittest.TestCase):
+    def test_a_torn_master_is_reported_and_merge_rebuilds_it(self):
+        work = scratch_dir()
+        out = os.path.join(work, "out.h5")
+        self.assertEqual(run(["run", write_job(work, JOB.replace("OUT", work)), "-q"]).returncode, 0)
+        os.truncate(out, 1000)
+
+        status = run(["status", out])
+
+        self.assertEqual(status.returncode, 1, status.stdout + status.stderr)
+        self.assertIn("NOT complete", status.stdout)
+        self.assertIn("the results file cannot be opened", status.stdout)
+        self.assertIn("truncated file", status.stdout)
+        self.assertNotIn("H5Fopen", status.stdout)
+        self.assertEqual(run(["merge", out]).returncode, 0)
+        again = run(["status", out])
+        self.assertEqual(again.returncode, 0, again.stdout)
+        self.assertIn("— complete", again.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
