@@ -22,11 +22,13 @@ struct NodeShared {
     std::uint64_t end;   ///< end of the pool (under lock)
     std::uint64_t refills;
     std::atomic<std::int64_t> ok, failed, running;
+    std::atomic<std::int32_t> stop;
 };
 
-enum MessageKind : std::int64_t { refill_kind = 1, progress_kind = 2, final_kind = 3 };
+enum MessageKind : std::int64_t { refill_kind = 1, progress_kind = 2, final_kind = 3, stop_kind = 4 };
 constexpr int service_tag = 71;
 constexpr int reply_tag = 72;
+constexpr int stop_tag = 73;
 using Message = std::array<std::int64_t, 5>;  // kind, sender, three values
 
 }  // namespace
@@ -44,6 +46,9 @@ struct WorkCounters::State {
     std::thread thread;
     std::atomic<bool> abandon{false};
     bool finished = false;
+    std::mutex stop_mutex;  // one thread of a rank at a time sends or takes stop messages
+    bool stop_sent = false;   // this rank told the service
+    bool stop_told = false;   // rank 0: the service told every rank
 
     std::uint64_t grant(std::uint64_t count)
     {
@@ -78,6 +83,18 @@ struct WorkCounters::State {
         ++shared->refills;
     }
 
+    // Rank 0, once some rank asked to stop: one notice to every other rank (they take it in
+    // stop_requested()); its own node already sees the flag.
+    void tell_stop()
+    {
+        if (stop_told || shared->stop.load() == 0) return;
+        stop_told = true;
+        static const std::int64_t notice = 1;
+        for (int r = 1; r < service->size(); ++r) {
+            service->isend(std::span<const std::int64_t>(&notice, 1), r, stop_tag).abandon();  // eager, a few bytes
+        }
+    }
+
     void serve()
     {
         int finals_left = service->size() - 1;
@@ -86,6 +103,7 @@ struct WorkCounters::State {
         auto nap = std::chrono::microseconds(20);
         while (finals_left > 0 && !abandon.load()) {
             if (!request.test()) {
+                tell_stop();
                 std::this_thread::sleep_for(nap);
                 nap = std::min(nap * 2, std::chrono::microseconds(1000));
                 continue;
@@ -99,7 +117,10 @@ struct WorkCounters::State {
                 add_shared(message[2], message[3], message[4]);
             } else if (message[0] == final_kind) {
                 --finals_left;
+            } else if (message[0] == stop_kind) {
+                shared->stop.store(1);
             }
+            tell_stop();
             if (finals_left > 0) request = service->irecv(std::span<std::int64_t>(message), any_source, service_tag);
         }
     }
@@ -181,11 +202,39 @@ std::uint64_t WorkCounters::refills() const
     return refills;
 }
 
+void WorkCounters::request_stop()
+{
+    auto& s = *state_;
+    s.shared->stop.store(1);
+    if (!s.several_nodes || s.service->rank() == 0) return;
+    std::lock_guard lock(s.stop_mutex);
+    if (s.stop_sent || s.finished) return;
+    s.stop_sent = true;
+    const Message message{stop_kind, s.service->rank(), 0, 0, 0};
+    s.service->send(std::span<const std::int64_t>(message), 0, service_tag);
+}
+
+bool WorkCounters::stop_requested()
+{
+    auto& s = *state_;
+    if (s.shared->stop.load() != 0) return true;
+    if (!s.several_nodes || s.service->rank() == 0) return false;
+    std::lock_guard lock(s.stop_mutex);
+    if (s.finished || !s.service->iprobe(0, stop_tag)) return false;
+    std::int64_t notice = 0;
+    s.service->recv(std::span<std::int64_t>(&notice, 1), 0, stop_tag);
+    s.shared->stop.store(1);
+    return true;
+}
+
 void WorkCounters::finish()
 {
     auto& s = *state_;
-    if (s.finished) return;
-    s.finished = true;
+    {
+        std::lock_guard lock(s.stop_mutex);
+        if (s.finished) return;
+        s.finished = true;
+    }
     if (!s.several_nodes) return;
     if (s.service->rank() != 0) {
         const Message message{final_kind, s.service->rank(), 0, 0, 0};

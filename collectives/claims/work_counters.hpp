@@ -49,6 +49,14 @@ public:
     ProgressCounts read_progress() const;
     /** Refills this node's pool asked for so far (0 on one node). */
     std::uint64_t refills() const;
+    /**
+     * Asks every rank of the job to stop (a signal reached this one): a flag in node shared
+     * memory, and with several nodes a message to the claim service, which tells every rank.
+     * Thread-safe; repeated calls are harmless.
+     */
+    void request_stop();
+    /** True once any rank asked to stop. Never blocks; with several nodes it may take a message in. */
+    bool stop_requested();
     /** Ends the claim service once every rank is done with it. Collective; idempotent. */
     void finish();
 

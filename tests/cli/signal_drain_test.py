@@ -1,0 +1,82 @@
+"""SIGUSR1 or SIGTERM to ONE rank drains the whole job (Slurm's --signal, scancel of one task,
+a preemption notice): every rank stops taking tasks, exit 3, what finished is kept, and
+--resume completes the job with every task ok exactly once."""
+import json
+import os
+import signal
+import subprocess
+import time
+import unittest
+
+from harness import MPIEXEC, SHARDRUN, clean_env, run, scratch_dir
+from jobs import h5py_module, write_job
+
+JOB = r"""
+name: drain
+task: exec
+sweep: {a: {range: [0, 60, 1]}}
+schedule: dynamic
+exec:
+  argv: [sh, -c, 'sleep 0.2; echo "{{\"v\": $SHARDRUN_PARAM_A}}" > $SHARDRUN_RESULT']
+  results: {v: float64}
+output: {path: OUT/drain.h5}
+"""
+
+
+def rank_pid(job, rank, deadline):
+    while time.time() < deadline:
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    cmdline = f.read().split(b"\0")
+                with open(f"/proc/{pid}/environ", "rb") as f:
+                    environ = f.read().split(b"\0")
+            except OSError:
+                continue
+            if cmdline[:2] == [SHARDRUN.encode(), b"run"] and job.encode() in cmdline and \
+                    f"OMPI_COMM_WORLD_RANK={rank}".encode() in environ:
+                return int(pid)
+        time.sleep(0.05)
+    raise AssertionError(f"rank {rank} never started")
+
+
+class SignalDrainTest(unittest.TestCase):
+    def drain(self, rank, sig):
+        work = scratch_dir()
+        job = write_job(work, JOB.replace("OUT", work))
+        out = os.path.join(work, "drain.h5")
+        proc = subprocess.Popen([MPIEXEC, "--oversubscribe", "-np", "2", SHARDRUN, "run", job, "-q"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env())
+        try:
+            pid = rank_pid(job, rank, time.time() + 30)
+            time.sleep(2.0)  # a few tasks finish and commit
+            os.kill(pid, sig)
+            started = time.time()
+            out_text, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        self.assertEqual(proc.returncode, 3, err)
+        self.assertLess(time.time() - started, 15, "the other rank did not stop")
+        status = json.loads(run(["status", out, "--json"]).stdout)
+        self.assertGreater(status["pending"], 0, "the job ran to the end: the signal did not stop it")
+        self.assertGreater(status["ok"], 0)
+
+        resumed = run(["run", job, "-q", "--resume"], np=2)
+
+        self.assertEqual(resumed.returncode, 0, resumed.stderr)
+        with h5py_module().File(out, "r") as f:
+            self.assertTrue(bool(f.attrs["complete"]))
+            self.assertEqual(list(f["results/v"][:]), [float(a) for a in range(60)])
+            self.assertTrue(all(n == 1 for n in f["tasks/attempts"][:]))
+
+    def test_sigusr1_to_rank_1(self):
+        self.drain(1, signal.SIGUSR1)
+
+    def test_sigterm_to_rank_0(self):
+        self.drain(0, signal.SIGTERM)
+
+
+if __name__ == "__main__":
+    unittest.main()
