@@ -59,7 +59,18 @@ std::string apply_override(YAML::Node& root, const std::string& assignment)
 YAML::Node parse_yaml(const std::string& file, const std::string& text)
 {
     try {
-        auto root = YAML::Load(text);
+        const auto documents = YAML::LoadAll(text);
+        if (documents.size() > 1) {
+            // Point at the `---` that starts the second document, the line to delete.
+            int line = documents[1].Mark().line, current = 0;
+            std::istringstream lines(text);
+            for (std::string row; std::getline(lines, row) && current < documents[1].Mark().line; ++current) {
+                if (row.rfind("---", 0) == 0) line = current;
+            }
+            throw JobFileError(fmt::format("{}:{}:1: the job file holds {} YAML documents (separated by ---); keep one",
+                                           file, line + 1, documents.size()));
+        }
+        auto root = documents.empty() ? YAML::Node() : documents[0];
         if (!root.IsDefined() || root.IsNull()) return YAML::Node(YAML::NodeType::Map);
         if (!root.IsMap()) throw JobFileError(fmt::format("{}:1:1: the job file must be a YAML mapping", file));
         return root;
@@ -125,6 +136,10 @@ YAML::Node with_points_file_contents(const YAML::Node& root, const std::string& 
 JobSpec load_job(const std::string& file, const std::vector<std::string>& overrides,
                  const std::vector<std::string>& known_tasks)
 {
+    if (std::filesystem::is_directory(file)) {
+        throw JobFileError(fmt::format("{}: cannot read the job file: it is a directory; give a YAML or JSON file",
+                                       file));
+    }
     std::ifstream stream(file);
     if (!stream) {
         throw JobFileError(fmt::format("{}: cannot read the job file: {}", file,

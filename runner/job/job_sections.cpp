@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <limits>
 
@@ -52,6 +53,11 @@ ScheduleSpec parse_schedule(const YAML::Node& node, const YamlContext& context)
     }
     if (node.IsMap() && node["max_claim"]) {
         schedule.max_claim = read_integer(node["max_claim"], context, "schedule.max_claim", 1);
+        if (schedule.max_claim < schedule.min_claim) {
+            context.fail(node["max_claim"], "schedule.max_claim",
+                         fmt::format("{} is below min_claim {}; max_claim must be at least min_claim", schedule.max_claim,
+                                     schedule.min_claim));
+        }
     }
     return schedule;
 }
@@ -208,6 +214,16 @@ ExecSpec parse_exec(const YAML::Node& node, const YamlContext& context, const st
         if (!env.IsMap()) context.fail(env, "exec.env", "must map variable names to values");
         for (const auto& entry : env) {
             const auto key = entry.first.as<std::string>();
+            const bool valid = !key.empty() && !std::isdigit(static_cast<unsigned char>(key[0])) &&
+                               std::all_of(key.begin(), key.end(), [](char c) {
+                                   return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                               });
+            if (!valid) {
+                context.fail(entry.first, "exec.env." + key,
+                             fmt::format("'{}' is not an environment variable name; allowed: letters, digits and _, "
+                                         "not starting with a digit",
+                                         key));
+            }
             exec.env.emplace_back(key, read_string(entry.second, context, "exec.env." + key));
         }
     }

@@ -118,6 +118,11 @@ std::shared_ptr<const SweepDimension> parse_generator(const std::string& name, c
         if (c < 1 || std::floor(c) != c || c > 9.2e18) {
             context.fail(args[2], args_path + "[2]", "count must be an integer between 1 and 2^63");
         }
+        const double top = kind == "linspace" ? std::max(std::fabs(a), std::fabs(b)) : std::pow(10.0, std::max(a, b));
+        if (!std::isfinite(a) || !std::isfinite(b) || !std::isfinite(top)) {
+            context.fail(args, args_path, fmt::format("its values reach {} (inf); use endpoints whose values fit a double",
+                                                       top));
+        }
         return std::make_shared<ComputedDimension>(name, kind == "linspace" ? Kind::linspace : Kind::logspace, a, b,
                                                    static_cast<std::uint64_t>(c));
     }
@@ -237,6 +242,9 @@ std::shared_ptr<const SweepDimension> parse_points_file(const YAML::Node& node, 
     if (!node.IsScalar()) context.fail(node, path, "must be a file name");
     std::filesystem::path file = node.Scalar();
     if (file.is_relative()) file = std::filesystem::path(job_dir) / file;
+    if (std::filesystem::is_directory(file)) {
+        context.fail(node, path, fmt::format("'{}' is a directory; give a YAML or JSON file of points", file.string()));
+    }
     YAML::Node points;
     try {
         points = YAML::LoadFile(file.string());

@@ -10,10 +10,17 @@
 namespace shardrun::job {
 namespace {
 
+// The NUL itself is shown as \0, so the message is not cut where the value would be.
+std::string printable(std::string text)
+{
+    for (auto pos = text.find('\0'); pos != std::string::npos; pos = text.find('\0', pos + 2)) text.replace(pos, 1, "\\0");
+    return text;
+}
+
 void check_scalar(const YAML::Node& node, const YamlContext& context, const std::string& path)
 {
     if (node.Scalar().find('\0') != std::string::npos) {
-        context.fail(node, path.empty() ? "(key)" : path, "contains a NUL character, which would cut it short");
+        context.fail(node, path.empty() ? "(key)" : printable(path), "contains a NUL character, which would cut it short");
     }
 }
 
