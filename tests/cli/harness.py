@@ -1,9 +1,11 @@
 """Shared helpers for the end-to-end CLI tests: run the real shardrun binary, under mpiexec when asked."""
 import atexit
+import glob
 import os
 import shutil
 import subprocess
 import tempfile
+import time
 
 SHARDRUN = os.environ["SHARDRUN_BIN"]
 MPIEXEC = os.environ.get("SHARDRUN_MPIEXEC", "mpiexec")
@@ -44,3 +46,34 @@ def scratch_dir():
     path = tempfile.mkdtemp(prefix="shardrun-test-")
     _SCRATCH_DIRS.append(path)
     return path
+
+
+def task_stderr(output, limit=3):
+    """The stderr of the first few exec tasks that wrote any, to show why a run failed."""
+    texts = []
+    for path in sorted(glob.glob(os.path.join(output + ".tasks", "**", "stderr"), recursive=True)):
+        with open(path, errors="replace") as f:
+            text = f.read().strip()
+        if text:
+            texts.append(f"{os.path.relpath(path, os.path.dirname(output))}: {text[-500:]}")
+        if len(texts) == limit:
+            break
+    return "\n".join(texts)
+
+
+def rank_pid(job, rank, deadline):
+    """The pid of the `shardrun run JOB` process that is MPI rank `rank`, waiting until `deadline`."""
+    while time.time() < deadline:
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    cmdline = f.read().split(b"\0")
+                with open(f"/proc/{pid}/environ", "rb") as f:
+                    environ = f.read().split(b"\0")
+            except OSError:
+                continue
+            if cmdline[:2] == [SHARDRUN.encode(), b"run"] and job.encode() in cmdline and \
+                    f"OMPI_COMM_WORLD_RANK={rank}".encode() in environ:
+                return int(pid)
+        time.sleep(0.05)
+    raise AssertionError(f"rank {rank} of {job} never started")

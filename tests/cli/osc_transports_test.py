@@ -10,7 +10,7 @@ import subprocess
 import tempfile
 import unittest
 
-from harness import MPIEXEC, SOURCE_DIR, run
+from harness import MPIEXEC, SOURCE_DIR, run, task_stderr
 from jobs import h5py_module, write_job
 
 TRANSPORTS = {
@@ -54,19 +54,6 @@ def ompi_info():
         return subprocess.run([tool if os.path.exists(tool) else "ompi_info"], capture_output=True, text=True).stdout
     except FileNotFoundError:
         return ""
-
-
-def task_stderr(output, limit=3):
-    """The stderr of the first few exec tasks that wrote any, to show why a run failed."""
-    texts = []
-    for path in sorted(glob.glob(os.path.join(output + ".tasks", "**", "stderr"), recursive=True)):
-        with open(path, errors="replace") as f:
-            text = f.read().strip()
-        if text:
-            texts.append(f"{os.path.relpath(path, os.path.dirname(output))}: {text[-500:]}")
-        if len(texts) == limit:
-            break
-    return "\n".join(texts)
 
 
 class TransportTest(unittest.TestCase):

@@ -8,7 +8,7 @@ import subprocess
 import time
 import unittest
 
-from harness import MPIEXEC, SHARDRUN, clean_env, run, scratch_dir
+from harness import MPIEXEC, SHARDRUN, clean_env, rank_pid, run, scratch_dir
 from jobs import h5py_module, write_job
 
 JOB = r"""
@@ -21,23 +21,6 @@ exec:
   results: {v: float64}
 output: {path: OUT/drain.h5}
 """
-
-
-def rank_pid(job, rank, deadline):
-    while time.time() < deadline:
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                with open(f"/proc/{pid}/cmdline", "rb") as f:
-                    cmdline = f.read().split(b"\0")
-                with open(f"/proc/{pid}/environ", "rb") as f:
-                    environ = f.read().split(b"\0")
-            except OSError:
-                continue
-            if cmdline[:2] == [SHARDRUN.encode(), b"run"] and job.encode() in cmdline and \
-                    f"OMPI_COMM_WORLD_RANK={rank}".encode() in environ:
-                return int(pid)
-        time.sleep(0.05)
-    raise AssertionError(f"rank {rank} never started")
 
 
 class SignalDrainTest(unittest.TestCase):

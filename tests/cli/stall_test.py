@@ -8,7 +8,7 @@ import subprocess
 import time
 import unittest
 
-from harness import MPIEXEC, SHARDRUN, clean_env, scratch_dir
+from harness import MPIEXEC, SHARDRUN, clean_env, rank_pid, scratch_dir
 from jobs import write_job
 
 JOB = """
@@ -20,24 +20,6 @@ gpus_per_task: 2
 collective_timeout: 2s
 output: {path: OUT/stall.h5}
 """
-
-
-def rank_pid(job, rank, deadline):
-    """The pid of the shardrun process that is MPI rank `rank` of the run of `job`."""
-    while time.time() < deadline:
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                with open(f"/proc/{pid}/cmdline", "rb") as f:
-                    cmdline = f.read().split(b"\0")
-                with open(f"/proc/{pid}/environ", "rb") as f:
-                    environ = f.read().split(b"\0")
-            except OSError:
-                continue
-            if cmdline[:2] == [SHARDRUN.encode(), b"run"] and job.encode() in cmdline and \
-                    f"OMPI_COMM_WORLD_RANK={rank}".encode() in environ:
-                return int(pid)
-        time.sleep(0.05)
-    raise AssertionError(f"rank {rank} of {job} never started")
 
 
 class StallTest(unittest.TestCase):

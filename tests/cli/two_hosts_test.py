@@ -2,13 +2,12 @@
 with 2 slots per host: info sees 2 nodes; static and dynamic exec sweeps and an exec-group
 (gpus_per_task: 2) sweep complete with correct results from both hosts. Needs root: it fails,
 not skips, when the hosts cannot be set up."""
-import glob
 import json
 import os
 import tempfile
 import unittest
 
-from harness import SOURCE_DIR
+from harness import SOURCE_DIR, task_stderr
 from jobs import h5py_module, write_job
 from two_hosts import TwoHosts
 
@@ -28,19 +27,6 @@ exec:
 
 def decode(values):
     return [v.decode() if isinstance(v, bytes) else str(v) for v in values]
-
-
-def task_stderr(output, limit=3):
-    """The stderr of the first few exec tasks that wrote any, to show why a run failed."""
-    texts = []
-    for path in sorted(glob.glob(os.path.join(output + ".tasks", "**", "stderr"), recursive=True)):
-        with open(path, errors="replace") as f:
-            text = f.read().strip()
-        if text:
-            texts.append(f"{os.path.relpath(path, os.path.dirname(output))}: {text[-500:]}")
-        if len(texts) == limit:
-            break
-    return "\n".join(texts)
 
 
 class TwoHostsTest(unittest.TestCase):
