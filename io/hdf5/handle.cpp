@@ -23,7 +23,11 @@ std::string system_reason(const std::string& cause)
 {
     const std::string marker = "error message = '";
     const auto start = cause.find(marker);
-    if (start == std::string::npos) return cause;
+    if (start == std::string::npos) {
+        // "H5F__super_read: file signature not found": the words after the function name.
+        const auto colon = cause.find(": ");
+        return colon == std::string::npos ? cause : cause.substr(colon + 2);
+    }
     const auto end = cause.find('\'', start + marker.size());
     return cause.substr(start + marker.size(), end == std::string::npos ? std::string::npos : end - start - marker.size());
 }

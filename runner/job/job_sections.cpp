@@ -21,7 +21,12 @@ std::string read_string(const YAML::Node& node, const YamlContext& context, cons
 std::string read_choice(const YAML::Node& node, const YamlContext& context, const std::string& path,
                         const std::vector<std::string>& allowed)
 {
-    const auto value = node.IsScalar() ? node.Scalar() : std::string();
+    if (!node.IsScalar()) {
+        context.fail(node, path, fmt::format("must be one word, not a {}; allowed: {}",
+                                             node.IsSequence() ? "list" : node.IsMap() ? "mapping" : "null value",
+                                             fmt::join(allowed, ", ")));
+    }
+    const auto value = node.Scalar();
     if (std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
         const auto suggestion = closest_name(value, allowed);
         context.fail(node, path,
