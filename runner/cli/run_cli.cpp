@@ -61,6 +61,7 @@ int main(int argc, char** argv)
 {
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
+        std::cerr << "shardrun: no command given; the commands are listed below\n";
         print_usage(std::cerr);
         return shardrun::exit_bad_input;
     }
@@ -78,8 +79,15 @@ int main(int argc, char** argv)
         print_usage(std::cerr);
         return shardrun::exit_bad_input;
     }
+    // The option table helps with a mistake in the options only; errors found later while
+    // running (a rank count that does not fit the job, say) are one line, as for every command.
     try {
         if (!command->setup({args.begin() + 1, args.end()})) return shardrun::exit_ok;
+    } catch (const shardrun::UsageError& error) {
+        std::cerr << command->help() << "\n";
+        return fail(error, shardrun::exit_bad_input);
+    }
+    try {
         return command->run();
     } catch (const shardrun::CollectiveFailure& error) {
         // Every rank knows; the one that saw it first prints, and all end without MPI_Abort.
@@ -89,7 +97,6 @@ int main(int argc, char** argv)
         if (!finalized) MPI_Finalize();
         return error.code();
     } catch (const shardrun::UsageError& error) {
-        std::cerr << command->help() << "\n";
         return fail(error, shardrun::exit_bad_input);
     } catch (const shardrun::JobFileError& error) {
         return fail(error, shardrun::exit_bad_input);
