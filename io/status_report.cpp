@@ -102,11 +102,10 @@ StatusReport from_shards(const std::string& path, std::size_t stderr_lines)
     return report;
 }
 
-StatusReport from_master(const std::string& path, std::size_t stderr_lines)
+/** The master's task and array counts; OutputError when it cannot be opened. */
+void read_master_counts(const std::string& path, StatusReport& report)
 {
     hdf5::silence_hdf5_errors();
-    StatusReport report;
-    report.path = path;
     try {
         auto file = SHARDRUN_H5_OPEN(File, H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
         report.task_count = static_cast<std::uint64_t>(hdf5::read_int_attr(file.get(), "task_count").value_or(0));
@@ -114,6 +113,13 @@ StatusReport from_master(const std::string& path, std::size_t stderr_lines)
     } catch (const Hdf5Error& error) {
         throw OutputError(path + " is not a readable shardrun results file (" + error.cause() + ")");
     }
+}
+
+StatusReport from_master(const std::string& path, std::size_t stderr_lines)
+{
+    StatusReport report;
+    report.path = path;
+    read_master_counts(path, report);
     TaskTable table(report.task_count);
     table.gather_single(path, 0, report.task_count);
     count_rows(report, table, {ElementRange{0, 0, report.task_count}}, stderr_lines);
@@ -137,7 +143,8 @@ StatusReport status_report(const std::string& path, std::size_t stderr_lines)
     // What users open is the master: the shards may be complete while it is torn or foreign.
     if (report.array_count == 1 && fs::exists(path)) {
         try {
-            from_master(path, 0);
+            StatusReport master;
+            read_master_counts(path, master);  // opening it is the check; its rows were counted from the shards
         } catch (const OutputError& error) {
             report.master_problem = error.what();
             report.complete = false;

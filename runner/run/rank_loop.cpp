@@ -23,6 +23,17 @@ double unix_now()
 
 bool stopping(const LoopSettings& settings) { return settings.stop != nullptr && settings.stop->load(); }
 
+// Points the context at task `id` (its params, range and folder) and starts its record.
+io::TaskRecord begin_task(const LoopSettings& settings, tasks::TaskContext& context, tasks::ParamMap& params,
+                          std::uint64_t id, std::string task_dir)
+{
+    settings.space->update_params(id, params);
+    context.task_id = id;
+    context.range = settings.space->range_of(id);
+    context.task_dir = std::move(task_dir);
+    return {id, io::TaskStatus::ok, 0, settings.rank, settings.host, settings.device.label(), unix_now(), 0, 0};
+}
+
 // A task's values must match the declared fields exactly, or the task counts as failed.
 std::string shape_problem(const io::TaskValues& values, const std::vector<io::FieldSpec>& fields)
 {
@@ -147,12 +158,8 @@ void run_slot(const LoopSettings& settings, LoopState& state)
     // A group of one: kinds may still call its collectives (they complete at once).
     context.group.comm = settings.group;
     while (const auto id = state.next_id()) {
-        settings.space->update_params(*id, params);
-        context.task_id = *id;
-        context.range = settings.space->range_of(*id);
-        if (task_dirs) context.task_dir = fmt::format("{}/{}", settings.tasks_dir, *id);
-        io::TaskRecord record{*id, io::TaskStatus::ok, 0, settings.rank, settings.host, settings.device.label(),
-                              unix_now(), 0, 0};
+        auto record = begin_task(settings, context, params, *id,
+                                 task_dirs ? fmt::format("{}/{}", settings.tasks_dir, *id) : std::string());
         const auto outcome = run_attempts(settings, context);
         record.end = unix_now();
         record.status = outcome.status;
@@ -221,15 +228,11 @@ void run_group_member(const LoopSettings& settings, LoopState& state)
         group.broadcast(std::span<std::uint64_t>(next), 0);
         if (next[1] == 0) break;
         const auto id = next[0];
-        settings.space->update_params(id, params);
-        context.task_id = id;
-        context.range = settings.space->range_of(id);
-        if (task_dirs) {
-            context.task_dir = leader ? fmt::format("{}/{}", settings.tasks_dir, id)
-                                      : fmt::format("{}/{}/member{}", settings.tasks_dir, id, group.rank());
-        }
-        io::TaskRecord record{id, io::TaskStatus::ok, 0, settings.rank, settings.host, settings.device.label(),
-                              unix_now(), 0, 0};
+        // Members keep their output beside the leader's, in member<k>/.
+        auto task_dir = !task_dirs ? std::string()
+                        : leader   ? fmt::format("{}/{}", settings.tasks_dir, id)
+                                   : fmt::format("{}/{}/member{}", settings.tasks_dir, id, group.rank());
+        auto record = begin_task(settings, context, params, id, std::move(task_dir));
         bool stop = false;
         const auto outcome = run_group_attempts(settings, context, stop);
         record.end = unix_now();
