@@ -1,5 +1,6 @@
 #include "collectives/mpi/mpi_communicator.hpp"
 
+#include <cstdlib>
 #include <stdexcept>
 #include <vector>
 
@@ -248,6 +249,12 @@ bool threads_may_call_mpi()
     int level = 0;
     MPI_Query_thread(&level);
     return level >= MPI_THREAD_MULTIPLE;
+}
+
+void abort_job(int code)
+{
+    MPI_Abort(MPI_COMM_WORLD, code);
+    std::_Exit(code);  // MPI_Abort does not return; this satisfies [[noreturn]]
 }
 
 }  // namespace shardrun::collectives::mpi

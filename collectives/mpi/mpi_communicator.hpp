@@ -61,4 +61,7 @@ MPI_Comm native_handle(const Communicator& comm);
 /** True when MPI was initialised with MPI_THREAD_MULTIPLE (background threads may call MPI). */
 bool threads_may_call_mpi();
 
+/** Ends every rank of the job now with `code` (MPI_Abort on the world); callable from any thread. */
+[[noreturn]] void abort_job(int code);
+
 }  // namespace shardrun::collectives::mpi

@@ -3,6 +3,7 @@
 #include "collectives/mpi/environment.hpp"
 #include "runner/cli/common_options.hpp"
 #include "runner/errors.hpp"
+#include "runner/tasks/exec/process_tree.hpp"
 
 namespace po = boost::program_options;
 
@@ -39,6 +40,8 @@ void RunCommand::check(const po::variables_map& values)
 
 int RunCommand::run()
 {
+    // Before MPI starts threads: the guard is a fork of this process.
+    tasks::start_orphan_guard();
     collectives::MpiEnvironment mpi(nullptr, nullptr);
     return run::run_job(options_);
 }

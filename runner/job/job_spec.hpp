@@ -61,6 +61,8 @@ struct JobSpec {
     double timeout_grace_seconds = 5;
     /** A group member that does not join a collective within this ends the job naming it; 0: never. */
     double collective_timeout_seconds = 600;
+    /** A rank silent (no heartbeat) this long is named and ends the job; 0: never. */
+    double rank_timeout_seconds = 60;
     OutputSpec output;
     ExecSpec exec;
 };

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <mutex>
 #include <optional>
@@ -122,6 +123,13 @@ public:
             commit();
         }
         feed_.tick();
+    }
+
+    /** Commits what finished so far, from outside the slots (a stop's flush). */
+    void commit_finished()
+    {
+        std::lock_guard lock(mutex_);
+        commit();
     }
 
     void commit()
@@ -253,12 +261,31 @@ void run_group_member(const LoopSettings& settings, LoopState& state)
 RankStats run_rank_loop(const LoopSettings& settings, WorkSource& source, io::ResultSink& sink, ProgressFeed& feed)
 {
     LoopState state(settings, source, sink, feed);
+    // A stop commits what finished at once, before the running tasks are reaped: mpirun
+    // sends SIGKILL a second after SIGTERM, and a task may take its whole grace period.
+    std::atomic<bool> looping{true};
+    std::thread flusher;
+    if (settings.periodic_commits && settings.stop != nullptr) {
+        flusher = std::thread([&] {
+            while (looping.load() && !stopping(settings)) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            if (looping.load()) state.commit_finished();
+        });
+    }
+    struct JoinFlusher {
+        std::atomic<bool>& looping;
+        std::thread& flusher;
+        ~JoinFlusher()
+        {
+            looping.store(false);
+            if (flusher.joinable()) flusher.join();
+        }
+    } join{looping, flusher};
     if (settings.group != nullptr && settings.group->size() > 1) {
         try {
             run_group_member(settings, state);
         } catch (const collectives::CollectiveStall&) {
             // Keep what finished before the stall; layout single commits collectively, so it cannot.
-            if (settings.periodic_commits) state.commit();
+            if (settings.periodic_commits) state.commit_finished();
             throw;
         }
     } else if (settings.slots <= 1) {
@@ -268,7 +295,7 @@ RankStats run_rank_loop(const LoopSettings& settings, WorkSource& source, io::Re
         for (int i = 0; i < settings.slots; ++i) slots.emplace_back([&] { run_slot(settings, state); });
         for (auto& slot : slots) slot.join();
     }
-    state.commit();
+    state.commit_finished();
     feed.tick(true);
     return state.stats();
 }

@@ -3,7 +3,11 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <thread>
 
+#include <fmt/format.h>
+
+#include "collectives/liveness/heartbeat_ring.hpp"
 #include "collectives/mpi/mpi_communicator.hpp"
 #include "runner/env/run_environment.hpp"
 #include "runner/errors.hpp"
@@ -71,6 +75,17 @@ int run_job(const RunOptions& options)
         loop = std::make_unique<RankLoopSetup>(*world, *node, loop_settings(job, environment, output), job.spec.schedule,
                                                element, job.spec.gpus_per_task);
     });
+    // A rank that stops responding (SIGSTOP, a hung node) is named by the next rank, which
+    // stops the job: the others flush what finished, then the job ends (exit 1).
+    collectives::HeartbeatRing heartbeats(
+        *world, job.spec.rank_timeout_seconds,
+        collectives::allgather_strings(*world, fmt::format("rank {} on {}", topo.world_rank, topo.host)),
+        collectives::mpi::threads_may_call_mpi(), [](const std::string& line) {
+            std::cerr << "shardrun: " << line << std::endl;
+            request_stop();
+            std::this_thread::sleep_for(std::chrono::seconds(2));  // the ranks commit what finished
+            collectives::mpi::abort_job(exit_task_failed);
+        });
     std::unique_ptr<ProgressReporter> reporter;
     std::unique_ptr<ProgressThread> progress_thread;
     if (topo.world_rank == 0) {
@@ -80,6 +95,7 @@ int run_job(const RunOptions& options)
         progress_thread = std::make_unique<ProgressThread>(loop->counters(), *reporter);
     }
     const auto stats = loop->run(output.sink());
+    heartbeats.leave();
     loop->finish();
 
     const bool interrupted = any_member(*world, stop_requested().load());

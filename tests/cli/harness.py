@@ -66,6 +66,9 @@ def rank_pid(job, rank, deadline):
     while time.time() < deadline:
         for pid in filter(str.isdigit, os.listdir("/proc")):
             try:
+                with open(f"/proc/{pid}/comm", "rb") as f:
+                    if f.read().strip() == b"shardrun-guard":
+                        continue  # the rank's orphan guard, a fork of it with the same command line
                 with open(f"/proc/{pid}/cmdline", "rb") as f:
                     cmdline = f.read().split(b"\0")
                 with open(f"/proc/{pid}/environ", "rb") as f:
@@ -77,3 +80,41 @@ def rank_pid(job, rank, deadline):
                 return int(pid)
         time.sleep(0.05)
     raise AssertionError(f"rank {rank} of {job} never started")
+
+
+def task_processes(work):
+    """Pids of live processes started by exec tasks whose task folders are under `work`
+    (they inherit SHARDRUN_TASK_DIR), zombies excluded."""
+    found = []
+    needle = f"SHARDRUN_TASK_DIR={work}".encode()
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                environ = f.read().split(b"\0")
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != b"Z" and any(entry.startswith(needle) for entry in environ):
+            found.append(int(pid))
+    return found
+
+
+def wait_for_no_task_processes(work, seconds):
+    """Waits up to `seconds` for every task process under `work` to be gone; returns the survivors."""
+    deadline = time.time() + seconds
+    while True:
+        left = task_processes(work)
+        if not left or time.time() >= deadline:
+            return left
+        time.sleep(0.1)
+
+
+def kill_task_processes(work):
+    """Cleanup for a failing test: no process it started may outlive it."""
+    import signal
+    for pid in task_processes(work):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass

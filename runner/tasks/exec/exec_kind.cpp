@@ -10,6 +10,7 @@
 #include "runner/tasks/exec/argv_template.hpp"
 #include "runner/tasks/exec/group_rendezvous.hpp"
 #include "runner/tasks/exec/process.hpp"
+#include "runner/tasks/exec/process_tree.hpp"
 #include "runner/tasks/exec/result_json.hpp"
 
 extern char** environ;
@@ -71,6 +72,7 @@ std::vector<std::string> ExecKind::environment(const TaskContext& context, const
     own.push_back(fmt::format("SHARDRUN_ATTEMPT={}", context.attempt));
     own.push_back(fmt::format("SHARDRUN_TASK_DIR={}", context.task_dir));
     own.push_back(fmt::format("SHARDRUN_RESULT={}/result.json", context.task_dir));
+    own.push_back(fmt::format("{}={}", task_token_variable, task_token(context.task_id, context.attempt)));
     if (context.range) {
         own.push_back(fmt::format("SHARDRUN_RANGE_START={}", context.range->start));
         own.push_back(fmt::format("SHARDRUN_RANGE_END={}", context.range->end));
@@ -143,6 +145,7 @@ TaskOutcome ExecKind::run_program(const TaskContext& context, const std::vector<
     for (const auto& path : {result_path, process.stdout_path, process.stderr_path}) std::filesystem::remove(path, ignored);
     process.timeout_seconds = timeout_seconds_;
     process.grace_seconds = grace_seconds_;
+    process.token = task_token(context.task_id, context.attempt);
     const auto ended = run_process(process, [&] { return (context.stop && context.stop->load()) || peer_failed(); });
     if (!ended.started) {
         return failure(ended.exit_code, fmt::format("cannot run '{}': {}", process.argv[0],

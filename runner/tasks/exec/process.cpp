@@ -1,5 +1,7 @@
 #include "runner/tasks/exec/process.hpp"
 
+#include "runner/tasks/exec/process_tree.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -54,34 +56,24 @@ int spawn(const ProcessSpec& spec, pid_t& pid)
     return error;
 }
 
-// Blocks up to `wait` for the child to exit; true when it has (status filled in).
-bool wait_for(pid_t pid, int pidfd, std::chrono::milliseconds wait, int& status)
+// Blocks up to `wait` for the child to exit, without reaping it: until it is reaped its pid,
+// and so its process group id, cannot be reused, which makes kill(-pid) safe.
+bool exited(pid_t pid, int pidfd, std::chrono::milliseconds wait)
 {
     if (pidfd >= 0) {
         pollfd fd{pidfd, POLLIN, 0};
-        if (poll(&fd, 1, static_cast<int>(wait.count())) <= 0) return false;
-        return waitpid(pid, &status, 0) == pid;
+        return poll(&fd, 1, static_cast<int>(wait.count())) > 0;
     }
     const auto until = Clock::now() + wait;
     auto nap = std::chrono::microseconds(100);
     while (true) {
-        if (waitpid(pid, &status, WNOHANG) == pid) return true;
+        siginfo_t info{};
+        if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) {
+            return true;
+        }
         if (Clock::now() >= until) return false;
         std::this_thread::sleep_for(nap);
         nap = std::min(nap * 2, std::chrono::microseconds(20000));
-    }
-}
-
-// After a timeout the leader may be gone while members that ignore SIGTERM live on: they
-// get SIGKILL when the grace period ends.
-void finish_group(pid_t group, Clock::time_point kill_at)
-{
-    while (kill(-group, 0) == 0) {
-        if (Clock::now() >= kill_at) {
-            kill(-group, SIGKILL);
-            return;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
 }
 
@@ -101,8 +93,7 @@ ProcessResult run_process(const ProcessSpec& spec, const std::function<bool()>& 
     const auto started = Clock::now();
     auto kill_at = Clock::time_point::max();
     bool terminated = false;
-    int status = 0;
-    while (!wait_for(pid, pidfd, std::chrono::milliseconds(100), status)) {
+    while (!exited(pid, pidfd, std::chrono::milliseconds(100))) {
         const auto now = Clock::now();
         const bool expired = spec.timeout_seconds > 0 &&
                              now - started >= std::chrono::duration<double>(spec.timeout_seconds);
@@ -116,7 +107,13 @@ ProcessResult run_process(const ProcessSpec& spec, const std::function<bool()>& 
         }
     }
     if (pidfd >= 0) close(pidfd);
-    if (terminated) finish_group(pid, kill_at);
+    // The program is over, so is the task: stragglers in its group (a background child that
+    // ignores SIGTERM, say) are not waited for, and a stop flushes finished work at once.
+    kill(-pid, SIGKILL);
+    if (terminated && !spec.token.empty()) kill_tagged(spec.token);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
     if (WIFSIGNALED(status)) {
         result.signal = WTERMSIG(status);
         result.exit_code = 128 + result.signal;

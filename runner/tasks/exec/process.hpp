@@ -23,11 +23,15 @@ struct ProcessSpec {
     std::string stderr_path;
     double timeout_seconds = 0;    ///< 0: no limit
     double grace_seconds = 5;      ///< between SIGTERM and SIGKILL
+    std::string token;             ///< SHARDRUN_TASK_TOKEN in env: stopping also kills what left the group
 };
 
 /**
  * Starts argv with posix_spawnp (PATH lookup, no shell) in its own process group and
  * waits for it; on timeout the whole group gets SIGTERM, then SIGKILL after the grace period.
+ * A task ends with its program: when the program exits, whatever it left in its process
+ * group gets SIGKILL at once (nothing waits for it), and after a timeout or a stop every
+ * process carrying the task's token (see process_tree.hpp) is killed too.
  * @param should_stop  polled while waiting; true kills the group (shardrun interrupted)
  */
 ProcessResult run_process(const ProcessSpec& spec, const std::function<bool()>& should_stop);

@@ -1,0 +1,91 @@
+#include "collectives/liveness/heartbeat_ring.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+
+namespace shardrun::collectives {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int beat_tag = 1;
+constexpr int goodbye_tag = 2;
+
+}  // namespace
+
+HeartbeatRing::HeartbeatRing(Communicator& world, double timeout_seconds, std::vector<std::string> member_names,
+                             bool threads_may_communicate, std::function<void(const std::string&)> on_silent)
+    : timeout_seconds_(timeout_seconds), member_names_(std::move(member_names)), on_silent_(std::move(on_silent))
+{
+    // Every rank decides the same way (the arguments agree), so all or none split.
+    if (world.size() < 2 || !(timeout_seconds > 0) || !threads_may_communicate) return;
+    ring_ = world.split(0, world.rank());
+    thread_ = std::thread([this] { watch(); });
+}
+
+HeartbeatRing::~HeartbeatRing()
+{
+    if (!thread_.joinable()) return;
+    leave();
+    closing_.store(true);
+    thread_.join();
+}
+
+void HeartbeatRing::leave() { leaving_.store(true); }
+
+void HeartbeatRing::watch()
+{
+    const int size = ring_->size();
+    const int next = (ring_->rank() + 1) % size;
+    const int previous = (ring_->rank() + size - 1) % size;
+    const auto timeout = std::chrono::duration<double>(timeout_seconds_);
+    // Several beats per timeout, so one late beat is never mistaken for silence.
+    const auto interval = std::chrono::duration_cast<Clock::duration>(
+        std::clamp(timeout / 8, std::chrono::duration<double>(0.02), std::chrono::duration<double>(1.0)));
+    std::int32_t beat = 0, heard = 0;
+    std::vector<Request> sent;
+    bool said_goodbye = false, previous_left = false;
+    auto last_heard = Clock::now();
+    auto next_beat = Clock::now();
+    auto last_turn = Clock::now();
+    while (!(closing_.load() && previous_left && said_goodbye)) {
+        const auto now = Clock::now();
+        // This rank was stopped itself (SIGSTOP then SIGCONT, a suspended VM): the silence it
+        // sees is its own, so the previous rank gets a fresh window.
+        if (now - last_turn > timeout / 2) last_heard = now;
+        last_turn = now;
+        if (!said_goodbye && leaving_.load()) {
+            sent.push_back(ring_->isend(std::span<const std::int32_t>(&beat, 1), next, goodbye_tag));
+            said_goodbye = true;
+        } else if (!said_goodbye && now >= next_beat) {
+            sent.push_back(ring_->isend(std::span<const std::int32_t>(&beat, 1), next, beat_tag));
+            next_beat = now + interval;
+        }
+        std::erase_if(sent, [](Request& request) { return request.test(); });
+        while (ring_->iprobe(previous, beat_tag)) {
+            ring_->recv(std::span<std::int32_t>(&heard, 1), previous, beat_tag);
+            last_heard = now;
+        }
+        if (!previous_left && ring_->iprobe(previous, goodbye_tag)) {
+            ring_->recv(std::span<std::int32_t>(&heard, 1), previous, goodbye_tag);
+            previous_left = true;
+        }
+        if (!previous_left && now - last_heard > timeout) {
+            const auto silent = std::chrono::duration<double>(now - last_heard).count();
+            on_silent_(fmt::format("{} stopped responding: no heartbeat for {:.0f} s (rank_timeout {:g} s); it is "
+                                   "stopped, hung or cut off. Ending the job; committed results are kept, run again "
+                                   "with --resume",
+                                   member_names_.at(static_cast<size_t>(previous)), silent, timeout_seconds_));
+            // The job is ending; the beats in flight to a silent rank never complete.
+            for (auto& request : sent) request.abandon();
+            return;
+        }
+        std::this_thread::sleep_for(std::min<Clock::duration>(interval, std::chrono::milliseconds(20)));
+    }
+    for (auto& request : sent) request.wait();
+}
+
+}  // namespace shardrun::collectives

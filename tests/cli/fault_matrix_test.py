@@ -1,0 +1,176 @@
+"""The faults a cluster throws, at FAULT_NP ranks with output.layout FAULT_LAYOUT (ctest runs
+2 and 4 ranks, shards and single): kill -9 at five points (rank 0 early, the last rank mid-run,
+rank 0 near the end, mpirun, a rank during --resume), SIGTERM and SIGUSR1 to one rank,
+SIGTERM to mpirun, and a SIGSTOP'd rank. After each: no task process is left (ps), the output
+never claims to be complete while tasks are pending, what finished before a SIGTERM to mpirun
+is committed, and --resume ends with every task ok and the right values."""
+import glob
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+import unittest
+
+from harness import (MPIEXEC, SHARDRUN, clean_env, kill_task_processes, rank_pid, run, scratch_dir,
+                     wait_for_no_task_processes)
+from jobs import h5py_module, write_job
+
+NP = int(os.environ.get("FAULT_NP", "2"))
+LAYOUT = os.environ.get("FAULT_LAYOUT", "shards")
+TASKS = 30 * NP
+
+# Each task leaves a background child that ignores SIGTERM: a stop must not wait for it.
+JOB = f"""
+name: faults
+task: exec
+sweep: {{a: {{range: [0, {TASKS}, 1]}}}}
+schedule: dynamic
+timeout_grace: 30s
+rank_timeout: 3s
+exec:
+  argv: [sh, -c, '(trap "" TERM; sleep 60) & sleep 0.1; echo "{{{{\\"v\\": $SHARDRUN_PARAM_A}}}}" > $SHARDRUN_RESULT']
+  results: {{v: float64}}
+output: {{path: OUT/faults.h5, layout: {LAYOUT}}}
+"""
+
+
+class FaultMatrixTest(unittest.TestCase):
+    def setUp(self):
+        self.work = scratch_dir()
+        self.addCleanup(kill_task_processes, self.work)
+        self.job = write_job(self.work, JOB.replace("OUT", self.work))
+        self.out = os.path.join(self.work, "faults.h5")
+
+    def start(self, *extra):
+        proc = subprocess.Popen([MPIEXEC, "--oversubscribe", "-np", str(NP), SHARDRUN, "run", self.job, "-q", *extra],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env())
+        self.addCleanup(lambda: proc.poll() is None and proc.kill())
+        return proc
+
+    def results_written(self):
+        return len(glob.glob(os.path.join(self.out + ".tasks", "*", "result.json")))
+
+    def wait_for_results(self, count, seconds=60):
+        deadline = time.time() + seconds
+        while self.results_written() < count and time.time() < deadline:
+            time.sleep(0.05)
+
+    def end(self, proc):
+        out, err = proc.communicate(timeout=120)
+        left = wait_for_no_task_processes(self.work, 10)
+        self.assertEqual(left, [], f"task processes outlived the job: {left}")
+        return proc.returncode, err
+
+    def status(self):
+        done = run(["status", self.out, "--json"])
+        return json.loads(done.stdout) if done.stdout.strip() else None
+
+    def assert_not_complete(self):
+        status = self.status()
+        if status is not None:
+            self.assertGreater(status["pending"], 0, "the fault came after the last task: nothing was tested")
+        if os.path.exists(self.out):
+            with h5py_module().File(self.out, "r") as f:
+                self.assertFalse(bool(f.attrs.get("complete", False)), "complete=True while tasks are pending")
+
+    def resume_and_check(self):
+        resumed = run(["run", self.job, "-q", "--resume"], np=NP)
+        self.assertEqual(resumed.returncode, 0, resumed.stderr)
+        self.assertEqual(wait_for_no_task_processes(self.work, 10), [])
+        with h5py_module().File(self.out, "r") as f:
+            self.assertTrue(bool(f.attrs["complete"]))
+            self.assertEqual(list(f["results/v"][:]), [float(a) for a in range(TASKS)])
+            self.assertEqual(set(f["tasks/status"][:].tolist()), {1}, "a task is not ok (1) after --resume")
+
+    def signal_rank(self, rank, sig, after_results):
+        proc = self.start()
+        pid = rank_pid(self.job, rank, time.time() + 30)
+        self.wait_for_results(after_results)
+        os.kill(pid, sig)
+        return proc
+
+    # kill -9 at five points
+
+    def test_kill9_rank0_early(self):
+        code, err = self.end(self.signal_rank(0, signal.SIGKILL, 1))
+        self.assertNotEqual(code, 0, err)
+        self.assert_not_complete()
+        self.resume_and_check()
+
+    def test_kill9_last_rank_mid_run(self):
+        code, err = self.end(self.signal_rank(NP - 1, signal.SIGKILL, TASKS // 3))
+        self.assertNotEqual(code, 0, err)
+        self.assert_not_complete()
+        self.resume_and_check()
+
+    def test_kill9_rank0_near_the_end(self):
+        code, err = self.end(self.signal_rank(0, signal.SIGKILL, TASKS - 2 * NP))
+        self.assertNotEqual(code, 0, err)
+        self.resume_and_check()
+
+    def test_kill9_mpirun(self):
+        proc = self.start()
+        self.wait_for_results(TASKS // 3)
+        proc.kill()
+        self.end(proc)
+        self.assert_not_complete()
+        self.resume_and_check()
+
+    def test_kill9_during_resume(self):
+        code, err = self.end(self.signal_rank(0, signal.SIGKILL, TASKS // 4))
+        self.assertNotEqual(code, 0, err)
+        proc = self.start("--resume")
+        pid = rank_pid(self.job, NP - 1, time.time() + 30)
+        self.wait_for_results(TASKS // 2)
+        os.kill(pid, signal.SIGKILL)
+        self.end(proc)
+        self.resume_and_check()
+
+    # signals that drain
+
+    def test_sigterm_to_rank0_drains(self):
+        code, err = self.end(self.signal_rank(0, signal.SIGTERM, TASKS // 3))
+        self.assertEqual(code, 3, err)
+        self.assert_not_complete()
+        self.resume_and_check()
+
+    def test_sigusr1_to_the_last_rank_drains(self):
+        code, err = self.end(self.signal_rank(NP - 1, signal.SIGUSR1, TASKS // 3))
+        self.assertEqual(code, 3, err)
+        self.assert_not_complete()
+        self.resume_and_check()
+
+    def test_sigterm_to_mpirun_keeps_what_finished(self):
+        # Open MPI sends SIGCONT, SIGTERM and SIGKILL a second apart; mpirun itself then exits
+        # 1 whatever the ranks do, so the test looks at what was kept, not at the code.
+        proc = self.start()
+        self.wait_for_results(TASKS // 3)
+        proc.send_signal(signal.SIGTERM)
+        self.end(proc)
+        self.assert_not_complete()
+        if LAYOUT == "shards":
+            # A task whose program wrote its result had finished, bar the one running per rank.
+            status = self.status()
+            self.assertGreaterEqual(status["ok"], self.results_written() - NP,
+                                    "finished tasks were lost: the stop did not commit them before mpirun's SIGKILL")
+        self.resume_and_check()
+
+    # a rank that stops responding
+
+    def test_a_stopped_rank_is_named_and_the_job_ends(self):
+        proc = self.start()
+        victim = rank_pid(self.job, NP - 1, time.time() + 30)
+        self.wait_for_results(TASKS // 4)
+        os.kill(victim, signal.SIGSTOP)
+        self.addCleanup(lambda: os.path.exists(f"/proc/{victim}") and os.kill(victim, signal.SIGKILL))
+        code, err = self.end(proc)
+        self.assertNotEqual(code, 0, err)
+        self.assertIn(f"rank {NP - 1} on {socket.gethostname()} stopped responding: no heartbeat for", err)
+        self.assert_not_complete()
+        self.resume_and_check()
+
+
+if __name__ == "__main__":
+    unittest.main()

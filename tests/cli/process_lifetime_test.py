@@ -1,0 +1,82 @@
+"""No task outlives the rank that started it, and a task ends with its program: kill -9 of a
+rank or of mpirun leaves no task process behind (setsid grandchildren included), a timeout
+kills a setsid grandchild too, and stragglers in a task's process group are not waited for."""
+import os
+import signal
+import subprocess
+import time
+import unittest
+
+from harness import (MPIEXEC, SHARDRUN, clean_env, kill_task_processes, rank_pid, run, scratch_dir,
+                     task_processes, wait_for_no_task_processes)
+from jobs import write_job
+
+# Each task leaves a setsid grandchild (its own session, outside the task's process group)
+# and a plain background child, then waits.
+LINGERING = r"""
+name: linger
+task: exec
+sweep: {a: {range: [0, 8, 1]}}
+LIMITS
+exec:
+  argv: [sh, -c, 'setsid sleep 300 & sleep 300 & sleep 300']
+output: {path: OUT/linger.h5}
+"""
+
+
+class ProcessLifetimeTest(unittest.TestCase):
+    def start(self, timeout="", np=2):
+        work = scratch_dir()
+        self.addCleanup(kill_task_processes, work)
+        job = write_job(work, LINGERING.replace("OUT", work).replace("LIMITS", timeout))
+        proc = subprocess.Popen([MPIEXEC, "--oversubscribe", "-np", str(np), SHARDRUN, "run", job, "-q"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env())
+        self.addCleanup(lambda: proc.poll() is None and proc.kill())
+        # Every rank runs a task whose three processes (and the setsid one) are up.
+        deadline = time.time() + 30
+        while len(task_processes(work)) < 4 * np and time.time() < deadline:
+            time.sleep(0.1)
+        self.assertGreaterEqual(len(task_processes(work)), 4 * np, "the tasks never started")
+        return work, job, proc
+
+    def assert_no_orphans(self, work):
+        left = wait_for_no_task_processes(work, 10)
+        self.assertEqual(left, [], "task processes outlived their rank: " + ", ".join(
+            open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace")
+            for pid in left if os.path.exists(f"/proc/{pid}")))
+
+    def test_kill9_of_a_rank_leaves_no_task_running(self):
+        work, job, proc = self.start()
+        os.kill(rank_pid(job, 1, time.time() + 10), signal.SIGKILL)
+        proc.communicate(timeout=60)
+        self.assert_no_orphans(work)
+
+    def test_kill9_of_mpirun_leaves_no_task_running(self):
+        work, _, proc = self.start()
+        proc.kill()
+        proc.communicate(timeout=60)
+        self.assert_no_orphans(work)
+
+    def test_a_timeout_kills_the_setsid_grandchild_and_does_not_wait_out_the_grace(self):
+        # A 60 s grace: waiting for stragglers that ignore SIGTERM would show as a run of a minute.
+        work = scratch_dir()
+        self.addCleanup(kill_task_processes, work)
+        job = write_job(work, f"""
+name: straggler
+task: exec
+timeout: 1s
+timeout_grace: 60s
+exec:
+  argv: [sh, -c, '(trap "" TERM; sleep 300) & setsid sleep 300 & sleep 300']
+output: {{path: {work}/straggler.h5}}
+""")
+        started = time.time()
+        result = run(["run", job, "-q"], timeout=120)
+        elapsed = time.time() - started
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertLess(elapsed, 30, "the run waited for a straggler that ignores SIGTERM instead of killing it")
+        self.assertEqual(task_processes(work), [], "a timed-out task left processes running")
+
+
+if __name__ == "__main__":
+    unittest.main()
