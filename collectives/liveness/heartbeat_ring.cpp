@@ -1,10 +1,10 @@
 #include "collectives/liveness/heartbeat_ring.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <exception>
+#include <sstream>
 
 namespace shardrun::collectives {
 namespace {
@@ -29,6 +29,8 @@ HeartbeatRing::HeartbeatRing(Communicator& world, double timeout_seconds, std::v
 HeartbeatRing::~HeartbeatRing()
 {
     if (!thread_.joinable()) return;
+    // Unwinding an error: the job is about to be aborted, so wait for nobody's goodbye.
+    if (std::uncaught_exceptions() > 0) hurry_.store(true);
     leave();
     closing_.store(true);
     thread_.join();
@@ -51,7 +53,7 @@ void HeartbeatRing::watch()
     auto last_heard = Clock::now();
     auto next_beat = Clock::now();
     auto last_turn = Clock::now();
-    while (!(closing_.load() && previous_left && said_goodbye)) {
+    while (!(closing_.load() && said_goodbye && (previous_left || hurry_.load()))) {
         const auto now = Clock::now();
         // This rank was stopped itself (SIGSTOP then SIGCONT, a suspended VM): the silence it
         // sees is its own, so the previous rank gets a fresh window.
@@ -75,17 +77,25 @@ void HeartbeatRing::watch()
         }
         if (!previous_left && now - last_heard > timeout) {
             const auto silent = std::chrono::duration<double>(now - last_heard).count();
-            on_silent_(fmt::format("{} stopped responding: no heartbeat for {:.0f} s (rank_timeout {:g} s); it is "
-                                   "stopped, hung or cut off. Ending the job; committed results are kept, run again "
-                                   "with --resume",
-                                   member_names_.at(static_cast<size_t>(previous)), silent, timeout_seconds_));
+            std::ostringstream line;
+            line << member_names_.at(static_cast<size_t>(previous)) << " stopped responding: no heartbeat for "
+                 << static_cast<long>(silent + 0.5) << " s (rank_timeout " << timeout_seconds_
+                 << " s); it is stopped, hung or cut off. Ending the job; committed results are kept, run again "
+                    "with --resume";
+            on_silent_(line.str());
             // The job is ending; the beats in flight to a silent rank never complete.
             for (auto& request : sent) request.abandon();
             return;
         }
         std::this_thread::sleep_for(std::min<Clock::duration>(interval, std::chrono::milliseconds(20)));
     }
-    for (auto& request : sent) request.wait();
+    for (auto& request : sent) {
+        if (hurry_.load()) {
+            request.abandon();
+        } else {
+            request.wait();
+        }
+    }
 }
 
 }  // namespace shardrun::collectives

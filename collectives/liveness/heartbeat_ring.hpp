@@ -35,7 +35,10 @@ public:
      */
     HeartbeatRing(Communicator& world, double timeout_seconds, std::vector<std::string> member_names,
                   bool threads_may_communicate, std::function<void(const std::string&)> on_silent);
-    /** Leaves (if not yet), then waits for the previous rank's goodbye so no message is left unmatched. */
+    /**
+     * Leaves (if not yet), then waits for the previous rank's goodbye so no message is left
+     * unmatched; while an exception unwinds (the job is being aborted) it waits for nobody.
+     */
     ~HeartbeatRing();
     HeartbeatRing(const HeartbeatRing&) = delete;
     HeartbeatRing& operator=(const HeartbeatRing&) = delete;
@@ -52,6 +55,7 @@ private:
     std::function<void(const std::string&)> on_silent_;
     std::atomic<bool> leaving_{false};
     std::atomic<bool> closing_{false};
+    std::atomic<bool> hurry_{false};
     std::thread thread_;
 };
 

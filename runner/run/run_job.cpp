@@ -76,7 +76,8 @@ int run_job(const RunOptions& options)
                                                element, job.spec.gpus_per_task);
     });
     // A rank that stops responding (SIGSTOP, a hung node) is named by the next rank, which
-    // stops the job: the others flush what finished, then the job ends (exit 1).
+    // stops the job: the others flush what finished, then the job ends (exit 1). It watches
+    // until the end of the run, consolidation included; every rank beats until then.
     collectives::HeartbeatRing heartbeats(
         *world, job.spec.rank_timeout_seconds,
         collectives::allgather_strings(*world, fmt::format("rank {} on {}", topo.world_rank, topo.host)),
@@ -95,7 +96,6 @@ int run_job(const RunOptions& options)
         progress_thread = std::make_unique<ProgressThread>(loop->counters(), *reporter);
     }
     const auto stats = loop->run(output.sink());
-    heartbeats.leave();
     loop->finish();
 
     const bool interrupted = any_member(*world, stop_requested().load());
