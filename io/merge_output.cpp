@@ -84,6 +84,11 @@ MergeReport merge_output(const std::string& path)
         }
         if (index < report.array_count) seen[static_cast<std::size_t>(index)] = true;
         table.gather_element(path, index, manifest.metadata.first_task, manifest.metadata.end_task);
+        // A finished single-layout job of one element was renamed to the output itself: its
+        // rows are there, not under .shards (rewriting the master without them lost them all).
+        if (manifest.layout == Layout::single && !fs::exists(layout::single_path(path, index)) && fs::exists(path)) {
+            table.gather_single(path, manifest.metadata.first_task, manifest.metadata.end_task);
+        }
         if (manifest.finished == 0 || !manifest.complete || layout::lock_held(path, index)) {
             report.incomplete_elements.push_back(index);
         }

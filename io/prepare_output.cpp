@@ -12,6 +12,7 @@
 #include "io/hdf5/handle.hpp"
 #include "io/job_output.hpp"
 #include "io/output_layout.hpp"
+#include "io/single/single_sink.hpp"
 
 namespace fs = std::filesystem;
 
@@ -99,6 +100,15 @@ void reopen_single_master(const OutputOptions& options, const JobMetadata& metad
     std::error_code error;
     fs::rename(options.path, single, error);
     if (error) throw OutputError("cannot move " + options.path + " back for --resume: " + error.message());
+    try {
+        // The finished file's host/device are variable-length; parallel HDF5 writes fixed-length only.
+        auto file = SHARDRUN_H5_OPEN(File, H5Fopen(single.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+        single::set_task_string_form(file.get(), true);
+        file.close();
+    } catch (const Hdf5Error& failure) {
+        throw OutputError("cannot reopen " + single.string() + " for --resume: " + failure.what() +
+                          "; rerun with --force to start again");
+    }
 }
 
 void check_existing(const OutputOptions& options, const JobMetadata& metadata)

@@ -10,6 +10,7 @@
 #include <new>
 #include <thread>
 
+#include "collectives/claims/claim_policy.hpp"
 #include "collectives/claims/node_segment.hpp"
 
 namespace shardrun::collectives {
@@ -133,7 +134,7 @@ WorkCounters::WorkCounters(Communicator& world, Communicator& node, bool claims)
     const int node_leaders = world.allreduce_value<std::int32_t>(node.rank() == 0 ? 1 : 0, ReduceOp::sum);
     s.several_nodes = node_leaders > 1;
     s.on_service_node = node.allreduce_value<std::int32_t>(world.rank() == 0 ? 1 : 0, ReduceOp::max) != 0;
-    s.grant_size = std::max<std::int64_t>(1, node.allreduce_value<std::int64_t>(claims ? 1 : 0, ReduceOp::sum));
+    s.grant_size = static_cast<std::int64_t>(refill_grant(node.allreduce_value<std::int64_t>(claims ? 1 : 0, ReduceOp::sum)));
     s.segment = std::make_unique<NodeSegment>(node, sizeof(NodeShared));
     s.shared = static_cast<NodeShared*>(s.segment->data());
     if (node.rank() == 0) {

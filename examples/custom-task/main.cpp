@@ -28,7 +28,7 @@ class CollatzKind : public tasks::TaskKind {
 public:
     std::string_view name() const noexcept override { return "collatz"; }
 
-    void validate(const tasks::ParamMap& params) const override
+    void validate(const tasks::ParamMap& params, const tasks::JobView& /*job*/) const override
     {
         if (params.integer("n") < 1) throw JobFileError("params.n: must be at least 1");
     }

@@ -28,12 +28,19 @@ struct MasterInfo {
 void write_root_attrs(hid_t file, const MasterInfo& info);
 /** /tasks/<column>, length T. */
 void write_task_columns(hid_t file, const TaskRows& rows);
+/** CF `units` of /tasks/start and end (seconds since the epoch), so xarray decodes them. */
+void write_time_units(hid_t file);
 /** /params/<name> and /ranges/{start,end}; skipped when they already exist. */
 void write_params(hid_t file, const std::vector<ParamColumn>& params, const TaskRanges& ranges);
 /** /results/<field> [T, ...] (contiguous, fill value recorded, never filled) with `units`. */
 void create_result_datasets(hid_t file, const std::vector<FieldSpec>& fields, std::uint64_t task_count);
-/** Makes /params/<name> dimension scales of the task axis of every /results/<field>. */
-void attach_scales(hid_t file, const std::vector<FieldSpec>& fields, const std::vector<ParamColumn>& params);
+/**
+ * netCDF-4 dimensions (io/README.md, "What xarray sees"): the coordinate /task (ids 0..T-1)
+ * labels axis 0 of every dataset of /results, /params, /ranges and /tasks; axis k >= 1 of
+ * a dataset `x` is the bare dimension `x_dim<k-1>` of its group. Adds CF's `_FillValue`
+ * to /results datasets and lists /params as coordinates. Idempotent (a resumed finish).
+ */
+void write_dimensions(hid_t file, std::uint64_t task_count);
 
 /**
  * Copies the winning rows of `table` into /results/<field> and writes the fill value into

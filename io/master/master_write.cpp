@@ -8,6 +8,7 @@
 #include "io/hdf5/handle.hpp"
 #include "io/master/master_file.hpp"
 #include "io/output_layout.hpp"
+#include "io/single/single_sink.hpp"
 
 namespace fs = std::filesystem;
 
@@ -38,7 +39,7 @@ void write_master(const fs::path& target, const MasterInfo& info, TaskTable& tab
         copy_results(file.get(), info.fields, table);  // may turn rows of a bad segment back to pending
         write_task_columns(file.get(), table.rows);
         write_params(file.get(), info.params, info.ranges);
-        attach_scales(file.get(), info.fields, info.params);
+        write_dimensions(file.get(), table.rows.size());
         auto final_info = info;
         final_info.complete = info.complete && table.problems.size() == problems;
         write_root_attrs(file.get(), final_info);
@@ -59,7 +60,9 @@ void finish_single(const fs::path& single, const fs::path& target, const MasterI
         auto file = SHARDRUN_H5_OPEN(File, H5Fopen(single.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
         write_params(file.get(), info.params, info.ranges);
         fill_missing_rows(file.get(), info.fields, table.rows);
-        attach_scales(file.get(), info.fields, info.params);
+        single::set_task_string_form(file.get(), false);
+        write_time_units(file.get());
+        write_dimensions(file.get(), table.rows.size());
         write_root_attrs(file.get(), info);
         file.close();
     } catch (const Hdf5Error& error) {

@@ -41,4 +41,11 @@ private:
 /** Creates the /tasks columns [T] of a single-layout file, filled with pending rows. */
 void create_task_columns(hid_t file, std::uint64_t task_count);
 
+/**
+ * /tasks/host and /tasks/device as fixed-length strings (`fixed`: what parallel HDF5 can
+ * write, for a resumed run) or variable-length ones (the finished file, as in a master).
+ * The space of the old columns is not reclaimed (a few bytes per task per resume).
+ */
+void set_task_string_form(hid_t file, bool fixed);
+
 }  // namespace shardrun::io::single

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "io/hdf5/columns.hpp"
+#include "io/hdf5/dimension_scales.hpp"
 #include "io/hdf5/types.hpp"
 #include "io/single/row_selection.hpp"
 #include "io/single/single_sink.hpp"
@@ -42,7 +43,45 @@ void write_column_rows(hid_t group, const char* name, hid_t type, const std::vec
     write_rows(dataset.get(), type, {}, ids, order, sorted.data(), transfer);
 }
 
+/** Rewrites /tasks/<name> with its values, as fixed-length or variable-length strings. */
+void rewrite_strings(hid_t tasks, const char* name, bool fixed)
+{
+    const auto values = hdf5::read_strings(tasks, name);
+    {
+        // A deleted dataset still listed by its scale would leave a dangling reference.
+        auto old = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(tasks, name, H5P_DEFAULT));
+        hdf5::detach_dimension_scales(old.get());
+    }
+    SHARDRUN_H5_CHECK(H5Ldelete(tasks, name, H5P_DEFAULT));
+    if (!fixed) {
+        hdf5::write_strings(tasks, name, values);
+        return;
+    }
+    const auto type = hdf5::fixed_string_type(fixed_string_bytes);
+    const char no_text[fixed_string_bytes] = {};
+    create_column(tasks, name, type.get(), no_text, values.size());
+    std::vector<std::size_t> order(values.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    const auto packed = fixed_strings(values, order);
+    auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(tasks, name, H5P_DEFAULT));
+    if (!values.empty()) {
+        SHARDRUN_H5_CHECK(H5Dwrite(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, packed.data()));
+    }
+}
+
 }  // namespace
+
+void set_task_string_form(hid_t file, bool fixed)
+{
+    auto tasks = SHARDRUN_H5_OPEN(Group, H5Gopen2(file, "tasks", H5P_DEFAULT));
+    for (const char* name : {"host", "device"}) {
+        auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(tasks.get(), name, H5P_DEFAULT));
+        auto type = SHARDRUN_H5_OPEN(Datatype, H5Dget_type(dataset.get()));
+        const bool is_fixed = SHARDRUN_H5_CHECK(H5Tis_variable_str(type.get())) == 0;
+        dataset.reset();
+        if (is_fixed != fixed) rewrite_strings(tasks.get(), name, fixed);
+    }
+}
 
 void create_task_columns(hid_t file, std::uint64_t task_count)
 {

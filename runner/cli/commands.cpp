@@ -1,7 +1,9 @@
 #include "runner/cli/commands.hpp"
 
 #include "runner/cli/command_bench.hpp"
+#include "runner/cli/command_export.hpp"
 #include "runner/cli/command_info.hpp"
+#include "runner/cli/command_kinds.hpp"
 #include "runner/cli/command_merge.hpp"
 #include "runner/cli/command_plan.hpp"
 #include "runner/cli/command_report.hpp"
@@ -9,6 +11,7 @@
 #include "runner/cli/command_selftest.hpp"
 #include "runner/cli/command_status.hpp"
 #include "runner/cli/command_submit.hpp"
+#include "runner/cli/command_table.hpp"
 
 namespace shardrun::cli {
 
@@ -19,9 +22,12 @@ const std::vector<CommandFactory>& command_factories()
         [] { return std::make_unique<PlanCommand>(); },
         [] { return std::make_unique<StatusCommand>(); },
         [] { return std::make_unique<MergeCommand>(); },
+        [] { return std::make_unique<TableCommand>(); },
+        [] { return std::make_unique<ExportCommand>(); },
         [] { return std::make_unique<ReportCommand>(); },
         [] { return std::make_unique<SubmitCommand>(); },
         [] { return std::make_unique<InfoCommand>(); },
+        [] { return std::make_unique<KindsCommand>(); },
         [] { return std::make_unique<SelftestCommand>(); },
         [] { return std::make_unique<BenchCommand>(); },
     };

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
 #include "runner/errors.hpp"
 #include "runner/job/job_sections.hpp"
@@ -47,36 +49,74 @@ std::string apply_override(YAML::Node& root, const std::string& assignment)
         throw UsageError(fmt::format("--set '{}': expected key.path=value", assignment));
     }
     YAML::Node value;
+    const auto text = assignment.substr(equals + 1);
     try {
-        value = YAML::Load(assignment.substr(equals + 1));
+        value = YAML::Load(text);
     } catch (const YAML::Exception&) {
-        value = YAML::Node(assignment.substr(equals + 1));
+        value = YAML::Node(text);
+    }
+    if (unclosed_quote(value, text)) {
+        throw UsageError(fmt::format("--set {}: the value opens a quote that is never closed; close it (and quote the "
+                                     "whole --set argument for the shell)",
+                                     key));
     }
     set_path(root, split_path(key), 0, value);
     return key;
 }
 
+// Counts a file's documents, up to `cap`, and notes where the second starts. Not YAML::LoadAll:
+// yaml-cpp 0.7 yields empty documents forever after some malformed input (a stray ',' after a
+// top-level flow mapping), so LoadAll never returns (found by tests/fuzz).
+class DocumentCounter final : public YAML::EventHandler {
+public:
+    int documents = 0;
+    YAML::Mark second = YAML::Mark::null_mark();
+
+    void OnDocumentStart(const YAML::Mark& mark) override
+    {
+        if (++documents == 2) second = mark;
+    }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnMapEnd() override {}
+};
+
 YAML::Node parse_yaml(const std::string& file, const std::string& text)
 {
     try {
-        const auto documents = YAML::LoadAll(text);
-        if (documents.size() > 1) {
+        constexpr int cap = 16;
+        DocumentCounter counter;
+        std::istringstream stream(text);
+        YAML::Parser parser(stream);
+        while (counter.documents < cap && parser.HandleNextDocument(counter)) {
+        }
+        if (counter.documents > 1) {
             // Point at the `---` that starts the second document, the line to delete.
-            int line = documents[1].Mark().line, current = 0;
+            int line = counter.second.line, current = 0;
             std::istringstream lines(text);
-            for (std::string row; std::getline(lines, row) && current < documents[1].Mark().line; ++current) {
+            for (std::string row; std::getline(lines, row) && current < counter.second.line; ++current) {
                 if (row.rfind("---", 0) == 0) line = current;
             }
-            throw JobFileError(fmt::format("{}:{}:1: the job file holds {} YAML documents (separated by ---); keep one",
-                                           file, line + 1, documents.size()));
+            throw JobFileError(fmt::format("{}:{}:1: the job file holds {}{} YAML documents (separated by ---); keep one",
+                                           file, line + 1, counter.documents, counter.documents == cap ? " or more" : ""));
         }
-        auto root = documents.empty() ? YAML::Node() : documents[0];
+        auto root = counter.documents == 0 ? YAML::Node() : YAML::Load(text);
+        if (const auto open = unclosed_quote(root, text)) {
+            throw JobFileError(fmt::format("{}:{}:{}: YAML syntax error: this quoted string is never closed, so it runs "
+                                           "to the end of the file; add its closing quote",
+                                           file, open->line + 1, open->column + 1));
+        }
         if (!root.IsDefined() || root.IsNull()) return YAML::Node(YAML::NodeType::Map);
         if (!root.IsMap()) throw JobFileError(fmt::format("{}:1:1: the job file must be a YAML mapping", file));
         return root;
     } catch (const YAML::ParserException& error) {
         throw JobFileError(fmt::format("{}:{}:{}: YAML syntax error: {}", file, error.mark.line + 1,
-                                       error.mark.column + 1, error.msg));
+                                       error.mark.column + 1, one_line(error.msg)));
     }
 }
 
@@ -168,9 +208,12 @@ JobSpec parse_job(const std::string& file, const std::string& text, const std::v
     spec.params = parse_params(root["params"], context);
     spec.sweep = parse_sweep(root["sweep"], context, job_dir.empty() ? "." : job_dir);
     spec.data = parse_data(root["data"], context);
+    record_sites(root, context, spec);
+    check_fixed_or_swept(spec);
     // Kinds whose result shape follows the chunk (blur, embed) read params.chunk.
     if (spec.data.present && !spec.params.contains("chunk")) {
         spec.params.set("chunk", static_cast<std::int64_t>(spec.data.chunk));
+        spec.sites.values["params.chunk"] = spec.sites.value("data.chunk", file);
     }
     check_param_names(root, context, spec);
     if (spec.data.present && spec.data.input.empty()) {

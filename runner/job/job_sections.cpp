@@ -48,11 +48,15 @@ ScheduleSpec parse_schedule(const YAML::Node& node, const YamlContext& context)
 {
     ScheduleSpec schedule;
     const std::vector<std::string> kinds = {"static", "block", "cyclic", "dynamic"};
-    const auto kind_node = node.IsMap() ? node["kind"] : node;
     if (node.IsMap()) context.check_keys(node, "schedule", {"kind", "min_claim", "max_claim"});
-    const auto kind = read_choice(kind_node, context, node.IsMap() ? "schedule.kind" : "schedule", kinds);
-    schedule.kind = kind == "cyclic" ? ScheduleKind::cyclic : kind == "dynamic" ? ScheduleKind::dynamic
-                                                                                : ScheduleKind::block;
+    // A mapping without kind ({} or {min_claim: 2}) keeps the default kind; reading the missing
+    // node["kind"] would throw yaml-cpp's InvalidNode (exit 1, no file or field).
+    if (!node.IsMap() || node["kind"]) {
+        const auto kind_node = node.IsMap() ? node["kind"] : node;
+        const auto kind = read_choice(kind_node, context, node.IsMap() ? "schedule.kind" : "schedule", kinds);
+        schedule.kind = kind == "cyclic" ? ScheduleKind::cyclic : kind == "dynamic" ? ScheduleKind::dynamic
+                                                                                    : ScheduleKind::block;
+    }
     if (node.IsMap() && node["min_claim"]) {
         schedule.min_claim = read_integer(node["min_claim"], context, "schedule.min_claim", 1);
     }
@@ -106,10 +110,17 @@ std::int64_t read_integer(const YAML::Node& node, const YamlContext& context, co
 {
     std::int64_t value = 0;
     double real = 0;
+    if (!node.IsScalar()) {
+        // e.g. --set retries.max=3 turns retries into a mapping
+        context.fail(node, path, fmt::format("must be an integer (at least {}), not a {}", minimum,
+                                             node.IsSequence() ? "list" : node.IsMap() ? "mapping" : "null value"));
+    }
     if (!YAML::convert<std::int64_t>::decode(node, value)) {
         // 1e9 is a float in YAML; accept it when it is a whole number.
-        if (!YAML::convert<double>::decode(node, real) || real != static_cast<double>(static_cast<std::int64_t>(real))) {
-            context.fail(node, path, fmt::format("'{}' is not an integer", node.IsScalar() ? node.Scalar() : "?"));
+        // The range test comes first: casting a double outside int64 (1e30) is undefined.
+        if (!YAML::convert<double>::decode(node, real) || !(real >= -0x1p63 && real < 0x1p63) ||
+            real != static_cast<double>(static_cast<std::int64_t>(real))) {
+            context.fail(node, path, fmt::format("'{}' is not an integer", node.Scalar()));
         }
         value = static_cast<std::int64_t>(real);
     }
@@ -208,7 +219,23 @@ ExecSpec parse_exec(const YAML::Node& node, const YamlContext& context, const st
         return exec;
     }
     if (!node || !node.IsMap()) context.fail(node, "exec", "missing; task: exec needs exec: {argv: [program, args...]}");
-    context.check_keys(node, "exec", {"argv", "env", "results"});
+    context.check_keys(node, "exec", {"argv", "env", "results", "mode", "worker_restarts", "worker_start_timeout"});
+    if (node["mode"]) {
+        exec.mode = read_choice(node["mode"], context, "exec.mode", {"task", "worker"}) == "worker" ? ExecSpec::Mode::worker
+                                                                                                    : ExecSpec::Mode::task;
+    }
+    for (const char* key : {"worker_restarts", "worker_start_timeout"}) {
+        if (node[key] && exec.mode != ExecSpec::Mode::worker) {
+            context.fail(node[key], fmt::format("exec.{}", key), "applies only with exec.mode: worker");
+        }
+    }
+    if (node["worker_restarts"]) exec.worker_restarts = read_int(node["worker_restarts"], context, "exec.worker_restarts", 1);
+    if (node["worker_start_timeout"]) {
+        exec.worker_start_timeout_seconds = read_duration(node["worker_start_timeout"], context, "exec.worker_start_timeout");
+        if (exec.worker_start_timeout_seconds <= 0) {
+            context.fail(node["worker_start_timeout"], "exec.worker_start_timeout", "must be above 0 (e.g. 30s, 10m)");
+        }
+    }
     const auto& argv = node["argv"];
     if (!argv || !argv.IsSequence() || argv.size() == 0) {
         context.fail(argv ? argv : node, "exec.argv", "must be a non-empty list: [program, arg, ...]");

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,6 +41,28 @@ struct ExecSpec {
     std::vector<std::string> argv;
     std::vector<std::pair<std::string, std::string>> env;  ///< extra variables, templated too
     std::vector<io::FieldSpec> results;                    ///< declared result fields
+    /** task: the program runs once per task; worker: once per rank, fed tasks on stdin (issue 14). */
+    enum class Mode { task, worker } mode = Mode::task;
+    int worker_restarts = 3;                 ///< worker deaths in a row that stop the rank
+    double worker_start_timeout_seconds = 600;  ///< spawn to ready line
+};
+
+/**
+ * Where the job file gave the fields that are checked after parsing (parameters against the
+ * task kind, data.input against its file): "job.yaml:3:15", or "--set params.n".
+ */
+struct FieldSites {
+    /** By path: "task", "params" (the section), "params.<name>", "data.input", "data.chunk". */
+    std::map<std::string, std::string> values;
+    /** The key of each parameter the job wrote under params: ("params.<name>"). */
+    std::map<std::string, std::string> keys;
+
+    /** values[path], else `fallback`. */
+    std::string value(const std::string& path, const std::string& fallback) const
+    {
+        const auto it = values.find(path);
+        return it != values.end() ? it->second : fallback;
+    }
 };
 
 /** A validated job file with its --set overrides applied. */
@@ -65,6 +88,7 @@ struct JobSpec {
     double rank_timeout_seconds = 60;
     OutputSpec output;
     ExecSpec exec;
+    FieldSites sites;
 };
 
 const char* schedule_name(ScheduleKind kind) noexcept;

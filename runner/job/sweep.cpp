@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 #include <set>
 
@@ -27,6 +28,32 @@ void Sweep::apply(std::uint64_t point, tasks::ParamMap& params) const
         (*it)->apply(point % size, params);
         point /= size;
     }
+}
+
+std::string ValueSites::at(std::uint64_t index) const
+{
+    if (index >= marks.size()) return whole;
+    return fmt::format("{}:{}:{}", file, marks[index].first, marks[index].second);
+}
+
+std::string Sweep::where(std::uint64_t point, std::string_view name) const
+{
+    for (auto it = dimensions_.rbegin(); it != dimensions_.rend(); ++it) {
+        const auto size = (*it)->size();
+        const auto names = (*it)->names();
+        if (std::find(names.begin(), names.end(), name) != names.end()) return (*it)->where(point % size, name);
+        point /= size;
+    }
+    return "";
+}
+
+std::string Sweep::name_where(std::string_view name) const
+{
+    for (const auto& dimension : dimensions_) {
+        const auto names = dimension->names();
+        if (std::find(names.begin(), names.end(), name) != names.end()) return dimension->name_where(name);
+    }
+    return "";
 }
 
 std::vector<std::string> Sweep::names() const
@@ -60,7 +87,7 @@ Sweep parse_sweep(const YAML::Node& node, const YamlContext& context, const std:
         } else if (key == "points_file") {
             dimension = parse_points_file(entry.second, context, path, job_dir);
         } else {
-            dimension = parse_axis(key, entry.second, context, path);
+            dimension = parse_axis(entry.first, entry.second, context, path);
         }
         for (const auto& name : dimension->names()) context.check_dataset_name(entry.first, path, name);
         dimensions.push_back(std::move(dimension));

@@ -5,12 +5,27 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "runner/job/yaml_context.hpp"
 #include "runner/tasks/param_map.hpp"
 
 namespace shardrun::job {
+
+/**
+ * Where a sweep axis's values were written, for messages after parsing: a line and column per
+ * listed value, or one location for all (a generated axis, or one set with --set).
+ */
+struct ValueSites {
+    std::string file;
+    std::string whole;                       ///< used when marks is empty
+    std::vector<std::pair<int, int>> marks;  ///< 1-based line and column of value i
+
+    /** "job.yaml:5:7", or `whole`. */
+    std::string at(std::uint64_t index) const;
+};
 
 /** One axis of the sweep's cartesian product; values are computed from the index, never stored for ranges. */
 class SweepDimension {
@@ -21,6 +36,10 @@ public:
     virtual void apply(std::uint64_t index, tasks::ParamMap& params) const = 0;
     /** The parameter names this axis sets (several for zip: and points:). */
     virtual std::vector<std::string> names() const = 0;
+    /** Where value `index` of `name` was written ("job.yaml:5:7", "--set sweep.n"); "" when unknown. */
+    virtual std::string where(std::uint64_t /*index*/, std::string_view /*name*/) const { return ""; }
+    /** Where the axis names `name` (its key); "" when unknown. */
+    virtual std::string name_where(std::string_view /*name*/) const { return ""; }
 };
 
 /**
@@ -40,6 +59,10 @@ public:
     /** Every swept parameter name, in axis order. */
     std::vector<std::string> names() const;
     const std::vector<std::shared_ptr<const SweepDimension>>& dimensions() const noexcept { return dimensions_; }
+    /** Where the value of `name` at point `point` was written; "" when `name` is not swept. */
+    std::string where(std::uint64_t point, std::string_view name) const;
+    /** Where the axis that sets `name` names it; "" when `name` is not swept. */
+    std::string name_where(std::string_view name) const;
 
 private:
     std::vector<std::shared_ptr<const SweepDimension>> dimensions_;

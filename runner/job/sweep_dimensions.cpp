@@ -2,95 +2,38 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
+
+#include "runner/job/sweep_axes.hpp"
 
 namespace shardrun::job {
 namespace {
 
 using tasks::ParamMap;
 using tasks::ParamValue;
+using axes::ComputedDimension;
+using axes::GroupDimension;
+using axes::ListDimension;
+using axes::PointsDimension;
 
-class ListDimension : public SweepDimension {
-public:
-    ListDimension(std::string name, std::vector<ParamValue> values) : name_(std::move(name)), values_(std::move(values)) {}
-    std::uint64_t size() const noexcept override { return values_.size(); }
-    void apply(std::uint64_t index, ParamMap& params) const override { params.set(name_, values_[index]); }
-    std::vector<std::string> names() const override { return {name_}; }
 
-private:
-    std::string name_;
-    std::vector<ParamValue> values_;
-};
+// Per-value marks, unless the whole node came from --set (then one location for all).
+ValueSites sites_of(const YAML::Node& node, const YamlContext& context, const std::string& path)
+{
+    ValueSites sites;
+    sites.whole = context.where(node, path);
+    if (sites.whole.starts_with("--set")) return sites;
+    sites.file = context.file();
+    return sites;
+}
 
-// linspace, logspace and range compute value i on demand, so a 1e9-point range costs nothing.
-class ComputedDimension : public SweepDimension {
-public:
-    enum class Kind { linspace, logspace, float_range, int_range };
-    ComputedDimension(std::string name, Kind kind, double a, double b, std::uint64_t n)
-        : name_(std::move(name)), kind_(kind), a_(a), b_(b), n_(n) {}
-    /** An integer range kept in int64, exact beyond 2^53. */
-    ComputedDimension(std::string name, std::int64_t start, std::int64_t step, std::uint64_t n)
-        : name_(std::move(name)), kind_(Kind::int_range), a_(0), b_(0), n_(n), start_(start), step_(step) {}
-    std::uint64_t size() const noexcept override { return n_; }
-    std::vector<std::string> names() const override { return {name_}; }
-    void apply(std::uint64_t i, ParamMap& params) const override
-    {
-        const double t = n_ > 1 ? static_cast<double>(i) / static_cast<double>(n_ - 1) : 0.0;
-        const double lin = i + 1 == n_ && n_ > 1 ? b_ : a_ + t * (b_ - a_);
-        switch (kind_) {
-        case Kind::linspace: params.set(name_, lin); break;
-        case Kind::logspace: params.set(name_, std::pow(10.0, lin)); break;
-        case Kind::float_range: params.set(name_, a_ + static_cast<double>(i) * b_); break;
-        case Kind::int_range:
-            params.set(name_, start_ + static_cast<std::int64_t>(i) * step_);
-            break;
-        }
-    }
-
-private:
-    std::string name_;
-    Kind kind_;
-    double a_, b_;  // linspace/logspace: endpoints; float ranges: start and step
-    std::uint64_t n_;
-    std::int64_t start_ = 0, step_ = 0;
-};
-
-class GroupDimension : public SweepDimension {
-public:
-    explicit GroupDimension(std::vector<std::shared_ptr<const SweepDimension>> members) : members_(std::move(members)) {}
-    std::uint64_t size() const noexcept override { return members_.front()->size(); }
-    void apply(std::uint64_t index, ParamMap& params) const override
-    {
-        for (const auto& member : members_) member->apply(index, params);
-    }
-    std::vector<std::string> names() const override
-    {
-        std::vector<std::string> all;
-        for (const auto& member : members_) all.push_back(member->names().front());
-        return all;
-    }
-
-private:
-    std::vector<std::shared_ptr<const SweepDimension>> members_;
-};
-
-class PointsDimension : public SweepDimension {
-public:
-    PointsDimension(std::vector<std::string> names, std::vector<ParamMap> points)
-        : names_(std::move(names)), points_(std::move(points)) {}
-    std::uint64_t size() const noexcept override { return points_.size(); }
-    void apply(std::uint64_t index, ParamMap& params) const override
-    {
-        for (const auto& [name, value] : points_[index].entries()) params.set(name, value);
-    }
-    std::vector<std::string> names() const override { return names_; }
-
-private:
-    std::vector<std::string> names_;
-    std::vector<ParamMap> points_;
-};
+void add_mark(ValueSites& sites, const YAML::Node& node)
+{
+    if (!sites.whole.starts_with("--set")) sites.marks.emplace_back(node.Mark().line + 1, node.Mark().column + 1);
+}
 
 double number_at(const YAML::Node& list, size_t i, const YamlContext& context, const std::string& path)
 {
@@ -100,13 +43,15 @@ double number_at(const YAML::Node& list, size_t i, const YamlContext& context, c
     context.fail(list[i], fmt::format("{}[{}]", path, i), "must be a finite number");
 }
 
-std::shared_ptr<const SweepDimension> parse_generator(const std::string& name, const YAML::Node& node,
-                                                      const YamlContext& context, const std::string& path)
+std::shared_ptr<ComputedDimension> parse_generator(const std::string& name, const YAML::Node& node,
+                                                   const YamlContext& context, const std::string& path)
 {
     context.check_keys(node, path, {"linspace", "logspace", "range"});
     if (node.size() != 1) context.fail(node, path, "give exactly one of linspace, logspace, range");
     const auto kind = node.begin()->first.as<std::string>();
-    const auto& args = node.begin()->second;
+    // A copy (a Node is a handle): the iterator's -> yields a temporary pair, so a reference
+    // to its member dangles at the end of this line (ASan: stack-use-after-scope).
+    const auto args = node.begin()->second;
     const auto args_path = join_path(path, kind);
     if (!args.IsSequence() || args.size() != 3) {
         context.fail(args, args_path, kind == "range" ? "must be [start, stop, step]" : "must be [start, stop, count]");
@@ -154,6 +99,12 @@ ParamMap parse_point(const YAML::Node& node, const YamlContext& context, const s
     return point;
 }
 
+// Marks of one point's values in the sorted order of its names.
+void add_point_marks(ValueSites& sites, const YAML::Node& node, const std::vector<std::string>& names)
+{
+    for (const auto& name : names) add_mark(sites, node[name]);
+}
+
 std::vector<std::string> point_names(const ParamMap& point)
 {
     std::vector<std::string> names;
@@ -178,18 +129,27 @@ tasks::ParamValue scalar_value(const YAML::Node& node)
     return text;
 }
 
-std::shared_ptr<const SweepDimension> parse_axis(const std::string& name, const YAML::Node& node,
+std::shared_ptr<const SweepDimension> parse_axis(const YAML::Node& key, const YAML::Node& node,
                                                  const YamlContext& context, const std::string& path)
 {
-    if (node.IsMap()) return parse_generator(name, node, context, path);
+    const auto name = key.as<std::string>();
+    if (node.IsMap()) {
+        auto generated = parse_generator(name, node, context, path);
+        const auto args = node.begin()->second;  // a copy, as in parse_generator
+        generated->locate(context.where(args, join_path(path, node.begin()->first.as<std::string>())),
+                          context.where(key, path));
+        return generated;
+    }
     if (!node.IsSequence()) context.fail(node, path, "must be a list of values or {linspace|logspace|range: [...]}");
     if (node.size() == 0) context.fail(node, path, "is an empty list; a sweep axis needs at least one value");
     std::vector<ParamValue> values;
+    auto sites = sites_of(node, context, path);
     for (size_t i = 0; i < node.size(); ++i) {
         if (!node[i].IsScalar()) context.fail(node[i], fmt::format("{}[{}]", path, i), "must be a scalar value");
         values.push_back(scalar_value(node[i]));
+        add_mark(sites, node[i]);
     }
-    return std::make_shared<ListDimension>(name, std::move(values));
+    return std::make_shared<ListDimension>(name, std::move(values), std::move(sites), context.where(key, path));
 }
 
 std::vector<std::shared_ptr<const SweepDimension>> parse_zip(const YAML::Node& node, const YamlContext& context,
@@ -207,7 +167,7 @@ std::vector<std::shared_ptr<const SweepDimension>> parse_zip(const YAML::Node& n
     std::vector<std::shared_ptr<const SweepDimension>> members;
     for (const auto& entry : node) {
         const auto key = entry.first.as<std::string>();
-        members.push_back(parse_axis(key, entry.second, context, join_path(path, key)));
+        members.push_back(parse_axis(entry.first, entry.second, context, join_path(path, key)));
         if (members.back()->size() != members.front()->size()) {
             context.fail(entry.second, join_path(path, key),
                          fmt::format("has {} values but the first zip member has {}; zip members advance together",
@@ -223,6 +183,7 @@ std::shared_ptr<const SweepDimension> parse_points(const YAML::Node& node, const
 {
     if (!node.IsSequence() || node.size() == 0) context.fail(node, path, "must be a non-empty list of mappings");
     std::vector<ParamMap> points;
+    auto sites = sites_of(node, context, path);
     for (size_t i = 0; i < node.size(); ++i) {
         const auto point_path = fmt::format("{}[{}]", path, i);
         points.push_back(parse_point(node[i], context, point_path));
@@ -232,8 +193,17 @@ std::shared_ptr<const SweepDimension> parse_points(const YAML::Node& node, const
                                      fmt::join(point_names(points.back()), ","),
                                      fmt::join(point_names(points.front()), ",")));
         }
+        add_point_marks(sites, node[i], point_names(points.back()));
     }
-    return std::make_shared<PointsDimension>(point_names(points.front()), std::move(points));
+    auto names = point_names(points.front());
+    std::vector<std::string> name_sites;
+    for (const auto& entry : node[0]) {
+        const auto key = entry.first.as<std::string>();
+        const auto slot = std::find(names.begin(), names.end(), key) - names.begin();
+        name_sites.resize(names.size());
+        name_sites[slot] = context.where(entry.first, fmt::format("{}[0].{}", path, key));
+    }
+    return std::make_shared<PointsDimension>(std::move(names), std::move(points), std::move(sites), std::move(name_sites));
 }
 
 std::shared_ptr<const SweepDimension> parse_points_file(const YAML::Node& node, const YamlContext& context,

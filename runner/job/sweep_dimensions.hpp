@@ -10,8 +10,8 @@
 
 namespace shardrun::job {
 
-/** `name: [v0, v1, ...]` or `name: {linspace|logspace|range: [...]}`. */
-std::shared_ptr<const SweepDimension> parse_axis(const std::string& name, const YAML::Node& node,
+/** `name: [v0, v1, ...]` or `name: {linspace|logspace|range: [...]}`; `key` is the `name` node. */
+std::shared_ptr<const SweepDimension> parse_axis(const YAML::Node& key, const YAML::Node& node,
                                                  const YamlContext& context, const std::string& path);
 
 /** `zip: {a: [...], b: [...]}` or a list of such mappings: each mapping is one axis. */

@@ -33,6 +33,12 @@ void check_node(const YAML::Node& node, const YamlContext& context, const std::s
     } else if (node.IsMap()) {
         std::map<std::string, YAML::Mark> seen;
         for (const auto& entry : node) {
+            // Every later reader takes a key as a word (as<std::string> would throw a bare
+            // yaml-cpp "bad conversion"); `? [a]` or `{[a]: 1}` is a mistake to name here.
+            if (entry.first.IsSequence() || entry.first.IsMap()) {
+                context.fail(entry.first, path.empty() ? "(key)" : path,
+                             fmt::format("a key must be one word, not a {}", entry.first.IsSequence() ? "list" : "mapping"));
+            }
             if (!entry.first.IsScalar()) continue;
             const auto key = entry.first.Scalar();
             const auto child = join_path(path, key);
@@ -48,7 +54,83 @@ void check_node(const YAML::Node& node, const YamlContext& context, const std::s
     }
 }
 
+// Scans from the opening quote at `pos` as YAML does: \x escapes in "...", '' in '...'.
+bool quote_closes(std::string_view text, std::size_t pos)
+{
+    const char quote = text[pos];
+    for (std::size_t i = pos + 1; i < text.size(); ++i) {
+        if (quote == '"' && text[i] == '\\') {
+            ++i;
+        } else if (text[i] == quote) {
+            if (quote == '\'' && i + 1 < text.size() && text[i + 1] == '\'') {
+                ++i;
+            } else {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+std::optional<YAML::Mark> unclosed_in(const YAML::Node& node, std::string_view text)
+{
+    if (node.IsScalar()) {
+        const auto mark = node.Mark();
+        const bool quoted = !mark.is_null() && mark.pos >= 0 && static_cast<std::size_t>(mark.pos) < text.size() &&
+                            (text[mark.pos] == '"' || text[mark.pos] == '\'');
+        return quoted && !quote_closes(text, static_cast<std::size_t>(mark.pos)) ? std::optional(mark) : std::nullopt;
+    }
+    if (node.IsSequence()) {
+        for (const auto& item : node) {
+            if (auto mark = unclosed_in(item, text)) return mark;
+        }
+    } else if (node.IsMap()) {
+        for (const auto& entry : node) {
+            if (auto mark = unclosed_in(entry.first, text)) return mark;
+            if (auto mark = unclosed_in(entry.second, text)) return mark;
+        }
+    }
+    return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<YAML::Mark> unclosed_quote(const YAML::Node& root, std::string_view text)
+{
+    // yaml-cpp counts positions after a UTF-8 byte order mark.
+    constexpr std::string_view bom = "\xEF\xBB\xBF";
+    return unclosed_in(root, text.starts_with(bom) ? text.substr(bom.size()) : text);
+}
+
+void check_fixed_or_swept(const JobSpec& spec)
+{
+    for (const auto& name : spec.sweep.names()) {
+        if (!spec.params.contains(name)) continue;
+        const auto fixed_at = spec.sites.value("params." + name, spec.file);
+        throw JobFileError(located(spec.sweep.name_where(name), "sweep." + name,
+                                   fmt::format("'{}' is also fixed in params ({}); a parameter is either fixed or "
+                                               "swept: remove one of them",
+                                               name, fixed_at)));
+    }
+}
+
+void record_sites(const YAML::Node& root, const YamlContext& context, JobSpec& spec)
+{
+    auto& sites = spec.sites;
+    sites.values["task"] = context.where(root["task"], "task");
+    const auto params = root["params"];
+    sites.values["params"] = params ? context.where(params, "params") : sites.values["task"];
+    for (const auto& entry : params.IsMap() ? params : YAML::Node()) {
+        const auto path = "params." + entry.first.as<std::string>();
+        sites.values[path] = context.where(entry.second, path);
+        sites.keys[path] = context.where(entry.first, path);
+    }
+    const auto data = root["data"];
+    for (const char* key : {"input", "chunk"}) {
+        const auto path = fmt::format("data.{}", key);
+        if (data.IsMap() && data[key]) sites.values[path] = context.where(data[key], path);
+    }
+}
 
 void check_document(const YAML::Node& root, const YamlContext& context) { check_node(root, context, ""); }
 

@@ -27,6 +27,25 @@ size_t edit_distance(std::string_view a, std::string_view b)
 
 }  // namespace
 
+std::string one_line(std::string_view text)
+{
+    std::string out;
+    out.reserve(text.size());
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (c == '\n') {
+            out += "\\n";
+        } else if (c == '\r') {
+            out += "\\r";
+        } else if ((byte < 0x20 && c != '\t') || byte == 0x7f) {
+            out += fmt::format("\\x{:02x}", byte);
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
 std::string closest_name(std::string_view word, const std::vector<std::string>& allowed)
 {
     std::string best;
@@ -64,11 +83,15 @@ std::string YamlContext::where(const YAML::Node& node, std::string_view path) co
     return fmt::format("{}:{}:{}", file_, mark.line + 1, mark.column + 1);
 }
 
+std::string located(std::string_view where, std::string_view path, std::string_view message)
+{
+    if (where == fmt::format("--set {}", path)) return one_line(fmt::format("{}: {}", where, message));
+    return one_line(fmt::format("{}: {}: {}", where, path, message));
+}
+
 void YamlContext::fail(const YAML::Node& node, std::string_view path, std::string_view message) const
 {
-    const auto location = where(node, path);
-    if (location == fmt::format("--set {}", path)) throw JobFileError(fmt::format("--set {}: {}", path, message));
-    throw JobFileError(fmt::format("{}: {}: {}", where(node, path), path, message));
+    throw JobFileError(located(where(node, path), path, message));
 }
 
 void YamlContext::check_dataset_name(const YAML::Node& node, std::string_view path, const std::string& name) const

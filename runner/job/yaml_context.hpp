@@ -40,6 +40,18 @@ private:
     std::set<std::string> overridden_;
 };
 
+/**
+ * "<where>: <path>: <message>", or "--set path: <message>" when `where` is that --set: the
+ * one-line form of every job file error.
+ */
+std::string located(std::string_view where, std::string_view path, std::string_view message);
+
+/**
+ * `text` with line breaks and other control characters escaped (\n, \r, \xHH): a key or value
+ * quoted from the job file ("a\nb": 1) keeps an error message the one line it must be.
+ */
+std::string one_line(std::string_view text);
+
 /** The allowed name closest to `word` by edit distance, or "" when none is close. */
 std::string closest_name(std::string_view word, const std::vector<std::string>& allowed);
 

@@ -64,7 +64,7 @@ IdBatch block_share(IdRange range, int group, int groups) noexcept;
 /** Static cyclic schedule: ids range.first + group + k * groups. */
 IdBatch cyclic_share(IdRange range, int group, int groups) noexcept;
 
-/** Dynamic claim size: ceil(remaining / (2 * groups)) within [min_claim, max_claim], at most remaining. */
+/** Dynamic claim size: ceil(remaining / (4 * groups)) within [min_claim, max_claim], at most remaining. */
 std::uint64_t claim_size(std::uint64_t remaining, int groups, std::uint64_t min_claim, std::uint64_t max_claim) noexcept;
 
 /**

@@ -2,23 +2,25 @@
 
 #include <fmt/format.h>
 
-#include "io/input/dataset_reader.hpp"
 #include "runner/errors.hpp"
+#include "runner/job/yaml_context.hpp"
 
 namespace shardrun::run {
 
-std::uint64_t input_items(const job::JobSpec& spec)
+io::DatasetInfo read_input(const job::JobSpec& spec)
 {
+    const auto where = spec.sites.value("data.input", spec.file);
+    io::DatasetInfo info;
     try {
-        const auto info = io::describe_dataset(io::parse_dataset_location(spec.data.input));
-        if (info.dims.empty()) {
-            throw JobFileError(fmt::format("{}: data.input: '{}' is a scalar; it needs a first dimension to split",
-                                           spec.file, spec.data.input));
-        }
-        return info.dims.front();
+        info = io::describe_dataset(io::parse_dataset_location(spec.data.input));
     } catch (const io::InputError& error) {
-        throw JobFileError(fmt::format("{}: data.input: {}", spec.file, error.what()));
+        throw JobFileError(job::located(where, "data.input", error.what()));
     }
+    if (info.dims.empty()) {
+        throw JobFileError(job::located(
+            where, "data.input", fmt::format("'{}' is a scalar; it needs a first dimension to split", spec.data.input)));
+    }
+    return info;
 }
 
 }  // namespace shardrun::run

@@ -1,15 +1,16 @@
 #pragma once
 
-#include <cstdint>
-
+#include "io/input/dataset_reader.hpp"
 #include "runner/job/job_spec.hpp"
 
 namespace shardrun::run {
 
 /**
- * Items of `data.input: file.h5:/dataset`: the dataset's first dimension.
- * @throws JobFileError naming data.input when the file or dataset cannot be read
+ * Shape and dtype of `data.input: file.h5:/dataset`, read once before anything runs: its
+ * first dimension gives the items, and the task kind checks the rest (TaskKind::validate).
+ * @throws JobFileError at data.input's file:line:col when the file or dataset cannot be read,
+ *         or the dataset is a scalar
  */
-std::uint64_t input_items(const job::JobSpec& spec);
+io::DatasetInfo read_input(const job::JobSpec& spec);
 
 }  // namespace shardrun::run

@@ -3,25 +3,18 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "runner/errors.hpp"
 #include "runner/job/job_parser.hpp"
 #include "runner/run/data_input.hpp"
+#include "runner/run/param_checks.hpp"
 #include "runner/tasks/registry.hpp"
 
 namespace shardrun::run {
 namespace {
 
 constexpr std::uint64_t points_validated = 100000;
-
-std::string point_text(const tasks::ParamMap& params, const std::vector<std::string>& swept)
-{
-    std::vector<std::string> parts;
-    for (const auto& name : swept) {
-        if (const auto* value = params.find(name)) parts.push_back(name + "=" + tasks::param_text(*value));
-    }
-    return fmt::format("{}", fmt::join(parts, ", "));
-}
 
 bool same_fields(const std::vector<io::FieldSpec>& a, const std::vector<io::FieldSpec>& b)
 {
@@ -30,14 +23,15 @@ bool same_fields(const std::vector<io::FieldSpec>& a, const std::vector<io::Fiel
     });
 }
 
-void validate_points(PreparedJob& job)
+// The kind's own checks, per sweep point, after the table's (names, types, ranges) passed.
+void validate_points(PreparedJob& job, const tasks::JobView& view)
 {
-    const auto swept = job.spec.sweep.names();
     const auto points = std::min(job.spec.sweep.size(), points_validated);
+    auto params = job.space->params_of(0);
     for (std::uint64_t point = 0; point < points; ++point) {
-        const auto params = job.space->params_of(point * job.space->chunks());
+        job.space->update_params(point * job.space->chunks(), params);
         try {
-            job.kind->validate(params);
+            job.kind->validate(params, view);
             auto fields = job.kind->fields(params);
             if (point == 0) {
                 job.fields = std::move(fields);
@@ -45,8 +39,7 @@ void validate_points(PreparedJob& job)
                 throw JobFileError("the result fields' shapes change across the sweep; sweep only parameters that keep them");
             }
         } catch (const JobFileError& error) {
-            const auto where = swept.empty() ? "" : fmt::format(" (sweep point {}: {})", point, point_text(params, swept));
-            throw JobFileError(fmt::format("{}{}: {}", job.spec.file, where, error.what()));
+            throw JobFileError(locate_kind_error(job.spec, point, error.what()));
         }
     }
 }
@@ -58,9 +51,12 @@ PreparedJob prepare_job(const std::string& file, const std::vector<std::string>&
     PreparedJob job;
     job.spec = job::load_job(file, overrides, tasks::task_kind_names());
     job.kind = tasks::make_task_kind(job.spec);
-    job.items = job.spec.data.input.empty() ? job.spec.data.items : input_items(job.spec);
+    if (const auto kind = tasks::find_task_kind(job.spec.task)) check_params(job.spec, *kind->params);
+    std::optional<io::DatasetInfo> input;
+    if (!job.spec.data.input.empty()) input = read_input(job.spec);  // opened once, here
+    job.items = input ? input->dims.front() : job.spec.data.items;
     job.space = std::make_unique<job::TaskSpace>(job::TaskSpace::of(job.spec, job.items));
-    validate_points(job);
+    validate_points(job, tasks::JobView{&job.spec, input ? &*input : nullptr});
     return job;
 }
 

@@ -2,12 +2,14 @@
 
 #include "collectives/stall_guard.hpp"
 #include "io/hdf5/library_info.hpp"
+#include "runner/tasks/rank_fatal.hpp"
 
 #include <fmt/format.h>
 
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <exception>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -56,6 +58,8 @@ tasks::TaskOutcome run_attempts(const LoopSettings& settings, tasks::TaskContext
     for (context.attempt = 1; context.attempt <= settings.retries + 1; ++context.attempt) {
         try {
             outcome = settings.kind->run(context);
+        } catch (const tasks::RankFatalError&) {
+            throw;  // the kind can run nothing more here; run_rank_loop ends the rank
         } catch (const std::exception& error) {
             outcome = {io::TaskStatus::failed, 1, error.what(), {}};
         }
@@ -189,6 +193,8 @@ tasks::TaskOutcome run_group_attempts(const LoopSettings& settings, tasks::TaskC
             outcome = settings.kind->run(context);
         } catch (const collectives::CollectiveStall&) {
             throw;  // the group cannot go on without the missing member: the job ends, naming it
+        } catch (const tasks::RankFatalError&) {
+            throw;
         } catch (const std::exception& error) {
             outcome = {io::TaskStatus::failed, 1, error.what(), {}};
         }
@@ -283,17 +289,35 @@ RankStats run_rank_loop(const LoopSettings& settings, WorkSource& source, io::Re
     if (settings.group != nullptr && settings.group->size() > 1) {
         try {
             run_group_member(settings, state);
+        } catch (const tasks::RankFatalError&) {
+            if (settings.periodic_commits) state.commit_finished();
+            throw;
         } catch (const collectives::CollectiveStall&) {
             // Keep what finished before the stall; layout single commits collectively, so it cannot.
             if (settings.periodic_commits) state.commit_finished();
             throw;
         }
-    } else if (settings.slots <= 1) {
-        run_slot(settings, state);
     } else {
+        // A RankFatalError ends every slot (the kind fails them all alike); the first is rethrown
+        // once what finished is committed, and the interrupted tasks are left for --resume.
+        std::exception_ptr fatal;
+        std::mutex fatal_mutex;
+        const auto slot = [&] {
+            try {
+                run_slot(settings, state);
+            } catch (const tasks::RankFatalError&) {
+                std::lock_guard lock(fatal_mutex);
+                if (!fatal) fatal = std::current_exception();
+            }
+        };
         std::vector<std::thread> slots;
-        for (int i = 0; i < settings.slots; ++i) slots.emplace_back([&] { run_slot(settings, state); });
-        for (auto& slot : slots) slot.join();
+        for (int i = 1; i < settings.slots; ++i) slots.emplace_back(slot);
+        slot();
+        for (auto& thread : slots) thread.join();
+        if (fatal) {
+            if (settings.periodic_commits) state.commit_finished();
+            std::rethrow_exception(fatal);
+        }
     }
     state.commit_finished();
     feed.tick(true);

@@ -7,9 +7,7 @@
 #include "kernels/common/seeded.hpp"
 #include "runner/tasks/kernel_kind_support.hpp"
 
-// params: height (256), width (height), sigma (2), chunk (1: images per task, set it to
-// data.chunk), seed (0, for synthetic images). Input: data.input FILE.h5:/images [N, height, width]
-// float32, or synthetic seeded images when the job has no data.input.
+// Input: data.input FILE.h5:/images [N, height, width] float32, or seeded synthetic images.
 namespace shardrun::tasks {
 namespace {
 
@@ -47,12 +45,39 @@ std::vector<float> load_images(const TaskContext& context, const kernels::BlurSh
     return images;
 }
 
+void check_input(const io::DatasetInfo& input, const kernels::BlurShape& shape)
+{
+    if (input.dims.size() != 3 || input.dtype != "float32") {
+        throw JobFileError(fmt::format("data.input: holds {}; blur needs float32 images [N, height, width]",
+                                       dataset_text(input)));
+    }
+    if (input.dims[1] != static_cast<std::uint64_t>(shape.height) || input.dims[2] != static_cast<std::uint64_t>(shape.width)) {
+        throw JobFileError(fmt::format("params.height: data.input holds {}x{} images but params.height x params.width "
+                                       "is {}x{}; set both to the images' size",
+                                       input.dims[1], input.dims[2], shape.height, shape.width));
+    }
+}
+
 }  // namespace
 
-void BlurKind::validate(const ParamMap& params) const
+const ParamTable& BlurKind::parameters()
+{
+    static const ParamTable table{{
+        integer_param("height", "256", above(0), "image rows"),
+        integer_param("width", "height", above(0), "image columns"),
+        number_param("sigma", "2", above_up_to(0, kernels::blur_max_sigma), "standard deviation of the Gaussian, in pixels"),
+        integer_param("chunk", "data.chunk, else 1", above(0), "images per task (the blurred field's first dimension)"),
+        integer_param("seed", "0", at_least(0), "seed of the synthetic images (jobs without data.input)"),
+    }};
+    return table;
+}
+
+void BlurKind::validate(const ParamMap& params, const JobView& job) const
 {
     const auto shape = read_shape(params);
     validate_params([&] { kernels::validate_blur(shape); });
+    require_whole_chunks(shape.images, job, "images");
+    if (job.input != nullptr) check_input(*job.input, shape);
 }
 
 std::vector<io::FieldSpec> BlurKind::fields(const ParamMap& params) const

@@ -8,10 +8,7 @@
 #include "kernels/embed/embed.hpp"
 #include "runner/tasks/kernel_kind_support.hpp"
 
-// params: input_dim (64), output_dim (32), activation (gelu | relu | tanh | identity),
-// chunk (1: rows per task, set it to data.chunk), seed (0: synthetic rows), weight_seed (1),
-// weights (optional FILE.h5:/W, float32 [input_dim, output_dim]). Input rows: data.input
-// FILE.h5:/rows float32 [N, input_dim], or seeded synthetic rows.
+// Input rows: data.input FILE.h5:/rows float32 [N, input_dim], or seeded synthetic rows.
 namespace shardrun::tasks {
 namespace {
 
@@ -53,12 +50,57 @@ std::vector<float> load_weights(const ParamMap& params, const kernels::EmbedShap
     return weights;
 }
 
+void check_input(const io::DatasetInfo& input, const kernels::EmbedShape& shape)
+{
+    if (input.dims.size() != 2 || input.dtype != "float32") {
+        throw JobFileError(fmt::format("data.input: holds {}; embed needs float32 rows [N, input_dim]", dataset_text(input)));
+    }
+    if (input.dims[1] != static_cast<std::uint64_t>(shape.input_dim)) {
+        throw JobFileError(fmt::format("params.input_dim: {} but the rows of data.input have {} columns; set input_dim: {}",
+                                       shape.input_dim, input.dims[1], input.dims[1]));
+    }
+}
+
+void check_weights(const std::string& spec, const kernels::EmbedShape& shape)
+{
+    io::DatasetInfo info;
+    try {
+        info = io::describe_dataset(io::parse_dataset_location(spec));
+    } catch (const io::InputError& error) {
+        throw JobFileError(fmt::format("params.weights: {}", error.what()));
+    }
+    const std::vector<std::uint64_t> expected = {static_cast<std::uint64_t>(shape.input_dim),
+                                                 static_cast<std::uint64_t>(shape.output_dim)};
+    if (info.dims != expected || info.dtype != "float32") {
+        throw JobFileError(fmt::format("params.weights: '{}' holds {}; embed needs float32 [input_dim, output_dim] = "
+                                       "[{}, {}]",
+                                       spec, dataset_text(info), shape.input_dim, shape.output_dim));
+    }
+}
+
 }  // namespace
 
-void EmbedKind::validate(const ParamMap& params) const
+const ParamTable& EmbedKind::parameters()
+{
+    static const ParamTable table{{
+        integer_param("input_dim", "64", above(0), "columns of each input row"),
+        integer_param("output_dim", "32", above(0), "columns of each embedding"),
+        choice_param("activation", "gelu", {"gelu", "relu", "tanh", "identity"}, "applied to X W before normalising"),
+        integer_param("chunk", "data.chunk, else 1", above(0), "rows per task (the embedding field's first dimension)"),
+        integer_param("seed", "0", at_least(0), "seed of the synthetic rows (jobs without data.input)"),
+        integer_param("weight_seed", "1", at_least(0), "seed of the random weights (without params.weights)"),
+        text_param("weights", "none", "FILE.h5:/dataset of float32 weights [input_dim, output_dim]"),
+    }};
+    return table;
+}
+
+void EmbedKind::validate(const ParamMap& params, const JobView& job) const
 {
     const auto shape = read_shape(params);
     validate_params([&] { kernels::validate_embed(shape); });
+    require_whole_chunks(shape.rows, job, "rows");
+    if (job.input != nullptr) check_input(*job.input, shape);
+    if (params.contains("weights")) check_weights(params.text("weights"), shape);
 }
 
 std::vector<io::FieldSpec> EmbedKind::fields(const ParamMap& params) const

@@ -7,7 +7,6 @@
 #include "kernels/gemm/gemm.hpp"
 #include "runner/tasks/kernel_kind_support.hpp"
 
-// params: n (512), m (n), k (n), repeats (3), dtype (float32 | float64), seed (0)
 namespace shardrun::tasks {
 namespace {
 
@@ -49,7 +48,20 @@ io::TaskValues run_gemm(const GemmJob& job, const kernels::Device& device)
 
 }  // namespace
 
-void GemmKind::validate(const ParamMap& params) const
+const ParamTable& GemmKind::parameters()
+{
+    static const ParamTable table{{
+        integer_param("n", "512", above(0), "columns of B and C; m and k default to it"),
+        integer_param("m", "n", above(0), "rows of A and C"),
+        integer_param("k", "n", above(0), "columns of A, rows of B"),
+        integer_param("repeats", "3", above(0), "timed products after one warm-up; seconds is the best"),
+        choice_param("dtype", "float32", {"float32", "float64"}, "element type of A, B and C"),
+        integer_param("seed", "0", at_least(0), "seed of A's and B's values in [-1, 1)"),
+    }};
+    return table;
+}
+
+void GemmKind::validate(const ParamMap& params, const JobView& /*job*/) const
 {
     const auto job = read_params(params);
     validate_params([&] { kernels::validate_gemm(job.shape, job.repeats, job.double_precision ? 8 : 4); });

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "runner/tasks/param_table.hpp"
 #include "runner/tasks/task_kind.hpp"
 
 namespace shardrun::tasks {
@@ -8,7 +9,10 @@ namespace shardrun::tasks {
 class GemmKind : public TaskKind {
 public:
     std::string_view name() const noexcept override { return "gemm"; }
-    void validate(const ParamMap& params) const override;
+    /** The parameters `task: gemm` takes (`shardrun kinds gemm` prints them). */
+    static const ParamTable& parameters();
+
+    void validate(const ParamMap& params, const JobView& job) const override;
     std::vector<io::FieldSpec> fields(const ParamMap& params) const override;
     TaskOutcome run(const TaskContext& context) const override;
 };

@@ -7,8 +7,6 @@
 #include "kernels/heat2d/heat2d.hpp"
 #include "runner/tasks/kernel_kind_support.hpp"
 
-// params: nx (128), ny (nx), alpha (0.1), dt (0.8 of the stability limit), steps (100),
-// source (0), amplitude (1), boundary (0), stride (1: every stride-th point of the final field)
 namespace shardrun::tasks {
 namespace {
 
@@ -39,7 +37,23 @@ std::size_t strided(std::int64_t n, std::int64_t stride) { return static_cast<st
 
 }  // namespace
 
-void Heat2dKind::validate(const ParamMap& params) const
+const ParamTable& Heat2dKind::parameters()
+{
+    static const ParamTable table{{
+        integer_param("nx", "128", at_least(3), "grid points along x (spacing dx = 1/(nx-1))"),
+        integer_param("ny", "nx", at_least(3), "grid points along y"),
+        number_param("alpha", "0.1", above(0), "diffusivity"),
+        number_param("dt", "0.8 dx^2/(4 alpha)", above(0), "time step; stable up to dx^2/(4 alpha)"),
+        integer_param("steps", "100", at_least(0), "explicit time steps"),
+        number_param("source", "0", {}, "constant heating rate inside the domain"),
+        number_param("amplitude", "1", {}, "amplitude of the initial sine mode"),
+        number_param("boundary", "0", {}, "temperature held on all four edges"),
+        integer_param("stride", "1", at_least(1), "keep every stride-th point of the final field"),
+    }};
+    return table;
+}
+
+void Heat2dKind::validate(const ParamMap& params, const JobView& /*job*/) const
 {
     const auto p = read_params(params);
     read_stride(params);

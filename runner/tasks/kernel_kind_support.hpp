@@ -8,9 +8,12 @@
 #include <string_view>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "kernels/common/device.hpp"
 #include "kernels/common/errors.hpp"
 #include "runner/errors.hpp"
+#include "runner/job/job_spec.hpp"
 #include "runner/tasks/task_kind.hpp"
 
 /** What the built-in kernel task kinds share: device mapping, byte buffers, error mapping. */
@@ -49,6 +52,27 @@ void validate_params(Check&& check)
     } catch (const kernels::InvalidKernelArgument& e) {
         throw JobFileError("params." + (e.field().empty() ? std::string("?") : e.field()) + ": " + e.what());
     }
+}
+
+/**
+ * A task's rows land in a [params.chunk, ...] result field, so params.chunk must hold a whole
+ * data chunk; checked before anything runs rather than failing every task.
+ * @param items  what a row is, for the message ("images", "rows")
+ */
+inline void require_whole_chunks(std::int64_t chunk, const JobView& job, std::string_view items)
+{
+    if (job.spec == nullptr || !job.spec->data.present || static_cast<std::uint64_t>(chunk) >= job.spec->data.chunk) {
+        return;
+    }
+    throw JobFileError(fmt::format("params.chunk: {} {} per task, but data.chunk gives a task up to {}; leave "
+                                   "params.chunk out (it follows data.chunk) or make it at least {}",
+                                   chunk, items, job.spec->data.chunk, job.spec->data.chunk));
+}
+
+/** "[8, 16, 16] float64", how messages show a dataset. */
+inline std::string dataset_text(const io::DatasetInfo& info)
+{
+    return fmt::format("[{}] {}", fmt::join(info.dims, ", "), info.dtype);
 }
 
 /** A failed outcome whose message is the error's one line. */

@@ -1,4 +1,6 @@
-# Sources of the built-in kernel task kinds and `shardrun selftest`, appended to shardrun_runner.
+# Sources of the task kinds (the built-in kernel kinds, their parameter tables and the checks
+# that use them) and of the commands that describe them (`shardrun selftest`, `shardrun kinds`),
+# appended to shardrun_runner.
 set(SHARDRUN_KERNEL_KIND_SOURCES
   tasks/kernel_kinds.cpp
   tasks/gemm_kind.cpp
@@ -6,4 +8,7 @@ set(SHARDRUN_KERNEL_KIND_SOURCES
   tasks/heat2d_kind.cpp
   tasks/montecarlo_kind.cpp
   tasks/embed_kind.cpp
-  cli/command_selftest.cpp)
+  tasks/param_table.cpp
+  run/param_checks.cpp
+  cli/command_selftest.cpp
+  cli/command_kinds.cpp)

@@ -6,7 +6,6 @@
 #include "kernels/montecarlo/montecarlo.hpp"
 #include "runner/tasks/kernel_kind_support.hpp"
 
-// params: spot (100), strike (100), rate (0.05), volatility (0.2), maturity (1), paths (1000000), seed (0)
 namespace shardrun::tasks {
 namespace {
 
@@ -25,7 +24,21 @@ kernels::OptionParams read_option(const ParamMap& params)
 
 }  // namespace
 
-void MonteCarloKind::validate(const ParamMap& params) const
+const ParamTable& MonteCarloKind::parameters()
+{
+    static const ParamTable table{{
+        number_param("spot", "100", above(0), "price of the underlying today"),
+        number_param("strike", "100", above(0), "strike of the European call"),
+        number_param("rate", "0.05", {}, "risk-free rate; |rate x maturity| <= 1"),
+        number_param("volatility", "0.2", above(0), "annual volatility; volatility x sqrt(maturity) <= 1.5"),
+        number_param("maturity", "1", above(0), "years to expiry"),
+        integer_param("paths", "1000000", at_least(2), "simulated paths"),
+        integer_param("seed", "0", at_least(0), "seed of the paths' normal draws"),
+    }};
+    return table;
+}
+
+void MonteCarloKind::validate(const ParamMap& params, const JobView& /*job*/) const
 {
     const auto option = read_option(params);
     const auto paths = params.integer_or("paths", 1'000'000);

@@ -15,7 +15,14 @@ std::vector<std::byte> bytes_of(T value)
 
 }  // namespace
 
-void NoopKind::validate(const ParamMap& /*params*/) const {}
+// noop stands in for any task in scheduler tests and dry runs, so it takes every sweep as it is.
+const ParamTable& NoopKind::parameters()
+{
+    static const ParamTable table{{}, true};
+    return table;
+}
+
+void NoopKind::validate(const ParamMap& /*params*/, const JobView& /*job*/) const {}
 
 std::vector<io::FieldSpec> NoopKind::fields(const ParamMap& /*params*/) const
 {

@@ -13,27 +13,64 @@
 namespace shardrun::tasks {
 namespace {
 
-std::vector<std::string> built_in_names()
+/** What register_task_kind() added, in registration order; the table lives as long as the program. */
+struct RegisteredKind {
+    std::string name;
+    std::string summary;
+    std::unique_ptr<ParamTable> params;
+    TaskKindFactory make;
+};
+
+std::vector<RegisteredKind>& registered_kinds()
 {
-    std::vector<std::string> names = {"exec", "noop", "train"};
-    for (const auto& entry : kernel_kinds()) names.push_back(entry.name);
-    return names;
+    static std::vector<RegisteredKind> kinds;
+    return kinds;
 }
 
-/** Kinds added by register_task_kind(), in registration order. */
-std::vector<std::pair<std::string, TaskKindFactory>>& registered_kinds()
+// exec passes whatever names the job gives to the user's program.
+const ParamTable& exec_parameters()
 {
-    static std::vector<std::pair<std::string, TaskKindFactory>> kinds;
+    static const ParamTable table{{}, true};
+    return table;
+}
+
+std::vector<KindInfo> built_in_kinds()
+{
+    std::vector<KindInfo> kinds = {
+        {"exec", "the user's program, once per task (or one worker per rank); any parameter names, given as "
+                 "{name} and SHARDRUN_PARAM_<NAME>",
+         &exec_parameters()},
+        {"noop", "does nothing; records the task id and its data range length (scheduler and output overhead)",
+         &NoopKind::parameters()},
+        {"train", "data-parallel MLP training on the task's rank group (MPI or NCCL); loss, accuracy, timings",
+         &TrainKind::parameters()},
+    };
+    for (const auto& entry : kernel_kinds()) kinds.push_back({entry.name, entry.summary, entry.params});
     return kinds;
 }
 
 }  // namespace
 
+std::vector<KindInfo> task_kinds()
+{
+    auto kinds = built_in_kinds();
+    for (const auto& kind : registered_kinds()) kinds.push_back({kind.name, kind.summary, kind.params.get()});
+    return kinds;
+}
+
 std::vector<std::string> task_kind_names()
 {
-    auto names = built_in_names();
-    for (const auto& [name, make] : registered_kinds()) names.push_back(name);
+    std::vector<std::string> names;
+    for (const auto& kind : task_kinds()) names.push_back(kind.name);
     return names;
+}
+
+std::optional<KindInfo> find_task_kind(std::string_view name)
+{
+    for (auto& kind : task_kinds()) {
+        if (kind.name == name) return kind;
+    }
+    return std::nullopt;
 }
 
 std::unique_ptr<TaskKind> make_task_kind(const job::JobSpec& spec)
@@ -44,13 +81,13 @@ std::unique_ptr<TaskKind> make_task_kind(const job::JobSpec& spec)
     for (const auto& entry : kernel_kinds()) {
         if (entry.name == spec.task) return entry.make();
     }
-    for (const auto& [name, make] : registered_kinds()) {
-        if (name == spec.task) return make(spec);
+    for (const auto& kind : registered_kinds()) {
+        if (kind.name == spec.task) return kind.make(spec);
     }
     throw JobFileError(spec.file + ": task: '" + spec.task + "' is not a task kind");
 }
 
-void register_task_kind(std::string name, TaskKindFactory make)
+void register_task_kind(std::string name, TaskKindFactory make, ParamTable params, std::string summary)
 {
     if (name.empty()) throw std::invalid_argument("register_task_kind: the name is empty");
     if (!make) throw std::invalid_argument("register_task_kind: '" + name + "' has no factory");
@@ -58,7 +95,8 @@ void register_task_kind(std::string name, TaskKindFactory make)
     if (std::find(names.begin(), names.end(), name) != names.end()) {
         throw std::invalid_argument("register_task_kind: '" + name + "' is already a task kind");
     }
-    registered_kinds().emplace_back(std::move(name), std::move(make));
+    registered_kinds().push_back(
+        {std::move(name), std::move(summary), std::make_unique<ParamTable>(std::move(params)), std::move(make)});
 }
 
 }  // namespace shardrun::tasks

@@ -8,11 +8,25 @@
 #include <vector>
 
 #include "collectives/communicator.hpp"
+#include "io/input/dataset_reader.hpp"
 #include "io/result_types.hpp"
 #include "runner/env/device_binding.hpp"
 #include "runner/tasks/param_map.hpp"
 
+namespace shardrun::job {
+struct JobSpec;
+}  // namespace shardrun::job
+
 namespace shardrun::tasks {
+
+/**
+ * What validate() sees of the whole job besides one task's params: the spec (data:, gpus_per_task,
+ * ...) and the shape and dtype of `data.input`, read once before any task's check.
+ */
+struct JobView {
+    const job::JobSpec* spec = nullptr;
+    const io::DatasetInfo* input = nullptr;  ///< nullptr when the job has no data.input
+};
 
 /** The half-open data range [start, end) of a task, when the job has `data:`. */
 struct DataRange {
@@ -66,10 +80,13 @@ public:
     virtual std::string_view name() const noexcept = 0;
 
     /**
-     * Checks one task's parameters before anything runs.
-     * @throws JobFileError whose message starts with the field ("params.dt: ...")
+     * Checks one task's parameters, and what they need of the job (its data input), before
+     * anything runs. Names, types and ranges of the kind's ParamTable are already checked.
+     * @param job  the job, and data.input's shape and dtype (JobView::input)
+     * @throws JobFileError whose message starts with the field ("params.dt: ...", "data.input: ...");
+     *         shardrun puts the field's file:line:col in front
      */
-    virtual void validate(const ParamMap& params) const = 0;
+    virtual void validate(const ParamMap& params, const JobView& job) const = 0;
 
     /** The result fields every task of this job writes (may depend on params, e.g. nx). */
     virtual std::vector<io::FieldSpec> fields(const ParamMap& params) const = 0;

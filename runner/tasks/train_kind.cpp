@@ -57,7 +57,29 @@ TrainKind::TrainKind(int group_size, double collective_timeout_seconds)
 
 TrainKind::~TrainKind() = default;
 
-void TrainKind::validate(const ParamMap& params) const
+const ParamTable& TrainKind::parameters()
+{
+    static const ParamTable table{{
+        integer_param("features", "32", at_least(1), "input columns of the synthetic data"),
+        integer_param("classes", "4", at_least(2), "Gaussian blobs to tell apart"),
+        integer_param("width", "64", at_least(1), "units per hidden layer"),
+        integer_param("depth", "2", at_least(0), "hidden layers"),
+        integer_param("samples", "4096", at_least(1), "training rows; an epoch is samples / batch steps"),
+        integer_param("val_samples", "1024", at_least(1), "validation rows"),
+        integer_param("batch", "256", at_least(1), "global batch, split evenly over the gpus_per_task members"),
+        integer_param("epochs", "5", at_least(1), "passes over the training rows"),
+        number_param("lr", "0.05", above_up_to(0, 10), "learning rate"),
+        number_param("momentum", "0.9", from_below(0, 1), "SGD momentum"),
+        choice_param("optimizer", "sgd", {"sgd", "adam"}, "update rule"),
+        number_param("noise", "0.5", at_least(0), "spread of the blobs"),
+        integer_param("seed", "0", at_least(0), "seed of the data and the initial weights"),
+        number_param("bucket_mb", "25", above_up_to(0, 4096), "gradient bucket size in MiB (allreduce granularity)"),
+        choice_param("backend", "auto", {"auto", "mpi", "nccl"}, "auto: nccl on a GPU rank, mpi on a CPU rank"),
+    }};
+    return table;
+}
+
+void TrainKind::validate(const ParamMap& params, const JobView& /*job*/) const
 {
     const auto config = read_config(params);
     if (const auto problem = train::config_problem(config, group_size_); !problem.empty()) throw JobFileError(problem);

@@ -3,6 +3,7 @@
 #include <memory>
 #include <mutex>
 
+#include "runner/tasks/param_table.hpp"
 #include "runner/tasks/task_kind.hpp"
 
 namespace shardrun::tasks {
@@ -10,9 +11,7 @@ namespace shardrun::tasks {
 /**
  * `task: train`: trains a data-parallel MLP on the task's rank group (gpus_per_task members
  * share each global batch; gradient buckets overlap the allreduce with the backward pass).
- * params: features (32), classes (4), width (64), depth (2), samples (4096), val_samples
- * (1024), batch (256, global), epochs (5), lr (0.05), momentum (0.9), optimizer (sgd | adam),
- * noise (0.5), seed (0), bucket_mb (25), backend (auto | mpi | nccl).
+ * Its parameters are in parameters() (`shardrun kinds train`).
  *
  * backend nccl trains on the rank's GPU: parameters, gradients and activations stay in device
  * memory and the group's NCCL communicator averages the buckets on a side stream. backend
@@ -28,7 +27,10 @@ public:
     ~TrainKind() override;
 
     std::string_view name() const noexcept override { return "train"; }
-    void validate(const ParamMap& params) const override;
+    /** The parameters `task: train` takes (`shardrun kinds train` prints them). */
+    static const ParamTable& parameters();
+
+    void validate(const ParamMap& params, const JobView& job) const override;
     std::vector<io::FieldSpec> fields(const ParamMap& params) const override;
     TaskOutcome run(const TaskContext& context) const override;
 

@@ -90,11 +90,12 @@ def prepare(case, work):
         elif kind == "write":  # ["write", path, text]
             with open(os.path.join(work, step[1]), "w") as f:
                 f.write(step[2])
-        elif kind == "h5":  # ["h5", path, {dataset: [dims...]}]
+        elif kind == "h5":  # ["h5", path, {dataset: [dims...] or {"shape": [dims...], "dtype": "float64"}}]
             import h5py
             with h5py.File(os.path.join(work, step[1]), "w") as f:
                 for dataset, shape in step[2].items():
-                    f.create_dataset(dataset, shape=tuple(shape), dtype="float32")
+                    spec = shape if isinstance(shape, dict) else {"shape": shape, "dtype": "float32"}
+                    f.create_dataset(dataset, shape=tuple(spec["shape"]), dtype=spec["dtype"])
         elif kind == "run":  # ["run", args...]: a preceding command that must succeed (e.g. a finished output)
             proc = harness.run([expand(a, names) for a in step[1:]], cwd=work, timeout=CASE_TIMEOUT)
             if proc.returncode != 0:

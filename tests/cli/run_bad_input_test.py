@@ -73,27 +73,28 @@ class BadInputTest(unittest.TestCase):
 
     def test_train_batch_not_split_by_the_group(self):
         text = GOOD.replace("task: noop", "task: train\nparams: {batch: 100}\ngpus_per_task: 3").replace(
-            "data: {items: 100, chunk: 10}\n", "")
+            "alpha:", "lr:").replace("data: {items: 100, chunk: 10}\n", "")
         self.expect_bad(text, "params.batch: 100 must be a positive multiple of the group size 3", np=3)
 
     def test_train_hyperparameter_out_of_range(self):
         text = GOOD.replace("task: noop", "task: train").replace("alpha: [0.1, 0.2]", "lr: [0.1, 50]").replace(
             "data: {items: 100, chunk: 10}\n", "")
-        self.expect_bad(text, "JOB (sweep point 1: lr=50): params.lr: must be in (0, 10]")
+        self.expect_bad(text, "JOB:4:13: params.lr: lr = 50 must be in (0, 10]")
 
     def test_train_unknown_optimizer(self):
-        text = GOOD.replace("task: noop", "task: train\nparams: {optimizer: lbfgs}").replace(
+        text = GOOD.replace("task: noop", "task: train\nparams: {optimizer: lbfgs}").replace("alpha:", "lr:").replace(
             "data: {items: 100, chunk: 10}\n", "")
         self.expect_bad(text, "params.optimizer: 'lbfgs' is not allowed; allowed: sgd, adam")
 
     def test_train_nccl_backend_without_nccl_or_gpu(self):
         # This machine has no GPU; a build without CUDA says it has no NCCL instead.
-        text = GOOD.replace("task: noop", "task: train\nparams: {backend: nccl}").replace(
+        text = GOOD.replace("task: noop", "task: train\nparams: {backend: nccl}").replace("alpha:", "lr:").replace(
             "data: {items: 100, chunk: 10}\n", "")
         self.expect_bad(text, "params.backend: nccl needs a")
 
     def test_train_on_cuda_without_a_gpu(self):
-        text = GOOD.replace("task: noop", "task: train\ndevice: cuda").replace("data: {items: 100, chunk: 10}\n", "")
+        text = GOOD.replace("task: noop", "task: train\ndevice: cuda").replace("data: {items: 100, chunk: 10}\n", "").replace(
+            "alpha:", "lr:")
         self.expect_bad(text, "device: cuda, but this rank has no CUDA device")
 
     def test_output_not_writable(self):

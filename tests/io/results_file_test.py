@@ -63,14 +63,24 @@ def check(path, layout):
                 else:
                     want = [expected(task, field_index, k) for k in range(row.size)]
                     assert (row == want).all(), (name, task, row, want)
-            assert [dim.label for dim in d.dims] [0] == "task"
-            assert list(d.dims[0].keys()) == ["alpha", "n", "label"], list(d.dims[0].keys())
+            # netCDF-4 dimensions: /task on axis 0, a bare <field>_dim<k> on each further axis.
+            names = [[scale.name for scale in dim.values()] for dim in d.dims]
+            assert names == [["/task"]] + [["/results/%s_dim%d" % (name, k)] for k in range(d.ndim - 1)], names
+            assert d.attrs["_FillValue"] == d.fillvalue or np.isnan(d.attrs["_FillValue"]), name
         assert f["results/energy"].attrs["units"] == "J"
         assert np.isnan(f["results/energy"].fillvalue)
 
         assert (f["params/alpha"][:] == 0.5 * ids).all()
         assert (f["params/n"][:] == ids % 3).all()
         assert list(f["params/label"].asstr()[:5]) == ["p0", "p1", "p2", "p3", "p4"]
+        assert f["task"][:].tolist() == list(range(TASKS))
+        for group in ("params", "ranges", "tasks"):
+            for name, column in f[group].items():
+                assert [scale.name for scale in column.dims[0].values()] == ["/task"], (group, name)
+        for d in (f["params/label"], f["tasks/host"], f["tasks/device"]):
+            info = h5py.check_string_dtype(d.dtype)
+            assert (info.encoding, info.length) == ("utf-8", None), (d.name, d.dtype)
+        assert f["tasks/start"].attrs["units"] == "seconds since 1970-01-01T00:00:00Z"
         assert (f["ranges/start"][:] == 100 * ids).all() and (f["ranges/end"][:] == 100 * ids + 100).all()
     # h5dump, a reader that knows nothing of h5py, must read it too.
     subprocess.run(["h5dump", "-H", path], check=True, capture_output=True)

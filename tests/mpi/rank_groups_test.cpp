@@ -26,7 +26,7 @@ using shardrun::testing::world_size;
 class GroupProbeKind : public tasks::TaskKind {
 public:
     std::string_view name() const noexcept override { return "group-probe"; }
-    void validate(const tasks::ParamMap&) const override {}
+    void validate(const tasks::ParamMap&, const tasks::JobView&) const override {}
     std::vector<io::FieldSpec> fields(const tasks::ParamMap&) const override
     {
         return {{"value", io::DType::float64, {}, ""}};

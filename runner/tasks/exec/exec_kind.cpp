@@ -52,6 +52,10 @@ std::string param_env_name(const std::string& name)
 ExecKind::ExecKind(job::ExecSpec spec, double timeout_seconds, double grace_seconds)
     : spec_(std::move(spec)), timeout_seconds_(timeout_seconds), grace_seconds_(grace_seconds)
 {
+    if (spec_.mode == job::ExecSpec::Mode::worker) {
+        pool_ = std::make_unique<WorkerPool>(WorkerSettings{spec_.results, timeout_seconds_, grace_seconds_,
+                                                            spec_.worker_start_timeout_seconds, spec_.worker_restarts});
+    }
     for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
         // The per-task variables are set fresh for every task; never inherit stale ones.
         if (std::strncmp(*entry, "SHARDRUN_", 9) != 0 && std::strncmp(*entry, "CUDA_VISIBLE_DEVICES=", 21) != 0) {
@@ -60,7 +64,7 @@ ExecKind::ExecKind(job::ExecSpec spec, double timeout_seconds, double grace_seco
     }
 }
 
-void ExecKind::validate(const ParamMap& /*params*/) const {}
+void ExecKind::validate(const ParamMap& /*params*/, const JobView& /*job*/) const {}
 
 std::vector<std::string> ExecKind::environment(const TaskContext& context, const Lookup& lookup,
                                                const std::vector<std::string>& group_env) const
@@ -82,6 +86,11 @@ std::vector<std::string> ExecKind::environment(const TaskContext& context, const
         own.push_back(param_env_name(name) + "=" + param_text(value));
     }
     for (const auto& [name, value] : spec_.env) own.push_back(name + "=" + expand_placeholders(value, lookup));
+    return merged_env(std::move(own));
+}
+
+std::vector<std::string> ExecKind::merged_env(std::vector<std::string> own) const
+{
     // exec.env and the task's own variables replace inherited ones of the same name.
     std::set<std::string_view> names;
     for (const auto& entry : own) names.insert(std::string_view(entry).substr(0, entry.find('=')));
@@ -102,10 +111,14 @@ TaskOutcome ExecKind::run(const TaskContext& context) const
         fmt::format("WORLD_SIZE={}", group.size), fmt::format("LOCAL_WORLD_SIZE={}", group.local_size),
         "MASTER_ADDR=" + meet.host, fmt::format("MASTER_PORT={}", meet.port),
         fmt::format("SHARDRUN_GROUP_RANK={}", group.rank), fmt::format("SHARDRUN_GROUP_SIZE={}", group.size)};
-    if (group.comm == nullptr || group.size == 1) return run_program(context, group_env, [] { return false; });
+    const auto run_member = [&](const std::function<bool()>& peer_failed) {
+        if (!pool_) return run_program(context, group_env, peer_failed);
+        return pool_->run_task(context, [&] { return worker_launch(context, group_env); }, peer_failed);
+    };
+    if (group.comm == nullptr || group.size == 1) return run_member([] { return false; });
     PeerExits exits(*group.comm);
     int failed_peer = -1;
-    auto outcome = run_program(context, group_env, [&] {
+    auto outcome = run_member([&] {
         failed_peer = exits.failed_peer();
         return failed_peer >= 0;
     });
@@ -161,6 +174,35 @@ TaskOutcome ExecKind::run_program(const TaskContext& context, const std::vector<
     if (auto* reason = std::get_if<std::string>(&values)) return failure(0, *reason);
     outcome.values = std::move(std::get<io::TaskValues>(values));
     return outcome;
+}
+
+WorkerLaunch ExecKind::worker_launch(const TaskContext& context, const std::vector<std::string>& group_env) const
+{
+    // Expanded once for the worker's whole life: what changes per task arrives on stdin.
+    const auto lookup = [&context](std::string_view name) -> std::optional<std::string> {
+        if (name == "rank" || name == "device" || name == "task_count") return builtin_value(context, name);
+        if (name == "task_id" || name == "start" || name == "end" || name == "task_dir" || name == "attempt") {
+            throw std::invalid_argument(fmt::format("{{{}}} changes from task to task; with exec.mode: worker argv and "
+                                                    "env are expanded once per rank, and each task's values come on "
+                                                    "stdin", name));
+        }
+        if (const auto* value = context.params->find(name)) return param_text(*value);
+        return std::nullopt;
+    };
+    WorkerLaunch launch;
+    for (const auto& arg : spec_.argv) launch.argv.push_back(expand_placeholders(arg, lookup));
+    std::vector<std::string> own = group_env;
+    own.push_back(fmt::format("SHARDRUN_TASK_COUNT={}", context.task_count));
+    own.push_back(fmt::format("SHARDRUN_RANK={}", context.rank));
+    own.push_back("SHARDRUN_WORKER=1");
+    if (context.device.cuda) own.push_back("CUDA_VISIBLE_DEVICES=" + context.device.visible_id);
+    for (const auto& [name, value] : spec_.env) own.push_back(name + "=" + expand_placeholders(value, lookup));
+    launch.env = merged_env(std::move(own));
+    // One log per rank beside the task folders (<output>.tasks/), which a member's folder nests one deeper in.
+    auto tasks_dir = std::filesystem::path(context.task_dir).parent_path();
+    if (context.group.rank > 0) tasks_dir = tasks_dir.parent_path();
+    launch.log_path = (tasks_dir / fmt::format("worker-rank{}.log", context.rank)).string();
+    return launch;
 }
 
 }  // namespace shardrun::tasks

@@ -1,11 +1,13 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "runner/job/job_spec.hpp"
+#include "runner/tasks/exec/worker_pool.hpp"
 #include "runner/tasks/task_kind.hpp"
 
 namespace shardrun::tasks {
@@ -18,13 +20,16 @@ namespace shardrun::tasks {
  * With gpus_per_task > 1 the program starts once on every member of the group, as torchrun
  * starts its workers (RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR,
  * MASTER_PORT); a member whose program fails gets the others' programs stopped.
+ *
+ * With `exec.mode: worker` the program starts once per rank (per member) instead and gets
+ * its tasks as JSON lines on stdin (WorkerPool); its answers carry the declared results.
  */
 class ExecKind : public TaskKind {
 public:
     ExecKind(job::ExecSpec spec, double timeout_seconds, double grace_seconds);
 
     std::string_view name() const noexcept override { return "exec"; }
-    void validate(const ParamMap& params) const override;
+    void validate(const ParamMap& params, const JobView& job) const override;
     std::vector<io::FieldSpec> fields(const ParamMap& params) const override { return spec_.results; }
     bool uses_task_dir() const noexcept override { return true; }
     TaskOutcome run(const TaskContext& context) const override;
@@ -36,11 +41,15 @@ private:
     /** One member's program; `peer_failed` is polled while it runs and stops it when true. */
     TaskOutcome run_program(const TaskContext& context, const std::vector<std::string>& group_env,
                             const std::function<bool()>& peer_failed) const;
+    /** The worker's argv, environment and log, expanded once for the rank (no per-task values). */
+    WorkerLaunch worker_launch(const TaskContext& context, const std::vector<std::string>& group_env) const;
+    std::vector<std::string> merged_env(std::vector<std::string> own) const;
 
     job::ExecSpec spec_;
     double timeout_seconds_;
     double grace_seconds_;
     std::vector<std::string> inherited_env_;
+    std::unique_ptr<WorkerPool> pool_;  ///< mode worker: the rank's worker, started on the first task
 };
 
 /** "SHARDRUN_PARAM_" + the name upper-cased, other characters than [A-Z0-9_] made '_'. */

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "runner/errors.hpp"
+#include "runner/job/job_spec.hpp"
 
 namespace {
 
@@ -46,6 +47,17 @@ void expect_sizes_match_fields(const TaskKind& kind, const ParamMap& params, con
     for (std::size_t i = 0; i < fields.size(); ++i) EXPECT_EQ(outcome.values[i].size(), fields[i].bytes()) << fields[i].name;
 }
 
+/** The message validate() throws, or "" when it accepts. */
+std::string validate_error(const TaskKind& kind, const ParamMap& params, const JobView& job)
+{
+    try {
+        kind.validate(params, job);
+    } catch (const JobFileError& e) {
+        return e.what();
+    }
+    return "";
+}
+
 TEST(KernelKinds, ListsTheFiveKernelsUnderTheirOwnNames)
 {
     std::set<std::string> names;
@@ -66,7 +78,7 @@ TEST(KernelKinds, Heat2dRefusesUnstableDtNamingTheFieldAndTheLimit)
     params.set("dt", 1e-3);
 
     try {
-        make("heat2d")->validate(params);
+        make("heat2d")->validate(params, {});
         FAIL() << "unstable dt accepted";
     } catch (const JobFileError& e) {
         EXPECT_EQ(std::string(e.what()).rfind("params.dt: ", 0), 0u) << e.what();
@@ -99,7 +111,7 @@ TEST(KernelKinds, GemmChecksDtypeAndReportsAChecksum)
     good.set("dtype", std::string("float64"));
     const auto kind = make("gemm");
 
-    EXPECT_THROW(kind->validate(bad), JobFileError);
+    EXPECT_THROW(kind->validate(bad, {}), JobFileError);
     const auto outcome = run(*kind, good);
 
     ASSERT_EQ(outcome.status, io::TaskStatus::ok) << outcome.message;
@@ -120,7 +132,7 @@ TEST(KernelKinds, MonteCarloPriceIsTheSameBitsOnEveryRun)
     ASSERT_EQ(first.status, io::TaskStatus::ok) << first.message;
     EXPECT_EQ(first.values[0], second.values[0]);
     EXPECT_EQ(first.values[1], second.values[1]);
-    EXPECT_THROW(kind->validate(nan_spot), JobFileError);
+    EXPECT_THROW(kind->validate(nan_spot, {}), JobFileError);
 }
 
 TEST(KernelKinds, BlurPadsAShortLastChunkAndRefusesALongOne)
@@ -140,7 +152,7 @@ TEST(KernelKinds, BlurPadsAShortLastChunkAndRefusesALongOne)
     EXPECT_EQ(scalar<float>({short_chunk.values[0].end() - 4, short_chunk.values[0].end()}), 0.0f);
     EXPECT_EQ(long_chunk.status, io::TaskStatus::failed);
     EXPECT_NE(long_chunk.message.find("params.chunk"), std::string::npos) << long_chunk.message;
-    EXPECT_THROW(kind->validate(bad_sigma), JobFileError);
+    EXPECT_THROW(kind->validate(bad_sigma, {}), JobFileError);
 }
 
 TEST(KernelKinds, EmbedRowsAreUnitLength)
@@ -160,7 +172,50 @@ TEST(KernelKinds, EmbedRowsAreUnitLength)
     double norm = 0.0;
     for (int j = 0; j < 5; ++j) norm += e[j] * e[j];
     EXPECT_NEAR(norm, 1.0, 1e-5);
-    EXPECT_THROW(kind->validate(bad), JobFileError);
+    EXPECT_THROW(kind->validate(bad, {}), JobFileError);
+}
+
+TEST(KernelKinds, BlurChecksTheChunkAndTheInputBeforeAnyTaskRuns)
+{
+    ParamMap params;
+    params.set("height", std::int64_t{8});
+    params.set("chunk", std::int64_t{2});
+    job::JobSpec spec;
+    spec.data.present = true;
+    spec.data.chunk = 4;
+    const io::DatasetInfo images{{10, 8, 8}, "float32"}, small{{10, 4, 4}, "float32"}, flat{{10, 64}, "float32"};
+    const auto kind = make("blur");
+
+    const auto long_chunk = validate_error(*kind, params, {&spec, &images});
+    spec.data.chunk = 2;
+    const auto fits = validate_error(*kind, params, {&spec, &images});
+    const auto wrong_size = validate_error(*kind, params, {&spec, &small});
+    const auto wrong_rank = validate_error(*kind, params, {&spec, &flat});
+
+    EXPECT_EQ(long_chunk.rfind("params.chunk: 2 images per task, but data.chunk gives a task up to 4", 0), 0u) << long_chunk;
+    EXPECT_EQ(fits, "");
+    EXPECT_EQ(wrong_size.rfind("params.height: data.input holds 4x4 images", 0), 0u) << wrong_size;
+    EXPECT_EQ(wrong_rank, "data.input: holds [10, 64] float32; blur needs float32 images [N, height, width]");
+}
+
+TEST(KernelKinds, EmbedChecksTheInputDtypeAndColumnsBeforeAnyTaskRuns)
+{
+    ParamMap params;
+    params.set("input_dim", std::int64_t{8});
+    params.set("chunk", std::int64_t{4});
+    job::JobSpec spec;
+    spec.data.present = true;
+    spec.data.chunk = 4;
+    const io::DatasetInfo rows{{16, 8}, "float32"}, doubles{{16, 8}, "float64"}, narrow{{16, 3}, "float32"};
+    const auto kind = make("embed");
+
+    const auto fits = validate_error(*kind, params, {&spec, &rows});
+    const auto wrong_dtype = validate_error(*kind, params, {&spec, &doubles});
+    const auto wrong_columns = validate_error(*kind, params, {&spec, &narrow});
+
+    EXPECT_EQ(fits, "");
+    EXPECT_EQ(wrong_dtype, "data.input: holds [16, 8] float64; embed needs float32 rows [N, input_dim]");
+    EXPECT_EQ(wrong_columns, "params.input_dim: 8 but the rows of data.input have 3 columns; set input_dim: 3");
 }
 
 }  // namespace

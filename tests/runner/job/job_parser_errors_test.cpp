@@ -350,5 +350,60 @@ TEST(JobParserErrors, EveryErrorIsOneLine)
     }
 }
 
+TEST(JobParserErrors, UnterminatedQuoteIsASyntaxErrorAtTheQuote)
+{
+    const std::string text = "task: noop\nsweep:\n  label:\n    - a\n    - \"b\nretries: 2\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_EQ(message.rfind("bad.yaml:5:7: YAML syntax error: this quoted string is never closed", 0), 0u) << message;
+}
+
+TEST(JobParserErrors, ClosedQuotesWithEscapesAndLineBreaksAreFine)
+{
+    const std::string text = "task: noop\nparams: {label: 'it''s'}\nsweep:\n  tag: [\"a\\\"b\", \"multi\n    line\"]\n";
+
+    EXPECT_EQ(error_of(text), "");
+}
+
+TEST(JobParserErrors, UnterminatedQuoteInASetValue)
+{
+    try {
+        parse_job("bad.yaml", "task: noop\n", {"name=\"abc\n"}, known_tasks);  // yaml-cpp needs the line break
+        FAIL() << "accepted";
+    } catch (const UsageError& error) {
+        EXPECT_TRUE(contains(error.what(), "--set name: the value opens a quote that is never closed")) << error.what();
+    }
+}
+
+TEST(JobParserErrors, ParameterBothFixedAndSweptNamesTheSweepAxis)
+{
+    const std::string text = "task: noop\nparams: {alpha: 0.5}\nsweep:\n  beta: [1]\n  alpha: [0.1, 0.2]\n";
+
+    const auto message = error_of(text);
+
+    EXPECT_EQ(message.rfind("bad.yaml:5:3: sweep.alpha: 'alpha' is also fixed in params (bad.yaml:2:17)", 0), 0u)
+        << message;
+}
+
+TEST(JobParserErrors, SetIntoAScalarSaysWhatTheFieldIs)
+{
+    const auto message = error_of("task: noop\nretries: 2\n", {"retries.max=3"});
+
+    EXPECT_EQ(message, "--set retries.max: retries: must be an integer (at least 0), not a mapping");
+}
+
+TEST(JobParserErrors, FieldSitesPointAtParamsAndDataInput)
+{
+    const auto spec = parse_job("job.yaml", "task: noop\nparams:\n  n: 4\ndata: {input: f.h5:/x, chunk: 2}\n",
+                                {"params.m=5"}, known_tasks);
+
+    EXPECT_EQ(spec.sites.value("params.n", ""), "job.yaml:3:6");
+    EXPECT_EQ(spec.sites.keys.at("params.n"), "job.yaml:3:3");
+    EXPECT_EQ(spec.sites.value("params.m", ""), "--set params.m");
+    EXPECT_EQ(spec.sites.value("data.input", ""), "job.yaml:4:15");
+    EXPECT_EQ(spec.sites.value("params.chunk", ""), "job.yaml:4:31");  // set from data.chunk
+}
+
 }  // namespace
 }  // namespace shardrun::job

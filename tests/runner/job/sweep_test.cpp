@@ -294,5 +294,32 @@ TEST(Sweep, SweepOfMoreThanTwoToTheSixtyFourPointsIsAnError)
     EXPECT_TRUE(contains(message, "sweep")) << message;
 }
 
+TEST(Sweep, WhereNamesTheLineAndColumnOfEachValue)
+{
+    const auto sweep = sweep_of("  a: [1, 2]\n  g: {linspace: [0, 1, 3]}\n  zip:\n    b: [x, y]\n"
+                                "    c:\n      - 5\n      - 6\n");
+
+    // point = ((a * 3) + g) * 2 + zip, the last axis fastest
+    EXPECT_EQ(sweep.where(0, "a"), "job.yaml:3:7");
+    EXPECT_EQ(sweep.where(6, "a"), "job.yaml:3:10");
+    EXPECT_EQ(sweep.where(5, "g"), "job.yaml:4:17");  // a generated value: the generator's arguments
+    EXPECT_EQ(sweep.where(1, "b"), "job.yaml:6:12");
+    EXPECT_EQ(sweep.where(1, "c"), "job.yaml:9:9");
+    EXPECT_EQ(sweep.name_where("c"), "job.yaml:7:5");
+    EXPECT_EQ(sweep.where(0, "nope"), "");
+}
+
+TEST(Sweep, WhereInExplicitPointsAndOverrides)
+{
+    const auto points = sweep_of("  points:\n    - {x: 1, y: 2}\n    - {y: 4, x: 3}\n");
+    const auto overridden =
+        parse_job("job.yaml", "task: noop\nsweep: {a: [1]}\n", {"sweep.a=[7, 8]"}, known_tasks).sweep;
+
+    EXPECT_EQ(points.where(1, "x"), "job.yaml:5:17");
+    EXPECT_EQ(points.where(1, "y"), "job.yaml:5:11");
+    EXPECT_EQ(points.name_where("y"), "job.yaml:4:14");
+    EXPECT_EQ(overridden.where(1, "a"), "--set sweep.a");
+}
+
 }  // namespace
 }  // namespace shardrun::job

@@ -184,7 +184,7 @@ TEST(Placement, ClaimSizeIsBoundedAndNeverExceedsTheRemainder)
 
     const auto large = claim_size(800, groups, 1, 0);
 
-    EXPECT_EQ(large, 100u);
+    EXPECT_EQ(large, 50u);
     EXPECT_EQ(claim_size(800, groups, 1, 30), 30u);
     EXPECT_EQ(claim_size(5, groups, 1, 0), 1u);
     EXPECT_EQ(claim_size(5, groups, 3, 0), 3u);

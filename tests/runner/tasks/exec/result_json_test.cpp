@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "temp_dir.hpp"
 
@@ -183,6 +185,104 @@ TEST(ResultJson, AWrongValueIsNamedBrieflyNotDumped)
 
     EXPECT_TRUE(contains(reason, "field 'energy'")) << reason.substr(0, 200);
     EXPECT_LT(reason.size(), 200u);
+}
+
+TEST(ResultJson, BareNanAndInfinityAsPythonWritesThemAreFloatValues)
+{
+    TempDir dir;
+    dir.write("result.json", R"({"energy": NaN, "grid": [[Infinity, -Infinity, 1], [NaN, 2, 3]], "steps": 1})");
+
+    const auto result = read_result_json(dir.file("result.json"), fields);
+
+    ASSERT_TRUE(std::holds_alternative<io::TaskValues>(result)) << reason_of(result);
+    const auto& values = std::get<io::TaskValues>(result);
+    EXPECT_TRUE(std::isnan(as<double>(values[0])[0]));
+    const auto grid = as<float>(values[1]);
+    EXPECT_EQ(grid[0], std::numeric_limits<float>::infinity());
+    EXPECT_EQ(grid[1], -std::numeric_limits<float>::infinity());
+    EXPECT_EQ(grid[2], 1.0f);
+    EXPECT_TRUE(std::isnan(grid[3]));
+}
+
+TEST(ResultJson, QuotedNonFiniteSpellingsAndNullAreFloatValues)
+{
+    TempDir dir;
+    dir.write("result.json", R"({"energy": null, "grid": [["nan", "inf", "-inf"], ["Infinity", "+Infinity", null]],
+                                 "steps": 1})");
+
+    const auto result = read_result_json(dir.file("result.json"), fields);
+
+    ASSERT_TRUE(std::holds_alternative<io::TaskValues>(result)) << reason_of(result);
+    const auto& values = std::get<io::TaskValues>(result);
+    EXPECT_TRUE(std::isnan(as<double>(values[0])[0]));
+    const auto grid = as<float>(values[1]);
+    const float inf = std::numeric_limits<float>::infinity();
+    EXPECT_TRUE(std::isnan(grid[0]));
+    EXPECT_EQ((std::vector<float>{grid[1], grid[2], grid[3], grid[4]}), (std::vector<float>{inf, -inf, inf, inf}));
+    EXPECT_TRUE(std::isnan(grid[5]));
+}
+
+TEST(ResultJson, NonFiniteOrNullIntegersTakeTheFillValue)
+{
+    TempDir dir;
+    dir.write("result.json", R"({"a": null, "b": NaN, "c": [Infinity, 7, "-inf"]})");
+    const std::vector<io::FieldSpec> int_fields = {{"a", io::DType::int64, {}, ""},
+                                                   {"b", io::DType::int32, {}, ""},
+                                                   {"c", io::DType::int32, {3}, ""}};
+
+    const auto result = read_result_json(dir.file("result.json"), int_fields);
+
+    ASSERT_TRUE(std::holds_alternative<io::TaskValues>(result)) << reason_of(result);
+    const auto& values = std::get<io::TaskValues>(result);
+    const auto fill32 = std::numeric_limits<std::int32_t>::min();
+    EXPECT_EQ(as<std::int64_t>(values[0]), (std::vector<std::int64_t>{std::numeric_limits<std::int64_t>::min()}));
+    EXPECT_EQ(as<std::int32_t>(values[1]), (std::vector<std::int32_t>{fill32}));
+    EXPECT_EQ(as<std::int32_t>(values[2]), (std::vector<std::int32_t>{fill32, 7, fill32}));
+}
+
+TEST(ResultJson, NullForAWholeArrayFillsEveryElement)
+{
+    TempDir dir;
+    dir.write("result.json", R"({"energy": 1, "grid": null, "steps": 1})");
+
+    const auto result = read_result_json(dir.file("result.json"), fields);
+
+    ASSERT_TRUE(std::holds_alternative<io::TaskValues>(result)) << reason_of(result);
+    const auto grid = as<float>(std::get<io::TaskValues>(result)[1]);
+    ASSERT_EQ(grid.size(), 6u);
+    for (const float value : grid) EXPECT_TRUE(std::isnan(value));
+}
+
+TEST(ResultJson, NonFiniteWordsInsideStringsAreLeftAlone)
+{
+    TempDir dir;
+    dir.write("result.json", R"({"note": "NaN \" Infinity", "energy": 2.5, "grid": [[1, 2, 3], [4, 5, 6]], "steps": 1})");
+
+    const auto result = read_result_json(dir.file("result.json"), fields);
+
+    ASSERT_TRUE(std::holds_alternative<io::TaskValues>(result)) << reason_of(result);
+    EXPECT_EQ(as<double>(std::get<io::TaskValues>(result)[0]), (std::vector<double>{2.5}));
+}
+
+TEST(ResultJson, OtherWordsAreStillNotNumbers)
+{
+    TempDir dir;
+    dir.write("result.json", R"({"energy": "nanny", "grid": [[1, 2, 3], [4, 5, 6]], "steps": 1})");
+
+    const auto reason = reason_of(read_result_json(dir.file("result.json"), fields));
+
+    EXPECT_TRUE(contains(reason, "field 'energy'")) << reason;
+    EXPECT_TRUE(contains(reason, "not a number")) << reason;
+}
+
+TEST(ResultJson, ABareNanThatIsNotAValueIsStillNotJson)
+{
+    TempDir dir;
+    dir.write("result.json", R"({NaN: 1})");
+
+    const auto reason = reason_of(read_result_json(dir.file("result.json"), fields));
+
+    EXPECT_TRUE(contains(reason, "not JSON")) << reason;
 }
 
 }  // namespace

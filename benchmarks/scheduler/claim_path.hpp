@@ -1,0 +1,58 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "scheduler_sim.hpp"
+
+namespace shardrun::bench::scheduler {
+
+/**
+ * The claim service thread on world rank 0 (WorkCounters' serve()): answers refills one at a
+ * time; while it has nothing to do it naps, each nap twice the last up to nap_max, and only
+ * sees a request when a nap ends.
+ */
+class ClaimServiceModel {
+public:
+    explicit ClaimServiceModel(const ClaimCosts& costs) : costs_(costs) {}
+    /** A refill request reaches rank 0 at `arrival`; returns when its answer leaves. */
+    double answer(double arrival);
+    double busy() const noexcept { return busy_; }
+
+private:
+    /** The first end of a nap at or after `arrival`, naps starting when the service went idle. */
+    double wake_time(double arrival) const;
+    ClaimCosts costs_;
+    double idle_since_ = 0;
+    double busy_ = 0;
+};
+
+/**
+ * The way to a claim number (WorkCounters::next_claim): lock the node's pool, take the next
+ * number, and when the pool is empty first refill it from the claim service with
+ * refill_grant(claimers on the node) numbers, holding the lock for the round trip. With one
+ * node the pool holds every number and there is no service. Requests reach the service in the
+ * order take() is called (the simulation calls it in the order ranks ask).
+ */
+class ClaimPath {
+public:
+    ClaimPath(const Cluster& cluster, const ClaimCosts& costs);
+    /** Rank `rank` asks at time `t`; sets `number` and returns when the rank has it. */
+    double take(int rank, double t, std::uint64_t& number);
+    std::uint64_t refills() const noexcept { return refills_; }
+    double service_busy() const noexcept { return service_.busy(); }
+
+private:
+    struct Pool {
+        std::uint64_t next = 0, end = 0, grant = 1;
+        double unlocked_at = 0;
+    };
+    ClaimCosts costs_;
+    int ranks_per_node_;
+    std::vector<Pool> pools_;
+    ClaimServiceModel service_;
+    std::uint64_t next_grant_ = 0;
+    std::uint64_t refills_ = 0;
+};
+
+}  // namespace shardrun::bench::scheduler

@@ -1,0 +1,62 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "task_durations.hpp"
+
+namespace shardrun::bench::scheduler {
+
+/** What claiming work costs, in seconds (see benchmarks/README.md for where each comes from). */
+struct ClaimCosts {
+    double local_take = 0;  ///< one take from the node's pool in shared memory (its mutex held)
+    double round_trip = 0;  ///< network latency of a refill: request there plus reply back
+    double service = 0;     ///< the claim service thread's work per refill (rank 0, one at a time)
+    double nap_min = 0;     ///< the idle service's first poll nap; 0 = it answers at once
+    double nap_max = 0;     ///< its longest nap (naps double up to this)
+    double nap_overshoot = 0;  ///< how much longer than asked each nap sleeps
+    double per_task = 0;    ///< the rank loop's own cost per task (id, record)
+};
+
+/** R ranks, every one a claimer (a group of one), ranks_per_node consecutive ranks a node. */
+struct Cluster {
+    int ranks = 1;
+    int ranks_per_node = 1;  ///< >= ranks: one node, its pool unbounded, no claim service
+};
+
+enum class Policy { block, cyclic, dynamic };
+
+/** A `schedule:` of the job file. */
+struct Schedule {
+    Policy policy = Policy::dynamic;
+    std::uint64_t min_claim = 1;
+    std::uint64_t max_claim = 0;  ///< 0 = no cap
+};
+
+struct SimResult {
+    double wall = 0;   ///< seconds until the last rank knows there is no more work
+    double busy = 0;   ///< summed task seconds
+    std::uint64_t tasks = 0;    ///< tasks run (each id once)
+    std::uint64_t claims = 0;   ///< non-empty claims
+    std::uint64_t refills = 0;  ///< round trips to the claim service
+    double service_busy = 0;    ///< seconds the claim service worked
+    double last_claim_tasks = 0;  ///< mean tasks per claim over the last R claims (the tail)
+    double efficiency(int ranks) const { return busy / (ranks * wall); }
+};
+
+/**
+ * Runs one schedule: static ones as each rank's share of ids back to back, the dynamic one
+ * as a discrete-event simulation (ranks ordered by the time they next claim) of the real
+ * claim path: WorkCounters' node pools refilled by refill_grant() numbers from one claim
+ * service, numbers turned into ids by placement::ClaimSequence.
+ */
+SimResult simulate(const TaskDurations& durations, const Cluster& cluster, const Schedule& schedule,
+                   const ClaimCosts& costs);
+
+/**
+ * A tight loop of `claims_per_rank` claims on every rank, with no tasks, as claims_bench's
+ * first part runs it: returns claims per second in total (to compare with the measured rate).
+ */
+double simulate_claim_loop(const Cluster& cluster, std::uint64_t claims_per_rank, const ClaimCosts& costs);
+
+}  // namespace shardrun::bench::scheduler

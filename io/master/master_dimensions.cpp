@@ -1,0 +1,124 @@
+// netCDF-4 dimensions of a master file, so that xarray (h5netcdf) opens every group with
+// no options: one `task` coordinate at the root, a bare dimension per further axis.
+#include <hdf5.h>
+
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "io/hdf5/attributes.hpp"
+#include "io/hdf5/columns.hpp"
+#include "io/hdf5/dimension_scales.hpp"
+#include "io/master/master_file.hpp"
+
+namespace shardrun::io::master {
+namespace {
+
+/** Names of the datasets directly under `group` that are not dimension scales. */
+std::vector<std::string> variables_of(hid_t group)
+{
+    H5G_info_t info;
+    SHARDRUN_H5_CHECK(H5Gget_info(group, &info));
+    std::vector<std::string> names;
+    for (hsize_t i = 0; i < info.nlinks; ++i) {
+        const auto size = SHARDRUN_H5_CHECK(
+            H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT));
+        std::string name(static_cast<std::size_t>(size) + 1, '\0');
+        SHARDRUN_H5_CHECK(
+            H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, i, name.data(), name.size(), H5P_DEFAULT));
+        name.resize(static_cast<std::size_t>(size));
+        H5O_info_t object;
+        SHARDRUN_H5_CHECK(H5Oget_info_by_name(group, name.c_str(), &object, H5P_DEFAULT));
+        if (object.type != H5O_TYPE_DATASET) continue;
+        if (SHARDRUN_H5_CHECK(H5Aexists_by_name(group, name.c_str(), "CLASS", H5P_DEFAULT)) > 0) continue;
+        names.push_back(std::move(name));
+    }
+    return names;
+}
+
+std::vector<hsize_t> extent_of(hid_t dataset)
+{
+    auto space = SHARDRUN_H5_OPEN(Dataspace, H5Dget_space(dataset));
+    std::vector<hsize_t> dims(static_cast<std::size_t>(SHARDRUN_H5_CHECK(H5Sget_simple_extent_ndims(space.get()))));
+    SHARDRUN_H5_CHECK(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr));
+    return dims;
+}
+
+/** /task: the task ids 0..T-1, the coordinate every group below the root shares. */
+hdf5::Dataset task_coordinate(hid_t file, std::uint64_t task_count)
+{
+    if (!hdf5::has_link(file, "task")) {
+        std::vector<std::int64_t> ids(task_count);
+        std::iota(ids.begin(), ids.end(), std::int64_t{0});
+        hdf5::write_column(file, "task", H5T_STD_I64LE, H5T_NATIVE_INT64, ids.data(), ids.size());
+    }
+    auto task = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(file, "task", H5P_DEFAULT));
+    hdf5::make_dimension_scale(file, task.get());
+    return task;
+}
+
+/**
+ * CF's _FillValue (the HDF5 fill value of the dataset, same type): xarray then shows rows
+ * without a result as NaN, for integer fields too.
+ */
+void write_fill_value_attr(hid_t dataset)
+{
+    auto dcpl = SHARDRUN_H5_OPEN(PropList, H5Dget_create_plist(dataset));
+    H5D_fill_value_t defined;
+    SHARDRUN_H5_CHECK(H5Pfill_value_defined(dcpl.get(), &defined));
+    if (defined != H5D_FILL_VALUE_USER_DEFINED) return;
+    if (SHARDRUN_H5_CHECK(H5Aexists(dataset, "_FillValue")) > 0) return;
+    auto type = SHARDRUN_H5_OPEN(Datatype, H5Dget_type(dataset));
+    if (H5Tget_class(type.get()) != H5T_FLOAT && H5Tget_class(type.get()) != H5T_INTEGER) return;
+    std::vector<unsigned char> value(H5Tget_size(type.get()));
+    SHARDRUN_H5_CHECK(H5Pget_fill_value(dcpl.get(), type.get(), value.data()));
+    auto space = SHARDRUN_H5_OPEN(Dataspace, H5Screate(H5S_SCALAR));
+    auto attr = SHARDRUN_H5_OPEN(Attribute,
+                                 H5Acreate2(dataset, "_FillValue", type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT));
+    SHARDRUN_H5_CHECK(H5Awrite(attr.get(), type.get(), value.data()));
+}
+
+/**
+ * Labels axis 0 of every variable of `group_name` with /task and axis k >= 1 with the bare
+ * dimension `<variable>_dim<k-1>` of the same group. Variables whose first axis is not the
+ * task axis are left alone.
+ */
+void label_group(hid_t file, const char* group_name, hid_t task, std::uint64_t task_count, bool results)
+{
+    if (!hdf5::has_link(file, group_name)) return;
+    auto group = SHARDRUN_H5_OPEN(Group, H5Gopen2(file, group_name, H5P_DEFAULT));
+    for (const auto& name : variables_of(group.get())) {
+        auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(group.get(), name.c_str(), H5P_DEFAULT));
+        const auto dims = extent_of(dataset.get());
+        if (dims.empty() || dims[0] != task_count) continue;
+        hdf5::attach_dimension_scale(dataset.get(), task, 0);
+        for (std::size_t axis = 1; axis < dims.size(); ++axis) {
+            const auto dim_name = name + "_dim" + std::to_string(axis - 1);
+            auto scale = hdf5::create_bare_dimension(file, group.get(), dim_name, dims[axis]);
+            hdf5::attach_dimension_scale(dataset.get(), scale.get(), static_cast<unsigned>(axis));
+        }
+        if (results) write_fill_value_attr(dataset.get());
+    }
+}
+
+}  // namespace
+
+void write_dimensions(hid_t file, std::uint64_t task_count)
+{
+    const auto task = task_coordinate(file, task_count);
+    label_group(file, "results", task.get(), task_count, true);
+    label_group(file, "params", task.get(), task_count, false);
+    label_group(file, "ranges", task.get(), task_count, false);
+    label_group(file, "tasks", task.get(), task_count, false);
+    if (hdf5::has_link(file, "params")) {
+        // The sweep values are coordinates (CF's group `coordinates`): xarray shows them as
+        // such, and results.assign_coords(params.coords) labels the results in one call.
+        auto params = SHARDRUN_H5_OPEN(Group, H5Gopen2(file, "params", H5P_DEFAULT));
+        std::string names;
+        for (const auto& name : variables_of(params.get())) names += (names.empty() ? "" : " ") + name;
+        if (!names.empty()) hdf5::write_attr(params.get(), "coordinates", names);
+    }
+}
+
+}  // namespace shardrun::io::master

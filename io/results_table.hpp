@@ -1,0 +1,66 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace shardrun::io {
+
+/** The values of one table column, one per task (the stored type: float, integer or text). */
+using ColumnValues = std::variant<std::vector<double>, std::vector<std::int64_t>, std::vector<std::string>>;
+
+/** Where a column of the table comes from. */
+enum class ColumnRole { task, param, result, status };
+
+/** One column of the results table. */
+struct TableColumn {
+    std::string name;
+    ColumnRole role = ColumnRole::param;
+    ColumnValues values;
+    /** float32 results: printed with float precision, so 0.1f reads "0.1", not "0.10000000149011612". */
+    bool single_precision = false;
+
+    bool is_text() const noexcept { return std::holds_alternative<std::vector<std::string>>(values); }
+    bool is_float() const noexcept { return std::holds_alternative<std::vector<double>>(values); }
+};
+
+/**
+ * One row per task of a master results file: the task id, every /params column, every
+ * scalar /results field (in the job's declared order) and the task's status. Result
+ * cells of tasks that have no result (status other than ok) are missing, not fill values.
+ * Kept as plain columns so that other views (e.g. a later `--pivot` that turns
+ * `operation x device` rows into `operation, CPU s, GPU s, speedup`) can be built from it.
+ */
+struct ResultsTable {
+    std::string path;
+    std::uint64_t task_count = 0;
+    bool complete = false;
+    std::vector<TableColumn> columns;     ///< task, params..., results..., status
+    std::vector<bool> has_result;         ///< per task: status is ok
+    std::vector<std::string> non_scalar;  ///< result fields left out (not one value per task)
+
+    /** False for a result cell of a task without a result. */
+    bool present(std::size_t column, std::size_t row) const noexcept
+    {
+        return columns[column].role != ColumnRole::result || has_result[row];
+    }
+    /** Index of the column called `name`, or -1. */
+    int find(const std::string& name) const noexcept;
+    std::vector<std::string> names() const;
+};
+
+/**
+ * Checks that the master file at `path` exists.
+ * @throws OutputError  no such file, or only the shards of a run not consolidated yet (names `status` and `merge`)
+ */
+void require_master(const std::string& path);
+
+/**
+ * Reads the master file at `path`. Only the master is read: an output whose run has not
+ * written it yet (shards only) is an OutputError saying so and naming `status` and `merge`.
+ * @throws OutputError  no such file, not consolidated yet, or not a shardrun results file
+ */
+ResultsTable read_results_table(const std::string& path);
+
+}  // namespace shardrun::io

@@ -1,0 +1,72 @@
+#include "runner/cli/command_export.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "io/grid_export.hpp"
+#include "runner/errors.hpp"
+#include "runner/job/sweep.hpp"
+
+namespace po = boost::program_options;
+
+namespace shardrun::cli {
+namespace {
+
+[[noreturn]] void not_cartesian(const std::string& path, const std::string& why)
+{
+    throw UsageError("export: --grid needs a cartesian sweep (each sweep: key an axis of values); " + path + " " +
+                     why);
+}
+
+/** The axes of the cartesian sweep the master at `path` was run with (its stored, resolved job). */
+std::vector<io::GridAxis> grid_axes(const std::string& path)
+{
+    const auto job = nlohmann::ordered_json::parse(io::stored_job_json(path));
+    if (job.contains("data") && !job["data"].is_null()) {
+        not_cartesian(path, "is a data job (data:): its tasks are chunks of a range, not points of a grid");
+    }
+    const auto sweep = job.value("sweep", nlohmann::ordered_json());
+    if (!sweep.is_object() || sweep.empty()) not_cartesian(path, "has no sweep:");
+    for (const char* key : {"zip", "points", "points_file"}) {
+        if (sweep.contains(key)) not_cartesian(path, std::string("sweeps with ") + key + ":, which lists points, not axes");
+    }
+    // The same parser as `run`, so sizes (linspace, range, ...) and axis order match the task ids.
+    const job::YamlContext context(path, {});
+    const auto parsed = job::parse_sweep(YAML::Load(sweep.dump()), context,
+                                         std::filesystem::path(path).parent_path().string());
+    std::vector<io::GridAxis> axes;
+    for (const auto& dimension : parsed.dimensions()) axes.push_back({dimension->names().at(0), dimension->size()});
+    return axes;
+}
+
+}  // namespace
+
+void ExportCommand::add_options(po::options_description& options, po::positional_options_description& positional)
+{
+    options.add_options()
+        ("output", po::value<std::string>(&path_), "the results file (output.path of the job)")
+        ("grid", po::value<std::string>(&grid_), "write FILE.nc: each result field over the sweep axes "
+                                                 "(lr x batch x ... x field dims), for xr.open_dataset");
+    positional.add("output", 1);
+}
+
+void ExportCommand::check(const po::variables_map& values)
+{
+    if (!values.count("output")) throw UsageError("export: name the results file, e.g. shardrun export results/x.h5 --grid x.nc");
+    if (!values.count("grid")) throw UsageError("export: say what to write: --grid FILE.nc");
+}
+
+int ExportCommand::run()
+{
+    const auto axes = grid_axes(path_);
+    io::export_grid(path_, axes, grid_);
+    std::string shape;
+    for (const auto& axis : axes) shape += (shape.empty() ? "" : " x ") + axis.name + " (" + std::to_string(axis.size) + ")";
+    std::cout << "shardrun: wrote " << grid_ << ": results over " << shape << "\n";
+    return exit_ok;
+}
+
+}  // namespace shardrun::cli

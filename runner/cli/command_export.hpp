@@ -1,0 +1,34 @@
+#pragma once
+
+#include <string>
+
+#include "runner/cli/command.hpp"
+
+namespace shardrun::cli {
+
+/**
+ * `shardrun export OUT --grid FILE.nc`: the results of a cartesian sweep as N-D variables
+ * over the sweep axes (netCDF-4, one `xr.open_dataset`). Other layouts of the same data
+ * (e.g. a pivoted table) would be further options of this command.
+ */
+class ExportCommand : public Command {
+public:
+    std::string_view name() const noexcept override { return "export"; }
+    std::string_view synopsis() const noexcept override
+    {
+        return "write a cartesian sweep's results as a netCDF grid over its axes (--grid FILE.nc)";
+    }
+    std::string_view arguments() const noexcept override { return "OUTPUT.h5 --grid FILE.nc"; }
+    int run() override;
+
+protected:
+    void add_options(boost::program_options::options_description& options,
+                     boost::program_options::positional_options_description& positional) override;
+    void check(const boost::program_options::variables_map& values) override;
+
+private:
+    std::string path_;
+    std::string grid_;
+};
+
+}  // namespace shardrun::cli

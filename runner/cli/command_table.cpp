@@ -1,0 +1,52 @@
+#include "runner/cli/command_table.hpp"
+
+#include <iostream>
+
+#include "io/results_table.hpp"
+#include "runner/cli/table_format.hpp"
+#include "runner/errors.hpp"
+
+namespace po = boost::program_options;
+
+namespace shardrun::cli {
+
+void TableCommand::add_options(po::options_description& options, po::positional_options_description& positional)
+{
+    options.add_options()
+        ("output", po::value<std::string>(&path_), "the results file (output.path of the job)")
+        ("sort", po::value<std::string>(&sort_), "order the rows by this column (numbers numerically; NaN and "
+                                                  "tasks without a result last)")
+        ("desc", po::bool_switch(&query_.descending), "descending order (largest first)")
+        ("top", po::value<long long>(), "print only the first N rows (after --where and --sort)")
+        ("where", po::value<std::string>(&where_), "keep the rows where EXPR holds: NAME OP VALUE joined by 'and', "
+                                                    "OP one of == != < <= > >=, e.g. 'val_accuracy>0.9 and status==ok'")
+        ("csv", po::bool_switch(&csv_), "print CSV (for pandas.read_csv)")
+        ("json", po::bool_switch(&json_), "print a JSON array of records (for pandas.read_json)");
+    positional.add("output", 1);
+}
+
+void TableCommand::check(const po::variables_map& values)
+{
+    if (!values.count("output")) throw UsageError("table: name the results file, e.g. shardrun table results/heat.h5");
+    if (csv_ && json_) throw UsageError("table: --csv and --json exclude each other; choose one");
+    if (values.count("sort")) query_.sort = sort_;
+    has_where_ = values.count("where") > 0;
+    if (values.count("top")) {
+        const auto top = values["top"].as<long long>();
+        if (top < 0) throw UsageError("table: --top " + std::to_string(top) + ": give a count of rows, 0 or more");
+        query_.top = static_cast<std::size_t>(top);
+    }
+}
+
+int TableCommand::run()
+{
+    // The expression is parsed here, not in check(), so a mistake in it is one line, not the option table.
+    if (has_where_) query_.where = parse_where(where_);
+    // Reads the file only: no MPI, so it works on a login node.
+    const auto table = io::read_results_table(path_);
+    const auto rows = select_rows(table, query_);
+    std::cout << (csv_ ? table_csv(table, rows) : json_ ? table_json(table, rows) : table_text(table, rows));
+    return exit_ok;
+}
+
+}  // namespace shardrun::cli

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <string>
+
+#include "runner/cli/command.hpp"
+#include "runner/cli/table_query.hpp"
+
+namespace shardrun::cli {
+
+/**
+ * `shardrun table OUT [--sort F] [--desc] [--top N] [--where EXPR] [--csv|--json]`: the
+ * params, scalar results and status of every task of a results file, one row per task.
+ */
+class TableCommand : public Command {
+public:
+    std::string_view name() const noexcept override { return "table"; }
+    std::string_view synopsis() const noexcept override
+    {
+        return "print params, scalar results and status, one row per task (sort, filter, CSV, JSON)";
+    }
+    std::string_view arguments() const noexcept override { return "OUTPUT.h5"; }
+    int run() override;
+
+protected:
+    void add_options(boost::program_options::options_description& options,
+                     boost::program_options::positional_options_description& positional) override;
+    void check(const boost::program_options::variables_map& values) override;
+
+private:
+    std::string path_;
+    std::string where_;
+    bool has_where_ = false;
+    std::string sort_;
+    bool csv_ = false;
+    bool json_ = false;
+    TableQuery query_;
+};
+
+}  // namespace shardrun::cli

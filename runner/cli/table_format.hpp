@@ -1,0 +1,30 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "io/results_table.hpp"
+
+namespace shardrun::cli {
+
+/**
+ * Aligned columns for a terminal: numbers right-aligned with 6 significant digits, text
+ * left-aligned, `-` for a task without a result.
+ */
+std::string table_text(const io::ResultsTable& table, const std::vector<std::size_t>& rows);
+
+/**
+ * RFC 4180 CSV with a header line, for `pd.read_csv`: numbers in their shortest exact form
+ * (float32 as float32), `nan` / `inf` / `-inf` as such, an empty cell for a task without a
+ * result, text quoted when it holds a comma, a quote, a line break or edge spaces.
+ */
+std::string table_csv(const io::ResultsTable& table, const std::vector<std::size_t>& rows);
+
+/**
+ * A JSON array of records (`pd.read_json(text, orient="records")`), one object per line,
+ * keys in column order; NaN, infinities and missing results are null (JSON has no NaN).
+ */
+std::string table_json(const io::ResultsTable& table, const std::vector<std::size_t>& rows);
+
+}  // namespace shardrun::cli

@@ -1,0 +1,135 @@
+#include "runner/tasks/exec/worker_process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace shardrun::tasks {
+namespace {
+
+std::vector<char*> c_strings(const std::vector<std::string>& strings)
+{
+    std::vector<char*> pointers;
+    for (const auto& s : strings) pointers.push_back(const_cast<char*>(s.c_str()));
+    pointers.push_back(nullptr);
+    return pointers;
+}
+
+void close_pair(int pair[2])
+{
+    for (int i = 0; i < 2; ++i) {
+        if (pair[i] >= 0) close(pair[i]);
+        pair[i] = -1;
+    }
+}
+
+}  // namespace
+
+int spawn_worker(const WorkerLaunch& launch, WorkerHandle& handle)
+{
+    int input[2] = {-1, -1}, answers[2] = {-1, -1};
+    if (pipe2(input, O_CLOEXEC) != 0 || pipe2(answers, O_CLOEXEC) != 0) {
+        const int error = errno;
+        close_pair(input);
+        close_pair(answers);
+        return error;
+    }
+    // dup2 onto the same number would keep close-on-exec: move the answer end off fd 3 first.
+    if (answers[1] == worker_answer_fd) {
+        const int moved = fcntl(answers[1], F_DUPFD_CLOEXEC, worker_answer_fd + 1);
+        close(answers[1]);
+        answers[1] = moved;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, input[0], STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, answers[1], worker_answer_fd);
+    // One log per rank for every worker it starts: appended, never written through a symlink.
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, launch.log_path.c_str(),
+                                     O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0644);
+    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    // Own process group, so a timeout or a drain can stop everything the worker started.
+    posix_spawnattr_setpgroup(&attr, 0);
+    sigset_t empty, defaults;
+    sigemptyset(&empty);
+    sigemptyset(&defaults);
+    for (int sig : {SIGTERM, SIGINT, SIGPIPE, SIGHUP, SIGCHLD}) sigaddset(&defaults, sig);
+    posix_spawnattr_setsigmask(&attr, &empty);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    auto env = launch.env;
+    env.push_back("SHARDRUN_ANSWER_FD=" + std::to_string(worker_answer_fd));
+    auto argv = c_strings(launch.argv);
+    auto envp = c_strings(env);
+    pid_t pid = -1;
+    const int error = posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    close(input[0]);
+    close(answers[1]);
+    if (error != 0) {
+        close(input[1]);
+        close(answers[0]);
+        return error;
+    }
+    handle.pid = pid;
+    handle.pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+    handle.stdin_fd = input[1];
+    // Our end only: a worker that stops reading must not block a slot beyond its timeout.
+    fcntl(handle.stdin_fd, F_SETFL, fcntl(handle.stdin_fd, F_GETFL) | O_NONBLOCK);
+    handle.answer_fd = answers[0];
+    return 0;
+}
+
+bool write_to_worker(int fd, std::string_view text, const std::atomic<bool>& abandon)
+{
+    sigset_t pipe_only, previous;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_only, &previous);
+    bool ok = true, broke = false;
+    while (!text.empty()) {
+        const auto written = write(fd, text.data(), text.size());
+        if (written < 0 && errno == EINTR) continue;
+        if (written < 0 && errno == EAGAIN) {
+            if (abandon.load()) {
+                ok = false;
+                break;
+            }
+            pollfd out{fd, POLLOUT, 0};
+            poll(&out, 1, 100);
+            continue;
+        }
+        if (written <= 0) {
+            ok = false;
+            broke = errno == EPIPE;
+            break;
+        }
+        text.remove_prefix(static_cast<size_t>(written));
+    }
+    // The SIGPIPE the failed write raised is pending on this thread: take it before unblocking.
+    if (broke) {
+        const timespec zero{0, 0};
+        sigtimedwait(&pipe_only, nullptr, &zero);
+    }
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    return ok;
+}
+
+void close_worker_fds(WorkerHandle& handle)
+{
+    for (int* fd : {&handle.pidfd, &handle.stdin_fd, &handle.answer_fd}) {
+        if (*fd >= 0) close(*fd);
+        *fd = -1;
+    }
+}
+
+}  // namespace shardrun::tasks

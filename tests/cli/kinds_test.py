@@ -1,0 +1,86 @@
+"""`shardrun kinds [NAME]`: the task kinds and their parameter tables, and that a job written
+with every literal default of a table passes the kind's own checks (`shardrun plan`)."""
+import json
+import os
+import re
+import unittest
+
+from harness import run, scratch_dir
+
+BUILT_IN = ["exec", "noop", "train", "gemm", "blur", "heat2d", "montecarlo", "embed"]
+
+
+def table_rows(kind):
+    """{name: (type, default, allowed)} from `shardrun kinds KIND`."""
+    proc = run(["kinds", kind])
+    if proc.returncode != 0:
+        raise AssertionError(proc.stderr)
+    lines = proc.stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("name "))
+    rows = {}
+    for line in lines[header + 1:]:
+        cells = re.split(r"\s{2,}", line.strip())
+        rows[cells[0]] = tuple(cells[1:4])
+    return rows
+
+
+class KindsTest(unittest.TestCase):
+    def test_lists_every_kind_with_one_line(self):
+        proc = run(["kinds"])
+
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        listed = [line.split()[0] for line in proc.stdout.splitlines() if line and not line.startswith("'")]
+        self.assertEqual(listed, BUILT_IN)
+        self.assertEqual(proc.stderr, "")
+
+    def test_gemm_table_has_types_defaults_and_ranges(self):
+        rows = table_rows("gemm")
+
+        self.assertEqual(list(rows), ["n", "m", "k", "repeats", "dtype", "seed"])
+        self.assertEqual(rows["n"], ("integer", "512", "> 0"))
+        self.assertEqual(rows["m"][1], "n")
+        self.assertEqual(rows["dtype"], ("choice", "float32", "float32 | float64"))
+
+    def test_train_ranges_are_shown_as_intervals(self):
+        rows = table_rows("train")
+
+        self.assertEqual(rows["lr"], ("number", "0.05", "in (0, 10]"))
+        self.assertEqual(rows["momentum"][2], "in [0, 1)")
+
+    def test_open_kinds_say_they_take_any_name(self):
+        for kind in ("exec", "noop"):
+            proc = run(["kinds", kind])
+
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            self.assertIn("takes any parameter names", proc.stdout)
+
+    def test_unknown_kind_is_a_usage_error_with_a_suggestion(self):
+        proc = run(["kinds", "heat"])
+
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("shardrun: kinds: 'heat' is not a task kind (did you mean 'heat2d'?)", proc.stderr)
+        self.assertEqual(proc.stdout, "")
+
+    def test_every_literal_default_passes_the_kinds_own_checks(self):
+        work = scratch_dir()
+        for kind in ["train", "gemm", "blur", "heat2d", "montecarlo", "embed"]:
+            params = {}
+            for name, (kind_type, default, _) in table_rows(kind).items():
+                if kind_type == "choice":
+                    params[name] = default
+                elif re.fullmatch(r"-?\d+(\.\d+)?", default):
+                    params[name] = float(default) if kind_type == "number" else int(default)
+            job = os.path.join(work, f"{kind}.yaml")
+            with open(job, "w") as f:
+                json.dump({"task": kind, "params": params, "output": {"path": f"{kind}.h5"}}, f)
+
+            proc = run(["plan", job], cwd=work)
+
+            self.assertEqual(proc.returncode, 0, f"{kind} {params}: {proc.stderr}")
+            self.assertGreaterEqual(len(params), 3, kind)
+        self.assertEqual(sorted(os.listdir(work)), sorted(f"{k}.yaml" for k in
+                                                          ["train", "gemm", "blur", "heat2d", "montecarlo", "embed"]))
+
+
+if __name__ == "__main__":
+    unittest.main()

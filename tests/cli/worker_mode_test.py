@@ -1,0 +1,194 @@
+"""exec.mode: worker (issue 14): one program per rank fed many tasks on stdin, answering on
+SHARDRUN_ANSWER_FD; real mpiexec at 1, 2 and 4 ranks, results read back with h5py."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import unittest
+
+from harness import MPIEXEC, SHARDRUN, SOURCE_DIR, clean_env, rank_pid, run, scratch_dir
+from jobs import h5py_module, write_job
+
+PROGRAM = os.path.join(SOURCE_DIR, "tests", "cli", "worker_program.py")
+
+
+def job_text(work, tasks=24, slots=1, retries=0, extra="", env=None):
+    env_lines = "".join(f"\n    {k}: '{v}'" for k, v in (env or {}).items())
+    return f"""
+name: wk
+task: exec
+sweep: {{a: {{range: [0, {tasks}, 1]}}}}
+schedule: dynamic
+slots_per_rank: {slots}
+retries: {retries}
+{extra}
+exec:
+  mode: worker
+  argv: [{sys.executable}, {PROGRAM}]
+  env:
+    WORKER_STARTS: {work}/starts
+    WORKER_SCRIPTS: {os.path.join(SOURCE_DIR, "scripts")}{env_lines}
+  results: {{v: float64, vec: [float64, 3], pid: int64}}
+output: {{path: {work}/wk.h5}}
+"""
+
+
+def worker_pids(work):
+    """Pids of live worker processes of this test's jobs (they carry WORKER_STARTS=<work>/starts)."""
+    needle = f"WORKER_STARTS={work}/starts".encode()
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                environ = f.read().split(b"\0")
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != b"Z" and needle in environ:
+            found.append(int(pid))
+    return found
+
+
+class WorkerModeTest(unittest.TestCase):
+    def tearDown(self):
+        for work in getattr(self, "works", []):
+            for pid in worker_pids(work):
+                os.kill(pid, signal.SIGKILL)
+
+    def start(self, **kwargs):
+        work = scratch_dir()
+        self.works = getattr(self, "works", []) + [work]
+        return work, write_job(work, job_text(work, **kwargs)), os.path.join(work, "wk.h5")
+
+    def starts(self, work):
+        with open(os.path.join(work, "starts")) as f:
+            return [line.split() for line in f if line.strip()]
+
+    def read(self, out):
+        with h5py_module().File(out, "r") as f:
+            return {name: f[name][:] for name in ("results/v", "results/vec", "results/pid", "tasks/status",
+                                                  "tasks/attempts", "tasks/exit_code")}
+
+    def assert_all_answered(self, out, tasks):
+        data = self.read(out)
+        self.assertEqual([float(x) for x in data["results/v"]], [2.0 * a for a in range(tasks)])
+        self.assertEqual([list(row[:2]) for row in data["results/vec"]], [[a, a + 1] for a in range(tasks)])
+        return data
+
+    def every_task_once(self, np, slots):
+        work, job, out = self.start(tasks=40, slots=slots)
+
+        proc = run(["run", job, "-q"], np=np)
+
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        data = self.assert_all_answered(out, 40)
+        self.assertTrue(all(n == 1 for n in data["tasks/attempts"]))
+        starts = self.starts(work)
+        # One worker per rank, not one per task: every answer came from those few processes.
+        self.assertLessEqual(len(starts), np)
+        self.assertTrue(set(int(p) for p in data["results/pid"]) <= {int(pid) for _, pid in starts})
+        self.assertEqual(worker_pids(work), [], "a worker outlived its rank")
+
+    def test_every_task_answered_once_1_rank(self):
+        self.every_task_once(1, 1)
+
+    def test_every_task_answered_once_2_ranks_2_slots(self):
+        self.every_task_once(2, 2)
+
+    def test_every_task_answered_once_4_ranks(self):
+        self.every_task_once(4, 1)
+
+    def test_killed_worker_is_restarted_and_its_task_retried(self):
+        work, job, out = self.start(tasks=20, retries=1, env={"WORKER_KILL_TASK": 7})
+
+        proc = run(["run", job, "-q"], np=2)
+
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        data = self.assert_all_answered(out, 20)
+        self.assertEqual(int(data["tasks/attempts"][7]), 2)
+        self.assertEqual(data["results/vec"][7][2], 2.0)  # answered by the retry
+        self.assertEqual(len(self.starts(work)), 3)  # two ranks, one restart
+
+    def test_timed_out_task_is_124_and_the_next_task_runs(self):
+        work, job, out = self.start(tasks=12, extra="timeout: 2s\ntimeout_grace: 1s",
+                                    env={"WORKER_HANG_TASK": 3})
+
+        proc = run(["run", job, "-q"], np=2)
+
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        data = self.read(out)
+        self.assertEqual(int(data["tasks/exit_code"][3]), 124)
+        ok = [i for i in range(12) if i != 3]
+        self.assertEqual([float(data["results/v"][i]) for i in ok], [2.0 * i for i in ok])
+        status = run(["status", out])
+        self.assertIn("hanging on task 3", status.stdout + status.stderr, "status shows the worker's tail")
+
+    def test_malformed_answer_fails_that_task_only(self):
+        work, job, out = self.start(tasks=10, env={"WORKER_MALFORMED_TASK": 4})
+
+        proc = run(["run", job, "-q"], np=1)
+
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        status = json.loads(run(["status", out, "--json"]).stdout)
+        self.assertEqual((status["ok"], status["failed"]), (9, 1))
+        self.assertEqual(len(self.starts(work)), 1, "a malformed answer must not restart the worker")
+
+    def test_stop_drains_and_resume_finishes(self):
+        work, job, out = self.start(tasks=60, env={"WORKER_SLEEP": "0.2"})
+        proc = subprocess.Popen([MPIEXEC, "--oversubscribe", "-np", "2", SHARDRUN, "run", job, "-q"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env())
+        try:
+            pid = rank_pid(job, 0, time.time() + 30)
+            time.sleep(2.5)
+            os.kill(pid, signal.SIGTERM)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        self.assertEqual(proc.returncode, 3, err)
+        self.assertEqual(worker_pids(work), [], "the drain left a worker running")
+        status = json.loads(run(["status", out, "--json"]).stdout)
+        self.assertGreater(status["pending"], 0)
+        self.assertGreater(status["ok"], 0)
+
+        resumed = run(["run", job, "-q", "--resume"], np=2)
+
+        self.assertEqual(resumed.returncode, 0, resumed.stderr)
+        data = self.assert_all_answered(out, 60)
+        self.assertTrue(all(n == 1 for n in data["tasks/attempts"]))
+
+    def test_too_many_deaths_stop_the_rank(self):
+        work, job, out = self.start(tasks=10, retries=5, extra="", env={"WORKER_DIE_ALWAYS": 1})
+        with open(job) as f:
+            text = f.read().replace("  mode: worker", "  mode: worker\n  worker_restarts: 2")
+        with open(job, "w") as f:
+            f.write(text)
+
+        proc = run(["run", job, "-q"], np=1)
+
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn("2 deaths in a row", proc.stderr)
+        self.assertIn("last task 0", proc.stderr)
+        self.assertIn("dying on purpose", proc.stderr)
+        self.assertEqual(len(self.starts(work)), 2)
+
+    def test_no_ready_line_in_time_is_a_clear_error(self):
+        work, job, out = self.start(tasks=4, env={"WORKER_SLOW_START": 30})
+        with open(job) as f:
+            text = f.read().replace("  mode: worker", "  mode: worker\n  worker_start_timeout: 1s")
+        with open(job, "w") as f:
+            f.write(text)
+
+        proc = run(["run", job, "-q"], np=1, timeout=60)
+
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn("exec.worker_start_timeout", proc.stderr)
+        self.assertEqual(worker_pids(work), [])
+
+
+if __name__ == "__main__":
+    unittest.main()

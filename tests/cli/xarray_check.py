@@ -1,0 +1,160 @@
+"""Reads a shardrun results file the way a user does, with xarray (h5netcdf engine, no options)
+and with h5py, and checks that both see the same values on named dimensions.
+
+xarray with open_datatree (>= 2024.10) and h5netcdf come from scripts/install-deps, in the
+venv /opt/shardrun-pyenv (it sees Debian's h5py and numpy); the tests re-run themselves under
+that interpreter when the one ctest started has no such xarray."""
+import os
+import shutil
+import subprocess
+import sys
+
+GROUPS = ("results", "params", "tasks", "ranges")
+TIME_UNITS = "seconds since 1970-01-01T00:00:00Z"
+
+
+def ensure_xarray():
+    """Re-executes the calling script under the venv's python when xarray is missing here."""
+    try:
+        import h5netcdf  # noqa: F401
+        import xarray
+        if hasattr(xarray, "open_datatree"):
+            return
+    except ImportError:
+        pass
+    python = os.path.join(os.environ.get("SHARDRUN_PYENV", "/opt/shardrun-pyenv"), "bin", "python")
+    if os.environ.get("SHARDRUN_XARRAY_REEXEC") or not os.access(python, os.X_OK):
+        sys.exit(f"xarray >= 2024.10 (open_datatree) and h5netcdf are not importable by {sys.executable} "
+                 f"nor by {python}: run scripts/install-deps")
+    os.environ["SHARDRUN_XARRAY_REEXEC"] = "1"
+    os.execv(python, [python, *sys.argv])
+
+
+def _is_scale(dataset):
+    return dataset.attrs.get("CLASS") == b"DIMENSION_SCALE"
+
+
+def _variables(group):
+    import h5py
+    return {name: obj for name, obj in group.items() if isinstance(obj, h5py.Dataset) and not _is_scale(obj)}
+
+
+def _expected_xarray_values(dataset):
+    """What xarray should show for an h5py dataset: CF masking of _FillValue, decoded strings."""
+    import h5py
+    import numpy as np
+    if h5py.check_string_dtype(dataset.dtype) is not None:
+        return np.array(dataset.asstr()[...], dtype=object)
+    values = dataset[...]
+    fill = dataset.attrs.get("_FillValue")
+    if fill is not None and np.issubdtype(values.dtype, np.integer):
+        values = np.where(values == fill, np.nan, values.astype(np.float64))
+    return values
+
+
+def check_h5py_layout(test, f, task_count):
+    """Every dataset of every group carries one named dimension per axis; strings are UTF-8 vlen."""
+    import h5py
+    import numpy as np
+    test.assertTrue(_is_scale(f["task"]))
+    test.assertEqual(f["task"][:].tolist(), list(range(task_count)))
+    for group_name in GROUPS:
+        if group_name not in f:
+            continue
+        for name, dataset in _variables(f[group_name]).items():
+            where = f"/{group_name}/{name}"
+            test.assertEqual(dataset.shape[0], task_count, where)
+            for axis, dim in enumerate(dataset.dims):
+                test.assertEqual(len(dim), 1, f"{where} axis {axis} has {len(dim)} dimension scales")
+                scale = dim[0]
+                expected = "/task" if axis == 0 else f"/{group_name}/{name}_dim{axis - 1}"
+                test.assertEqual(scale.name, expected, where)
+                test.assertEqual(scale.shape, (dataset.shape[axis],), where)
+            string = h5py.check_string_dtype(dataset.dtype)
+            if string is not None:
+                # Variable-length UTF-8: str in xarray, and what netCDF-C reads correctly.
+                test.assertEqual((string.encoding, string.length), ("utf-8", None), f"{where} is not UTF-8 vlen")
+                test.assertTrue(all(isinstance(v, str) for v in dataset.asstr()[:]), where)
+            if group_name == "results":
+                test.assertIn("_FillValue", dataset.attrs, where)
+                fill, declared = dataset.attrs["_FillValue"], dataset.fillvalue
+                test.assertTrue(fill == declared or (np.isnan(fill) and np.isnan(declared)), where)
+    for column in ("start", "end"):
+        test.assertEqual(f["tasks"][column].attrs["units"], TIME_UNITS)
+    for name, value in f.attrs.items():
+        if isinstance(value, bytes):
+            test.fail(f"root attribute {name} reads as bytes, not str")
+
+
+def check_xarray_groups(test, path, f):
+    """open_dataset per group with no options shows exactly the h5py variables and values."""
+    import numpy as np
+    import xarray as xr
+    for group_name in GROUPS:
+        if group_name not in f:
+            continue
+        with xr.open_dataset(path, engine="h5netcdf", group=group_name) as ds:
+            variables = _variables(f[group_name])
+            names = set(ds.data_vars) | (set(ds.coords) - {"task"})
+            test.assertEqual(names, set(variables), group_name)
+            for name, dataset in variables.items():
+                seen = ds[name]
+                test.assertEqual(seen.dims[0], "task", name)
+                test.assertEqual(seen.dims[1:], tuple(f"{name}_dim{k}" for k in range(dataset.ndim - 1)), name)
+                if group_name == "tasks" and name in ("start", "end"):
+                    test.assertTrue(np.issubdtype(seen.dtype, np.datetime64), f"{name}: {seen.dtype}")
+                    seconds = (seen.values - np.datetime64("1970-01-01T00:00:00")) / np.timedelta64(1, "s")
+                    np.testing.assert_allclose(seconds, dataset[...], rtol=0, atol=1e-6)
+                    continue
+                want = _expected_xarray_values(dataset)
+                if want.dtype == object:
+                    test.assertTrue(all(isinstance(v, str) for v in seen.values.ravel()), f"{name}: not str")
+                    test.assertEqual(seen.values.tolist(), want.tolist(), name)
+                else:
+                    np.testing.assert_array_equal(seen.values, want, err_msg=f"/{group_name}/{name}")
+            if group_name == "params":
+                test.assertEqual(set(ds.coords) - {"task"}, set(variables), "params are coordinates")
+
+
+def check_datatree(test, path, f, task_count):
+    import numpy as np
+    import xarray as xr
+    with xr.open_datatree(path, engine="h5netcdf") as tree:
+        test.assertEqual(tree["task"].values.tolist(), list(range(task_count)))
+        for group_name in GROUPS:
+            if group_name not in f:
+                continue
+            node = tree[group_name]
+            # The root's task coordinate is inherited by every group.
+            test.assertEqual(node["task"].values.tolist(), list(range(task_count)), group_name)
+            for name in _variables(f[group_name]):
+                test.assertEqual(node[name].shape, f[group_name][name].shape, name)
+        if "results" in f and "params" in f:
+            # The one-liner the README shows: results labelled with their sweep coordinates.
+            labelled = tree["results"].to_dataset().assign_coords(tree["params"].to_dataset().coords)
+            for name in _variables(f["params"]):
+                test.assertIn(name, labelled.coords)
+            for name in _variables(f["results"]):
+                test.assertEqual(labelled[name].shape[0], task_count)
+                np.testing.assert_array_equal(labelled[name].values,
+                                              _expected_xarray_values(f["results"][name]))
+
+
+def check_ncdump(test, path, task_count):
+    """netCDF-C itself (ncdump, from netcdf-bin) reads the whole file: dimensions and data."""
+    ncdump = shutil.which("ncdump")
+    test.assertIsNotNone(ncdump, "ncdump (Debian's netcdf-bin) is missing: run scripts/install-deps")
+    proc = subprocess.run([ncdump, path], capture_output=True, text=True, timeout=120)
+    test.assertEqual(proc.returncode, 0, proc.stderr[-2000:])
+    test.assertIn(f"task = {task_count} ;", proc.stdout)
+    test.assertIn("group: results {", proc.stdout)
+
+
+def check_results_file(test, path, task_count):
+    """All of the above on one file; returns nothing, fails `test` with the first difference."""
+    import h5py
+    with h5py.File(path, "r") as f:
+        check_h5py_layout(test, f, task_count)
+        check_xarray_groups(test, path, f)
+        check_datatree(test, path, f, task_count)
+    check_ncdump(test, path, task_count)

@@ -1,0 +1,144 @@
+// The scheduler simulation of benchmarks/scheduler on cases small enough to work out by hand.
+#include "scheduler_sim.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "claim_path.hpp"
+#include "task_durations.hpp"
+
+namespace shardrun::bench::scheduler {
+namespace {
+
+const std::vector<Schedule> every_schedule = {{Policy::block}, {Policy::cyclic}, {Policy::dynamic, 1, 0},
+                                              {Policy::dynamic, 4, 0}, {Policy::dynamic, 1, 2}};
+
+TEST(SchedulerSim, OneRankWithEqualDurationsIsFullyEfficient)
+{
+    const TaskDurations durations(std::vector<double>(10, 1.0));
+
+    for (const auto& schedule : every_schedule) {
+        const auto result = simulate(durations, {1, 1}, schedule, {});
+
+        EXPECT_DOUBLE_EQ(result.wall, 10.0);
+        EXPECT_DOUBLE_EQ(result.efficiency(1), 1.0);
+    }
+}
+
+TEST(SchedulerSim, FewerTasksThanRanksLeaveTheRestIdle)
+{
+    const TaskDurations durations(std::vector<double>(3, 2.0));
+
+    for (const auto& schedule : {Schedule{Policy::block}, Schedule{Policy::cyclic}, Schedule{Policy::dynamic, 1, 0}}) {
+        const auto result = simulate(durations, {8, 8}, schedule, {});
+
+        EXPECT_EQ(result.tasks, 3u);
+        EXPECT_DOUBLE_EQ(result.wall, 2.0);
+        EXPECT_DOUBLE_EQ(result.efficiency(8), 3.0 / 8.0);
+    }
+}
+
+TEST(SchedulerSim, EveryIdRunsOnceUnderEverySchedule)
+{
+    const DurationLaw law{DurationLaw::Kind::lognormal, 1.0, 1.5, 100, 7};
+    const TaskDurations durations(law, 1013);
+    const ClaimCosts costs{1e-7, 5e-6, 2e-6, 2e-5, 1e-3, 8e-5, 2e-7};
+
+    for (const auto& schedule : every_schedule) {
+        const auto result = simulate(durations, {7, 3}, schedule, costs);
+
+        EXPECT_EQ(result.tasks, 1013u);
+        EXPECT_NEAR(result.busy, durations.total(), 1e-9 * durations.total());
+        EXPECT_GE(result.wall, std::max(durations.total() / 7, durations.longest()));
+    }
+}
+
+TEST(SchedulerSim, RefillsCostARoundTripAndWaitForTheService)
+{
+    // Two one-rank nodes, two 1 s tasks; each claim refills a pool of one number: rank 0 is
+    // answered at 0.2 (back at 0.3), rank 1 waits for it (answered at 0.3, back at 0.4); the
+    // empty claims after the tasks come back at 1.6 and 1.7.
+    const TaskDurations durations(std::vector<double>(2, 1.0));
+    ClaimCosts costs;
+    costs.round_trip = 0.2;
+    costs.service = 0.1;
+
+    const auto result = simulate(durations, {2, 1}, {Policy::dynamic, 1, 0}, costs);
+
+    EXPECT_EQ(result.claims, 2u);
+    EXPECT_EQ(result.refills, 4u);
+    EXPECT_DOUBLE_EQ(result.wall, 1.7);
+    EXPECT_NEAR(result.service_busy, 0.4, 1e-12);
+}
+
+TEST(SchedulerSim, OneNodeNeedsNoClaimService)
+{
+    const TaskDurations durations(std::vector<double>(100, 1.0));
+    ClaimCosts costs;
+    costs.round_trip = 1.0;
+
+    const auto result = simulate(durations, {4, 64}, {Policy::dynamic, 1, 0}, costs);
+
+    EXPECT_EQ(result.refills, 0u);
+    EXPECT_DOUBLE_EQ(result.wall, 25.0);
+}
+
+TEST(SchedulerSim, ShrinkingClaimsEndWithSingleTasks)
+{
+    const TaskDurations durations(std::vector<double>(10000, 1.0));
+
+    const auto fine = simulate(durations, {10, 10}, {Policy::dynamic, 1, 0}, {});
+    const auto coarse = simulate(durations, {10, 10}, {Policy::dynamic, 16, 0}, {});
+
+    EXPECT_DOUBLE_EQ(fine.last_claim_tasks, 1.0);
+    EXPECT_GT(coarse.last_claim_tasks, 10.0);
+    EXPECT_LT(fine.claims, 10000u);
+}
+
+TEST(ClaimServiceModel, AnIdleServiceSeesARequestWhenANapEnds)
+{
+    ClaimCosts costs;
+    costs.nap_min = 1;
+    costs.nap_max = 4;
+    ClaimServiceModel service(costs);
+
+    const double first = service.answer(5.5);    // naps end at 1, 3, 7
+    const double second = service.answer(27.0);  // from 7: 8, 10, then every 4: 14 ... 30
+    const double queued = service.answer(29.0);  // waiting when the last answer left
+
+    EXPECT_DOUBLE_EQ(first, 7.0);
+    EXPECT_DOUBLE_EQ(second, 30.0);
+    EXPECT_DOUBLE_EQ(queued, 30.0);
+}
+
+TEST(ClaimLoop, RateOfBackToBackRefills)
+{
+    ClaimCosts costs;
+    costs.round_trip = 0.2;
+    costs.service = 0.1;
+
+    const double rate = simulate_claim_loop({2, 1}, 1, costs);  // done at 0.3 and 0.4
+
+    EXPECT_DOUBLE_EQ(rate, 2 / 0.4);
+}
+
+TEST(DurationLaw, DrawsDependOnSeedAndIdAlone)
+{
+    const DurationLaw lognormal{DurationLaw::Kind::lognormal, 2.0, 1.0, 10, 3};
+    const DurationLaw pareto{DurationLaw::Kind::pareto, 0.5, 2.5, 0, 3};
+    std::vector<double> draws;
+
+    for (std::uint64_t id = 0; id < 20001; ++id) draws.push_back(lognormal.draw(id));
+    std::nth_element(draws.begin(), draws.begin() + 10000, draws.end());
+
+    EXPECT_EQ(lognormal.draw(42), lognormal.draw(42));
+    EXPECT_NE(lognormal.draw(42), (DurationLaw{DurationLaw::Kind::lognormal, 2.0, 1.0, 10, 4}.draw(42)));
+    EXPECT_NEAR(draws[10000], 2.0, 0.05);
+    EXPECT_LE(*std::max_element(draws.begin(), draws.end()), 20.0);
+    for (std::uint64_t id = 0; id < 1000; ++id) EXPECT_GE(pareto.draw(id), 0.5);
+}
+
+}  // namespace
+}  // namespace shardrun::bench::scheduler
