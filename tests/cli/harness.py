@@ -82,11 +82,10 @@ def rank_pid(job, rank, deadline):
     raise AssertionError(f"rank {rank} of {job} never started")
 
 
-def task_processes(work):
-    """Pids of live processes started by exec tasks whose task folders are under `work`
-    (they inherit SHARDRUN_TASK_DIR), zombies excluded."""
+def processes_with_env(entry_prefix):
+    """Pids of live processes (zombies excluded) with an environment entry starting with `entry_prefix`."""
     found = []
-    needle = f"SHARDRUN_TASK_DIR={work}".encode()
+    needle = entry_prefix.encode()
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{pid}/environ", "rb") as f:
@@ -98,6 +97,12 @@ def task_processes(work):
         if state != b"Z" and any(entry.startswith(needle) for entry in environ):
             found.append(int(pid))
     return found
+
+
+def task_processes(work):
+    """Pids of live processes started by exec tasks whose task folders are under `work`
+    (they inherit SHARDRUN_TASK_DIR)."""
+    return processes_with_env(f"SHARDRUN_TASK_DIR={work}")
 
 
 def wait_for_no_task_processes(work, seconds):

@@ -8,7 +8,7 @@ import sys
 import time
 import unittest
 
-from harness import MPIEXEC, SHARDRUN, SOURCE_DIR, clean_env, rank_pid, run, scratch_dir
+from harness import MPIEXEC, SHARDRUN, SOURCE_DIR, clean_env, processes_with_env, rank_pid, run, scratch_dir
 from jobs import h5py_module, write_job
 
 PROGRAM = os.path.join(SOURCE_DIR, "tests", "cli", "worker_program.py")
@@ -37,19 +37,7 @@ output: {{path: {work}/wk.h5}}
 
 def worker_pids(work):
     """Pids of live worker processes of this test's jobs (they carry WORKER_STARTS=<work>/starts)."""
-    needle = f"WORKER_STARTS={work}/starts".encode()
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                environ = f.read().split(b"\0")
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                state = f.read().rsplit(b")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state != b"Z" and needle in environ:
-            found.append(int(pid))
-    return found
+    return processes_with_env(f"WORKER_STARTS={work}/starts")
 
 
 class WorkerModeTest(unittest.TestCase):

@@ -24,6 +24,6 @@ done
 echo "run_fuzzer: $n seed files from $*"
 cd "$work"
 # -max_total_time only caps a run on a very loaded machine; -runs is the bound that applies.
-"$fuzzer" -runs="${SHARDRUN_FUZZ_RUNS:-20000}" -seed="${SHARDRUN_FUZZ_SEED:-1}" -max_len=4096 -timeout=20 \
+"$fuzzer" -runs="${SHARDRUN_FUZZ_RUNS:-50000}" -seed="${SHARDRUN_FUZZ_SEED:-1}" -max_len=4096 -timeout=20 \
   -rss_limit_mb=4096 -max_total_time=50 -print_final_stats=1 -artifact_prefix="$artifacts/" \
   "$work/corpus" "$work/seeds"

@@ -195,6 +195,8 @@ WorkerLaunch ExecKind::worker_launch(const TaskContext& context, const std::vect
     own.push_back(fmt::format("SHARDRUN_TASK_COUNT={}", context.task_count));
     own.push_back(fmt::format("SHARDRUN_RANK={}", context.rank));
     own.push_back("SHARDRUN_WORKER=1");
+    // The orphan guard finds the worker and whatever it starts by this token when the rank dies.
+    own.push_back(fmt::format("{}={}/worker", task_token_variable, rank_token()));
     if (context.device.cuda) own.push_back("CUDA_VISIBLE_DEVICES=" + context.device.visible_id);
     for (const auto& [name, value] : spec_.env) own.push_back(name + "=" + expand_placeholders(value, lookup));
     launch.env = merged_env(std::move(own));

@@ -38,16 +38,7 @@ int spawn(const ProcessSpec& spec, pid_t& pid)
     posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, spec.stderr_path.c_str(),
                                      O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
     posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    // Own process group, so a timeout can stop everything the task started.
-    posix_spawnattr_setpgroup(&attr, 0);
-    sigset_t empty, defaults;
-    sigemptyset(&empty);
-    sigemptyset(&defaults);
-    for (int sig : {SIGTERM, SIGINT, SIGPIPE, SIGHUP, SIGCHLD}) sigaddset(&defaults, sig);
-    posix_spawnattr_setsigmask(&attr, &empty);
-    posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    init_task_spawn_attributes(attr);
     auto argv = c_strings(spec.argv);
     auto envp = c_strings(spec.env);
     const int error = posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
@@ -78,6 +69,20 @@ bool exited(pid_t pid, int pidfd, std::chrono::milliseconds wait)
 }
 
 }  // namespace
+
+void init_task_spawn_attributes(posix_spawnattr_t& attr)
+{
+    posix_spawnattr_init(&attr);
+    // Own process group, so a timeout or a stop can end everything the program started.
+    posix_spawnattr_setpgroup(&attr, 0);
+    sigset_t empty, defaults;
+    sigemptyset(&empty);
+    sigemptyset(&defaults);
+    for (int sig : {SIGTERM, SIGINT, SIGPIPE, SIGHUP, SIGCHLD}) sigaddset(&defaults, sig);
+    posix_spawnattr_setsigmask(&attr, &empty);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+}
 
 ProcessResult run_process(const ProcessSpec& spec, const std::function<bool()>& should_stop)
 {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <spawn.h>
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -25,6 +27,13 @@ struct ProcessSpec {
     double grace_seconds = 5;      ///< between SIGTERM and SIGKILL
     std::string token;             ///< SHARDRUN_TASK_TOKEN in env: stopping also kills what left the group
 };
+
+/**
+ * Initialises spawn attributes for a task's or a worker's program: its own process group
+ * and the signals shardrun handles or blocks back at their defaults, none blocked.
+ * The caller destroys them.
+ */
+void init_task_spawn_attributes(posix_spawnattr_t& attr);
 
 /**
  * Starts argv with posix_spawnp (PATH lookup, no shell) in its own process group and

@@ -1,5 +1,7 @@
 #include "runner/tasks/exec/worker_process.hpp"
 
+#include "runner/tasks/exec/process.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -55,16 +57,7 @@ int spawn_worker(const WorkerLaunch& launch, WorkerHandle& handle)
                                      O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0644);
     posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
     posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    // Own process group, so a timeout or a drain can stop everything the worker started.
-    posix_spawnattr_setpgroup(&attr, 0);
-    sigset_t empty, defaults;
-    sigemptyset(&empty);
-    sigemptyset(&defaults);
-    for (int sig : {SIGTERM, SIGINT, SIGPIPE, SIGHUP, SIGCHLD}) sigaddset(&defaults, sig);
-    posix_spawnattr_setsigmask(&attr, &empty);
-    posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    init_task_spawn_attributes(attr);
     auto env = launch.env;
     env.push_back("SHARDRUN_ANSWER_FD=" + std::to_string(worker_answer_fd));
     auto argv = c_strings(launch.argv);
