@@ -75,17 +75,22 @@ int main(int argc, char** argv)
     }
     auto command = shardrun::cli::make_command(args[0]);
     if (!command) {
-        std::cerr << "shardrun: unknown command '" << args[0] << "'\n";
-        print_usage(std::cerr);
+        std::string names;
+        for (const auto& factory : command_factories()) {
+            names += names.empty() ? "" : ", ";
+            names += factory()->name();
+        }
+        std::cerr << "shardrun: unknown command '" << args[0] << "'; the commands are " << names
+                  << " (see shardrun --help)\n";
         return shardrun::exit_bad_input;
     }
-    // The option table helps with a mistake in the options only; errors found later while
-    // running (a rank count that does not fit the job, say) are one line, as for every command.
+    // A usage error is one line with a pointer to the option table, not the table itself.
     try {
         if (!command->setup({args.begin() + 1, args.end()})) return shardrun::exit_ok;
     } catch (const shardrun::UsageError& error) {
-        std::cerr << command->help() << "\n";
-        return fail(error, shardrun::exit_bad_input);
+        const shardrun::UsageError pointed(std::string(error.what()) + " (see shardrun " + std::string(command->name()) +
+                                           " --help)");
+        return fail(pointed, shardrun::exit_bad_input);
     }
     try {
         return command->run();

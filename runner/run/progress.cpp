@@ -76,18 +76,20 @@ void ProgressReporter::update(const ProgressCounts& counts, bool final)
 
 void ProgressFeed::task_finished(bool ok)
 {
-    --pending_.running;
-    ++(ok ? pending_.ok : pending_.failed);
+    --running_;
+    ++(ok ? ok_ : failed_);
 }
 
 void ProgressFeed::tick(bool force)
 {
-    const auto now = Clock::now();
-    if (!force && now - last_push_ < std::chrono::milliseconds(200)) return;
-    if (pending_.ok == 0 && pending_.failed == 0 && pending_.running == 0) return;
-    counters_.add_progress(pending_);
-    pending_ = {};
-    last_push_ = now;
+    const auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+    auto last = last_push_ns_.load();
+    if (!force && now - last < 200'000'000) return;
+    // One thread pushes at a time; the others find the slot taken and leave it to it.
+    if (!last_push_ns_.compare_exchange_strong(last, now) && !force) return;
+    const ProgressCounts delta{ok_.exchange(0), failed_.exchange(0), running_.exchange(0)};
+    if (delta.ok == 0 && delta.failed == 0 && delta.running == 0) return;
+    counters_.add_progress(delta);
 }
 
 struct ProgressThread::State {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -35,20 +36,22 @@ private:
 /**
  * One rank's view of progress: counts tasks as they start and finish and adds them to the
  * shared counters at most every 0.2 s (or when flushed), so counting costs no MPI call per task.
+ * Thread-safe: slots count, and the rank's watcher thread also ticks, so tasks that started
+ * show as running while they run, not only once they finish.
  */
 class ProgressFeed {
 public:
     explicit ProgressFeed(WorkCounters& counters) : counters_(counters) {}
 
-    void task_started() { ++pending_.running; }
+    void task_started() { ++running_; }
     void task_finished(bool ok);
     /** Pushes pending counts when due; @param force  push now */
     void tick(bool force = false);
 
 private:
     WorkCounters& counters_;
-    ProgressCounts pending_;
-    std::chrono::steady_clock::time_point last_push_ = std::chrono::steady_clock::now();
+    std::atomic<std::int64_t> ok_{0}, failed_{0}, running_{0};
+    std::atomic<std::int64_t> last_push_ns_{0};
 };
 
 /** Rank 0's background thread: redraws progress while the main thread is busy in tasks. */

@@ -61,6 +61,7 @@ RankStats RankLoopSetup::run(io::ResultSink& sink)
                 } else if (!stop_requested().load() && counters_->stop_requested()) {
                     request_stop();
                 }
+                feed_->tick();
                 std::this_thread::sleep_for(std::chrono::milliseconds(20));
             }
         });

@@ -30,14 +30,16 @@ class UsageTest(unittest.TestCase):
     def test_unknown_subcommand_is_usage_error(self):
         proc = run(["frobnicate"])
         self.assertEqual(proc.returncode, 2)
-        self.assertIn("unknown command 'frobnicate'", proc.stderr)
-        self.assertIn("usage:", proc.stderr)
+        self.assertEqual(len(proc.stderr.splitlines()), 1, proc.stderr)
+        self.assertIn("unknown command 'frobnicate'; the commands are run, ", proc.stderr)
+        self.assertIn("(see shardrun --help)", proc.stderr)
 
-    def test_unknown_option_is_usage_error(self):
+    def test_unknown_option_is_one_line_pointing_at_help(self):
         proc = run(["info", "--no-such-option"])
         self.assertEqual(proc.returncode, 2)
+        self.assertEqual(len(proc.stderr.splitlines()), 1, proc.stderr)
         self.assertIn("no-such-option", proc.stderr)
-        self.assertIn("usage: shardrun info", proc.stderr)
+        self.assertIn("(see shardrun info --help)", proc.stderr)
 
 
 class InfoTest(unittest.TestCase):

@@ -32,7 +32,7 @@ void scan(std::string_view text, OnText on_text, OnName on_name)
 const std::vector<std::string>& builtin_placeholders()
 {
     static const std::vector<std::string> names = {"task_id", "task_count", "start", "end", "rank",
-                                                   "device", "task_dir", "attempt"};
+                                                   "device", "task_dir", "attempt", "input", "input_dataset"};
     return names;
 }
 

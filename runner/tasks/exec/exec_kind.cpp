@@ -2,11 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
+#include "io/input/dataset_reader.hpp"
 #include "runner/tasks/exec/argv_template.hpp"
 #include "runner/tasks/exec/group_rendezvous.hpp"
 #include "runner/tasks/exec/process.hpp"
@@ -28,7 +31,31 @@ std::optional<std::string> builtin_value(const TaskContext& context, std::string
     if (name == "device") return context.device.label();
     if (name == "task_dir") return context.task_dir;
     if (name == "attempt") return std::to_string(context.attempt);
+    // data.input's file (absolute, so a task that changes directory still finds it) and dataset.
+    if (name == "input" || name == "input_dataset") {
+        if (context.input.empty()) return "";
+        const auto location = io::parse_dataset_location(context.input);
+        return name == "input" ? std::filesystem::absolute(location.file).string() : location.dataset;
+    }
     return std::nullopt;
+}
+
+// The last non-blank line of a file, at most 160 characters of it; empty when there is none.
+std::string last_line(const std::string& path)
+{
+    std::ifstream file(path, std::ios::binary | std::ios::ate);
+    if (!file) return {};
+    const std::streamoff size = file.tellg();
+    const std::streamoff start = std::max<std::streamoff>(0, size - 4096);
+    file.seekg(start);
+    std::string text(static_cast<size_t>(size - start), '\0');
+    file.read(text.data(), static_cast<std::streamsize>(text.size()));
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+    auto line = text.substr(text.find_last_of('\n') == std::string::npos ? 0 : text.find_last_of('\n') + 1);
+    for (auto& c : line) {
+        if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+    }
+    return line.size() > 160 ? line.substr(0, 157) + "..." : line;
 }
 
 TaskOutcome failure(int exit_code, std::string message)
@@ -165,9 +192,14 @@ TaskOutcome ExecKind::run_program(const TaskContext& context, const std::vector<
                                                     ended.spawn_error == ENOENT ? "command not found"
                                                                                 : std::strerror(ended.spawn_error)));
     }
-    if (ended.timed_out) return failure(ended.exit_code, fmt::format("timed out after {} s", timeout_seconds_));
-    if (ended.signal != 0) return failure(ended.exit_code, fmt::format("killed by signal {}", ended.signal));
-    if (ended.exit_code != 0) return failure(ended.exit_code, fmt::format("exited with status {}", ended.exit_code));
+    // The last line the program wrote to stderr usually says why it failed: the summary shows it.
+    const auto why = [&process] {
+        const auto tail = last_line(process.stderr_path);
+        return tail.empty() ? std::string() : ": " + tail;
+    };
+    if (ended.timed_out) return failure(ended.exit_code, fmt::format("timed out after {} s{}", timeout_seconds_, why()));
+    if (ended.signal != 0) return failure(ended.exit_code, fmt::format("killed by signal {}{}", ended.signal, why()));
+    if (ended.exit_code != 0) return failure(ended.exit_code, fmt::format("exited with status {}{}", ended.exit_code, why()));
     TaskOutcome outcome;
     if (spec_.results.empty()) return outcome;
     auto values = read_result_json(result_path, spec_.results);
@@ -180,7 +212,9 @@ WorkerLaunch ExecKind::worker_launch(const TaskContext& context, const std::vect
 {
     // Expanded once for the worker's whole life: what changes per task arrives on stdin.
     const auto lookup = [&context](std::string_view name) -> std::optional<std::string> {
-        if (name == "rank" || name == "device" || name == "task_count") return builtin_value(context, name);
+        if (name == "rank" || name == "device" || name == "task_count" || name == "input" || name == "input_dataset") {
+            return builtin_value(context, name);
+        }
         if (name == "task_id" || name == "start" || name == "end" || name == "task_dir" || name == "attempt") {
             throw std::invalid_argument(fmt::format("{{{}}} changes from task to task; with exec.mode: worker argv and "
                                                     "env are expanded once per rank, and each task's values come on "

@@ -1,0 +1,69 @@
+"""Messages a user reads (issue 11, points 13-15): a usage error is one line that points at
+--help; a failed task's summary line carries the tail of its stderr; progress shows the tasks
+that are running while they run."""
+import json
+import os
+import unittest
+
+from harness import run, scratch_dir
+from jobs import write_job
+
+
+class UsageErrorsTest(unittest.TestCase):
+    def test_each_usage_error_is_one_line_pointing_at_help(self):
+        work = scratch_dir()
+        job = write_job(work, f"name: ok\ntask: noop\noutput: {{path: {work}/ok.h5}}\n")
+        cases = [(["run", job, "--array-index", "-1"], "shardrun run --help"),
+                 (["run", job, "--progress", "bogus"], "shardrun run --help"),
+                 (["plan", job, "--ranks", "0"], "shardrun plan --help"),
+                 (["status", "--no-such-option"], "shardrun status --help")]
+        for args, pointer in cases:
+            with self.subTest(args=args):
+                proc = run(args)
+                self.assertEqual(proc.returncode, 2, proc.stderr)
+                self.assertEqual(len(proc.stderr.splitlines()), 1, proc.stderr)
+                self.assertTrue(proc.stderr.startswith("shardrun: "), proc.stderr)
+                self.assertIn(f"(see {pointer})", proc.stderr)
+        self.assertEqual(sorted(os.listdir(work)), ["job.yaml"], "a usage error wrote something")
+
+
+class FailedTaskSummaryTest(unittest.TestCase):
+    def test_the_summary_line_of_a_failed_task_ends_with_its_last_stderr_line(self):
+        work = scratch_dir()
+        job = write_job(work, f"""
+name: fail
+task: exec
+sweep: {{a: [1, 2]}}
+exec:
+  argv: [sh, -c, 'echo chatter; echo "first complaint" >&2; echo "boom: no input for a={{a}}" >&2; exit 3']
+output: {{path: {work}/fail.h5}}
+""")
+        proc = run(["run", job, "--progress", "plain"])
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("failed #0: exit 3: exited with status 3: boom: no input for a=1", proc.stdout)
+        self.assertIn("failed #1: exit 3: exited with status 3: boom: no input for a=2", proc.stdout)
+
+
+class RunningProgressTest(unittest.TestCase):
+    def test_progress_counts_tasks_while_they_run(self):
+        work = scratch_dir()
+        job = write_job(work, f"""
+name: slow
+task: exec
+sweep: {{a: [1, 2]}}
+exec:
+  argv: [sleep, "1.5"]
+output: {{path: {work}/slow.h5}}
+""")
+        proc = run(["run", job, "--progress", "json", "--progress-interval", "0.2"], np=2)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        events = [json.loads(line) for line in (proc.stdout + proc.stderr).splitlines()
+                  if line.startswith('{"event":"progress"')]
+        self.assertTrue(events, proc.stdout + proc.stderr)
+        self.assertEqual(max(event["running"] for event in events), 2,
+                         "no progress event showed the two tasks running")
+        self.assertEqual(events[-1]["running"], 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
