@@ -53,6 +53,12 @@ public:
     /** True once complete (then finishing work such as avg's division has been done). */
     virtual bool test() = 0;
     virtual void wait() = 0;
+    /**
+     * Lets go of an operation nobody will wait for. True when it was released (a message's
+     * request freed: the library completes it on its own); false when it must be leaked
+     * instead (a collective's request may not be freed).
+     */
+    virtual bool release_unwaited() noexcept { return false; }
 };
 
 /**
@@ -77,7 +83,14 @@ public:
      * it without waiting. Its buffers must outlive the process's use of MPI; callers do this
      * only on the way to ending the job.
      */
-    void abandon() noexcept { (void)operation_.release(); }
+    void abandon() noexcept
+    {
+        if (operation_ && operation_->release_unwaited()) {
+            operation_.reset();
+        } else {
+            (void)operation_.release();
+        }
+    }
 
 private:
     std::unique_ptr<PendingOperation> operation_;

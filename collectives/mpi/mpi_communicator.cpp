@@ -68,6 +68,14 @@ public:
                int size = 1)
         : request_(request), avg_data_(avg_data), avg_count_(avg_count), type_(type), size_(size) {}
 
+    /** A point-to-point message's request, which MPI_Request_free may release unwaited. */
+    static std::unique_ptr<MpiPending> message(MPI_Request request)
+    {
+        auto pending = std::make_unique<MpiPending>(request);
+        pending->point_to_point_ = true;
+        return pending;
+    }
+
     bool test() override
     {
         int done = 0;
@@ -79,6 +87,11 @@ public:
     {
         SHARDRUN_MPI_CHECK(MPI_Wait(&request_, MPI_STATUS_IGNORE));
         finish();
+    }
+    bool release_unwaited() noexcept override
+    {
+        // Freeing a collective's request is erroneous in MPI; a message's is allowed.
+        return point_to_point_ && MPI_Request_free(&request_) == MPI_SUCCESS;
     }
 
 private:
@@ -93,6 +106,7 @@ private:
     std::size_t avg_count_;
     DataType type_;
     int size_;
+    bool point_to_point_ = false;
 };
 
 Request pending(MPI_Request request) { return Request(std::make_unique<MpiPending>(request)); }
@@ -199,7 +213,7 @@ Request MpiCommunicator::isend_raw(const void* data, std::size_t count, DataType
 {
     MPI_Request request;
     SHARDRUN_MPI_CHECK(MPI_Isend(data, checked_count(count), mpi_type(type), dest, tag, comm_, &request));
-    return pending(request);
+    return Request(MpiPending::message(request));
 }
 
 void MpiCommunicator::recv_raw(void* data, std::size_t count, DataType type, int source, int tag)
@@ -213,7 +227,7 @@ Request MpiCommunicator::irecv_raw(void* data, std::size_t count, DataType type,
     MPI_Request request;
     SHARDRUN_MPI_CHECK(MPI_Irecv(data, checked_count(count), mpi_type(type),
                                  source == any_source ? MPI_ANY_SOURCE : source, tag, comm_, &request));
-    return pending(request);
+    return Request(MpiPending::message(request));
 }
 
 bool MpiCommunicator::iprobe(int source, int tag)
