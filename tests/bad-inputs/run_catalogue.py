@@ -5,8 +5,9 @@ against the real shardrun binary, each checked for
   - exactly one line on stderr starting with "shardrun:", holding the expected fragment;
   - for an error in a field of the job file, that line starts with `<file>:<line>:<col>: <field>`
     (`--set <field>` for an override);
-  - a usage block after the line exactly where the project prints one (bad command lines), and
-    nowhere else; no traceback, crash report or sanitizer report anywhere;
+  - a bad command line's line ends with a pointer to the option table, "(see shardrun CMD
+    --help)", and no usage block follows (only `shardrun` with no command prints the command
+    list); no traceback, crash report or sanitizer report anywhere;
   - nothing left on disk: each case runs in a fresh working directory (output.path inside it),
     and afterwards that directory holds exactly what the case put there, unchanged.
 
@@ -32,8 +33,9 @@ sys.path.insert(0, os.path.join(HERE, "..", "cli"))
 import harness  # noqa: E402  (needs SHARDRUN_BIN)
 
 CASE_KEYS = {"name", "what", "args", "job", "np", "fixtures", "setup", "expect_exit", "expect_fragment",
-             "expect_location", "expect_field", "forbid_fragment", "usage_block", "bug"}
+             "expect_location", "expect_field", "forbid_fragment", "usage_block", "help_pointer", "bug"}
 # Signs of a crash or an unhandled error that must never reach the user, whatever else is printed.
+HELP_POINTER = re.compile(r"\(see shardrun( [a-z]+)? --help\)$")
 CRASH_SIGNS = re.compile(r"Traceback|terminate called|Segmentation fault|core dumped|AddressSanitizer|"
                          r"UndefinedBehaviorSanitizer|runtime error:|HDF5-DIAG|what\(\):|Assertion .* failed")
 CASE_TIMEOUT = 60
@@ -137,6 +139,8 @@ def check(case, proc, names, before, after):
     usage_printed = "usage: shardrun" in proc.stderr
     if case.get("usage_block", False) != usage_printed:
         why.append("a usage block was printed" if usage_printed else "no usage block, as for other bad options")
+    if case.get("help_pointer", False) and not (lines and HELP_POINTER.search(lines[0])):
+        why.append("the line does not end with a pointer to --help, as for other bad options")
     if proc.stdout.strip():
         why.append(f"stdout is not empty: {proc.stdout.strip().splitlines()[0]!r}")
     if lines:
