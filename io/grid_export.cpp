@@ -17,14 +17,6 @@
 namespace shardrun::io {
 namespace {
 
-std::vector<hsize_t> extents(hid_t dataset)
-{
-    auto space = SHARDRUN_H5_OPEN(Dataspace, H5Dget_space(dataset));
-    std::vector<hsize_t> dims(static_cast<std::size_t>(SHARDRUN_H5_CHECK(H5Sget_simple_extent_ndims(space.get()))));
-    SHARDRUN_H5_CHECK(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr));
-    return dims;
-}
-
 /** Every `stride`-th value of `values` from 0, `count` of them: one axis's coordinates. */
 template <typename T>
 std::vector<T> strided(const std::vector<T>& values, std::uint64_t stride, std::uint64_t count)
@@ -107,9 +99,9 @@ void write_variable(hid_t target, hid_t source_group, const std::string& name, c
                     const std::vector<hdf5::Dataset>& axis_scales)
 {
     auto from = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(source_group, name.c_str(), H5P_DEFAULT));
-    const auto source_dims = extents(from.get());
+    const auto source_dims = hdf5::dataset_extents(from.get());
     std::vector<hsize_t> dims;
-    for (const auto& scale : axis_scales) dims.push_back(extents(scale.get())[0]);
+    for (const auto& scale : axis_scales) dims.push_back(hdf5::dataset_extents(scale.get())[0]);
     const auto axes = dims.size();
     dims.insert(dims.end(), source_dims.begin() + 1, source_dims.end());
     auto file_type = SHARDRUN_H5_OPEN(Datatype, H5Dget_type(from.get()));
@@ -134,7 +126,7 @@ void write_status(hid_t target, hid_t source, const std::vector<hdf5::Dataset>& 
     auto tasks = SHARDRUN_H5_OPEN(Group, H5Gopen2(source, "tasks", H5P_DEFAULT));
     const auto status = hdf5::read_column<std::int8_t>(tasks.get(), "status", H5T_NATIVE_INT8);
     std::vector<hsize_t> dims;
-    for (const auto& scale : axis_scales) dims.push_back(extents(scale.get())[0]);
+    for (const auto& scale : axis_scales) dims.push_back(hdf5::dataset_extents(scale.get())[0]);
     auto space = SHARDRUN_H5_OPEN(Dataspace, H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
     auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dcreate2(target, "status", H5T_STD_I8LE, space.get(), H5P_DEFAULT,
                                                         H5P_DEFAULT, H5P_DEFAULT));

@@ -19,15 +19,6 @@ namespace fs = std::filesystem;
 namespace shardrun::io {
 namespace {
 
-/** Extents of <parent>/<name>. */
-std::vector<hsize_t> extents(hid_t dataset)
-{
-    auto space = SHARDRUN_H5_OPEN(Dataspace, H5Dget_space(dataset));
-    std::vector<hsize_t> dims(static_cast<std::size_t>(SHARDRUN_H5_CHECK(H5Sget_simple_extent_ndims(space.get()))));
-    SHARDRUN_H5_CHECK(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr));
-    return dims;
-}
-
 /**
  * <parent>/<name> as a column when it is 1-D with one value per task; false otherwise
  * (a vector field, or a dataset the file format adds beside the columns).
@@ -35,7 +26,7 @@ std::vector<hsize_t> extents(hid_t dataset)
 bool read_column(hid_t parent, const std::string& name, std::uint64_t rows, TableColumn& column)
 {
     auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(parent, name.c_str(), H5P_DEFAULT));
-    const auto dims = extents(dataset.get());
+    const auto dims = hdf5::dataset_extents(dataset.get());
     if (dims.size() != 1 || dims[0] != rows) return false;
     auto type = SHARDRUN_H5_OPEN(Datatype, H5Dget_type(dataset.get()));
     switch (H5Tget_class(type.get())) {

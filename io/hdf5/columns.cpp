@@ -78,6 +78,14 @@ std::size_t dataset_length(hid_t dataset)
     return dims[0];
 }
 
+std::vector<hsize_t> dataset_extents(hid_t dataset)
+{
+    auto space = SHARDRUN_H5_OPEN(Dataspace, H5Dget_space(dataset));
+    std::vector<hsize_t> dims(static_cast<std::size_t>(SHARDRUN_H5_CHECK(H5Sget_simple_extent_ndims(space.get()))));
+    SHARDRUN_H5_CHECK(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr));
+    return dims;
+}
+
 namespace {
 
 std::vector<std::string> read_fixed_strings(hid_t dataset, std::size_t width)

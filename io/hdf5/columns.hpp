@@ -41,6 +41,9 @@ std::size_t column_length(hid_t parent, const std::string& name);
 /** The same for an open dataset. */
 std::size_t dataset_length(hid_t dataset);
 
+/** The extent of every axis of a dataset (empty for a scalar). */
+std::vector<hsize_t> dataset_extents(hid_t dataset);
+
 /** Reads the whole 1-D dataset `name` as `mem_type` into `out` (resized to its length). */
 template <typename T>
 std::vector<T> read_column(hid_t parent, const std::string& name, hid_t mem_type)

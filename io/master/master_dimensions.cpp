@@ -37,14 +37,6 @@ std::vector<std::string> variables_of(hid_t group)
     return names;
 }
 
-std::vector<hsize_t> extent_of(hid_t dataset)
-{
-    auto space = SHARDRUN_H5_OPEN(Dataspace, H5Dget_space(dataset));
-    std::vector<hsize_t> dims(static_cast<std::size_t>(SHARDRUN_H5_CHECK(H5Sget_simple_extent_ndims(space.get()))));
-    SHARDRUN_H5_CHECK(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr));
-    return dims;
-}
-
 /** /task: the task ids 0..T-1, the coordinate every group below the root shares. */
 hdf5::Dataset task_coordinate(hid_t file, std::uint64_t task_count)
 {
@@ -90,7 +82,7 @@ void label_group(hid_t file, const char* group_name, hid_t task, std::uint64_t t
     auto group = SHARDRUN_H5_OPEN(Group, H5Gopen2(file, group_name, H5P_DEFAULT));
     for (const auto& name : variables_of(group.get())) {
         auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(group.get(), name.c_str(), H5P_DEFAULT));
-        const auto dims = extent_of(dataset.get());
+        const auto dims = hdf5::dataset_extents(dataset.get());
         if (dims.empty() || dims[0] != task_count) continue;
         hdf5::attach_dimension_scale(dataset.get(), task, 0);
         for (std::size_t axis = 1; axis < dims.size(); ++axis) {
