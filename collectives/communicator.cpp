@@ -1,6 +1,8 @@
 #include "collectives/communicator.hpp"
 
 #include <algorithm>
+#include <mutex>
+#include <vector>
 #include <stdexcept>
 
 namespace shardrun::collectives {
@@ -47,6 +49,50 @@ bool Request::test()
     if (!operation_->test()) return false;
     operation_.reset();
     return true;
+}
+
+namespace {
+
+// Never destroyed: an abandoned operation outlives every static destructor (MPI may complete it
+// during MPI_Finalize), and the pointer keeps what it holds reachable.
+struct KeptAlive {
+    std::mutex mutex;
+    std::vector<std::unique_ptr<PendingOperation>> operations;
+    std::vector<std::unique_ptr<std::byte[]>> buffers;
+};
+KeptAlive& kept_alive()
+{
+    static auto* kept = new KeptAlive;
+    return *kept;
+}
+
+}  // namespace
+
+void Request::abandon() noexcept
+{
+    if (!operation_) return;
+    if (operation_->release_unwaited()) {
+        operation_.reset();
+        return;
+    }
+    auto& kept = kept_alive();
+    try {
+        const std::lock_guard lock(kept.mutex);
+        kept.operations.push_back(std::move(operation_));
+    } catch (...) {
+        (void)operation_.release();  // out of memory on the way out: leaking is the safe choice
+    }
+}
+
+void keep_until_exit(std::unique_ptr<std::byte[]> buffer) noexcept
+{
+    auto& kept = kept_alive();
+    try {
+        const std::lock_guard lock(kept.mutex);
+        kept.buffers.push_back(std::move(buffer));
+    } catch (...) {
+        (void)buffer.release();
+    }
 }
 
 void wait_all(std::span<Request> requests)

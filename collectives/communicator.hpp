@@ -83,14 +83,7 @@ public:
      * it without waiting. Its buffers must outlive the process's use of MPI; callers do this
      * only on the way to ending the job.
      */
-    void abandon() noexcept
-    {
-        if (operation_ && operation_->release_unwaited()) {
-            operation_.reset();
-        } else {
-            (void)operation_.release();
-        }
-    }
+    void abandon() noexcept;
 
 private:
     std::unique_ptr<PendingOperation> operation_;
@@ -98,6 +91,13 @@ private:
 
 /** Waits for every request. */
 void wait_all(std::span<Request> requests);
+
+/**
+ * Keeps memory an abandoned operation may still write into alive, and reachable, until the
+ * process exits: the late member's data can still arrive, and a leak checker must not call it
+ * lost.
+ */
+void keep_until_exit(std::unique_ptr<std::byte[]> buffer) noexcept;
 
 /**
  * A group of ranks that run collectives together (the world, a node, a task's group).

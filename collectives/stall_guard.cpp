@@ -156,16 +156,20 @@ Request StallGuard::guard(const char* name, Request operation)
 
 // Blocking collectives run on a heap copy of their buffers: after a stall the abandoned
 // operation may still complete when the late member arrives, and must not write into the
-// caller's (by then reused) memory. The copy is leaked in that case only.
+// caller's (by then reused) memory. The copy is kept until exit in that case only.
 void StallGuard::run_blocking(const char* name, std::size_t in_bytes, const void* in, std::size_t out_bytes, void* out,
                               const std::function<Request(std::byte*, std::byte*)>& start)
 {
-    auto* scratch = new std::byte[in_bytes + out_bytes];
-    if (in_bytes > 0) std::memcpy(scratch, in, in_bytes);
-    auto request = guard(name, start(scratch, scratch + in_bytes));
-    request.wait();  // a CollectiveStall leaves scratch allocated, on purpose
-    if (out_bytes > 0) std::memcpy(out, scratch + in_bytes, out_bytes);
-    delete[] scratch;
+    std::unique_ptr<std::byte[]> scratch(new std::byte[in_bytes + out_bytes]);
+    if (in_bytes > 0) std::memcpy(scratch.get(), in, in_bytes);
+    auto request = guard(name, start(scratch.get(), scratch.get() + in_bytes));
+    try {
+        request.wait();
+    } catch (...) {
+        keep_until_exit(std::move(scratch));
+        throw;
+    }
+    if (out_bytes > 0) std::memcpy(out, scratch.get() + in_bytes, out_bytes);
 }
 
 void StallGuard::barrier() { ibarrier().wait(); }

@@ -44,10 +44,18 @@ void check_axis(const job::SweepDimension& axis, const tasks::ParamTable& table)
 {
     const auto size = axis.size();
     const auto names = axis.names();
+    std::vector<const tasks::ParamSpec*> params;
+    for (const auto& name : names) params.push_back(table.find(name));
+    // One map reused for every value, and the site only looked up for a value that fails: a
+    // long axis must not cost an allocation per value (memory stays flat in the sweep's size).
+    tasks::ParamMap values;
     for (std::uint64_t i = 0; i < size; i = i + 1 == axis_values_checked ? size - 1 : i + 1) {
-        tasks::ParamMap values;
         axis.apply(i, values);
-        for (const auto& name : names) check_value(table, name, *values.find(name), axis.where(i, name));
+        for (std::size_t n = 0; n < names.size(); ++n) {
+            if (params[n] == nullptr) continue;
+            const auto problem = tasks::param_problem(*params[n], *values.find(names[n]));
+            if (!problem.empty()) throw JobFileError(job::located(axis.where(i, names[n]), "params." + names[n], problem));
+        }
         if (i + 1 == size) break;
     }
 }
