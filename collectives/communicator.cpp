@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <new>
 #include <vector>
 #include <stdexcept>
 
@@ -57,8 +58,7 @@ namespace {
 // during MPI_Finalize), and the pointer keeps what it holds reachable.
 struct KeptAlive {
     std::mutex mutex;
-    std::vector<std::unique_ptr<PendingOperation>> operations;
-    std::vector<std::unique_ptr<std::byte[]>> buffers;
+    std::vector<std::shared_ptr<const void>> objects;
 };
 KeptAlive& kept_alive()
 {
@@ -75,23 +75,21 @@ void Request::abandon() noexcept
         operation_.reset();
         return;
     }
-    auto& kept = kept_alive();
     try {
-        const std::lock_guard lock(kept.mutex);
-        kept.operations.push_back(std::move(operation_));
+        keep_until_exit(std::shared_ptr<PendingOperation>(std::move(operation_)));
     } catch (...) {
-        (void)operation_.release();  // out of memory on the way out: leaking is the safe choice
+        (void)operation_.release();  // no memory for the keeper on the way out: leaking is the safe choice
     }
 }
 
-void keep_until_exit(std::unique_ptr<std::byte[]> buffer) noexcept
+void keep_until_exit(std::shared_ptr<const void> kept) noexcept
 {
-    auto& kept = kept_alive();
+    auto& alive = kept_alive();
     try {
-        const std::lock_guard lock(kept.mutex);
-        kept.buffers.push_back(std::move(buffer));
+        const std::lock_guard lock(alive.mutex);
+        alive.objects.push_back(std::move(kept));
     } catch (...) {
-        (void)buffer.release();
+        static_cast<void>(new (std::nothrow) std::shared_ptr<const void>(std::move(kept)));  // never freed, on purpose
     }
 }
 

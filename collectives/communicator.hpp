@@ -97,7 +97,7 @@ void wait_all(std::span<Request> requests);
  * process exits: the late member's data can still arrive, and a leak checker must not call it
  * lost.
  */
-void keep_until_exit(std::unique_ptr<std::byte[]> buffer) noexcept;
+void keep_until_exit(std::shared_ptr<const void> kept) noexcept;
 
 /**
  * A group of ranks that run collectives together (the world, a node, a task's group).

@@ -116,7 +116,7 @@ private:
         operation_.abandon();
         for (auto& r : receives_) r.abandon();
         for (auto& s : sends_) s.abandon();
-        (void)buffers_.release();  // a late member's note may still arrive into them
+        keep_until_exit(std::shared_ptr<NoteBuffers>(std::move(buffers_)));  // a late member's note may still arrive
         throw CollectiveStall(name_ + " #" + std::to_string(sequence_) + " of " + group_ + " (" +
                               std::to_string(comm_.size()) + " members) did not complete within " +
                               std::to_string(static_cast<long>(timeout_)) + " s; not responding: " +
@@ -166,7 +166,7 @@ void StallGuard::run_blocking(const char* name, std::size_t in_bytes, const void
     try {
         request.wait();
     } catch (...) {
-        keep_until_exit(std::move(scratch));
+        keep_until_exit(std::shared_ptr<std::byte[]>(std::move(scratch)));
         throw;
     }
     if (out_bytes > 0) std::memcpy(out, scratch.get() + in_bytes, out_bytes);

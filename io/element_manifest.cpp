@@ -66,6 +66,7 @@ ElementManifest parse_manifest(const json& j)
                                             parse_dtype(field.at("dtype").get<std::string>()),
                                             field.at("shape").get<std::vector<std::size_t>>(),
                                             field.at("units").get<std::string>()});
+        manifest.fields.back().item_rows = field.value("item_rows", false);
     }
     return manifest;
 }
@@ -91,6 +92,7 @@ void write_manifest(const std::string& path, const ElementManifest& manifest)
     for (const auto& field : manifest.fields) {
         fields.push_back(json{{"name", field.name}, {"dtype", dtype_name(field.dtype)},
                               {"shape", field.shape}, {"units", field.units}});
+        if (field.item_rows) fields.back()["item_rows"] = true;
     }
     const json j{{"format", "shardrun-element/1"},
                  {"metadata", metadata_json(manifest.metadata)},

@@ -11,49 +11,73 @@
 #include "io/master/master_file.hpp"
 #include "io/output_layout.hpp"
 #include "io/params_file.hpp"
+#include "io/resume_scan.hpp"
 #include "io/shards/shard_sink.hpp"
 #include "io/single/single_sink.hpp"
-#include "io/task_table.hpp"
+#include "io/task_stream.hpp"
 
 namespace shardrun::io {
 namespace {
 
-TaskTable gather(const OutputOptions& options, const JobMetadata& metadata, bool verify_results)
+void warn(const std::vector<std::string>& problems)
 {
-    // Only this element's block: with one element that is the whole job, as the master needs.
-    TaskTable table(metadata.first_task, std::min(metadata.end_task, metadata.task_count));
-    table.verify_results = verify_results;
-    table.gather_element(options.path, metadata.array_index, metadata.first_task, metadata.end_task);
-    for (const auto& problem : table.problems) std::cerr << "shardrun: warning: " << problem << "\n";
-    return table;
+    for (const auto& problem : problems) std::cerr << "shardrun: warning: " << problem << "\n";
 }
 
-OutputSummary summarize(const TaskTable& table, std::uint64_t first, std::uint64_t end)
+OutputSummary summarize(const StatusCounts& counts)
 {
     OutputSummary summary;
-    summary.ok = table.count(static_cast<std::int8_t>(TaskStatus::ok), first, end);
-    summary.failed = table.count(static_cast<std::int8_t>(TaskStatus::failed), first, end);
-    summary.skipped = table.count(static_cast<std::int8_t>(TaskStatus::skipped), first, end);
-    summary.pending = (end - first) - summary.ok - summary.failed - summary.skipped;
+    summary.ok = counts.ok;
+    summary.failed = counts.failed;
+    summary.skipped = counts.skipped;
+    summary.pending = counts.pending;
     summary.complete = summary.pending == 0;
     return summary;
 }
 
+void append_run(std::vector<IdRun>& runs, std::uint64_t id)
+{
+    if (!runs.empty() && runs.back().end == id) {
+        ++runs.back().end;
+    } else {
+        runs.push_back(IdRun{id, id + 1});
+    }
+}
+
 }  // namespace
 
-std::vector<std::uint64_t> committed_tasks(const OutputOptions& options, const JobMetadata& metadata)
+std::vector<IdRun> committed_runs(const OutputOptions& options, const JobMetadata& metadata)
 {
-    const auto table = gather(options, metadata, true);
+    const auto first = metadata.first_task;
+    const auto end = std::max(first, std::min(metadata.end_task, metadata.task_count));
+    if (const auto counts = current_master_counts(options, metadata); counts && counts->ok == metadata.task_count) {
+        return first < end ? std::vector<IdRun>{IdRun{first, end}} : std::vector<IdRun>{};
+    }
+    TaskStream stream(first, end, {}, true);  // results too: nothing unverified is used
+    stream.add_element(options.path, metadata.array_index, first, end);
+    std::vector<IdRun> runs;
+    TaskRows block;
+    while (stream.next(block)) {
+        for (std::size_t i = 0; i < block.size(); ++i) {
+            if (block.status[i] == static_cast<std::int8_t>(TaskStatus::ok)) append_run(runs, block.task_id[i]);
+        }
+    }
+    warn(stream.problems());
     // Set torn or corrupt segments aside (kept for inspection) so later scans and the
     // master never read them; their tasks run again.
-    for (const auto& file : table.invalid_segments) {
+    for (const auto& file : stream.invalid_segments()) {
         std::error_code error;
         std::filesystem::rename(file, file.string() + ".invalid", error);
         if (!error) std::cerr << "shardrun: moved " << file.string() << " aside to " << file.string() << ".invalid\n";
     }
+    return runs;
+}
+
+std::vector<std::uint64_t> committed_tasks(const OutputOptions& options, const JobMetadata& metadata)
+{
     std::vector<std::uint64_t> ids;
-    for (auto id = metadata.first_task; id < metadata.end_task && id < metadata.task_count; ++id) {
-        if (table.rows.status[id - table.first_id] == static_cast<std::int8_t>(TaskStatus::ok)) ids.push_back(id);
+    for (const auto& run : committed_runs(options, metadata)) {
+        for (auto id = run.first; id < run.end; ++id) ids.push_back(id);
     }
     return ids;
 }
@@ -68,12 +92,32 @@ std::unique_ptr<ResultSink> open_rank_sink(const OutputOptions& options, const J
     return std::make_unique<shards::ShardSink>(options, metadata, fields, rank);
 }
 
+namespace {
+
+/** Writes the master of a one-element job, unless the one there is already current; its counts. */
+StatusCounts write_element_master(const OutputOptions& options, const JobMetadata& metadata, master::MasterInfo& info)
+{
+    if (options.layout == Layout::single) {
+        info.complete = true;  // finish_single_streamed() clears it when a task is left pending
+        return master::finish_single_streamed(layout::single_path(options.path, metadata.array_index), options.path, info);
+    }
+    // A resume that committed nothing new (the job was already complete) keeps the master as it is.
+    if (const auto counts = current_master_counts(options, metadata)) return *counts;
+    info.complete = true;
+    info.segments_digest = segments_digest(options.path, metadata.array_index);
+    TaskStream stream(0, metadata.task_count, info.fields, true);  // copying verifies every segment's results
+    stream.add_element(options.path, metadata.array_index, metadata.first_task, metadata.end_task);
+    const auto counts = master::write_master_streamed(options.path, info, stream);
+    warn(stream.problems());
+    return counts;
+}
+
+}  // namespace
+
 OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& metadata,
                               const std::vector<FieldSpec>& fields, const std::vector<ParamColumn>& param_columns,
                               const TaskRanges& ranges, int world_size)
 {
-    auto table = gather(options, metadata, false);
-    auto summary = summarize(table, metadata.first_task, metadata.end_task);
     write_params_file(layout::params_path(options.path, metadata.array_index), param_columns, ranges);
 
     auto manifest = read_manifest(options.path, metadata.array_index).value_or(ElementManifest{});
@@ -85,23 +129,20 @@ OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& m
     manifest.fields = fields;
     manifest.finished = now_seconds();
 
+    OutputSummary summary;
     if (metadata.array_count == 1) {
-        const master::MasterInfo info{manifest.metadata, manifest.job_hash, options.layout, manifest.created,
-                                      manifest.finished, summary.complete, fields,       param_columns,
-                                      ranges};
-        const auto known_problems = table.problems.size();
-        if (options.layout == Layout::single) {
-            master::finish_single(layout::single_path(options.path, metadata.array_index), options.path, info, table);
-        } else {
-            master::write_master(options.path, info, table);
-        }
-        // Copying verifies the results of large segments: a bad one leaves its tasks pending.
-        for (auto i = known_problems; i < table.problems.size(); ++i) {
-            std::cerr << "shardrun: warning: " << table.problems[i] << "\n";
-        }
-        summary = summarize(table, metadata.first_task, metadata.end_task);
+        master::MasterInfo info{manifest.metadata, manifest.job_hash, options.layout, manifest.created,
+                                manifest.finished, false, fields, {}, {}};
+        info.params_view = &param_columns;  // T values a column: not copied
+        info.ranges_view = &ranges;
+        summary = summarize(write_element_master(options, metadata, info));
         summary.master_written = true;
         summary.master_path = options.path;
+    } else {
+        TaskStream stream(metadata.first_task, std::min(metadata.end_task, metadata.task_count), fields, false);
+        stream.add_element(options.path, metadata.array_index, metadata.first_task, metadata.end_task);
+        summary = summarize(count_statuses(stream));
+        warn(stream.problems());
     }
     manifest.complete = summary.complete;
     write_manifest(options.path, manifest);

@@ -111,6 +111,21 @@ OutputLock prepare_output(const OutputOptions& options, const JobMetadata& metad
  */
 std::vector<std::uint64_t> committed_tasks(const OutputOptions& options, const JobMetadata& metadata);
 
+/** Task ids [first, end). */
+struct IdRun {
+    std::uint64_t first = 0;
+    std::uint64_t end = 0;
+};
+
+/**
+ * committed_tasks() as sorted, disjoint runs of ids, read in memory that does not grow with
+ * the task count: what the runner broadcasts. When <path> is a complete master of this job
+ * with every task ok, written from exactly the segments there are now (same names, inodes,
+ * sizes and times: nothing was added, removed or rewritten since), that is one run read from
+ * its attributes, no row read; otherwise every segment is read and verified as above.
+ */
+std::vector<IdRun> committed_runs(const OutputOptions& options, const JobMetadata& metadata);
+
 /**
  * Every rank: the sink its finished tasks go to. layout shards: this rank's segments in
  * <path>.shards/a<index>/r<rank>/, committed by write-then-rename. layout single: one

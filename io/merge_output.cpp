@@ -8,7 +8,7 @@
 #include "io/master/master_file.hpp"
 #include "io/output_layout.hpp"
 #include "io/params_file.hpp"
-#include "io/task_table.hpp"
+#include "io/task_stream.hpp"
 
 namespace fs = std::filesystem;
 
@@ -74,8 +74,7 @@ MergeReport merge_output(const std::string& path)
     auto info = merged_info(path, elements);
     MergeReport report;
     report.array_count = info.metadata.array_count;
-    TaskTable table(info.metadata.task_count);
-    table.verify_results = false;
+    TaskStream stream(0, info.metadata.task_count, info.fields, true);  // copying verifies results
     std::vector<bool> seen(static_cast<std::size_t>(report.array_count), false);
     for (const auto& [index, manifest] : elements.present) {
         if (manifest.job_hash != info.hash) {
@@ -83,11 +82,11 @@ MergeReport merge_output(const std::string& path)
                               manifest.job_hash.substr(0, 12) + "); rerun that element with --force");
         }
         if (index < report.array_count) seen[static_cast<std::size_t>(index)] = true;
-        table.gather_element(path, index, manifest.metadata.first_task, manifest.metadata.end_task);
+        stream.add_element(path, index, manifest.metadata.first_task, manifest.metadata.end_task);
         // A finished single-layout job of one element was renamed to the output itself: its
         // rows are there, not under .shards (rewriting the master without them lost them all).
         if (manifest.layout == Layout::single && !fs::exists(layout::single_path(path, index)) && fs::exists(path)) {
-            table.gather_single(path, manifest.metadata.first_task, manifest.metadata.end_task);
+            stream.add_single(path, manifest.metadata.first_task, manifest.metadata.end_task);
         }
         if (manifest.finished == 0 || !manifest.complete || layout::lock_held(path, index)) {
             report.incomplete_elements.push_back(index);
@@ -96,16 +95,14 @@ MergeReport merge_output(const std::string& path)
     for (int index = 0; index < report.array_count; ++index) {
         if (!seen[static_cast<std::size_t>(index)]) report.missing_elements.push_back(index);
     }
-    info.complete = table.count(static_cast<std::int8_t>(TaskStatus::pending), 0, info.metadata.task_count) == 0 &&
-                    report.missing_elements.empty();
-    master::write_master(path, info, table);  // copying verifies results: a bad segment's tasks stay pending
-    for (const auto& problem : table.problems) std::cerr << "shardrun: warning: " << problem << "\n";
-    const auto T = info.metadata.task_count;
+    info.complete = report.missing_elements.empty();  // and no task left pending, which the writer sees
+    const auto counts = master::write_master_streamed(path, info, stream);
+    for (const auto& problem : stream.problems()) std::cerr << "shardrun: warning: " << problem << "\n";
     auto& summary = report.summary;
-    summary.ok = table.count(static_cast<std::int8_t>(TaskStatus::ok), 0, T);
-    summary.failed = table.count(static_cast<std::int8_t>(TaskStatus::failed), 0, T);
-    summary.skipped = table.count(static_cast<std::int8_t>(TaskStatus::skipped), 0, T);
-    summary.pending = T - summary.ok - summary.failed - summary.skipped;
+    summary.ok = counts.ok;
+    summary.failed = counts.failed;
+    summary.skipped = counts.skipped;
+    summary.pending = counts.pending;
     summary.complete = summary.pending == 0 && report.missing_elements.empty();
     summary.master_written = true;
     summary.master_path = path;

@@ -11,6 +11,7 @@
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/handle.hpp"
 #include "io/job_output.hpp"
+#include "io/master/item_rows.hpp"
 #include "io/output_layout.hpp"
 #include "io/single/single_sink.hpp"
 
@@ -104,6 +105,7 @@ void reopen_single_master(const OutputOptions& options, const JobMetadata& metad
         // The finished file's host/device are variable-length; parallel HDF5 writes fixed-length only.
         auto file = SHARDRUN_H5_OPEN(File, H5Fopen(single.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
         single::set_task_string_form(file.get(), true);
+        master::split_item_rows(file.get());  // the sink writes every task's rows padded, [T, chunk, ...]
         file.close();
     } catch (const Hdf5Error& failure) {
         throw OutputError("cannot reopen " + single.string() + " for --resume: " + failure.what() +

@@ -21,6 +21,12 @@ struct FieldSpec {
     DType dtype = DType::float64;
     std::vector<std::size_t> shape;  ///< per-task shape; empty for a scalar
     std::string units;               ///< written as the dataset's `units` attribute when not empty
+    /**
+     * Axis 0 of `shape` is the data chunk's rows (declared `rows` in a data job): a task holds
+     * end - start rows, padded with the fill value to shape[0]; the master stores the field
+     * as [items, shape[1:]...] (io/master/item_rows.hpp).
+     */
+    bool item_rows = false;
 
     /** Elements per task (product of shape, 1 for a scalar). */
     std::size_t elements() const noexcept;

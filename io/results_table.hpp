@@ -20,6 +20,8 @@ struct TableColumn {
     ColumnValues values;
     /** float32 results: printed with float precision, so 0.1f reads "0.1", not "0.10000000149011612". */
     bool single_precision = false;
+    /** Per row, true where the cell has no value (a derived view, e.g. a pivot); empty: none is missing. */
+    std::vector<bool> missing;
 
     bool is_text() const noexcept { return std::holds_alternative<std::vector<std::string>>(values); }
     bool is_float() const noexcept { return std::holds_alternative<std::vector<double>>(values); }
@@ -29,8 +31,8 @@ struct TableColumn {
  * One row per task of a master results file: the task id, every /params column, every
  * scalar /results field (in the job's declared order) and the task's status. Result
  * cells of tasks that have no result (status other than ok) are missing, not fill values.
- * Kept as plain columns so that other views (e.g. a later `--pivot` that turns
- * `operation x device` rows into `operation, CPU s, GPU s, speedup`) can be built from it.
+ * Kept as plain columns so that other views (`shardrun table --pivot`, which turns
+ * `operation x device` rows into `operation, CPU s, GPU s, speedup`) are built from it.
  */
 struct ResultsTable {
     std::string path;
@@ -43,7 +45,9 @@ struct ResultsTable {
     /** False for a result cell of a task without a result. */
     bool present(std::size_t column, std::size_t row) const noexcept
     {
-        return columns[column].role != ColumnRole::result || has_result[row];
+        const auto& c = columns[column];
+        if (!c.missing.empty() && c.missing[row]) return false;
+        return c.role != ColumnRole::result || has_result[row];
     }
     /** Index of the column called `name`, or -1. */
     int find(const std::string& name) const noexcept;

@@ -28,7 +28,7 @@ double write_layout(const std::string& path, Layout layout, std::uint64_t tasks,
     const std::uint64_t per_commit = std::max<std::uint64_t>(1, (std::size_t{64} << 20) / bytes);
     const double start = bench::seconds();
     auto lock = prepare_output(options, m);
-    auto sink = open_rank_sink(options, m, fields, 0, 1);
+    auto sink = open_rank_sink(options, m, fields, 0, 1, MPI_COMM_WORLD);  // layout single writes through MPI-IO
     TaskValues values{payload};
     for (std::uint64_t id = 0; id < tasks; ++id) {
         std::memcpy(values[0].data(), &id, sizeof id);  // every row differs

@@ -38,6 +38,10 @@ void write_root_attrs(hid_t file, const MasterInfo& info)
     for (const auto& field : info.fields) names.push_back(field.name);
     hdf5::write_attr(file, "fields", names);
     hdf5::write_bool_attr(file, "complete", info.complete);
+    hdf5::write_attr(file, "tasks_ok", static_cast<std::int64_t>(info.counts.ok));
+    hdf5::write_attr(file, "tasks_failed", static_cast<std::int64_t>(info.counts.failed));
+    hdf5::write_attr(file, "tasks_skipped", static_cast<std::int64_t>(info.counts.skipped));
+    if (!info.segments_digest.empty()) hdf5::write_attr(file, "segments_digest", info.segments_digest);
 }
 
 namespace {
@@ -98,6 +102,11 @@ void write_params(hid_t file, const std::vector<ParamColumn>& params, const Task
                        ranges.start.size());
     hdf5::write_column(group_ranges.get(), "end", H5T_NATIVE_INT64, H5T_NATIVE_INT64, ranges.end.data(),
                        ranges.end.size());
+}
+
+void write_params(hid_t file, const MasterInfo& info)
+{
+    write_params(file, info.params_view ? *info.params_view : info.params, info.ranges_view ? *info.ranges_view : info.ranges);
 }
 
 void create_result_datasets(hid_t file, const std::vector<FieldSpec>& fields, std::uint64_t task_count)

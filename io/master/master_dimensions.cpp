@@ -3,13 +3,16 @@
 #include <hdf5.h>
 
 #include <cstdint>
+#include <algorithm>
 #include <numeric>
 #include <string>
 #include <vector>
 
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/columns.hpp"
+#include "io/hdf5/column_blocks.hpp"
 #include "io/hdf5/dimension_scales.hpp"
+#include "io/task_stream.hpp"
 #include "io/master/master_file.hpp"
 
 namespace shardrun::io::master {
@@ -41,9 +44,14 @@ std::vector<std::string> variables_of(hid_t group)
 hdf5::Dataset task_coordinate(hid_t file, std::uint64_t task_count)
 {
     if (!hdf5::has_link(file, "task")) {
-        std::vector<std::int64_t> ids(task_count);
-        std::iota(ids.begin(), ids.end(), std::int64_t{0});
-        hdf5::write_column(file, "task", H5T_STD_I64LE, H5T_NATIVE_INT64, ids.data(), ids.size());
+        // A block at a time: rank 0 holds no per-task array for the master (io/README.md).
+        auto column = hdf5::create_column(file, "task", H5T_STD_I64LE, task_count);
+        std::vector<std::int64_t> ids;
+        for (std::uint64_t first = 0; first < task_count; first += stream_block_rows()) {
+            ids.resize(static_cast<std::size_t>(std::min<std::uint64_t>(stream_block_rows(), task_count - first)));
+            std::iota(ids.begin(), ids.end(), static_cast<std::int64_t>(first));
+            hdf5::write_column_block(column.get(), H5T_NATIVE_INT64, first, ids.size(), ids.data());
+        }
     }
     auto task = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(file, "task", H5P_DEFAULT));
     hdf5::make_dimension_scale(file, task.get());

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "io/job_output.hpp"
+#include "io/task_stream.hpp"
 #include "io/task_table.hpp"
 
 namespace shardrun::io::master {
@@ -22,6 +23,11 @@ struct MasterInfo {
     std::vector<FieldSpec> fields;
     std::vector<ParamColumn> params;
     TaskRanges ranges;
+    /** When set, used instead of params and ranges: the runner's columns, T values each, not copied. */
+    const std::vector<ParamColumn>* params_view = nullptr;
+    const TaskRanges* ranges_view = nullptr;
+    StatusCounts counts;          ///< root attributes tasks_ok, tasks_failed, tasks_skipped
+    std::string segments_digest;  ///< resume_scan.hpp; empty: not recorded (merge, layout single)
 };
 
 /** Root attributes: provenance, versions, sizes, `complete`. */
@@ -32,6 +38,8 @@ void write_task_columns(hid_t file, const TaskRows& rows);
 void write_time_units(hid_t file);
 /** /params/<name> and /ranges/{start,end}; skipped when they already exist. */
 void write_params(hid_t file, const std::vector<ParamColumn>& params, const TaskRanges& ranges);
+/** write_params() of info's columns (its views when set). */
+void write_params(hid_t file, const MasterInfo& info);
 /** /results/<field> [T, ...] (contiguous, fill value recorded, never filled) with `units`. */
 void create_result_datasets(hid_t file, const std::vector<FieldSpec>& fields, std::uint64_t task_count);
 /**
@@ -61,5 +69,26 @@ void write_master(const std::filesystem::path& target, const MasterInfo& info, T
  */
 void finish_single(const std::filesystem::path& single, const std::filesystem::path& target, const MasterInfo& info,
                    const TaskTable& table);
+
+/** fsyncs `temp`, renames it to `target` and fsyncs the folder. @throws OutputError */
+void publish(const std::filesystem::path& temp, const std::filesystem::path& target);
+
+/**
+ * Writes a consolidated master to `target` (temp name, fsync, rename) from `stream`, a block
+ * of rows at a time: memory does not grow with the task count. `complete` is stored as
+ * info.complete and no task left pending.
+ * @param stream  a stream of the whole job ([0, T)) with fields
+ * @return the counts of the rows written
+ */
+StatusCounts write_master_streamed(const std::filesystem::path& target, const MasterInfo& info, TaskStream& stream);
+
+/**
+ * finish_single() in bounded memory: the rows without a result are found from the file's
+ * own /tasks/status, a block at a time. `complete` is stored as info.complete and no
+ * task left pending.
+ * @return the counts of the file's rows
+ */
+StatusCounts finish_single_streamed(const std::filesystem::path& single, const std::filesystem::path& target,
+                                    const MasterInfo& info);
 
 }  // namespace shardrun::io::master

@@ -6,6 +6,7 @@
 
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/handle.hpp"
+#include "io/master/item_rows.hpp"
 #include "io/master/master_file.hpp"
 #include "io/output_layout.hpp"
 #include "io/single/single_sink.hpp"
@@ -13,8 +14,6 @@
 namespace fs = std::filesystem;
 
 namespace shardrun::io::master {
-namespace {
-
 void publish(const fs::path& temp, const fs::path& target)
 {
     if (!layout::sync_path(temp) || std::rename(temp.c_str(), target.c_str()) != 0) {
@@ -23,8 +22,6 @@ void publish(const fs::path& temp, const fs::path& target)
     }
     layout::sync_path(fs::absolute(target).parent_path());
 }
-
-}  // namespace
 
 void write_master(const fs::path& target, const MasterInfo& info, TaskTable& table)
 {
@@ -38,10 +35,13 @@ void write_master(const fs::path& target, const MasterInfo& info, TaskTable& tab
         const auto problems = table.problems.size();
         copy_results(file.get(), info.fields, table);  // may turn rows of a bad segment back to pending
         write_task_columns(file.get(), table.rows);
-        write_params(file.get(), info.params, info.ranges);
+        write_params(file.get(), info);
+        assemble_item_rows(file.get(), info.fields);  // item_rows.hpp: before the dimensions
         write_dimensions(file.get(), table.rows.size());
         auto final_info = info;
         final_info.complete = info.complete && table.problems.size() == problems;
+        final_info.counts = StatusCounts{};
+        final_info.counts.add(table.rows);
         write_root_attrs(file.get(), final_info);
         file.close();
     } catch (const Hdf5Error& error) {
@@ -58,12 +58,16 @@ void finish_single(const fs::path& single, const fs::path& target, const MasterI
     hdf5::silence_hdf5_errors();
     try {
         auto file = SHARDRUN_H5_OPEN(File, H5Fopen(single.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
-        write_params(file.get(), info.params, info.ranges);
+        write_params(file.get(), info);
         fill_missing_rows(file.get(), info.fields, table.rows);
         single::set_task_string_form(file.get(), false);
         write_time_units(file.get());
+        assemble_item_rows(file.get(), info.fields);  // item_rows.hpp: before the dimensions
         write_dimensions(file.get(), table.rows.size());
-        write_root_attrs(file.get(), info);
+        auto final_info = info;
+        final_info.counts = StatusCounts{};
+        final_info.counts.add(table.rows);
+        write_root_attrs(file.get(), final_info);
         file.close();
     } catch (const Hdf5Error& error) {
         throw OutputError("cannot finish " + single.string() + ": " + error.what() +

@@ -1,5 +1,6 @@
 #include "io/shards/segment.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -165,6 +166,29 @@ std::optional<Segment> read_segment(const fs::path& file, std::string* why, bool
     hdf5::silence_hdf5_errors();
     try {
         return read_verified(file, with_fields);
+    } catch (const std::exception& error) {
+        if (why) *why = error.what();
+        return std::nullopt;
+    }
+}
+
+std::optional<SegmentSpan> read_segment_span(const fs::path& path, std::string* why)
+{
+    hdf5::silence_hdf5_errors();
+    try {
+        auto file = SHARDRUN_H5_OPEN(File, H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+        // HDF5 reads one member of a compound by name: the ids alone, not the whole rows.
+        auto id_type = SHARDRUN_H5_OPEN(Datatype, H5Tcreate(H5T_COMPOUND, sizeof(std::uint64_t)));
+        SHARDRUN_H5_CHECK(H5Tinsert(id_type.get(), "task_id", 0, H5T_NATIVE_UINT64));
+        const auto ids = hdf5::read_column<std::uint64_t>(file.get(), "tasks", id_type.get());
+        SegmentSpan span;
+        span.rows = ids.size();
+        if (!ids.empty()) {
+            const auto [low, high] = std::minmax_element(ids.begin(), ids.end());
+            span.first_id = *low;
+            span.last_id = *high;
+        }
+        return span;
     } catch (const std::exception& error) {
         if (why) *why = error.what();
         return std::nullopt;

@@ -52,4 +52,18 @@ struct Segment {
  */
 std::optional<Segment> read_segment(const std::filesystem::path& file, std::string* why, bool with_fields = true);
 
+/** The smallest and largest task id of a segment and its row count: what a streamed master orders segments by. */
+struct SegmentSpan {
+    std::uint64_t first_id = 0;
+    std::uint64_t last_id = 0;
+    std::size_t rows = 0;
+};
+
+/**
+ * Reads only the task ids of a segment (8 bytes a row, no verification: read_segment()
+ * verifies it when its rows are used).
+ * @return nullopt, with `why` set, when the file cannot be opened as a segment
+ */
+std::optional<SegmentSpan> read_segment_span(const std::filesystem::path& file, std::string* why);
+
 }  // namespace shardrun::io::shards

@@ -1,13 +1,16 @@
 // The /tasks columns of a single-layout file: created filled with pending rows, written per commit.
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <string>
 
+#include "io/hdf5/column_blocks.hpp"
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/dimension_scales.hpp"
 #include "io/hdf5/types.hpp"
 #include "io/single/row_selection.hpp"
 #include "io/single/single_sink.hpp"
+#include "io/task_stream.hpp"
 
 namespace shardrun::io::single {
 namespace {
@@ -43,30 +46,42 @@ void write_column_rows(hid_t group, const char* name, hid_t type, const std::vec
     write_rows(dataset.get(), type, {}, ids, order, sorted.data(), transfer);
 }
 
-/** Rewrites /tasks/<name> with its values, as fixed-length or variable-length strings. */
+/**
+ * Rewrites /tasks/<name> with its values, as fixed-length or variable-length strings, a
+ * block of rows at a time (a whole column of std::string would cost ~40 bytes per task).
+ */
 void rewrite_strings(hid_t tasks, const char* name, bool fixed)
 {
-    const auto values = hdf5::read_strings(tasks, name);
     {
         // A deleted dataset still listed by its scale would leave a dangling reference.
         auto old = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(tasks, name, H5P_DEFAULT));
         hdf5::detach_dimension_scales(old.get());
     }
-    SHARDRUN_H5_CHECK(H5Ldelete(tasks, name, H5P_DEFAULT));
-    if (!fixed) {
-        hdf5::write_strings(tasks, name, values);
-        return;
+    const std::string old_name = std::string(name) + ".old";
+    SHARDRUN_H5_CHECK(H5Lmove(tasks, name, tasks, old_name.c_str(), H5P_DEFAULT, H5P_DEFAULT));
+    auto old = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(tasks, old_name.c_str(), H5P_DEFAULT));
+    const std::uint64_t rows = hdf5::dataset_length(old.get());
+    const auto type = fixed ? hdf5::fixed_string_type(fixed_string_bytes) : hdf5::vlen_string_type();
+    if (fixed) {
+        const char no_text[fixed_string_bytes] = {};
+        create_column(tasks, name, type.get(), no_text, rows);
+    } else {
+        hdf5::create_column(tasks, name, type.get(), rows);
     }
-    const auto type = hdf5::fixed_string_type(fixed_string_bytes);
-    const char no_text[fixed_string_bytes] = {};
-    create_column(tasks, name, type.get(), no_text, values.size());
-    std::vector<std::size_t> order(values.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    const auto packed = fixed_strings(values, order);
     auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(tasks, name, H5P_DEFAULT));
-    if (!values.empty()) {
-        SHARDRUN_H5_CHECK(H5Dwrite(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, packed.data()));
+    for (std::uint64_t first = 0; first < rows; first += stream_block_rows()) {
+        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(stream_block_rows(), rows - first));
+        const auto values = hdf5::read_strings_block(old.get(), first, n);
+        if (!fixed) {
+            hdf5::write_strings_block(dataset.get(), first, values);
+            continue;
+        }
+        std::vector<std::size_t> order(values.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        hdf5::write_column_block(dataset.get(), type.get(), first, n, fixed_strings(values, order).data());
     }
+    old.reset();
+    SHARDRUN_H5_CHECK(H5Ldelete(tasks, old_name.c_str(), H5P_DEFAULT));
 }
 
 }  // namespace

@@ -1,15 +1,16 @@
-#include "kernels/common/cuda_runtime.hpp"
-
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <string>
 
-namespace shardrun::kernels {
+#include "kernels/common/cuda_backend.hpp"
 
-CudaRuntimeInfo query_cuda_runtime()
+namespace shardrun::kernels::cuda {
+
+CudaRuntimeInfo query_runtime()
 {
     CudaRuntimeInfo info;
     info.compiled = true;
+    info.loaded = true;
     cudaRuntimeGetVersion(&info.runtime_version);
     cudaDriverGetVersion(&info.driver_version);
     int major = 0, minor = 0, patch = 0;
@@ -30,7 +31,7 @@ CudaRuntimeInfo query_cuda_runtime()
     return info;
 }
 
-std::string cuda_device_name(int ordinal)
+std::string device_name(int ordinal)
 {
     cudaDeviceProp prop{};
     if (cudaGetDeviceProperties(&prop, ordinal) != cudaSuccess) {
@@ -40,7 +41,7 @@ std::string cuda_device_name(int ordinal)
     return prop.name;
 }
 
-}  // namespace shardrun::kernels
+}  // namespace shardrun::kernels::cuda
 
 // ---- the rank's stream and cuBLAS handle (declared in cuda_check.cuh)
 #include <map>

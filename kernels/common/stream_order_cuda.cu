@@ -1,11 +1,11 @@
 #include "kernels/common/cuda_check.cuh"
-#include "kernels/common/stream_order.hpp"
+#include "kernels/common/cuda_backend.hpp"
 
-namespace shardrun::kernels {
+namespace shardrun::kernels::cuda {
 
 void* compute_stream(const Device& device)
 {
-    return device.kind == DeviceKind::cuda ? static_cast<void*>(cuda::rank_stream(device.ordinal)) : nullptr;
+    return device.kind == DeviceKind::cuda ? static_cast<void*>(rank_stream(device.ordinal)) : nullptr;
 }
 
 void order_after(void* waiter, void* producer)
@@ -18,4 +18,4 @@ void order_after(void* waiter, void* producer)
     SHARDRUN_CUDA_CHECK(cudaEventDestroy(event));
 }
 
-}  // namespace shardrun::kernels
+}  // namespace shardrun::kernels::cuda

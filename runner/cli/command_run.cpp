@@ -15,6 +15,8 @@ void RunCommand::add_options(po::options_description& options, po::positional_op
         ("job", po::value<std::string>(&options_.job_file)->required(), "the job file (YAML or JSON)")
         ("set", po::value<std::vector<std::string>>(&options_.overrides)->composing(),
          "override a job field: --set key.path=value (repeatable)")
+        ("job-dir", po::value<std::string>(&options_.job_dir),
+         "resolve the job's relative paths here instead of in the job file's folder (submit's copies use it)")
         ("resume", po::bool_switch(&options_.resume), "skip tasks committed by an earlier run of the same job")
         ("force", po::bool_switch(&options_.force), "delete an existing output and start over (not with --resume)")
         ("progress", po::value<std::string>(&progress_)->default_value("auto"),

@@ -4,6 +4,7 @@
 
 #include "io/results_table.hpp"
 #include "runner/cli/table_format.hpp"
+#include "runner/cli/table_pivot.hpp"
 #include "runner/errors.hpp"
 
 namespace po = boost::program_options;
@@ -20,6 +21,10 @@ void TableCommand::add_options(po::options_description& options, po::positional_
         ("top", po::value<long long>(), "print only the first N rows (after --where and --sort)")
         ("where", po::value<std::string>(&where_), "keep the rows where EXPR holds: NAME OP VALUE joined by 'and', "
                                                     "OP one of == != < <= > >=, e.g. 'val_accuracy>0.9 and status==ok'")
+        ("pivot", po::value<std::string>(&pivot_), "turn this param's values into columns of --value, one row per "
+                                                    "combination of the other params; with two values a speedup "
+                                                    "column (first / second), e.g. --pivot device")
+        ("value", po::value<std::string>(&value_)->default_value("seconds"), "the number column --pivot spreads")
         ("csv", po::bool_switch(&csv_), "print CSV (for pandas.read_csv)")
         ("json", po::bool_switch(&json_), "print a JSON array of records (for pandas.read_json)");
     positional.add("output", 1);
@@ -31,6 +36,8 @@ void TableCommand::check(const po::variables_map& values)
     if (csv_ && json_) throw UsageError("table: --csv and --json exclude each other; choose one");
     if (values.count("sort")) query_.sort = sort_;
     has_where_ = values.count("where") > 0;
+    has_pivot_ = values.count("pivot") > 0;
+    if (!has_pivot_ && !values["value"].defaulted()) throw UsageError("table: --value needs --pivot PARAM");
     if (values.count("top")) {
         const auto top = values["top"].as<long long>();
         if (top < 0) throw UsageError("table: --top " + std::to_string(top) + ": give a count of rows, 0 or more");
@@ -43,8 +50,13 @@ int TableCommand::run()
     // The expression is parsed here, not in check(), so a mistake in it is one line, not the option table.
     if (has_where_) query_.where = parse_where(where_);
     // Reads the file only: no MPI, so it works on a login node.
-    const auto table = io::read_results_table(path_);
-    const auto rows = select_rows(table, query_);
+    const auto read = io::read_results_table(path_);
+    // --where picks tasks before the pivot; --sort and --top order and cut its rows.
+    const auto table = has_pivot_ ? pivot_table(read, select_rows(read, {query_.where, {}, false, {}}), pivot_, value_)
+                                  : read;
+    auto query = query_;
+    if (has_pivot_) query.where.clear();
+    const auto rows = select_rows(table, query);
     std::cout << (csv_ ? table_csv(table, rows) : json_ ? table_json(table, rows) : table_text(table, rows));
     return exit_ok;
 }

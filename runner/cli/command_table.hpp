@@ -8,8 +8,9 @@
 namespace shardrun::cli {
 
 /**
- * `shardrun table OUT [--sort F] [--desc] [--top N] [--where EXPR] [--csv|--json]`: the
- * params, scalar results and status of every task of a results file, one row per task.
+ * `shardrun table OUT [--sort F] [--desc] [--top N] [--where EXPR] [--pivot P [--value F]] [--csv|--json]`:
+ * the params, scalar results and status of every task of a results file, one row per task;
+ * or, with --pivot, one row per combination of the other params (see pivot_table).
  */
 class TableCommand : public Command {
 public:
@@ -30,6 +31,9 @@ private:
     std::string path_;
     std::string where_;
     bool has_where_ = false;
+    std::string pivot_;
+    std::string value_;
+    bool has_pivot_ = false;
     std::string sort_;
     bool csv_ = false;
     bool json_ = false;

@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include "collectives/mpi/environment.hpp"
+#include "collectives/nccl/nccl_communicator.hpp"
 #include "collectives/nccl_version.hpp"
 #include "io/hdf5/library_info.hpp"
 #include "kernels/common/cuda_runtime.hpp"
@@ -19,27 +20,28 @@ std::string cuda_version_text(int code)
 
 }  // namespace
 
-BuildFeatures detect_build_features()
+BuildFeatures detect_build_features(kernels::CudaProbe probe)
 {
     BuildFeatures features;
     features.version = shardrun_version;
     features.git_commit = shardrun_git_commit;
-    const auto cuda = kernels::query_cuda_runtime();
+    const auto cuda = kernels::query_cuda_runtime(probe);
     features.cuda = cuda.compiled;
     features.cuda_devices = cuda.device_count;
     features.no_device_reason = cuda.no_device_reason;
-    const auto nccl = collectives::nccl_version();
-    features.nccl = !nccl.empty();
+    // NCCL's version comes from the CUDA backend: asked only once that is loaded.
+    const auto nccl = cuda.loaded ? collectives::nccl_version() : std::string();
+    features.nccl = collectives::nccl::compiled();
     features.hdf5_parallel = io::hdf5_is_parallel();
     auto& libs = features.libraries;
     libs.emplace_back("MPI", collectives::mpi_library_version());
     libs.emplace_back("HDF5", io::hdf5_version() + (features.hdf5_parallel ? " (parallel)" : " (serial)"));
-    if (cuda.compiled) {
+    if (cuda.loaded) {
         libs.emplace_back("CUDA runtime", cuda_version_text(cuda.runtime_version));
         libs.emplace_back("CUDA driver", cuda_version_text(cuda.driver_version));
         libs.emplace_back("cuBLAS", cuda.cublas_version);
     }
-    if (features.nccl) libs.emplace_back("NCCL", nccl);
+    if (!nccl.empty()) libs.emplace_back("NCCL", nccl);
     libs.emplace_back("OpenBLAS", SHARDRUN_OPENBLAS_VERSION);
     libs.emplace_back("Boost", fmt::format("{}.{}.{}", BOOST_VERSION / 100000, BOOST_VERSION / 100 % 1000,
                                            BOOST_VERSION % 100));

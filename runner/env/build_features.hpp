@@ -4,6 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/common/cuda_runtime.hpp"
+
 namespace shardrun::env {
 
 /** What this binary was built with and what it finds at run time. */
@@ -19,7 +21,11 @@ struct BuildFeatures {
     std::vector<std::pair<std::string, std::string>> libraries;
 };
 
-/** Queries the linked libraries; touches MPI only through MPI_Get_library_version. */
-BuildFeatures detect_build_features();
+/**
+ * Queries the linked libraries; touches MPI only through MPI_Get_library_version.
+ * @param probe  whether the CUDA backend library may be loaded to count the GPUs and report the
+ *               CUDA, cuBLAS and NCCL versions (a CPU-only run must not pay for loading it)
+ */
+BuildFeatures detect_build_features(kernels::CudaProbe probe = kernels::CudaProbe::load);
 
 }  // namespace shardrun::env

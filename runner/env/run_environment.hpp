@@ -19,9 +19,11 @@ struct RunEnvironment {
 /**
  * Detects the whole environment of this rank. Collective over `world`.
  * @param node  the members of world that share memory with this rank
+ * @param cuda  whether the CUDA backend may be loaded to find this rank's GPU (detect_build_features)
  * @throws UsageError on contradictory array variables or overrides
  */
 RunEnvironment detect_run_environment(const ArrayOverrides& overrides, collectives::Communicator& world,
-                                      collectives::Communicator& node);
+                                      collectives::Communicator& node,
+                                      kernels::CudaProbe cuda = kernels::CudaProbe::load);
 
 }  // namespace shardrun::env

@@ -10,6 +10,8 @@
 #include <yaml-cpp/parser.h>
 
 #include "runner/errors.hpp"
+#include "runner/job/exec_results.hpp"
+#include "runner/job/job_paths.hpp"
 #include "runner/job/job_sections.hpp"
 #include "runner/job/yaml_checks.hpp"
 #include "runner/job/resolved_json.hpp"
@@ -145,7 +147,9 @@ void check_exec_templates(const YAML::Node& exec, const YamlContext& context, co
     for (const auto& [name, value] : spec.params.entries()) names.push_back(name);
     const auto& builtins = tasks::builtin_placeholders();
     for (const auto& name : names) {
-        if (std::find(builtins.begin(), builtins.end(), name) != builtins.end()) {
+        // `device` picks the task's device (runner/run/device_choice.hpp), and {device} then names it.
+        const bool device = name == "device";
+        if (!device && std::find(builtins.begin(), builtins.end(), name) != builtins.end()) {
             context.fail(exec, "exec", fmt::format("parameter '{}' has the name of a built-in placeholder; rename it "
                                                    "(built-ins: {})", name, fmt::join(tasks::builtin_placeholders(), ", ")));
         }
@@ -174,7 +178,7 @@ YAML::Node with_points_file_contents(const YAML::Node& root, const std::string& 
 }  // namespace
 
 JobSpec load_job(const std::string& file, const std::vector<std::string>& overrides,
-                 const std::vector<std::string>& known_tasks)
+                 const std::vector<std::string>& known_tasks, const std::string& job_dir)
 {
     if (std::filesystem::is_directory(file)) {
         throw JobFileError(fmt::format("{}: cannot read the job file: it is a directory; give a YAML or JSON file",
@@ -187,11 +191,11 @@ JobSpec load_job(const std::string& file, const std::vector<std::string>& overri
     }
     std::stringstream text;
     text << stream.rdbuf();
-    return parse_job(file, text.str(), overrides, known_tasks);
+    return parse_job(file, text.str(), overrides, known_tasks, job_dir);
 }
 
 JobSpec parse_job(const std::string& file, const std::string& text, const std::vector<std::string>& overrides,
-                  const std::vector<std::string>& known_tasks)
+                  const std::vector<std::string>& known_tasks, const std::string& given_job_dir)
 {
     auto root = parse_yaml(file, text);
     std::set<std::string> overridden;
@@ -203,7 +207,7 @@ JobSpec parse_job(const std::string& file, const std::string& text, const std::v
     JobSpec spec;
     spec.file = file;
     spec.text = text;
-    const auto job_dir = std::filesystem::path(file).parent_path().string();
+    const auto job_dir = given_job_dir.empty() ? std::filesystem::path(file).parent_path().string() : given_job_dir;
     parse_identity(root, context, known_tasks, spec);
     spec.params = parse_params(root["params"], context);
     spec.sweep = parse_sweep(root["sweep"], context, job_dir.empty() ? "." : job_dir);
@@ -224,6 +228,8 @@ JobSpec parse_job(const std::string& file, const std::string& text, const std::v
     spec.output = parse_output(root["output"], context, spec.name);
     spec.exec = parse_exec(root["exec"], context, spec.task);
     check_exec_templates(root["exec"], context, spec);
+    resolve_job_paths(root["exec"], context, job_dir_of(file, given_job_dir), spec);
+    resolve_item_rows(root["exec"], context, spec);
     spec.resolved_json = resolved_json(with_points_file_contents(root, job_dir));
     return spec;
 }

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "runner/job/duration.hpp"
+#include "runner/job/exec_results.hpp"
 
 namespace shardrun::job {
 namespace {
@@ -84,6 +85,13 @@ io::FieldSpec parse_result_field(const std::string& name, const YAML::Node& node
     constexpr std::uint64_t max_row_bytes = 1ull << 30;
     std::uint64_t bytes = io::dtype_size(field.dtype);
     for (size_t i = 1; node.IsSequence() && i < node.size(); ++i) {
+        // `rows`: a data chunk's rows; its extent, data.chunk, is set by resolve_item_rows.
+        if (node[i].IsScalar() && node[i].Scalar() == "rows") {
+            if (i != 1) context.fail(node[i], fmt::format("{}[{}]", path, i), "rows may only be the first dimension: [dtype, rows, ...]");
+            field.item_rows = true;
+            field.shape.push_back(1);
+            continue;
+        }
         const auto extent = read_integer(node[i], context, fmt::format("{}[{}]", path, i), 1);
         field.shape.push_back(static_cast<size_t>(extent));
         if (__builtin_mul_overflow(bytes, static_cast<std::uint64_t>(extent), &bytes) || bytes > max_row_bytes) {
@@ -219,7 +227,8 @@ ExecSpec parse_exec(const YAML::Node& node, const YamlContext& context, const st
         return exec;
     }
     if (!node || !node.IsMap()) context.fail(node, "exec", "missing; task: exec needs exec: {argv: [program, args...]}");
-    context.check_keys(node, "exec", {"argv", "env", "results", "mode", "worker_restarts", "worker_start_timeout"});
+    context.check_keys(node, "exec", {"argv", "env", "results", "mode", "worker_restarts", "worker_start_timeout",
+                                      "keep_files", "cwd"});
     if (node["mode"]) {
         exec.mode = read_choice(node["mode"], context, "exec.mode", {"task", "worker"}) == "worker" ? ExecSpec::Mode::worker
                                                                                                     : ExecSpec::Mode::task;
@@ -236,6 +245,7 @@ ExecSpec parse_exec(const YAML::Node& node, const YamlContext& context, const st
             context.fail(node["worker_start_timeout"], "exec.worker_start_timeout", "must be above 0 (e.g. 30s, 10m)");
         }
     }
+    if (node["keep_files"]) exec.keep_files = read_bool(node["keep_files"], context, "exec.keep_files");
     const auto& argv = node["argv"];
     if (!argv || !argv.IsSequence() || argv.size() == 0) {
         context.fail(argv ? argv : node, "exec.argv", "must be a non-empty list: [program, arg, ...]");

@@ -41,10 +41,15 @@ struct ExecSpec {
     std::vector<std::string> argv;
     std::vector<std::pair<std::string, std::string>> env;  ///< extra variables, templated too
     std::vector<io::FieldSpec> results;                    ///< declared result fields
+    /** The job file's folder, absolute: argv[0] with a '/' and relative paths resolve against it. */
+    std::string base_dir;
+    std::string cwd;  ///< exec.cwd, absolute; the program's working directory (default base_dir)
     /** task: the program runs once per task; worker: once per rank, fed tasks on stdin (issue 14). */
     enum class Mode { task, worker } mode = Mode::task;
     int worker_restarts = 3;                 ///< worker deaths in a row that stop the rank
     double worker_start_timeout_seconds = 600;  ///< spawn to ready line
+    /** Keep result files (result.json, <field>.npy, result.h5) in <output>.tasks/ after they are read. */
+    bool keep_files = false;
 };
 
 /**

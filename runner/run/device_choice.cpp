@@ -1,8 +1,26 @@
 #include "runner/run/device_choice.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+
 #include "runner/errors.hpp"
+#include "runner/job/yaml_context.hpp"
+#include "runner/tasks/device_param.hpp"
 
 namespace shardrun::run {
+namespace {
+
+void check_device_value(const job::JobSpec& spec, const tasks::ParamValue& value, const std::string& where)
+{
+    auto problem = tasks::param_problem(tasks::device_param(), value);
+    if (problem.empty() && spec.device == job::DevicePreference::cpu && tasks::param_text(value) == "cuda") {
+        problem = "cuda, but the job's device: cpu keeps every rank off the GPU; use device: auto, or leave cuda out";
+    }
+    if (!problem.empty()) throw JobFileError(job::located(where, "params.device", problem));
+}
+
+}  // namespace
 
 env::DeviceBinding choose_device(const job::JobSpec& spec, const env::DeviceBinding& detected)
 {
@@ -21,6 +39,40 @@ env::DeviceBinding choose_device(const job::JobSpec& spec, const env::DeviceBind
     case job::DevicePreference::automatic: break;
     }
     return detected;
+}
+
+void check_task_devices(const job::JobSpec& spec)
+{
+    if (const auto* value = spec.params.find("device")) {
+        check_device_value(spec, *value, spec.sites.value("params.device", spec.sites.value("params", spec.file)));
+    }
+    for (const auto& axis : spec.sweep.dimensions()) {
+        const auto names = axis->names();
+        if (std::find(names.begin(), names.end(), "device") == names.end()) continue;
+        tasks::ParamMap values;
+        for (std::uint64_t i = 0; i < axis->size(); ++i) {
+            axis->apply(i, values);
+            check_device_value(spec, *values.find("device"), axis->where(i, "device"));
+        }
+    }
+}
+
+TaskDevice task_device(const env::DeviceBinding& rank, const tasks::ParamValue* requested)
+{
+    static const env::DeviceBinding cpu = [] {
+        env::DeviceBinding binding;
+        binding.reason = "device: cpu in the task's params";
+        return binding;
+    }();
+    const auto* text = requested == nullptr ? nullptr : std::get_if<std::string>(requested);
+    if (text == nullptr || *text == "auto") return {&rank, {}};
+    if (*text == "cpu") return {&cpu, {}};
+    if (*text != "cuda") return {&rank, "params.device: " + tasks::param_problem(tasks::device_param(), *requested)};
+    if (rank.cuda) return {&rank, {}};
+    // Running it on the CPU would record a CPU time as the GPU's: the task fails instead.
+    return {&rank, fmt::format("params.device: cuda, but this rank has no CUDA device ({}); it is not run on the CPU "
+                               "instead: run it where a GPU is, or leave cuda out (e.g. --set sweep.device=[cpu])",
+                               rank.reason)};
 }
 
 }  // namespace shardrun::run

@@ -1,5 +1,6 @@
 #include "runner/run/output_session.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include "collectives/mpi/mpi_communicator.hpp"
@@ -69,16 +70,24 @@ OutputSession::~OutputSession() = default;
 
 void OutputSession::load_committed(placement::IdRange element)
 {
-    std::vector<std::uint64_t> ids;
+    // Runs of ids, not one id per task: a complete output is a single run (io::committed_runs).
+    std::vector<std::uint64_t> bounds;
     run_agreed(world_, [&] {
-        if (rank_ == 0) ids = io::committed_tasks(options_, metadata_);
+        if (rank_ != 0) return;
+        for (const auto& run : io::committed_runs(options_, metadata_)) {
+            bounds.push_back(run.first);
+            bounds.push_back(run.end);
+        }
     });
-    const auto count = world_.broadcast_value<std::uint64_t>(ids.size(), 0);
-    ids.resize(count);
-    world_.broadcast(std::span<std::uint64_t>(ids), 0);
+    bounds.resize(world_.broadcast_value<std::uint64_t>(bounds.size(), 0));
+    world_.broadcast(std::span<std::uint64_t>(bounds), 0);
     committed_.assign(element.last, false);
-    for (const auto id : ids) committed_[id] = true;
-    committed_count_ = count;
+    committed_count_ = 0;
+    for (std::size_t i = 0; i + 1 < bounds.size(); i += 2) {
+        std::fill(committed_.begin() + static_cast<std::ptrdiff_t>(bounds[i]),
+                  committed_.begin() + static_cast<std::ptrdiff_t>(bounds[i + 1]), true);
+        committed_count_ += bounds[i + 1] - bounds[i];
+    }
 }
 
 void OutputSession::finish(bool interrupted)

@@ -8,6 +8,7 @@
 #include "runner/errors.hpp"
 #include "runner/job/job_parser.hpp"
 #include "runner/run/data_input.hpp"
+#include "runner/run/device_choice.hpp"
 #include "runner/run/param_checks.hpp"
 #include "runner/tasks/registry.hpp"
 
@@ -32,10 +33,9 @@ void validate_points(PreparedJob& job, const tasks::JobView& view)
         job.space->update_params(point * job.space->chunks(), params);
         try {
             job.kind->validate(params, view);
-            auto fields = job.kind->fields(params);
             if (point == 0) {
-                job.fields = std::move(fields);
-            } else if (!same_fields(fields, job.fields)) {
+                job.fields = job.kind->fields(params);
+            } else if (job.kind->fields_depend_on_params() && !same_fields(job.kind->fields(params), job.fields)) {
                 throw JobFileError("the result fields' shapes change across the sweep; sweep only parameters that keep them");
             }
         } catch (const JobFileError& error) {
@@ -46,12 +46,13 @@ void validate_points(PreparedJob& job, const tasks::JobView& view)
 
 }  // namespace
 
-PreparedJob prepare_job(const std::string& file, const std::vector<std::string>& overrides)
+PreparedJob prepare_job(const std::string& file, const std::vector<std::string>& overrides, const std::string& job_dir)
 {
     PreparedJob job;
-    job.spec = job::load_job(file, overrides, tasks::task_kind_names());
+    job.spec = job::load_job(file, overrides, tasks::task_kind_names(), job_dir);
     job.kind = tasks::make_task_kind(job.spec);
     if (const auto kind = tasks::find_task_kind(job.spec.task)) check_params(job.spec, *kind->params);
+    check_task_devices(job.spec);  // every kind, exec and noop included
     std::optional<io::DatasetInfo> input;
     if (!job.spec.data.input.empty()) input = read_input(job.spec);  // opened once, here
     job.items = input ? input->dims.front() : job.spec.data.items;

@@ -28,6 +28,7 @@ struct PreparedJob {
  * (the first 100000 points of larger sweeps) and that all points declare the same fields.
  * @throws JobFileError naming the file, the field and the sweep point
  */
-PreparedJob prepare_job(const std::string& file, const std::vector<std::string>& overrides);
+PreparedJob prepare_job(const std::string& file, const std::vector<std::string>& overrides,
+                        const std::string& job_dir = {});
 
 }  // namespace shardrun::run

@@ -2,6 +2,7 @@
 
 #include "collectives/stall_guard.hpp"
 #include "io/hdf5/library_info.hpp"
+#include "runner/run/device_choice.hpp"
 #include "runner/tasks/rank_fatal.hpp"
 
 #include <fmt/format.h>
@@ -26,15 +27,30 @@ double unix_now()
 
 bool stopping(const LoopSettings& settings) { return settings.stop != nullptr && settings.stop->load(); }
 
-// Points the context at task `id` (its params, range and folder) and starts its record.
+// Points the context at task `id` (its params, range, folder and device) and starts its record.
+// `device_problem` says why the task cannot run on this rank (a cuda task here without a GPU).
 io::TaskRecord begin_task(const LoopSettings& settings, tasks::TaskContext& context, tasks::ParamMap& params,
-                          std::uint64_t id, std::string task_dir)
+                          std::uint64_t id, std::string task_dir, std::string& device_problem)
 {
     settings.space->update_params(id, params);
     context.task_id = id;
     context.range = settings.space->range_of(id);
     context.task_dir = std::move(task_dir);
-    return {id, io::TaskStatus::ok, 0, settings.rank, settings.host, settings.device.label(), unix_now(), 0, 0};
+    device_problem.clear();
+    if (const auto* requested = params.find("device")) {
+        auto chosen = task_device(settings.device, requested);
+        context.device = *chosen.binding;
+        device_problem = std::move(chosen.problem);
+    }
+    return {id, io::TaskStatus::ok, 0, settings.rank, settings.host, context.device.label(), unix_now(), 0, 0};
+}
+
+// One attempt: the kind's run, unless the task asked for a device this rank lacks.
+tasks::TaskOutcome run_kind(const LoopSettings& settings, const tasks::TaskContext& context,
+                            const std::string& device_problem)
+{
+    if (!device_problem.empty()) return {io::TaskStatus::failed, 1, device_problem, {}};
+    return settings.kind->run(context);
 }
 
 // A task's values must match the declared fields exactly, or the task counts as failed.
@@ -52,12 +68,13 @@ std::string shape_problem(const io::TaskValues& values, const std::vector<io::Fi
     return "";
 }
 
-tasks::TaskOutcome run_attempts(const LoopSettings& settings, tasks::TaskContext& context)
+tasks::TaskOutcome run_attempts(const LoopSettings& settings, tasks::TaskContext& context,
+                                const std::string& device_problem)
 {
     tasks::TaskOutcome outcome;
     for (context.attempt = 1; context.attempt <= settings.retries + 1; ++context.attempt) {
         try {
-            outcome = settings.kind->run(context);
+            outcome = run_kind(settings, context, device_problem);
         } catch (const tasks::RankFatalError&) {
             throw;  // the kind can run nothing more here; run_rank_loop ends the rank
         } catch (const std::exception& error) {
@@ -68,7 +85,8 @@ tasks::TaskOutcome run_attempts(const LoopSettings& settings, tasks::TaskContext
             if (problem.empty()) break;
             outcome = {io::TaskStatus::failed, 0, problem, {}};
         }
-        if (stopping(settings)) break;
+        // Another attempt on this rank would find no GPU either.
+        if (stopping(settings) || !device_problem.empty()) break;
     }
     context.attempt = std::min(context.attempt, settings.retries + 1);
     return outcome;
@@ -169,10 +187,12 @@ void run_slot(const LoopSettings& settings, LoopState& state)
                                settings.rank, settings.host, std::string(), 1, settings.stop};
     // A group of one: kinds may still call its collectives (they complete at once).
     context.group.comm = settings.group;
+    std::string device_problem;
     while (const auto id = state.next_id()) {
         auto record = begin_task(settings, context, params, *id,
-                                 task_dirs ? fmt::format("{}/{}", settings.tasks_dir, *id) : std::string());
-        const auto outcome = run_attempts(settings, context);
+                                 task_dirs ? fmt::format("{}/{}", settings.tasks_dir, *id) : std::string(),
+                                 device_problem);
+        const auto outcome = run_attempts(settings, context, device_problem);
         record.end = unix_now();
         record.status = outcome.status;
         record.attempts = context.attempt;
@@ -184,13 +204,16 @@ void run_slot(const LoopSettings& settings, LoopState& state)
 
 // The attempts of one task on every member of a group: after each, the members agree on
 // whether all succeeded and whether anyone is stopping, so none waits alone in a collective.
-tasks::TaskOutcome run_group_attempts(const LoopSettings& settings, tasks::TaskContext& context, bool& stop)
+// A member without the GPU its task asks for fails each attempt at once: members retry
+// together, as giving up early would need one more agreement.
+tasks::TaskOutcome run_group_attempts(const LoopSettings& settings, tasks::TaskContext& context,
+                                      const std::string& device_problem, bool& stop)
 {
     auto& group = *settings.group;
     tasks::TaskOutcome outcome;
     for (context.attempt = 1; context.attempt <= settings.retries + 1; ++context.attempt) {
         try {
-            outcome = settings.kind->run(context);
+            outcome = run_kind(settings, context, device_problem);
         } catch (const collectives::CollectiveStall&) {
             throw;  // the group cannot go on without the missing member: the job ends, naming it
         } catch (const tasks::RankFatalError&) {
@@ -234,6 +257,7 @@ void run_group_member(const LoopSettings& settings, LoopState& state)
                                settings.rank, settings.host, std::string(), 1, settings.stop,
                                {&group, group.rank(), group.size(), settings.layout.local_rank_in_group,
                                 settings.layout.local_members}};
+    std::string device_problem;
     while (true) {
         std::array<std::uint64_t, 2> next{0, 0};  // id, and 1 while there is work
         if (leader) {
@@ -246,9 +270,9 @@ void run_group_member(const LoopSettings& settings, LoopState& state)
         auto task_dir = !task_dirs ? std::string()
                         : leader   ? fmt::format("{}/{}", settings.tasks_dir, id)
                                    : fmt::format("{}/{}/member{}", settings.tasks_dir, id, group.rank());
-        auto record = begin_task(settings, context, params, id, std::move(task_dir));
+        auto record = begin_task(settings, context, params, id, std::move(task_dir), device_problem);
         bool stop = false;
-        const auto outcome = run_group_attempts(settings, context, stop);
+        const auto outcome = run_group_attempts(settings, context, device_problem, stop);
         record.end = unix_now();
         if (!leader) {
             // A member is as busy as its leader; only the leader counts the task itself.

@@ -12,6 +12,7 @@ namespace shardrun::run {
 struct RunOptions {
     std::string job_file;
     std::vector<std::string> overrides;  ///< --set key.path=value
+    std::string job_dir;                 ///< --job-dir: what relative paths in the job mean (submit's copies)
     env::ArrayOverrides array;
     bool resume = false;
     bool force = false;

@@ -61,6 +61,9 @@ SubmitFiles plan_files(const SubmitOptions& options, const job::JobSpec& spec)
     files.shardrun = !options.shardrun.empty()           ? options.shardrun
                      : options.target == Target::slurm ? this_executable()
                                                        : std::string("shardrun");
+    // The copy below lives in <output>.submit/; the job's relative paths still mean the original's folder.
+    files.run_args.push_back("--job-dir");
+    files.run_args.push_back(fs::absolute(fs::path(spec.file)).lexically_normal().parent_path().string());
     for (const auto& assignment : options.overrides) {
         files.run_args.push_back("--set");
         files.run_args.push_back(assignment);

@@ -5,6 +5,7 @@
 #include "io/input/dataset_reader.hpp"
 #include "kernels/blur/blur.hpp"
 #include "kernels/common/seeded.hpp"
+#include "runner/tasks/device_param.hpp"
 #include "runner/tasks/kernel_kind_support.hpp"
 
 // Input: data.input FILE.h5:/images [N, height, width] float32, or seeded synthetic images.
@@ -12,6 +13,8 @@ namespace shardrun::tasks {
 namespace {
 
 using namespace kernel_support;
+
+bool keeps_blurred(const ParamMap& params) { return params.text_or("blurred", "keep") != "drop"; }
 
 kernels::BlurShape read_shape(const ParamMap& params)
 {
@@ -68,6 +71,9 @@ const ParamTable& BlurKind::parameters()
         number_param("sigma", "2", above_up_to(0, kernels::blur_max_sigma), "standard deviation of the Gaussian, in pixels"),
         integer_param("chunk", "data.chunk, else 1", above(0), "images per task (the blurred field's first dimension)"),
         integer_param("seed", "0", at_least(0), "seed of the synthetic images (jobs without data.input)"),
+        choice_param("blurred", "keep", {"keep", "drop"},
+                     "drop: leave the blurred images out of the results (timing runs; then sizes may be swept)"),
+        device_param(),
     }};
     return table;
 }
@@ -83,10 +89,14 @@ void BlurKind::validate(const ParamMap& params, const JobView& job) const
 std::vector<io::FieldSpec> BlurKind::fields(const ParamMap& params) const
 {
     const auto s = read_shape(params);
-    return {{"blurred", io::DType::float32,
-             {static_cast<std::size_t>(s.images), static_cast<std::size_t>(s.height), static_cast<std::size_t>(s.width)},
-             ""},
-            {"images", io::DType::int64, {}, ""}};
+    std::vector<io::FieldSpec> fields{{"images", io::DType::int64, {}, ""}, seconds_field()};
+    if (keeps_blurred(params)) {
+        fields.insert(fields.begin(), {"blurred", io::DType::float32,
+                                       {static_cast<std::size_t>(s.images), static_cast<std::size_t>(s.height),
+                                        static_cast<std::size_t>(s.width)},
+                                       ""});
+    }
+    return fields;
 }
 
 TaskOutcome BlurKind::run(const TaskContext& context) const
@@ -103,9 +113,16 @@ TaskOutcome BlurKind::run(const TaskContext& context) const
         shape.images = static_cast<std::int64_t>(end - start);
         const auto images = load_images(context, shape, start, end);
         std::vector<float> blurred(images.size());
-        kernels::blur(device_of(context.device), shape, images.data(), blurred.data());  // G_sigma * image
-        const auto elements = static_cast<std::size_t>(chunk.images * chunk.height * chunk.width);
-        return io::TaskValues{array_bytes(blurred.data(), blurred.size(), elements), scalar_bytes(shape.images)};
+        const auto device = device_of(context.device);
+        const double seconds = kernel_seconds(device, [&] {
+            kernels::blur(device, shape, images.data(), blurred.data());  // G_sigma * image
+        });
+        io::TaskValues values{scalar_bytes(shape.images), scalar_bytes(seconds)};
+        if (keeps_blurred(*context.params)) {
+            const auto elements = static_cast<std::size_t>(chunk.images * chunk.height * chunk.width);
+            values.insert(values.begin(), array_bytes(blurred.data(), blurred.size(), elements));
+        }
+        return values;
     });
 }
 

@@ -6,6 +6,7 @@
 #include "io/input/dataset_reader.hpp"
 #include "kernels/common/seeded.hpp"
 #include "kernels/embed/embed.hpp"
+#include "runner/tasks/device_param.hpp"
 #include "runner/tasks/kernel_kind_support.hpp"
 
 // Input rows: data.input FILE.h5:/rows float32 [N, input_dim], or seeded synthetic rows.
@@ -90,6 +91,7 @@ const ParamTable& EmbedKind::parameters()
         integer_param("seed", "0", at_least(0), "seed of the synthetic rows (jobs without data.input)"),
         integer_param("weight_seed", "1", at_least(0), "seed of the random weights (without params.weights)"),
         text_param("weights", "none", "FILE.h5:/dataset of float32 weights [input_dim, output_dim]"),
+        device_param(),
     }};
     return table;
 }
@@ -107,7 +109,8 @@ std::vector<io::FieldSpec> EmbedKind::fields(const ParamMap& params) const
 {
     const auto s = read_shape(params);
     return {{"embedding", io::DType::float32, {static_cast<std::size_t>(s.rows), static_cast<std::size_t>(s.output_dim)}, ""},
-            {"rows", io::DType::int64, {}, ""}};
+            {"rows", io::DType::int64, {}, ""},
+            seconds_field()};
 }
 
 TaskOutcome EmbedKind::run(const TaskContext& context) const
@@ -132,10 +135,13 @@ TaskOutcome EmbedKind::run(const TaskContext& context) const
         }
         const auto weights = load_weights(*context.params, shape);
         std::vector<float> embedding(shape.rows * shape.output_dim);
-        // E = normalise(act(X · W))
-        kernels::embed(device_of(context.device), shape, rows.data(), weights.data(), embedding.data());
+        const auto device = device_of(context.device);
+        const double seconds = kernel_seconds(device, [&] {
+            kernels::embed(device, shape, rows.data(), weights.data(), embedding.data());  // E = normalise(act(X · W))
+        });
         const auto elements = static_cast<std::size_t>(chunk.rows * chunk.output_dim);
-        return io::TaskValues{array_bytes(embedding.data(), embedding.size(), elements), scalar_bytes(shape.rows)};
+        return io::TaskValues{array_bytes(embedding.data(), embedding.size(), elements), scalar_bytes(shape.rows),
+                              scalar_bytes(seconds)};
     });
 }
 

@@ -5,6 +5,7 @@
 
 #include "kernels/common/seeded.hpp"
 #include "kernels/gemm/gemm.hpp"
+#include "runner/tasks/device_param.hpp"
 #include "runner/tasks/kernel_kind_support.hpp"
 
 namespace shardrun::tasks {
@@ -57,6 +58,7 @@ const ParamTable& GemmKind::parameters()
         integer_param("repeats", "3", above(0), "timed products after one warm-up; seconds is the best"),
         choice_param("dtype", "float32", {"float32", "float64"}, "element type of A, B and C"),
         integer_param("seed", "0", at_least(0), "seed of A's and B's values in [-1, 1)"),
+        device_param(),
     }};
     return table;
 }
@@ -69,7 +71,7 @@ void GemmKind::validate(const ParamMap& params, const JobView& /*job*/) const
 
 std::vector<io::FieldSpec> GemmKind::fields(const ParamMap&) const
 {
-    return {{"seconds", io::DType::float64, {}, "s"},
+    return {seconds_field(),
             {"gflops", io::DType::float64, {}, "GFLOP/s"},
             {"checksum", io::DType::float64, {}, ""}};
 }

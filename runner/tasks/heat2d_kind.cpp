@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kernels/heat2d/heat2d.hpp"
+#include "runner/tasks/device_param.hpp"
 #include "runner/tasks/kernel_kind_support.hpp"
 
 namespace shardrun::tasks {
@@ -49,6 +50,7 @@ const ParamTable& Heat2dKind::parameters()
         number_param("amplitude", "1", {}, "amplitude of the initial sine mode"),
         number_param("boundary", "0", {}, "temperature held on all four edges"),
         integer_param("stride", "1", at_least(1), "keep every stride-th point of the final field"),
+        device_param(),
     }};
     return table;
 }
@@ -67,7 +69,8 @@ std::vector<io::FieldSpec> Heat2dKind::fields(const ParamMap& params) const
     return {{"field", io::DType::float32, {strided(p.ny, stride), strided(p.nx, stride)}, ""},
             {"total_heat", io::DType::float64, {}, ""},
             {"max_temperature", io::DType::float64, {}, ""},
-            {"time", io::DType::float64, {}, ""}};
+            {"time", io::DType::float64, {}, ""},
+            seconds_field()};
 }
 
 TaskOutcome Heat2dKind::run(const TaskContext& context) const
@@ -76,7 +79,10 @@ TaskOutcome Heat2dKind::run(const TaskContext& context) const
         const auto p = read_params(*context.params);
         const auto stride = read_stride(*context.params);
         auto u = kernels::heat2d_initial(p);
-        kernels::heat2d(device_of(context.device), p, u.data());  // u(t) after p.steps explicit steps
+        const auto device = device_of(context.device);
+        const double seconds = kernel_seconds(device, [&] {
+            kernels::heat2d(device, p, u.data());  // u(t) after p.steps explicit steps
+        });
         const double h = kernels::heat2d_spacing(p);
         const double total = std::accumulate(u.begin(), u.end(), 0.0) * h * h;  // ∫u dA
         const double hottest = *std::max_element(u.begin(), u.end());
@@ -86,7 +92,8 @@ TaskOutcome Heat2dKind::run(const TaskContext& context) const
             for (std::int64_t i = 0; i < p.nx; i += stride) field.push_back(static_cast<float>(u[j * p.nx + i]));
         }
         return io::TaskValues{array_bytes(field.data(), field.size(), field.size()), scalar_bytes(total),
-                              scalar_bytes(hottest), scalar_bytes(static_cast<double>(p.steps) * p.dt)};
+                              scalar_bytes(hottest), scalar_bytes(static_cast<double>(p.steps) * p.dt),
+                              scalar_bytes(seconds)};
     });
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstring>
 #include <exception>
@@ -12,17 +13,36 @@
 
 #include "kernels/common/device.hpp"
 #include "kernels/common/errors.hpp"
+#include "kernels/common/stream_order.hpp"
 #include "runner/errors.hpp"
 #include "runner/job/job_spec.hpp"
 #include "runner/tasks/task_kind.hpp"
 
-/** What the built-in kernel task kinds share: device mapping, byte buffers, error mapping. */
+/** What the built-in kernel task kinds share: device mapping, timing, byte buffers, error mapping. */
 namespace shardrun::tasks::kernel_support {
 
 /** The kernels' view of the rank's device binding. */
 inline kernels::Device device_of(const env::DeviceBinding& binding)
 {
     return binding.cuda ? kernels::Device::cuda(binding.ordinal) : kernels::Device::cpu();
+}
+
+/** The `seconds` result field of every built-in kernel kind: the kernel's own wall time. */
+inline io::FieldSpec seconds_field() { return {"seconds", io::DType::float64, {}, "s"}; }
+
+/**
+ * Wall seconds of `call`, one kernel call on `device`: what a GPU-vs-CPU table compares, so
+ * making or reading the input stays outside it. On CUDA the rank's stream (the context and the
+ * backend's load) is made before the clock starts, and the kernels hand their results back to
+ * the host before returning, so the time ends after the stream's synchronize.
+ */
+template <typename Call>
+double kernel_seconds(const kernels::Device& device, Call&& call)
+{
+    if (device.kind == kernels::DeviceKind::cuda) kernels::compute_stream(device);
+    const auto start = std::chrono::steady_clock::now();
+    call();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 /** One scalar result field's bytes. */

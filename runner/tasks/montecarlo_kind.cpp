@@ -1,9 +1,8 @@
 #include "runner/tasks/montecarlo_kind.hpp"
 
-#include <chrono>
-
 #include "kernels/common/checks.hpp"
 #include "kernels/montecarlo/montecarlo.hpp"
+#include "runner/tasks/device_param.hpp"
 #include "runner/tasks/kernel_kind_support.hpp"
 
 namespace shardrun::tasks {
@@ -34,6 +33,7 @@ const ParamTable& MonteCarloKind::parameters()
         number_param("maturity", "1", above(0), "years to expiry"),
         integer_param("paths", "1000000", at_least(2), "simulated paths"),
         integer_param("seed", "0", at_least(0), "seed of the paths' normal draws"),
+        device_param(),
     }};
     return table;
 }
@@ -52,7 +52,8 @@ std::vector<io::FieldSpec> MonteCarloKind::fields(const ParamMap&) const
 {
     return {{"price", io::DType::float64, {}, ""},
             {"standard_error", io::DType::float64, {}, ""},
-            {"paths_per_second", io::DType::float64, {}, "1/s"}};
+            {"paths_per_second", io::DType::float64, {}, "1/s"},
+            seconds_field()};
 }
 
 TaskOutcome MonteCarloKind::run(const TaskContext& context) const
@@ -61,13 +62,16 @@ TaskOutcome MonteCarloKind::run(const TaskContext& context) const
         const auto option = read_option(*context.params);
         const auto paths = context.params->integer_or("paths", 1'000'000);
         const auto seed = static_cast<std::uint64_t>(context.params->integer_or("seed", 0));
-        const auto start = std::chrono::steady_clock::now();
-        // Σ payoff over paths [0, paths): exact integer sums, the same bits on any rank
-        const auto sums = kernels::montecarlo_sums(device_of(context.device), option, seed, 0, paths);
-        const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+        const auto device = device_of(context.device);
+        kernels::MonteCarloSums sums;
+        const double seconds = kernel_seconds(device, [&] {
+            // Σ payoff over paths [0, paths): exact integer sums, the same bits on any rank
+            sums = kernels::montecarlo_sums(device, option, seed, 0, paths);
+        });
         const auto price = kernels::montecarlo_price(option, sums);
-        const double rate = elapsed.count() > 0 ? static_cast<double>(paths) / elapsed.count() : 0.0;
-        return io::TaskValues{scalar_bytes(price.price), scalar_bytes(price.standard_error), scalar_bytes(rate)};
+        const double rate = seconds > 0 ? static_cast<double>(paths) / seconds : 0.0;
+        return io::TaskValues{scalar_bytes(price.price), scalar_bytes(price.standard_error), scalar_bytes(rate),
+                              scalar_bytes(seconds)};
     });
 }
 

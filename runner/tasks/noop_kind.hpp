@@ -17,6 +17,7 @@ public:
 
     void validate(const ParamMap& params, const JobView& job) const override;
     std::vector<io::FieldSpec> fields(const ParamMap& params) const override;
+    bool fields_depend_on_params() const noexcept override { return false; }
     TaskOutcome run(const TaskContext& context) const override;
 };
 

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "runner/errors.hpp"
+#include "runner/tasks/device_param.hpp"
 #include "runner/tasks/exec/exec_kind.hpp"
 #include "runner/tasks/kernel_kinds.hpp"
 #include "runner/tasks/noop_kind.hpp"
@@ -95,6 +96,8 @@ void register_task_kind(std::string name, TaskKindFactory make, ParamTable param
     if (std::find(names.begin(), names.end(), name) != names.end()) {
         throw std::invalid_argument("register_task_kind: '" + name + "' is already a task kind");
     }
+    // The runner reads `device` for every kind (it picks the task's device), so every table takes it.
+    if (!params.open && params.find("device") == nullptr) params.params.push_back(device_param());
     registered_kinds().push_back(
         {std::move(name), std::move(summary), std::make_unique<ParamTable>(std::move(params)), std::move(make)});
 }

@@ -50,7 +50,7 @@ struct TaskContext {
     const ParamMap* params = nullptr; ///< fixed params overlaid by this task's sweep point
     std::optional<DataRange> range;
     std::string input;                ///< `data.input` ("file.h5:/dataset"), empty when synthetic
-    env::DeviceBinding device;        ///< already narrowed by the job's `device:` (cpu when forced)
+    env::DeviceBinding device;        ///< narrowed by the job's `device:` and the task's `device` param
     int rank = 0;
     std::string host;
     std::string task_dir;             ///< a directory this task may write into, when uses_task_dir()
@@ -90,6 +90,8 @@ public:
 
     /** The result fields every task of this job writes (may depend on params, e.g. nx). */
     virtual std::vector<io::FieldSpec> fields(const ParamMap& params) const = 0;
+    /** False when fields() is the same for every params: a sweep's points need not compare theirs. */
+    virtual bool fields_depend_on_params() const noexcept { return true; }
 
     /** True when run() needs TaskContext::task_dir (it is left empty otherwise, saving work per task). */
     virtual bool uses_task_dir() const noexcept { return false; }

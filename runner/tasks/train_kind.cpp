@@ -5,6 +5,7 @@
 #include "collectives/nccl/nccl_communicator.hpp"
 #include "kernels/common/cuda_runtime.hpp"
 #include "runner/errors.hpp"
+#include "runner/tasks/device_param.hpp"
 #include "runner/tasks/kernel_kind_support.hpp"
 #include "runner/tasks/train/mlp_trainer.hpp"
 
@@ -75,6 +76,7 @@ const ParamTable& TrainKind::parameters()
         integer_param("seed", "0", at_least(0), "seed of the data and the initial weights"),
         number_param("bucket_mb", "25", above_up_to(0, 4096), "gradient bucket size in MiB (allreduce granularity)"),
         choice_param("backend", "auto", {"auto", "mpi", "nccl"}, "auto: nccl on a GPU rank, mpi on a CPU rank"),
+        device_param(),
     }};
     return table;
 }

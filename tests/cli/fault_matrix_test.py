@@ -32,6 +32,7 @@ rank_timeout: 3s
 exec:
   argv: [sh, -c, '(trap "" TERM; sleep 60) & sleep 0.1; echo "{{{{\\"v\\": $SHARDRUN_PARAM_A}}}}" > $SHARDRUN_RESULT']
   results: {{v: float64}}
+  keep_files: true    # results_written() counts the finished tasks' result.json files
 output: {{path: OUT/faults.h5, layout: {LAYOUT}}}
 """
 

@@ -9,12 +9,14 @@ import unittest
 from harness import run
 from jobs import write_job
 
+# 200 tasks of 4 KiB of results each: the results alone are three times the disk (a run writes
+# no file a task does not use, so the task folders do not fill it first).
 JOB = r"""
 task: exec
 sweep: {a: {range: [0, 200, 1]}}
 exec:
-  argv: [sh, -c, 'echo "{{\"v\": [$SHARDRUN_PARAM_A, 1, 2, 3, 4, 5, 6, 7]}}" > $SHARDRUN_RESULT']
-  results: {v: [float64, 8]}
+  argv: [sh, -c, 'printf "{{\"v\": [%s" $SHARDRUN_PARAM_A > $SHARDRUN_RESULT; for i in $(seq 511); do printf ", %s" $i; done >> $SHARDRUN_RESULT; echo "]}}" >> $SHARDRUN_RESULT']
+  results: {v: [float64, 512]}
 output: {path: DISK/out.h5}
 """
 

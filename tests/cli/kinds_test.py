@@ -36,10 +36,11 @@ class KindsTest(unittest.TestCase):
     def test_gemm_table_has_types_defaults_and_ranges(self):
         rows = table_rows("gemm")
 
-        self.assertEqual(list(rows), ["n", "m", "k", "repeats", "dtype", "seed"])
+        self.assertEqual(list(rows), ["n", "m", "k", "repeats", "dtype", "seed", "device"])
         self.assertEqual(rows["n"], ("integer", "512", "> 0"))
         self.assertEqual(rows["m"][1], "n")
         self.assertEqual(rows["dtype"], ("choice", "float32", "float32 | float64"))
+        self.assertEqual(rows["device"], ("choice", "auto", "auto | cpu | cuda"))  # per task (issue 11, point 11)
 
     def test_train_ranges_are_shown_as_intervals(self):
         rows = table_rows("train")

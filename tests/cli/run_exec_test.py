@@ -164,6 +164,7 @@ class InterruptTest(unittest.TestCase):
             exec:
               argv: {argv}
               results: {{v: float64}}
+              keep_files: true    # the finished tasks' result.json files tell the test when to interrupt
             """)
         proc = subprocess.Popen([SHARDRUN, "run", job, "-q"], env=clean_env(), stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)

@@ -108,8 +108,9 @@ class SlurmScriptsTest(unittest.TestCase):
                      f"shardrun={SHARDRUN}", f"output={s.output}", f"job={s.dir}/job.yaml", "trap on_usr1 USR1"]:
             self.assertIn(line + "\n", script)
         self.assertIn('srun --mpi=list 2>&1 | grep -q pmix', script)
+        # --job-dir: the copy's relative paths still mean the original job file's folder.
         self.assertIn('srun --mpi=pmix "$shardrun" run "$job" --array-index "$element" --array-count 3 $resume '
-                      '--set retries=2 &', script)
+                      f'--job-dir {s.work} --set retries=2 &', script)
         self.assertIn('scontrol requeue "$self"', script)
         self.assertNotIn("OMPI_ALLOW_RUN_AS_ROOT", script)
         with open(s.job) as original:
@@ -178,7 +179,7 @@ class SlurmScriptsTest(unittest.TestCase):
         fresh = self.run_script(s, bin_dir, SLURM_ARRAY_TASK_ID="1", SLURM_JOB_ID="7")
         self.assertEqual(fresh.returncode, 0, fresh.stderr)
         self.assertNotIn("--resume", self.srun_args(s))
-        self.assertEqual(self.srun_args(s)[-4:], ["--array-index", "1", "--array-count", "2"])
+        self.assertEqual(self.srun_args(s)[-6:], ["--array-index", "1", "--array-count", "2", "--job-dir", s.work])
         requeued = self.run_script(s, bin_dir, SLURM_ARRAY_TASK_ID="1", SLURM_RESTART_COUNT="1")
         self.assertEqual(requeued.returncode, 0, requeued.stderr)
         self.assertIn("--resume", self.srun_args(s))
@@ -245,7 +246,8 @@ class AwsBatchFilesTest(unittest.TestCase):
     def check_container(self, test_case, container, s, ranks, gpus):
         test_case.assertLessEqual(set(container), AWS_CONTAINER)
         test_case.assertEqual(container["image"], "123456789012.dkr.ecr.us-east-1.amazonaws.com/shardrun:1")
-        test_case.assertEqual(container["command"], ["bash", s.path("entrypoint"), s.path("job.yaml"), "--set", "retries=1"])
+        test_case.assertEqual(container["command"], ["bash", s.path("entrypoint"), s.path("job.yaml"), "--job-dir", s.work,
+                                                     "--set", "retries=1"])
         resources = {r["type"]: r["value"] for r in container["resourceRequirements"]}
         expected = {"VCPU": str(ranks), "MEMORY": str(ranks * 2048)} | ({"GPU": str(ranks * gpus)} if gpus else {})
         test_case.assertEqual(resources, expected)
@@ -309,7 +311,8 @@ class GcpBatchFilesTest(unittest.TestCase):
         self.assertLessEqual(set(spec), GCP_TASK_SPEC)
         container = spec["runnables"][0]["container"]
         self.assertEqual(container["imageUri"], "us-docker.pkg.dev/p/r/shardrun:1")
-        self.assertEqual([container["entrypoint"], *container["commands"]], ["bash", s.path("entrypoint"), s.path("job.yaml")])
+        self.assertEqual([container["entrypoint"], *container["commands"]],
+                         ["bash", s.path("entrypoint"), s.path("job.yaml"), "--job-dir", s.work])
         self.assertEqual(spec["computeResource"], {"cpuMilli": 4000, "memoryMib": 8192})
         self.assertEqual(spec["maxRunDuration"], "5400s")
         self.assertEqual(spec["environment"]["variables"]["SHARDRUN_RANKS_PER_NODE"], "4")

@@ -23,9 +23,9 @@ class EmbedWorkerExampleTest(unittest.TestCase):
                        capture_output=True)
         with open(os.path.join(EXAMPLE, "embed-worker.yaml")) as f:
             text = f.read()
-        text = text.replace("results/embed-worker/sentences.h5", sentences)
+        text = text.replace("input: sentences.h5:", f"input: {sentences}:")
         text = text.replace("results/embed-worker.h5", os.path.join(work, "embed.h5"))
-        text = text.replace("examples/embed-worker/embed_worker.py", os.path.join(EXAMPLE, "embed_worker.py"))
+        text = text.replace("python3, embed_worker.py]", f"python3, {os.path.join(EXAMPLE, 'embed_worker.py')}]")
         job = os.path.join(work, "embed-worker.yaml")
         with open(job, "w") as f:
             f.write(text)

@@ -54,6 +54,9 @@ std::string read_root_string(hid_t file, const std::string& name)
     if (attr < 0) return "<missing>";
     const hid_t type = H5Tcopy(H5T_C_S1);
     H5Tset_size(type, H5T_VARIABLE);
+    // The attributes are UTF-8; HDF5 1.10 has no ASCII <-> UTF-8 conversion path (an ASCII
+    // read worked only once the process had cached a UTF-8 one).
+    H5Tset_cset(type, H5T_CSET_UTF8);
     char* text = nullptr;
     H5Aread(attr, type, &text);
     std::string value = text ? text : "";

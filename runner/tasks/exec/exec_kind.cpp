@@ -6,7 +6,6 @@
 #include <cctype>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "io/input/dataset_reader.hpp"
@@ -14,7 +13,9 @@
 #include "runner/tasks/exec/group_rendezvous.hpp"
 #include "runner/tasks/exec/process.hpp"
 #include "runner/tasks/exec/process_tree.hpp"
+#include "runner/tasks/exec/result_files.hpp"
 #include "runner/tasks/exec/result_json.hpp"
+#include "runner/tasks/exec/task_output.hpp"
 
 extern char** environ;
 
@@ -40,22 +41,20 @@ std::optional<std::string> builtin_value(const TaskContext& context, std::string
     return std::nullopt;
 }
 
-// The last non-blank line of a file, at most 160 characters of it; empty when there is none.
-std::string last_line(const std::string& path)
+// Whether the program is told where its task folder is (so it must exist before it starts).
+bool names_task_dir(const job::ExecSpec& spec)
 {
-    std::ifstream file(path, std::ios::binary | std::ios::ate);
-    if (!file) return {};
-    const std::streamoff size = file.tellg();
-    const std::streamoff start = std::max<std::streamoff>(0, size - 4096);
-    file.seekg(start);
-    std::string text(static_cast<size_t>(size - start), '\0');
-    file.read(text.data(), static_cast<std::streamsize>(text.size()));
-    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
-    auto line = text.substr(text.find_last_of('\n') == std::string::npos ? 0 : text.find_last_of('\n') + 1);
-    for (auto& c : line) {
-        if (static_cast<unsigned char>(c) < 0x20) c = ' ';
-    }
-    return line.size() > 160 ? line.substr(0, 157) + "..." : line;
+    const auto names = [](const std::string& text) { return text.find("{task_dir}") != std::string::npos; };
+    return std::any_of(spec.argv.begin(), spec.argv.end(), names) ||
+           std::any_of(spec.env.begin(), spec.env.end(), [&](const auto& entry) { return names(entry.second); });
+}
+
+// <output>.tasks: a group member's folder is one level deeper (<id>/member<k>).
+std::string tasks_dir_of(const TaskContext& context)
+{
+    auto dir = std::filesystem::path(context.task_dir).parent_path();
+    if (context.group.rank > 0) dir = dir.parent_path();
+    return dir.string();
 }
 
 TaskOutcome failure(int exit_code, std::string message)
@@ -77,7 +76,8 @@ std::string param_env_name(const std::string& name)
 }
 
 ExecKind::ExecKind(job::ExecSpec spec, double timeout_seconds, double grace_seconds)
-    : spec_(std::move(spec)), timeout_seconds_(timeout_seconds), grace_seconds_(grace_seconds)
+    : spec_(std::move(spec)), timeout_seconds_(timeout_seconds), grace_seconds_(grace_seconds),
+      task_dir_before_start_(!spec_.results.empty() || names_task_dir(spec_))
 {
     if (spec_.mode == job::ExecSpec::Mode::worker) {
         pool_ = std::make_unique<WorkerPool>(WorkerSettings{spec_.results, timeout_seconds_, grace_seconds_,
@@ -103,6 +103,9 @@ std::vector<std::string> ExecKind::environment(const TaskContext& context, const
     own.push_back(fmt::format("SHARDRUN_ATTEMPT={}", context.attempt));
     own.push_back(fmt::format("SHARDRUN_TASK_DIR={}", context.task_dir));
     own.push_back(fmt::format("SHARDRUN_RESULT={}/result.json", context.task_dir));
+    const auto channels = result_channels(context.task_dir);
+    own.push_back("SHARDRUN_RESULT_DIR=" + channels.dir);
+    own.push_back("SHARDRUN_RESULT_H5=" + channels.h5);
     own.push_back(fmt::format("{}={}", task_token_variable, task_token(context.task_id, context.attempt)));
     if (context.range) {
         own.push_back(fmt::format("SHARDRUN_RANGE_START={}", context.range->start));
@@ -172,40 +175,53 @@ TaskOutcome ExecKind::run_program(const TaskContext& context, const std::vector<
     } catch (const std::invalid_argument& error) {
         return failure(2, fmt::format("exec.argv: {}", error.what()));
     }
-    std::error_code ignored, made;
-    std::filesystem::create_directories(context.task_dir, made);
-    if (made) return failure(1, fmt::format("cannot create the task directory {}: {}", context.task_dir, made.message()));
-    const auto result_path = context.task_dir + "/result.json";
-    process.stdout_path = context.task_dir + "/stdout";
-    process.stderr_path = context.task_dir + "/stderr";
-    if (std::filesystem::is_symlink(std::filesystem::symlink_status(context.task_dir, ignored))) {
-        return failure(1, fmt::format("the task folder {} is a symlink; refusing to write through it", context.task_dir));
+    process.argv[0] = from_job_dir(process.argv[0]);
+    process.cwd = spec_.cwd;
+    // The folder exists before the program starts only when the program is told to write into it
+    // (declared results, {task_dir}); otherwise only output the program wrote creates it.
+    if (auto problem = task_dir_before_start_ ? prepare_task_dir(context.task_dir) : clear_stale_outputs(context.task_dir);
+        !problem.empty()) {
+        return failure(1, std::move(problem));
     }
-    // remove() takes a symlink itself away, so no file outside the task folder is written or read.
-    for (const auto& path : {result_path, process.stdout_path, process.stderr_path}) std::filesystem::remove(path, ignored);
+    if (!spec_.results.empty()) remove_result_files(result_channels(context.task_dir), spec_.results);  // an earlier attempt's
+    auto output = outputs_.acquire(tasks_dir_of(context), context.host);
+    process.stdout_fd = output->stdout_fd();
+    process.stderr_fd = output->stderr_fd();
     process.timeout_seconds = timeout_seconds_;
     process.grace_seconds = grace_seconds_;
     process.token = task_token(context.task_id, context.attempt);
     const auto ended = run_process(process, [&] { return (context.stop && context.stop->load()) || peer_failed(); });
+    // The last line the program wrote to stderr usually says why it failed: the summary shows it.
+    const auto tail = ended.started && ended.exit_code != 0 ? output->stderr_tail() : std::string();
+    const auto kept = output->keep(context.task_dir);
+    outputs_.release(std::move(output));
     if (!ended.started) {
         return failure(ended.exit_code, fmt::format("cannot run '{}': {}", process.argv[0],
                                                     ended.spawn_error == ENOENT ? "command not found"
                                                                                 : std::strerror(ended.spawn_error)));
     }
-    // The last line the program wrote to stderr usually says why it failed: the summary shows it.
-    const auto why = [&process] {
-        const auto tail = last_line(process.stderr_path);
-        return tail.empty() ? std::string() : ": " + tail;
-    };
+    const auto why = [&tail] { return tail.empty() ? std::string() : ": " + tail; };
     if (ended.timed_out) return failure(ended.exit_code, fmt::format("timed out after {} s{}", timeout_seconds_, why()));
     if (ended.signal != 0) return failure(ended.exit_code, fmt::format("killed by signal {}{}", ended.signal, why()));
     if (ended.exit_code != 0) return failure(ended.exit_code, fmt::format("exited with status {}{}", ended.exit_code, why()));
+    if (!kept.empty()) return failure(1, kept);
     TaskOutcome outcome;
     if (spec_.results.empty()) return outcome;
-    auto values = read_result_json(result_path, spec_.results);
+    const auto channels = result_channels(context.task_dir);
+    const auto rows = context.range ? std::optional<std::size_t>(context.range->end - context.range->start) : std::nullopt;
+    auto values = read_task_results(channels, spec_.results, rows);
     if (auto* reason = std::get_if<std::string>(&values)) return failure(0, *reason);
     outcome.values = std::move(std::get<io::TaskValues>(values));
+    // The values are in memory now; a rank that dies before committing them runs the task again.
+    if (!spec_.keep_files) remove_result_files(channels, spec_.results);
     return outcome;
+}
+
+std::string ExecKind::from_job_dir(const std::string& program) const
+{
+    // A relative path with a '/' is the job file's, wherever shardrun was started; a bare name is PATH's.
+    const bool relative_path = program.find('/') != std::string::npos && program.front() != '/';
+    return relative_path && !spec_.base_dir.empty() ? spec_.base_dir + "/" + program : program;
 }
 
 WorkerLaunch ExecKind::worker_launch(const TaskContext& context, const std::vector<std::string>& group_env) const
@@ -225,6 +241,8 @@ WorkerLaunch ExecKind::worker_launch(const TaskContext& context, const std::vect
     };
     WorkerLaunch launch;
     for (const auto& arg : spec_.argv) launch.argv.push_back(expand_placeholders(arg, lookup));
+    launch.argv[0] = from_job_dir(launch.argv[0]);
+    launch.cwd = spec_.cwd;
     std::vector<std::string> own = group_env;
     own.push_back(fmt::format("SHARDRUN_TASK_COUNT={}", context.task_count));
     own.push_back(fmt::format("SHARDRUN_RANK={}", context.rank));

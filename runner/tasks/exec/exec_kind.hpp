@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runner/job/job_spec.hpp"
+#include "runner/tasks/exec/task_output.hpp"
 #include "runner/tasks/exec/worker_pool.hpp"
 #include "runner/tasks/task_kind.hpp"
 
@@ -14,8 +15,8 @@ namespace shardrun::tasks {
 
 /**
  * `task: exec` — runs the user's program once per task with posix_spawnp: argv and env
- * templated from the task's parameters, stdout/stderr captured in the task directory,
- * declared results read from the JSON file named by $SHARDRUN_RESULT.
+ * templated from the task's parameters, in exec.cwd; stdout/stderr kept in the task directory
+ * when not empty, declared results read from the JSON file named by $SHARDRUN_RESULT.
  *
  * With gpus_per_task > 1 the program starts once on every member of the group, as torchrun
  * starts its workers (RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR,
@@ -31,6 +32,7 @@ public:
     std::string_view name() const noexcept override { return "exec"; }
     void validate(const ParamMap& params, const JobView& job) const override;
     std::vector<io::FieldSpec> fields(const ParamMap& params) const override { return spec_.results; }
+    bool fields_depend_on_params() const noexcept override { return false; }
     bool uses_task_dir() const noexcept override { return true; }
     TaskOutcome run(const TaskContext& context) const override;
 
@@ -44,11 +46,15 @@ private:
     /** The worker's argv, environment and log, expanded once for the rank (no per-task values). */
     WorkerLaunch worker_launch(const TaskContext& context, const std::vector<std::string>& group_env) const;
     std::vector<std::string> merged_env(std::vector<std::string> own) const;
+    /** argv[0] as the job file means it: a relative path with a '/' is relative to the job file's folder. */
+    std::string from_job_dir(const std::string& program) const;
 
     job::ExecSpec spec_;
     double timeout_seconds_;
     double grace_seconds_;
+    bool task_dir_before_start_;  ///< results declared or {task_dir} used: the folder is made up front
     std::vector<std::string> inherited_env_;
+    mutable TaskOutputPool outputs_;  ///< scratch stdout/stderr, one pair per running task
     std::unique_ptr<WorkerPool> pool_;  ///< mode worker: the rank's worker, started on the first task
 };
 

@@ -33,10 +33,17 @@ int spawn(const ProcessSpec& spec, pid_t& pid)
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     // O_NOFOLLOW: output files are never written through a symlink planted in the task folder.
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, spec.stdout_path.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, spec.stderr_path.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
+    const auto output = [&actions](int target, int fd, const std::string& path) {
+        if (fd >= 0) {
+            posix_spawn_file_actions_adddup2(&actions, fd, target);
+        } else {
+            posix_spawn_file_actions_addopen(&actions, target, path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
+        }
+    };
+    output(STDOUT_FILENO, spec.stdout_fd, spec.stdout_path);
+    output(STDERR_FILENO, spec.stderr_fd, spec.stderr_path);
+    // Last, so the output paths above stay relative to this process's directory.
+    if (!spec.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, spec.cwd.c_str());
     posix_spawnattr_t attr;
     init_task_spawn_attributes(attr);
     auto argv = c_strings(spec.argv);

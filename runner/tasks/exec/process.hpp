@@ -21,8 +21,11 @@ struct ProcessResult {
 struct ProcessSpec {
     std::vector<std::string> argv;
     std::vector<std::string> env;  ///< complete environment, "NAME=value"
-    std::string stdout_path;
+    std::string stdout_path;       ///< opened (created, truncated) in the child when stdout_fd < 0
     std::string stderr_path;
+    int stdout_fd = -1;            ///< else the child's stdout is this open file (see task_output.hpp)
+    int stderr_fd = -1;
+    std::string cwd;               ///< the child's working directory; empty: this process's
     double timeout_seconds = 0;    ///< 0: no limit
     double grace_seconds = 5;      ///< between SIGTERM and SIGKILL
     std::string token;             ///< SHARDRUN_TASK_TOKEN in env: stopping also kills what left the group

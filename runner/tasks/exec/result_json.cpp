@@ -189,7 +189,8 @@ std::string too_big(std::uintmax_t bytes, std::uintmax_t max_bytes)
 }  // namespace
 
 std::variant<io::TaskValues, std::string> parse_result_json(std::string_view text,
-                                                            const std::vector<io::FieldSpec>& fields)
+                                                            const std::vector<io::FieldSpec>& fields,
+                                                            const std::vector<bool>* given_as_files)
 {
     // Not a structured binding: clang 14 (the fuzz build) cannot capture one in a lambda.
     const auto bounds = bounds_of(fields);
@@ -213,7 +214,15 @@ std::variant<io::TaskValues, std::string> parse_result_json(std::string_view tex
     if (!document.is_object()) return std::string("$SHARDRUN_RESULT must hold a JSON object");
     io::TaskValues values;
     try {
-        for (const auto& field : fields) {
+        for (std::size_t f = 0; f < fields.size(); ++f) {
+            const auto& field = fields[f];
+            if (given_as_files != nullptr && (*given_as_files)[f]) {
+                if (document.contains(field.name)) {
+                    return fmt::format("results field '{}' is given twice: in $SHARDRUN_RESULT and as a file", field.name);
+                }
+                values.emplace_back();
+                continue;
+            }
             if (!document.contains(field.name)) return fmt::format("$SHARDRUN_RESULT lacks the declared field '{}'", field.name);
             values.push_back(to_bytes(document[field.name], field));
         }
@@ -224,7 +233,8 @@ std::variant<io::TaskValues, std::string> parse_result_json(std::string_view tex
 }
 
 std::variant<io::TaskValues, std::string> read_result_json(const std::string& path,
-                                                           const std::vector<io::FieldSpec>& fields)
+                                                           const std::vector<io::FieldSpec>& fields,
+                                                           const std::vector<bool>* given_as_files)
 {
     std::ifstream stream(path, std::ios::binary);
     if (!stream) return std::string("the task did not write its result file $SHARDRUN_RESULT");
@@ -234,7 +244,7 @@ std::variant<io::TaskValues, std::string> read_result_json(const std::string& pa
     const auto bytes = std::filesystem::file_size(path, size_error);
     if (!size_error && bytes > max_bytes) return too_big(bytes, max_bytes);
     const std::string text{std::istreambuf_iterator<char>(stream), std::istreambuf_iterator<char>()};
-    return parse_result_json(text, fields);
+    return parse_result_json(text, fields, given_as_files);
 }
 
 }  // namespace shardrun::tasks

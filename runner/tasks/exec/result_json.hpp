@@ -15,13 +15,17 @@ namespace shardrun::tasks {
  * @return the values, or a one-line reason the file is unusable
  */
 std::variant<io::TaskValues, std::string> read_result_json(const std::string& path,
-                                                           const std::vector<io::FieldSpec>& fields);
+                                                           const std::vector<io::FieldSpec>& fields,
+                                                           const std::vector<bool>* given_as_files = nullptr);
 
 /**
  * The same conversion from the file's text; read_result_json calls it after its size check.
+ * @param given_as_files  fields the task wrote as .npy or HDF5 (result_files.hpp): they must not
+ *                        be in the JSON too, and their entries in the answer are left empty
  * @return the values, or a one-line reason the text is unusable
  */
 std::variant<io::TaskValues, std::string> parse_result_json(std::string_view text,
-                                                            const std::vector<io::FieldSpec>& fields);
+                                                            const std::vector<io::FieldSpec>& fields,
+                                                            const std::vector<bool>* given_as_files = nullptr);
 
 }  // namespace shardrun::tasks

@@ -56,6 +56,7 @@ int spawn_worker(const WorkerLaunch& launch, WorkerHandle& handle)
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, launch.log_path.c_str(),
                                      O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0644);
     posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+    if (!launch.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, launch.cwd.c_str());
     posix_spawnattr_t attr;
     init_task_spawn_attributes(attr);
     auto env = launch.env;

@@ -14,6 +14,7 @@ struct WorkerLaunch {
     std::vector<std::string> argv;
     std::vector<std::string> env;  ///< complete environment, "NAME=value"; SHARDRUN_ANSWER_FD is added
     std::string log_path;          ///< the rank's worker log: stdout and stderr are appended to it
+    std::string cwd;               ///< the worker's working directory (exec.cwd); empty: this process's
 };
 
 /** A started worker: its pid (also its process group) and the shardrun ends of its pipes. */

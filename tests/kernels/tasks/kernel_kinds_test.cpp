@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -219,3 +220,49 @@ TEST(KernelKinds, EmbedChecksTheInputDtypeAndColumnsBeforeAnyTaskRuns)
 }
 
 }  // namespace
+
+TEST(KernelKinds, EveryKindRecordsItsKernelSeconds)
+{
+    ParamMap params;  // the sizes each kind knows, kept small
+    params.set("n", std::int64_t{16});
+    params.set("nx", std::int64_t{8});
+    params.set("ny", std::int64_t{8});
+    params.set("paths", std::int64_t{1000});
+    params.set("height", std::int64_t{8});
+
+    for (const auto& entry : kernel_kinds()) {
+        ParamMap own;
+        for (const auto& [name, value] : params.entries()) {
+            if (entry.params->find(name) != nullptr) own.set(name, value);
+        }
+        const auto kind = entry.make();
+
+        const auto outcome = run(*kind, own);
+
+        ASSERT_EQ(outcome.status, io::TaskStatus::ok) << entry.name << ": " << outcome.message;
+        const auto fields = kind->fields(own);
+        const auto field = std::find_if(fields.begin(), fields.end(), [](const auto& f) { return f.name == "seconds"; });
+        ASSERT_NE(field, fields.end()) << entry.name;
+        EXPECT_EQ(field->units, "s") << entry.name;
+        const auto seconds = scalar<double>(outcome.values[field - fields.begin()]);
+        EXPECT_TRUE(std::isfinite(seconds) && seconds > 0) << entry.name << ": " << seconds;
+        EXPECT_NE(entry.params->find("device"), nullptr) << entry.name;
+    }
+}
+
+TEST(KernelKinds, BlurWithBlurredDropKeepsOnlyTheCountAndSeconds)
+{
+    ParamMap params;
+    params.set("height", std::int64_t{8});
+    params.set("blurred", std::string("drop"));
+    const auto kind = make("blur");
+
+    const auto outcome = run(*kind, params);
+
+    ASSERT_EQ(outcome.status, io::TaskStatus::ok) << outcome.message;
+    const auto fields = kind->fields(params);
+    ASSERT_EQ(fields.size(), 2u);
+    EXPECT_EQ(fields[0].name, "images");
+    EXPECT_EQ(outcome.values.size(), 2u);
+    EXPECT_EQ(scalar<std::int64_t>(outcome.values[0]), 1);
+}

@@ -1,0 +1,29 @@
+"""Allreduce through shardrun's Communicator (MPI backend) against MPI_Allreduce, 2 ranks:
+allreduce_vs_mpi interleaves the two in its own rounds over message sizes; the ratio is its
+average-bus-bandwidth ratio (shardrun / raw), target >= 0.95 (benchmarks/README.md)."""
+import re
+
+from common import Row, mpi_env, run
+
+TARGET = 0.95
+
+
+def rows(ctx):
+    binary = ctx.binary("benchmarks/collectives/allreduce_vs_mpi")
+    max_bytes = 1 << 20 if ctx.quick else 64 << 20
+    rounds = ctx.rounds if ctx.quick else max(ctx.rounds, 5)
+    ctx.log(f"  allreduce, up to {max_bytes >> 20} MiB, {rounds} rounds")
+    # As in the tests: vader's single-copy mechanism needs ptrace rights containers lack.
+    env = mpi_env({"OMPI_MCA_btl_vader_single_copy_mechanism": "none"})
+    _, out = run(["mpirun", "-np", "2", binary, str(max_bytes), str(rounds)], env=env, timeout=900)
+    avg = re.search(r"avg busbw: raw ([\d.]+) GB/s, shardrun ([\d.]+) GB/s \(ratio ([\d.]+)\)", out)
+    per_size = re.search(r"per-size ratios \(target >= [\d.]+\): median ([\d.]+), min ([\d.]+)", out)
+    if not avg:
+        raise RuntimeError("no 'avg busbw' line in allreduce_vs_mpi's output")
+    raw, ours, ratio = (float(g) for g in avg.groups())
+    row = Row(f"allreduce 16 B..{max_bytes >> 20} MiB, np 2 vs raw MPI_Allreduce (avg busbw)",
+              ours=f"{ours:.3f} GB/s", anchor=f"{raw:.3f} GB/s", ratio=ratio, target=f">= {TARGET:g}",
+              met=ratio >= TARGET)
+    if per_size:
+        row.note = f"per-size ratio median {per_size.group(1)}, min {per_size.group(2)}"
+    return [row]

@@ -1,7 +1,0 @@
-#include "collectives/nccl_version.hpp"
-
-namespace shardrun::collectives {
-
-std::string nccl_version() { return ""; }
-
-}  // namespace shardrun::collectives

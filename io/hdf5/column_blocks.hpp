@@ -1,0 +1,41 @@
+#pragma once
+
+#include <hdf5.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/hdf5/handle.hpp"
+
+/**
+ * @file
+ * Row blocks of 1-D datasets: what a master streamed in bounded memory writes and reads,
+ * a block at a time, where io/hdf5/columns.hpp moves whole columns.
+ */
+namespace shardrun::io::hdf5 {
+
+/** Creates the contiguous 1-D dataset `name` of `count` elements of `file_type`, unwritten. */
+Dataset create_column(hid_t parent, const std::string& name, hid_t file_type, std::uint64_t count);
+
+/** Writes `count` elements of `data` (in `mem_type`) at `first` of a 1-D dataset. */
+void write_column_block(hid_t dataset, hid_t mem_type, std::uint64_t first, std::size_t count, const void* data);
+
+/** Writes strings at `first` of a 1-D variable-length string dataset. */
+void write_strings_block(hid_t dataset, std::uint64_t first, const std::vector<std::string>& values);
+
+/** Reads `count` elements at `first` of the 1-D dataset `name` as `mem_type` into `out`. */
+void read_column_block(hid_t dataset, hid_t mem_type, std::uint64_t first, std::size_t count, void* out);
+
+template <typename T>
+std::vector<T> read_column_block(hid_t dataset, hid_t mem_type, std::uint64_t first, std::size_t count)
+{
+    std::vector<T> values(count);
+    read_column_block(dataset, mem_type, first, count, values.data());
+    return values;
+}
+
+/** Reads `count` strings at `first` of a 1-D string dataset, variable- or fixed-length. */
+std::vector<std::string> read_strings_block(hid_t dataset, std::uint64_t first, std::size_t count);
+
+}  // namespace shardrun::io::hdf5

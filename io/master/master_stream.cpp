@@ -1,0 +1,165 @@
+// The master written a block of task rows at a time: memory independent of the task count.
+#include <cstdio>
+
+#include "io/hdf5/attributes.hpp"
+#include "io/hdf5/column_blocks.hpp"
+#include "io/hdf5/columns.hpp"
+#include "io/hdf5/field_io.hpp"
+#include "io/hdf5/handle.hpp"
+#include "io/hdf5/types.hpp"
+#include "io/master/item_rows.hpp"
+#include "io/master/master_file.hpp"
+#include "io/output_layout.hpp"
+#include "io/single/single_sink.hpp"
+
+namespace fs = std::filesystem;
+
+namespace shardrun::io::master {
+namespace {
+
+/** The open /tasks columns and /results datasets of a master being written. */
+struct MasterColumns {
+    hdf5::Dataset status, attempts, rank, host, device, start, end, exit_code;
+    std::vector<hdf5::Dataset> results;
+};
+
+MasterColumns create_columns(hid_t file, const std::vector<FieldSpec>& fields, std::uint64_t task_count)
+{
+    create_result_datasets(file, fields, task_count);
+    auto tasks = hdf5::ensure_group(file, "tasks");
+    const auto status_type = hdf5::status_enum_type();
+    const auto string_type = hdf5::vlen_string_type();
+    const auto column = [&](const char* name, hid_t type) { return hdf5::create_column(tasks.get(), name, type, task_count); };
+    MasterColumns columns{column("status", status_type.get()),  column("attempts", H5T_NATIVE_INT32),
+                          column("rank", H5T_NATIVE_INT32),     column("host", string_type.get()),
+                          column("device", string_type.get()), column("start", H5T_NATIVE_DOUBLE),
+                          column("end", H5T_NATIVE_DOUBLE),     column("exit_code", H5T_NATIVE_INT32),
+                          {}};
+    hdf5::write_attr(columns.status.get(), "values", std::string("pending=0 ok=1 failed=2 skipped=3"));
+    for (const auto& field : fields) {
+        columns.results.push_back(
+            SHARDRUN_H5_OPEN(Dataset, H5Dopen2(file, ("results/" + field.name).c_str(), H5P_DEFAULT)));
+    }
+    return columns;
+}
+
+void write_block(MasterColumns& columns, const std::vector<FieldSpec>& fields, std::uint64_t first, const TaskRows& block)
+{
+    const auto n = block.size();
+    const auto status_type = hdf5::status_enum_type();
+    hdf5::write_column_block(columns.status.get(), status_type.get(), first, n, block.status.data());
+    hdf5::write_column_block(columns.attempts.get(), H5T_NATIVE_INT32, first, n, block.attempts.data());
+    hdf5::write_column_block(columns.rank.get(), H5T_NATIVE_INT32, first, n, block.rank.data());
+    // Variable-length UTF-8, as write_task_columns() writes them (io/README.md: netCDF-C).
+    hdf5::write_strings_block(columns.host.get(), first, block.host);
+    hdf5::write_strings_block(columns.device.get(), first, block.device);
+    hdf5::write_column_block(columns.start.get(), H5T_NATIVE_DOUBLE, first, n, block.start.data());
+    hdf5::write_column_block(columns.end.get(), H5T_NATIVE_DOUBLE, first, n, block.end.data());
+    hdf5::write_column_block(columns.exit_code.get(), H5T_NATIVE_INT32, first, n, block.exit_code.data());
+    for (std::size_t f = 0; f < fields.size(); ++f) {
+        if (n > 0) hdf5::write_field_block(columns.results[f].get(), fields[f], first, n, block.fields[f].data());
+    }
+}
+
+/** Writes the fill value into the rows of [first, first + status.size()) whose status is not ok. */
+void fill_block(const std::vector<hdf5::Dataset>& results, const std::vector<FieldSpec>& fields, std::uint64_t first,
+                const std::vector<std::int8_t>& status)
+{
+    constexpr auto ok = static_cast<std::int8_t>(TaskStatus::ok);
+    for (std::size_t i = 0; i < status.size();) {
+        if (status[i] == ok) {
+            ++i;
+            continue;
+        }
+        auto j = i;
+        while (j < status.size() && status[j] != ok) ++j;
+        for (std::size_t f = 0; f < fields.size(); ++f) {
+            std::vector<std::byte> fill;
+            append_fill(fill, fields[f], j - i);
+            hdf5::write_field_block(results[f].get(), fields[f], first + i, j - i, fill.data());
+        }
+        i = j;
+    }
+}
+
+/** info for write_root_attrs() with the counts found, without its T-long columns (no copy of them). */
+MasterInfo final_attrs(const MasterInfo& info, const StatusCounts& counts)
+{
+    MasterInfo attrs{info.metadata, info.hash,   info.layout, info.created, info.finished,
+                     info.complete && counts.pending == 0, info.fields, {}, {}};
+    attrs.counts = counts;
+    attrs.segments_digest = info.segments_digest;
+    return attrs;
+}
+
+}  // namespace
+
+StatusCounts write_master_streamed(const fs::path& target, const MasterInfo& info, TaskStream& stream)
+{
+    const auto task_count = info.metadata.task_count;
+    hdf5::silence_hdf5_errors();
+    const fs::path temp = target.string() + ".tmp";
+    layout::clear_for_create(temp);
+    StatusCounts counts;
+    try {
+        auto file = SHARDRUN_H5_OPEN(File, H5Fcreate(temp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT));
+        auto columns = create_columns(file.get(), info.fields, task_count);
+        TaskRows block;
+        while (stream.next(block)) {
+            write_block(columns, info.fields, stream.first_id(), block);
+            counts.add(block);
+        }
+        columns = MasterColumns{};
+        write_time_units(file.get());
+        write_params(file.get(), info);
+        assemble_item_rows(file.get(), info.fields);  // item_rows.hpp: before the dimensions
+        write_dimensions(file.get(), task_count);
+        write_root_attrs(file.get(), final_attrs(info, counts));
+        file.close();
+    } catch (const Hdf5Error& error) {
+        std::remove(temp.c_str());
+        throw OutputError("cannot write the master file " + temp.string() + ": " + error.what() +
+                          "; free disk space and rerun with --resume");
+    }
+    publish(temp, target);
+    return counts;
+}
+
+StatusCounts finish_single_streamed(const fs::path& single, const fs::path& target, const MasterInfo& info)
+{
+    hdf5::silence_hdf5_errors();
+    StatusCounts counts;
+    try {
+        auto file = SHARDRUN_H5_OPEN(File, H5Fopen(single.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+        write_params(file.get(), info);
+        {
+            auto status = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(file.get(), "tasks/status", H5P_DEFAULT));
+            std::vector<hdf5::Dataset> results;
+            for (const auto& field : info.fields) {
+                results.push_back(SHARDRUN_H5_OPEN(Dataset, H5Dopen2(file.get(), ("results/" + field.name).c_str(), H5P_DEFAULT)));
+            }
+            const std::uint64_t rows = hdf5::dataset_length(status.get());
+            const auto status_type = hdf5::status_enum_type();
+            TaskRows block;
+            for (std::uint64_t first = 0; first < rows; first += stream_block_rows()) {
+                const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(stream_block_rows(), rows - first));
+                block.status = hdf5::read_column_block<std::int8_t>(status.get(), status_type.get(), first, n);
+                fill_block(results, info.fields, first, block.status);
+                counts.add(block);
+            }
+        }
+        single::set_task_string_form(file.get(), false);
+        write_time_units(file.get());
+        assemble_item_rows(file.get(), info.fields);  // item_rows.hpp: before the dimensions
+        write_dimensions(file.get(), info.metadata.task_count);
+        write_root_attrs(file.get(), final_attrs(info, counts));
+        file.close();
+    } catch (const Hdf5Error& error) {
+        throw OutputError("cannot finish " + single.string() + ": " + error.what() +
+                          "; free disk space and rerun with --resume");
+    }
+    if (!target.empty()) publish(single, target);
+    return counts;
+}
+
+}  // namespace shardrun::io::master

@@ -1,0 +1,82 @@
+#pragma once
+
+// @internal The seam between the CPU build of kernels/ and the CUDA backend library
+// (libshardrun_cuda.so), which the process loads with dlopen the first time a CUDA entry point
+// is called, so that a CPU-only run never maps libcudart or cuBLAS (~0.09 s, ~228 MB).
+//
+// The library exports one C getter per layer (this one for kernels/, another for the NCCL
+// backend of collectives/), so the two layers stay independent. The table's entries carry C++
+// types and may throw the kernels' exceptions: the library and the binary come from one build
+// of one tree, which abi_version and size check.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "kernels/blur/blur.hpp"
+#include "kernels/common/cuda_runtime.hpp"
+#include "kernels/common/device_buffer.hpp"
+#include "kernels/common/device.hpp"
+#include "kernels/embed/embed.hpp"
+#include "kernels/gemm/gemm.hpp"
+#include "kernels/heat2d/heat2d.hpp"
+#include "kernels/mlp/mlp.hpp"
+#include "kernels/montecarlo/montecarlo.hpp"
+
+namespace shardrun::kernels::cuda {
+
+/** Raise whenever an entry is added, removed or changes type. */
+inline constexpr std::uint32_t kernel_table_abi_version = 1;
+
+/** Name of the getter the library exports: `const KernelTable* (std::uint32_t abi_version)`. */
+inline constexpr const char* kernel_table_symbol = "shardrun_cuda_kernel_table";
+
+// Implemented in the library (*_cuda.cu); the binary reaches them only through KernelTable.
+CudaRuntimeInfo query_runtime();
+std::string device_name(int ordinal);
+void* compute_stream(const Device& device);
+void order_after(void* waiter, void* producer);
+
+/** Every CUDA entry point of kernels/, filled in by the backend library. */
+struct KernelTable {
+    std::uint32_t abi_version = kernel_table_abi_version;
+    std::uint32_t size = sizeof(KernelTable);
+
+    decltype(&cuda::query_runtime) query_runtime = nullptr;
+    decltype(&cuda::device_name) device_name = nullptr;
+    decltype(&cuda::device_allocate) device_allocate = nullptr;
+    decltype(&cuda::device_free) device_free = nullptr;
+    decltype(&cuda::copy_host_to_device) copy_host_to_device = nullptr;
+    decltype(&cuda::copy_device_to_host) copy_device_to_host = nullptr;
+    decltype(&cuda::compute_stream) compute_stream = nullptr;
+    decltype(&cuda::order_after) order_after = nullptr;
+
+    GemmTiming (*gemm_float)(const Device&, const GemmShape&, const float*, const float*, float*, int) = nullptr;
+    GemmTiming (*gemm_double)(const Device&, const GemmShape&, const double*, const double*, double*, int) = nullptr;
+    decltype(&cuda::blur) blur = nullptr;
+    decltype(&cuda::heat2d) heat2d = nullptr;
+    decltype(&cuda::montecarlo_sums) montecarlo_sums = nullptr;
+    decltype(&cuda::embed) embed = nullptr;
+
+    decltype(&mlp::cuda::matmul) mlp_matmul = nullptr;
+    decltype(&mlp::cuda::add_bias) mlp_add_bias = nullptr;
+    decltype(&mlp::cuda::relu_backward) mlp_relu_backward = nullptr;
+    decltype(&mlp::cuda::column_sums) mlp_column_sums = nullptr;
+    decltype(&mlp::cuda::softmax_cross_entropy) mlp_softmax_cross_entropy = nullptr;
+    decltype(&mlp::cuda::score) mlp_score = nullptr;
+    decltype(&mlp::cuda::sgd_momentum) mlp_sgd_momentum = nullptr;
+    decltype(&mlp::cuda::adam) mlp_adam = nullptr;
+};
+
+/**
+ * The backend's table, loading the library on the first call (thread-safe; later calls are a
+ * load of a pointer).
+ * @param what  who asks ("gemm", "device: cuda"), the start of the error message
+ * @throws NotCompiled  one line: "<what> needs the CUDA backend libshardrun_cuda.so: <why>"
+ *                      (not found, dlerror, wrong version), or the build has no CUDA at all
+ */
+const KernelTable& kernel_table(const char* what);
+
+/** True once kernel_table() has loaded the library in this process; never loads it. */
+bool backend_loaded() noexcept;
+
+}  // namespace shardrun::kernels::cuda

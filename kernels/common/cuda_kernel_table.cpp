@@ -1,0 +1,44 @@
+// Part of libshardrun_cuda.so: the one symbol through which the binary reaches the CUDA kernels.
+#include "kernels/common/cuda_backend.hpp"
+
+namespace shardrun::kernels::cuda {
+namespace {
+
+KernelTable make_table()
+{
+    KernelTable table;
+    table.query_runtime = &query_runtime;
+    table.device_name = &device_name;
+    table.device_allocate = &device_allocate;
+    table.device_free = &device_free;
+    table.copy_host_to_device = &copy_host_to_device;
+    table.copy_device_to_host = &copy_device_to_host;
+    table.compute_stream = &compute_stream;
+    table.order_after = &order_after;
+    table.gemm_float = &gemm;
+    table.gemm_double = &gemm;
+    table.blur = &blur;
+    table.heat2d = &heat2d;
+    table.montecarlo_sums = &montecarlo_sums;
+    table.embed = &embed;
+    table.mlp_matmul = &mlp::cuda::matmul;
+    table.mlp_add_bias = &mlp::cuda::add_bias;
+    table.mlp_relu_backward = &mlp::cuda::relu_backward;
+    table.mlp_column_sums = &mlp::cuda::column_sums;
+    table.mlp_softmax_cross_entropy = &mlp::cuda::softmax_cross_entropy;
+    table.mlp_score = &mlp::cuda::score;
+    table.mlp_sgd_momentum = &mlp::cuda::sgd_momentum;
+    table.mlp_adam = &mlp::cuda::adam;
+    return table;
+}
+
+}  // namespace
+}  // namespace shardrun::kernels::cuda
+
+/** nullptr when the caller expects another table layout, so it can refuse with a clear message. */
+extern "C" __attribute__((visibility("default"))) const shardrun::kernels::cuda::KernelTable*
+shardrun_cuda_kernel_table(std::uint32_t abi_version)
+{
+    static const auto table = shardrun::kernels::cuda::make_table();
+    return abi_version == shardrun::kernels::cuda::kernel_table_abi_version ? &table : nullptr;
+}

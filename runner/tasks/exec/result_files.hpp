@@ -1,0 +1,41 @@
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "io/result_types.hpp"
+
+namespace shardrun::tasks {
+
+/** Where an exec task may leave its results; every path absolute. */
+struct ResultChannels {
+    std::string json;  ///< $SHARDRUN_RESULT: <task_dir>/result.json
+    std::string dir;   ///< $SHARDRUN_RESULT_DIR: <task_dir>, holding <field>.npy
+    std::string h5;    ///< $SHARDRUN_RESULT_H5: <task_dir>/result.h5
+
+    /** The .npy path of `field`. */
+    std::string npy(const io::FieldSpec& field) const { return dir + "/" + field.name + ".npy"; }
+};
+
+/** The channels of the task folder `task_dir` (made absolute). */
+ResultChannels result_channels(const std::string& task_dir);
+
+/** Removes every result file of `fields` (an earlier attempt's, or once read); the folder stays. */
+void remove_result_files(const ResultChannels& channels, const std::vector<io::FieldSpec>& fields);
+
+/**
+ * Reads the declared fields from wherever the task wrote each: $SHARDRUN_RESULT_DIR/<field>.npy,
+ * a dataset of $SHARDRUN_RESULT_H5, or $SHARDRUN_RESULT (JSON). A field given in two places, or
+ * in none, fails the task. A field with item_rows takes `rows` rows (a short last chunk) and is
+ * padded with its fill value to its declared rows.
+ * @param rows  rows of this task's data range (end - start); nullopt without a range
+ * @return the values, or a one-line reason
+ */
+std::variant<io::TaskValues, std::string> read_task_results(const ResultChannels& channels,
+                                                            const std::vector<io::FieldSpec>& fields,
+                                                            std::optional<std::size_t> rows);
+
+}  // namespace shardrun::tasks
