@@ -31,6 +31,8 @@ std::string resolved_json(const YAML::Node& root)
     for (const char* key : {"task", "params", "sweep", "data", "exec"}) {
         if (root[key]) resolved[key] = to_json(root[key]);
     }
+    // Keeping a task's result files changes no result: --resume may switch it.
+    if (resolved.contains("exec") && resolved["exec"].is_object()) resolved["exec"].erase("keep_files");
     // yaml-cpp passes bytes that are not UTF-8 through and dump() would throw type_error 316
     // (a bare "invalid UTF-8 byte", exit 1); U+FFFD keeps the identity stable and the job valid.
     return resolved.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);

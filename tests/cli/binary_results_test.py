@@ -247,6 +247,26 @@ json.dump({'other': task}, open(os.environ['SHARDRUN_RESULT'], 'w'))
                         path = os.path.join(work, "out.h5.tasks", str(t), name)
                         self.assertEqual(os.path.exists(path), keep, path)
 
+    def test_resume_may_switch_keep_files(self):
+        work = scratch_dir()
+        script = program(work, """
+if task == 2 and not os.path.exists(os.path.join(os.path.dirname(out), 'again')):
+    open(os.path.join(os.path.dirname(out), 'again'), 'w').close()
+    sys.exit(1)
+np.save(os.path.join(out, 'value.npy'), np.float64(task))
+""")
+        job = sweep_job(work, script, "{value: float64}", points=3)
+        first = run(["run", job, "-q"], np=1, cwd=work)
+        self.assertEqual(first.returncode, 1, first.stderr)
+
+        # keep_files changes no result, so it is not part of the job's identity.
+        resumed = run(["run", job, "-q", "--resume", "--set", "exec.keep_files=true"], np=1, cwd=work)
+
+        self.assertEqual(resumed.returncode, 0, resumed.stderr)
+        with h5py_module().File(os.path.join(work, "out.h5"), "r") as f:
+            self.assertEqual(f["results/value"][:].tolist(), [0.0, 1.0, 2.0])
+        self.assertTrue(os.path.exists(os.path.join(work, "out.h5.tasks", "2", "value.npy")))
+
 
 if __name__ == "__main__":
     unittest.main()
