@@ -32,8 +32,9 @@ Dataset create_column(hid_t parent, const std::string& name, hid_t file_type, st
 void write_column_block(hid_t dataset, hid_t mem_type, std::uint64_t first, std::size_t count, const void* data)
 {
     if (count == 0) return;
-    const auto [file_space, memory_space] = block_spaces(dataset, first, count);
-    SHARDRUN_H5_CHECK(H5Dwrite(dataset, mem_type, memory_space.get(), file_space.get(), H5P_DEFAULT, data));
+    // file, memory; not a structured binding: the check macro's lambda captures it (clang 14 refuses)
+    const auto spaces = block_spaces(dataset, first, count);
+    SHARDRUN_H5_CHECK(H5Dwrite(dataset, mem_type, spaces.second.get(), spaces.first.get(), H5P_DEFAULT, data));
 }
 
 void write_strings_block(hid_t dataset, std::uint64_t first, const std::vector<std::string>& values)
@@ -48,8 +49,9 @@ void write_strings_block(hid_t dataset, std::uint64_t first, const std::vector<s
 void read_column_block(hid_t dataset, hid_t mem_type, std::uint64_t first, std::size_t count, void* out)
 {
     if (count == 0) return;
-    const auto [file_space, memory_space] = block_spaces(dataset, first, count);
-    SHARDRUN_H5_CHECK(H5Dread(dataset, mem_type, memory_space.get(), file_space.get(), H5P_DEFAULT, out));
+    // file, memory; not a structured binding: the check macro's lambda captures it (clang 14 refuses)
+    const auto spaces = block_spaces(dataset, first, count);
+    SHARDRUN_H5_CHECK(H5Dread(dataset, mem_type, spaces.second.get(), spaces.first.get(), H5P_DEFAULT, out));
 }
 
 std::vector<std::string> read_strings_block(hid_t dataset, std::uint64_t first, std::size_t count)
