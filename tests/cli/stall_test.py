@@ -1,6 +1,7 @@
 """A group member that stops (SIGSTOP, as a hung node looks) during a `train` task: the other
 member names it and its host within collective_timeout, the job ends (nothing hangs), and
 what was committed before stays readable."""
+import json
 import os
 import signal
 import socket
@@ -22,14 +23,33 @@ output: {path: OUT/stall.h5}
 """
 
 
+def task_running(proc, deadline):
+    """Reads rank 0's JSON progress lines until one counts a running task."""
+    while time.time() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            return False
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if event.get("event") == "progress" and event.get("running", 0) > 0:
+            return True
+    return False
+
+
 class StallTest(unittest.TestCase):
     def test_stopped_member_is_named_and_the_job_ends(self):
         work = scratch_dir()
         job = write_job(work, JOB.replace("OUT", work))
-        proc = subprocess.Popen([MPIEXEC, "--oversubscribe", "-np", "2", SHARDRUN, "run", job, "-q"],
+        proc = subprocess.Popen([MPIEXEC, "--oversubscribe", "-np", "2", SHARDRUN, "run", job, "--progress", "json",
+                                 "--progress-interval", "0.2"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env())
         try:
             victim = rank_pid(job, 1, time.time() + 30)
+            # Stop it only once the group's task runs: a rank stopped before its group's first
+            # guarded collective is caught by the rank heartbeat (rank_timeout, 60 s), not here.
+            self.assertTrue(task_running(proc, time.time() + 30), "the group's task never started")
             time.sleep(1.0)  # into the training steps
             os.kill(victim, signal.SIGSTOP)
             started = time.time()
