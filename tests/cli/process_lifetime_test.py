@@ -1,6 +1,8 @@
 """No task outlives the rank that started it, and a task ends with its program: kill -9 of a
 rank or of mpirun leaves no task process behind (setsid grandchildren included), a timeout
-kills a setsid grandchild too, and stragglers in a task's process group are not waited for."""
+kills a setsid grandchild too, stragglers in a task's process group are not waited for, and a
+task inherits no descriptor of its rank's beyond stdin, stdout and stderr (an orphan holding the
+rank's MPI sockets or its HDF5 file would outlive the job in their state)."""
 import os
 import signal
 import subprocess
@@ -76,6 +78,26 @@ output: {{path: {work}/straggler.h5}}
         self.assertEqual(result.returncode, 1, result.stderr)
         self.assertLess(elapsed, 30, "the run waited for a straggler that ignores SIGTERM instead of killing it")
         self.assertEqual(task_processes(work), [], "a timed-out task left processes running")
+
+    def test_a_task_inherits_only_stdin_stdout_and_stderr(self):
+        # The background child lists its own descriptors: what a task and all it starts inherit.
+        for layout in ("shards", "single"):
+            with self.subTest(layout=layout):
+                work = scratch_dir()
+                job = write_job(work, f"""
+name: fds
+task: exec
+sweep: {{a: [1, 2, 3, 4]}}
+exec:
+  argv: [sh, -c, 'sleep 0.2 & ls /proc/$!/fd']
+output: {{path: {work}/fds.h5, layout: {layout}}}
+""")
+                result = run(["run", job, "-q"], np=2)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                for task in range(4):
+                    with open(os.path.join(work, "fds.h5.tasks", str(task), "stdout")) as f:
+                        fds = sorted(int(fd) for fd in f.read().split())
+                    self.assertEqual(fds, [0, 1, 2], f"task {task} ({layout}) inherited descriptors {fds}")
 
 
 if __name__ == "__main__":

@@ -42,6 +42,9 @@ int spawn(const ProcessSpec& spec, pid_t& pid)
     };
     output(STDOUT_FILENO, spec.stdout_fd, spec.stdout_path);
     output(STDERR_FILENO, spec.stderr_fd, spec.stderr_path);
+    // MPI's sockets and the HDF5 file are not close-on-exec: a task (or an orphan it leaves)
+    // holding them keeps mpirun and the file's lock in their state after the rank is gone.
+    posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
     // Last, so the output paths above stay relative to this process's directory.
     if (!spec.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, spec.cwd.c_str());
     posix_spawnattr_t attr;

@@ -145,6 +145,10 @@ void start_orphan_guard()
         if (got == 0 || (got < 0 && errno != EINTR)) break;
     }
     kill_tagged(token);
+    // A task the rank was spawning as it died still had the rank's environment, without the
+    // token, during the first passes; it has exec'd by now.
+    usleep(200000);
+    kill_tagged(token);
     _exit(0);
 }
 

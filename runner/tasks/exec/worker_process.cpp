@@ -56,6 +56,8 @@ int spawn_worker(const WorkerLaunch& launch, WorkerHandle& handle)
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, launch.log_path.c_str(),
                                      O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0644);
     posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+    // Nothing else of the rank's (MPI sockets, the HDF5 file) may live on in a worker.
+    posix_spawn_file_actions_addclosefrom_np(&actions, worker_answer_fd + 1);
     if (!launch.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, launch.cwd.c_str());
     posix_spawnattr_t attr;
     init_task_spawn_attributes(attr);
