@@ -94,9 +94,10 @@ void finish_master_file(hid_t file, const MasterInfo& info, std::uint64_t task_c
 StatusCounts write_master_streamed(const std::filesystem::path& target, const MasterInfo& info, TaskStream& stream);
 
 /**
- * finish_single() in bounded memory: the rows without a result are found from the file's
- * own /tasks/status, a block at a time. `complete` is stored as info.complete and no
- * task left pending.
+ * layout single: turns the element's data file into a master in place (attributes, params,
+ * fill of rows without a result, found from the file's own /tasks/status a block at a time,
+ * host and device made variable-length) and, when `target` is not empty, renames it there.
+ * `complete` is stored as info.complete and no task left pending.
  * @return the counts of the file's rows
  */
 StatusCounts finish_single_streamed(const std::filesystem::path& single, const std::filesystem::path& target,
