@@ -37,6 +37,15 @@ void write_column_block(hid_t dataset, hid_t mem_type, std::uint64_t first, std:
     SHARDRUN_H5_CHECK(H5Dwrite(dataset, mem_type, spaces.second.get(), spaces.first.get(), H5P_DEFAULT, data));
 }
 
+void write_strings_block(hid_t dataset, std::uint64_t first, const std::vector<std::string>& values)
+{
+    std::vector<const char*> pointers;
+    pointers.reserve(values.size());
+    for (const auto& value : values) pointers.push_back(value.c_str());
+    const auto type = vlen_string_type();
+    write_column_block(dataset, type.get(), first, values.size(), pointers.data());
+}
+
 void read_column_block(hid_t dataset, hid_t mem_type, std::uint64_t first, std::size_t count, void* out)
 {
     if (count == 0) return;
