@@ -6,7 +6,6 @@
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/field_io.hpp"
 #include "io/hdf5/handle.hpp"
-#include "io/hdf5/interned_strings.hpp"
 #include "io/hdf5/types.hpp"
 #include "io/master/master_file.hpp"
 #include "io/single/single_sink.hpp"
@@ -18,17 +17,8 @@ namespace {
 
 /** The open /tasks columns and /results datasets of a master being written. */
 struct MasterColumns {
-    hdf5::Dataset status, attempts, rank;
-    // A few distinct values in T rows: one heap object per value, not per row (interned_strings.hpp).
-    hdf5::InternedStringColumn host, device;
-    hdf5::Dataset start, end, exit_code;
+    hdf5::Dataset status, attempts, rank, host, device, start, end, exit_code;
     std::vector<hdf5::Dataset> results;
-
-    void finish()
-    {
-        host.finish();
-        device.finish();
-    }
 };
 
 MasterColumns create_columns(hid_t file, const std::vector<FieldSpec>& fields, std::uint64_t task_count)
@@ -36,12 +26,12 @@ MasterColumns create_columns(hid_t file, const std::vector<FieldSpec>& fields, s
     create_result_datasets(file, fields, task_count);
     auto tasks = hdf5::ensure_group(file, "tasks");
     const auto status_type = hdf5::status_enum_type();
+    const auto string_type = hdf5::vlen_string_type();
     const auto column = [&](const char* name, hid_t type) { return hdf5::create_column(tasks.get(), name, type, task_count); };
-    const auto strings = [&](const char* name) { return hdf5::InternedStringColumn(tasks.get(), name, task_count); };
-    MasterColumns columns{column("status", status_type.get()), column("attempts", H5T_NATIVE_INT32),
-                          column("rank", H5T_NATIVE_INT32),    strings("host"),
-                          strings("device"),                   column("start", H5T_NATIVE_DOUBLE),
-                          column("end", H5T_NATIVE_DOUBLE),    column("exit_code", H5T_NATIVE_INT32),
+    MasterColumns columns{column("status", status_type.get()),  column("attempts", H5T_NATIVE_INT32),
+                          column("rank", H5T_NATIVE_INT32),     column("host", string_type.get()),
+                          column("device", string_type.get()), column("start", H5T_NATIVE_DOUBLE),
+                          column("end", H5T_NATIVE_DOUBLE),     column("exit_code", H5T_NATIVE_INT32),
                           {}};
     hdf5::write_attr(columns.status.get(), "values", std::string("pending=0 ok=1 failed=2 skipped=3"));
     for (const auto& field : fields) {
@@ -51,7 +41,6 @@ MasterColumns create_columns(hid_t file, const std::vector<FieldSpec>& fields, s
     return columns;
 }
 
-/** Writes the rows [first, first + block.size()), the next ones after those written before. */
 void write_block(MasterColumns& columns, const std::vector<FieldSpec>& fields, std::uint64_t first, const TaskRows& block)
 {
     const auto n = block.size();
@@ -60,8 +49,8 @@ void write_block(MasterColumns& columns, const std::vector<FieldSpec>& fields, s
     hdf5::write_column_block(columns.attempts.get(), H5T_NATIVE_INT32, first, n, block.attempts.data());
     hdf5::write_column_block(columns.rank.get(), H5T_NATIVE_INT32, first, n, block.rank.data());
     // Variable-length UTF-8, as write_task_columns() writes them (io/README.md: netCDF-C).
-    columns.host.append(block.host);
-    columns.device.append(block.device);
+    hdf5::write_strings_block(columns.host.get(), first, block.host);
+    hdf5::write_strings_block(columns.device.get(), first, block.device);
     hdf5::write_column_block(columns.start.get(), H5T_NATIVE_DOUBLE, first, n, block.start.data());
     hdf5::write_column_block(columns.end.get(), H5T_NATIVE_DOUBLE, first, n, block.end.data());
     hdf5::write_column_block(columns.exit_code.get(), H5T_NATIVE_INT32, first, n, block.exit_code.data());
@@ -127,7 +116,7 @@ StatusCounts write_master_streamed(const fs::path& target, const MasterInfo& inf
                 counts.add(block);
                 start_writeback(descriptor);
             }
-            columns.finish();
+            columns = MasterColumns{};
         }
         finish_master_file(file, info, task_count, counts, info.complete && counts.pending == 0);
     });

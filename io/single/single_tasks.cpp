@@ -7,7 +7,6 @@
 #include "io/hdf5/column_blocks.hpp"
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/dimension_scales.hpp"
-#include "io/hdf5/interned_strings.hpp"
 #include "io/hdf5/types.hpp"
 #include "io/single/row_selection.hpp"
 #include "io/single/single_sink.hpp"
@@ -62,25 +61,24 @@ void rewrite_strings(hid_t tasks, const char* name, bool fixed)
     SHARDRUN_H5_CHECK(H5Lmove(tasks, name, tasks, old_name.c_str(), H5P_DEFAULT, H5P_DEFAULT));
     auto old = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(tasks, old_name.c_str(), H5P_DEFAULT));
     const std::uint64_t rows = hdf5::dataset_length(old.get());
-    const auto read_block = [&](std::uint64_t first) {
-        return hdf5::read_strings_block(old.get(), first, static_cast<std::size_t>(std::min<std::uint64_t>(stream_block_rows(), rows - first)));
-    };
-    if (!fixed) {
-        // A few distinct values in T rows: one heap object per value, not per row (interned_strings.hpp).
-        hdf5::InternedStringColumn column(tasks, name, rows);
-        for (std::uint64_t first = 0; first < rows; first += stream_block_rows()) column.append(read_block(first));
-        column.finish();
-    } else {
-        const auto type = hdf5::fixed_string_type(fixed_string_bytes);
+    const auto type = fixed ? hdf5::fixed_string_type(fixed_string_bytes) : hdf5::vlen_string_type();
+    if (fixed) {
         const char no_text[fixed_string_bytes] = {};
         create_column(tasks, name, type.get(), no_text, rows);
-        auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(tasks, name, H5P_DEFAULT));
-        for (std::uint64_t first = 0; first < rows; first += stream_block_rows()) {
-            const auto values = read_block(first);
-            std::vector<std::size_t> order(values.size());
-            for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-            hdf5::write_column_block(dataset.get(), type.get(), first, values.size(), fixed_strings(values, order).data());
+    } else {
+        hdf5::create_column(tasks, name, type.get(), rows);
+    }
+    auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(tasks, name, H5P_DEFAULT));
+    for (std::uint64_t first = 0; first < rows; first += stream_block_rows()) {
+        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(stream_block_rows(), rows - first));
+        const auto values = hdf5::read_strings_block(old.get(), first, n);
+        if (!fixed) {
+            hdf5::write_strings_block(dataset.get(), first, values);
+            continue;
         }
+        std::vector<std::size_t> order(values.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        hdf5::write_column_block(dataset.get(), type.get(), first, n, fixed_strings(values, order).data());
     }
     old.reset();
     SHARDRUN_H5_CHECK(H5Ldelete(tasks, old_name.c_str(), H5P_DEFAULT));
