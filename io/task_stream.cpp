@@ -1,8 +1,6 @@
 // TaskStream: the final row of every task, a block of ids at a time, in bounded memory.
 #include "io/task_stream.hpp"
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +16,7 @@
 #include "io/hdf5/types.hpp"
 #include "io/output_layout.hpp"
 #include "io/shards/segment.hpp"
+#include "io/tasks_group.hpp"
 
 namespace fs = std::filesystem;
 
@@ -106,20 +105,7 @@ void take_segment(Loaded& loaded, std::uint64_t b, std::uint64_t e, TaskRows& bl
 TaskRows read_single_rows(hid_t file, std::uint64_t first, std::size_t n, const std::vector<FieldSpec>& fields,
                           bool with_fields)
 {
-    auto tasks = SHARDRUN_H5_OPEN(Group, H5Gopen2(file, "tasks", H5P_DEFAULT));
-    const auto open = [&](const char* name) { return SHARDRUN_H5_OPEN(Dataset, H5Dopen2(tasks.get(), name, H5P_DEFAULT)); };
-    const auto status_type = hdf5::status_enum_type();
-    TaskRows rows;
-    rows.task_id.resize(n);
-    std::iota(rows.task_id.begin(), rows.task_id.end(), first);
-    rows.status = hdf5::read_column_block<std::int8_t>(open("status").get(), status_type.get(), first, n);
-    rows.attempts = hdf5::read_column_block<std::int32_t>(open("attempts").get(), H5T_NATIVE_INT32, first, n);
-    rows.rank = hdf5::read_column_block<std::int32_t>(open("rank").get(), H5T_NATIVE_INT32, first, n);
-    rows.host = hdf5::read_strings_block(open("host").get(), first, n);
-    rows.device = hdf5::read_strings_block(open("device").get(), first, n);
-    rows.start = hdf5::read_column_block<double>(open("start").get(), H5T_NATIVE_DOUBLE, first, n);
-    rows.end = hdf5::read_column_block<double>(open("end").get(), H5T_NATIVE_DOUBLE, first, n);
-    rows.exit_code = hdf5::read_column_block<std::int32_t>(open("exit_code").get(), H5T_NATIVE_INT32, first, n);
+    auto rows = read_tasks_group(file, first, n);
     if (!with_fields) return rows;
     for (const auto& field : fields) {
         auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(file, ("results/" + field.name).c_str(), H5P_DEFAULT));
@@ -157,30 +143,9 @@ struct TaskStream::Impl {
     void load(const SegmentRef& ref);
 };
 
-namespace {
-
-/**
- * Every block and segment allocates buffers of a few hundred KiB (ours and HDF5's conversion
- * buffers); above glibc's mmap threshold each one is a fresh mmap, page-faulted and zeroed,
- * then unmapped. Keeping them on the heap made a 1e6-task merge 2.3 x faster here (3.3 s to
- * 1.4 s) at the same peak RSS. Process-wide, once; a runner may set it earlier in main().
- */
-void keep_block_buffers_on_the_heap()
-{
-    static const bool once = [] {
-        mallopt(M_MMAP_THRESHOLD, 64 << 20);
-        mallopt(M_TRIM_THRESHOLD, 128 << 20);
-        return true;
-    }();
-    (void)once;
-}
-
-}  // namespace
-
 TaskStream::TaskStream(std::uint64_t first, std::uint64_t end, std::vector<FieldSpec> fields, bool with_fields)
     : impl_(std::make_unique<Impl>())
 {
-    keep_block_buffers_on_the_heap();
     impl_->first = impl_->cursor = block_first_ = first;
     impl_->end = std::max(first, end);
     impl_->fields = std::move(fields);
@@ -217,9 +182,7 @@ void TaskStream::add_single(const fs::path& file, std::uint64_t first, std::uint
     hdf5::silence_hdf5_errors();
     try {
         auto h5 = SHARDRUN_H5_OPEN(File, H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-        auto tasks = SHARDRUN_H5_OPEN(Group, H5Gopen2(h5.get(), "tasks", H5P_DEFAULT));
-        auto status = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(tasks.get(), "status", H5P_DEFAULT));
-        const std::uint64_t rows = hdf5::dataset_length(status.get());
+        const std::uint64_t rows = tasks_group_rows(h5.get());
         impl_->singles.push_back(SingleRef{file, first, std::min(end, rows), impl_->sources++, std::move(h5)});
     } catch (const Hdf5Error& error) {
         impl_->problems.push_back(file.string() + ": " + error.what() + "; its tasks are treated as not committed");

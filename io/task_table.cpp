@@ -9,6 +9,7 @@
 #include "io/hdf5/types.hpp"
 #include "io/output_layout.hpp"
 #include "io/shards/segment.hpp"
+#include "io/tasks_group.hpp"
 
 namespace fs = std::filesystem;
 
@@ -17,25 +18,6 @@ namespace {
 
 constexpr auto pending = static_cast<std::int8_t>(TaskStatus::pending);
 constexpr auto ok = static_cast<std::int8_t>(TaskStatus::ok);
-
-/** Reads the /tasks columns of a single-layout (or master) file. */
-TaskRows read_task_columns(hid_t file)
-{
-    auto tasks = SHARDRUN_H5_OPEN(Group, H5Gopen2(file, "tasks", H5P_DEFAULT));
-    const auto status_type = hdf5::status_enum_type();
-    TaskRows rows;
-    rows.status = hdf5::read_column<std::int8_t>(tasks.get(), "status", status_type.get());
-    rows.attempts = hdf5::read_column<std::int32_t>(tasks.get(), "attempts", H5T_NATIVE_INT32);
-    rows.rank = hdf5::read_column<std::int32_t>(tasks.get(), "rank", H5T_NATIVE_INT32);
-    rows.host = hdf5::read_strings(tasks.get(), "host");
-    rows.device = hdf5::read_strings(tasks.get(), "device");
-    rows.start = hdf5::read_column<double>(tasks.get(), "start", H5T_NATIVE_DOUBLE);
-    rows.end = hdf5::read_column<double>(tasks.get(), "end", H5T_NATIVE_DOUBLE);
-    rows.exit_code = hdf5::read_column<std::int32_t>(tasks.get(), "exit_code", H5T_NATIVE_INT32);
-    rows.task_id.resize(rows.status.size());
-    for (std::size_t i = 0; i < rows.task_id.size(); ++i) rows.task_id[i] = i;
-    return rows;
-}
 
 }  // namespace
 
@@ -113,7 +95,7 @@ void TaskTable::gather_single(const fs::path& file, std::uint64_t first, std::ui
     hdf5::silence_hdf5_errors();
     try {
         auto h5 = SHARDRUN_H5_OPEN(File, H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-        const auto from = read_task_columns(h5.get());
+        const auto from = read_tasks_group(h5.get(), 0, tasks_group_rows(h5.get()));
         if (fields.empty()) {
             auto results = SHARDRUN_H5_OPEN(Group, H5Gopen2(h5.get(), "results", H5P_DEFAULT));
             for (const auto& name : hdf5::read_string_list_attr(h5.get(), "fields")) {

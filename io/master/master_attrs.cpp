@@ -61,13 +61,12 @@ void write_task_columns(hid_t file, const TaskRows& rows)
     hdf5::write_column(tasks.get(), "attempts", H5T_NATIVE_INT32, H5T_NATIVE_INT32, rows.attempts.data(), n);
     hdf5::write_column(tasks.get(), "rank", H5T_NATIVE_INT32, H5T_NATIVE_INT32, rows.rank.data(), n);
     // Variable-length UTF-8: netCDF-C misreads fixed-length strings (NIL, or a crash in
-    // ncdump 4.9.0). Costs ~0.8 us and ~70 bytes per task more (io/README.md).
+    // ncdump 4.9.0). One heap object per row here; the streamed master interns them (io/README.md).
     hdf5::write_strings(tasks.get(), "host", rows.host);
     hdf5::write_strings(tasks.get(), "device", rows.device);
     hdf5::write_column(tasks.get(), "start", H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE, rows.start.data(), n);
     hdf5::write_column(tasks.get(), "end", H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE, rows.end.data(), n);
     hdf5::write_column(tasks.get(), "exit_code", H5T_NATIVE_INT32, H5T_NATIVE_INT32, rows.exit_code.data(), n);
-    write_time_units(file);
 }
 
 void write_time_units(hid_t file)

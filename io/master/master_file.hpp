@@ -3,6 +3,7 @@
 #include <hdf5.h>
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -57,21 +58,31 @@ void write_dimensions(hid_t file, std::uint64_t task_count);
  */
 void copy_results(hid_t file, const std::vector<FieldSpec>& fields, TaskTable& table);
 
-/** Writes rows without an ok result (status != ok) of an existing [T, ...] file with the fill value. */
-void fill_missing_rows(hid_t file, const std::vector<FieldSpec>& fields, const TaskRows& rows);
-
-/** Writes a consolidated master to `target` (temp name, fsync, rename). */
-void write_master(const std::filesystem::path& target, const MasterInfo& info, TaskTable& table);
-
 /**
- * layout single: turns the element's data file into a master in place (attributes, params,
- * fill of missing rows) and, when `target` is not empty, renames it there.
+ * Writes a consolidated master to `target` (temp name, fsync, rename) from a whole-job table:
+ * T rows in memory. The reference the streamed master is compared with (io_master_stream_test).
  */
-void finish_single(const std::filesystem::path& single, const std::filesystem::path& target, const MasterInfo& info,
-                   const TaskTable& table);
+void write_master(const std::filesystem::path& target, const MasterInfo& info, TaskTable& table);
 
 /** fsyncs `temp`, renames it to `target` and fsyncs the folder. @throws OutputError */
 void publish(const std::filesystem::path& temp, const std::filesystem::path& target);
+
+/** The OutputError of a master that could not be written: `what`, HDF5's reason, what to do. */
+OutputError write_failed(const std::string& what, const Hdf5Error& error);
+
+/**
+ * Creates `target`.tmp, lets `write_contents` write the master into it, then publishes it
+ * to `target`. An HDF5 failure removes the temp file and throws write_failed()'s OutputError.
+ */
+void write_master_file(const std::filesystem::path& target, const std::function<void(hid_t file)>& write_contents);
+
+/**
+ * What every master has besides its rows, written once /tasks and /results are: /params
+ * and /ranges (when missing), time units, item rows, the netCDF dimensions of `task_count`
+ * tasks and the root attributes, with `counts` and `complete` instead of info's.
+ */
+void finish_master_file(hid_t file, const MasterInfo& info, std::uint64_t task_count, const StatusCounts& counts,
+                        bool complete);
 
 /**
  * Writes a consolidated master to `target` (temp name, fsync, rename) from `stream`, a block
@@ -83,9 +94,10 @@ void publish(const std::filesystem::path& temp, const std::filesystem::path& tar
 StatusCounts write_master_streamed(const std::filesystem::path& target, const MasterInfo& info, TaskStream& stream);
 
 /**
- * finish_single() in bounded memory: the rows without a result are found from the file's
- * own /tasks/status, a block at a time. `complete` is stored as info.complete and no
- * task left pending.
+ * layout single: turns the element's data file into a master in place (attributes, params,
+ * fill of rows without a result, found from the file's own /tasks/status a block at a time,
+ * host and device made variable-length) and, when `target` is not empty, renames it there.
+ * `complete` is stored as info.complete and no task left pending.
  * @return the counts of the file's rows
  */
 StatusCounts finish_single_streamed(const std::filesystem::path& single, const std::filesystem::path& target,

@@ -154,17 +154,4 @@ void copy_results(hid_t file, const std::vector<FieldSpec>& fields, TaskTable& t
     }
 }
 
-void fill_missing_rows(hid_t file, const std::vector<FieldSpec>& fields, const TaskRows& rows)
-{
-    std::vector<int> has_result(rows.size(), -1);
-    for (std::size_t id = 0; id < rows.size(); ++id) {
-        if (rows.status[id] == static_cast<std::int8_t>(TaskStatus::ok)) has_result[id] = 0;
-    }
-    const auto missing = missing_runs(has_result);
-    for (const auto& field : fields) {
-        auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(file, ("results/" + field.name).c_str(), H5P_DEFAULT));
-        write_fill_runs(dataset.get(), field, missing);
-    }
-}
-
 }  // namespace shardrun::io::master

@@ -1,5 +1,5 @@
 // The master written a block of task rows at a time: memory independent of the task count.
-#include <cstdio>
+#include <fcntl.h>
 
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/column_blocks.hpp"
@@ -7,9 +7,7 @@
 #include "io/hdf5/field_io.hpp"
 #include "io/hdf5/handle.hpp"
 #include "io/hdf5/types.hpp"
-#include "io/master/item_rows.hpp"
 #include "io/master/master_file.hpp"
-#include "io/output_layout.hpp"
 #include "io/single/single_sink.hpp"
 
 namespace fs = std::filesystem;
@@ -82,14 +80,24 @@ void fill_block(const std::vector<hdf5::Dataset>& results, const std::vector<Fie
     }
 }
 
-/** info for write_root_attrs() with the counts found, without its T-long columns (no copy of them). */
-MasterInfo final_attrs(const MasterInfo& info, const StatusCounts& counts)
+/** The file descriptor of `file` when it is a POSIX (sec2) file, else -1. */
+int posix_descriptor(hid_t file)
 {
-    MasterInfo attrs{info.metadata, info.hash,   info.layout, info.created, info.finished,
-                     info.complete && counts.pending == 0, info.fields, {}, {}};
-    attrs.counts = counts;
-    attrs.segments_digest = info.segments_digest;
-    return attrs;
+    auto access = SHARDRUN_H5_OPEN(PropList, H5Fget_access_plist(file));
+    void* handle = nullptr;
+    if (H5Pget_driver(access.get()) != H5FD_SEC2 || H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) < 0 || !handle) return -1;
+    return *static_cast<int*>(handle);
+}
+
+/**
+ * Starts the disk on what was written so far and returns at once: it writes while the next
+ * blocks are read and assembled, and publish()'s fsync is left little to wait for.
+ */
+void start_writeback(int descriptor)
+{
+#ifdef __linux__
+    if (descriptor >= 0) ::sync_file_range(descriptor, 0, 0, SYNC_FILE_RANGE_WRITE);
+#endif
 }
 
 }  // namespace
@@ -97,31 +105,21 @@ MasterInfo final_attrs(const MasterInfo& info, const StatusCounts& counts)
 StatusCounts write_master_streamed(const fs::path& target, const MasterInfo& info, TaskStream& stream)
 {
     const auto task_count = info.metadata.task_count;
-    hdf5::silence_hdf5_errors();
-    const fs::path temp = target.string() + ".tmp";
-    layout::clear_for_create(temp);
     StatusCounts counts;
-    try {
-        auto file = SHARDRUN_H5_OPEN(File, H5Fcreate(temp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT));
-        auto columns = create_columns(file.get(), info.fields, task_count);
-        TaskRows block;
-        while (stream.next(block)) {
-            write_block(columns, info.fields, stream.first_id(), block);
-            counts.add(block);
+    write_master_file(target, [&](hid_t file) {
+        {
+            auto columns = create_columns(file, info.fields, task_count);
+            const int descriptor = posix_descriptor(file);
+            TaskRows block;
+            while (stream.next(block)) {
+                write_block(columns, info.fields, stream.first_id(), block);
+                counts.add(block);
+                start_writeback(descriptor);
+            }
+            columns = MasterColumns{};
         }
-        columns = MasterColumns{};
-        write_time_units(file.get());
-        write_params(file.get(), info);
-        assemble_item_rows(file.get(), info.fields);  // item_rows.hpp: before the dimensions
-        write_dimensions(file.get(), task_count);
-        write_root_attrs(file.get(), final_attrs(info, counts));
-        file.close();
-    } catch (const Hdf5Error& error) {
-        std::remove(temp.c_str());
-        throw OutputError("cannot write the master file " + temp.string() + ": " + error.what() +
-                          "; free disk space and rerun with --resume");
-    }
-    publish(temp, target);
+        finish_master_file(file, info, task_count, counts, info.complete && counts.pending == 0);
+    });
     return counts;
 }
 
@@ -149,14 +147,10 @@ StatusCounts finish_single_streamed(const fs::path& single, const fs::path& targ
             }
         }
         single::set_task_string_form(file.get(), false);
-        write_time_units(file.get());
-        assemble_item_rows(file.get(), info.fields);  // item_rows.hpp: before the dimensions
-        write_dimensions(file.get(), info.metadata.task_count);
-        write_root_attrs(file.get(), final_attrs(info, counts));
+        finish_master_file(file.get(), info, info.metadata.task_count, counts, info.complete && counts.pending == 0);
         file.close();
     } catch (const Hdf5Error& error) {
-        throw OutputError("cannot finish " + single.string() + ": " + error.what() +
-                          "; free disk space and rerun with --resume");
+        throw write_failed("cannot finish " + single.string(), error);
     }
     if (!target.empty()) publish(single, target);
     return counts;

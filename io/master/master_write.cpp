@@ -1,19 +1,19 @@
-// Writing the master file: consolidated from shards, or finishing a single-layout file.
+// Writing the master file: what every master shares (temp file, the parts after the rows,
+// publish), and the whole-table path, kept as the reference the streamed master is compared with.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
-#include "io/hdf5/attributes.hpp"
 #include "io/hdf5/handle.hpp"
 #include "io/master/item_rows.hpp"
 #include "io/master/master_file.hpp"
 #include "io/output_layout.hpp"
-#include "io/single/single_sink.hpp"
 
 namespace fs = std::filesystem;
 
 namespace shardrun::io::master {
+
 void publish(const fs::path& temp, const fs::path& target)
 {
     if (!layout::sync_path(temp) || std::rename(temp.c_str(), target.c_str()) != 0) {
@@ -23,57 +23,53 @@ void publish(const fs::path& temp, const fs::path& target)
     layout::sync_path(fs::absolute(target).parent_path());
 }
 
-void write_master(const fs::path& target, const MasterInfo& info, TaskTable& table)
+OutputError write_failed(const std::string& what, const Hdf5Error& error)
 {
-    if (table.first_id != 0) throw std::logic_error("write_master needs the table of the whole job");
+    return OutputError(what + ": " + error.what() + "; free disk space and rerun with --resume");
+}
+
+void finish_master_file(hid_t file, const MasterInfo& info, std::uint64_t task_count, const StatusCounts& counts,
+                        bool complete)
+{
+    write_params(file, info);  // skipped when the file has them
+    write_time_units(file);
+    assemble_item_rows(file, info.fields);  // item_rows.hpp: before the dimensions
+    write_dimensions(file, task_count);
+    // The root attributes without info's T-long columns (no copy of them).
+    MasterInfo attrs{info.metadata, info.hash, info.layout, info.created, info.finished, complete, info.fields, {}, {}};
+    attrs.counts = counts;
+    attrs.segments_digest = info.segments_digest;
+    write_root_attrs(file, attrs);
+}
+
+void write_master_file(const fs::path& target, const std::function<void(hid_t file)>& write_contents)
+{
     hdf5::silence_hdf5_errors();
     const fs::path temp = target.string() + ".tmp";
     layout::clear_for_create(temp);
     try {
         auto file = SHARDRUN_H5_OPEN(File, H5Fcreate(temp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT));
-        create_result_datasets(file.get(), info.fields, table.rows.size());
-        const auto problems = table.problems.size();
-        copy_results(file.get(), info.fields, table);  // may turn rows of a bad segment back to pending
-        write_task_columns(file.get(), table.rows);
-        write_params(file.get(), info);
-        assemble_item_rows(file.get(), info.fields);  // item_rows.hpp: before the dimensions
-        write_dimensions(file.get(), table.rows.size());
-        auto final_info = info;
-        final_info.complete = info.complete && table.problems.size() == problems;
-        final_info.counts = StatusCounts{};
-        final_info.counts.add(table.rows);
-        write_root_attrs(file.get(), final_info);
+        write_contents(file.get());
         file.close();
     } catch (const Hdf5Error& error) {
         std::remove(temp.c_str());
-        throw OutputError("cannot write the master file " + temp.string() + ": " + error.what() +
-                          "; free disk space and rerun with --resume");
+        throw write_failed("cannot write the master file " + temp.string(), error);
     }
     publish(temp, target);
 }
 
-void finish_single(const fs::path& single, const fs::path& target, const MasterInfo& info, const TaskTable& table)
+void write_master(const fs::path& target, const MasterInfo& info, TaskTable& table)
 {
-    if (table.first_id != 0) throw std::logic_error("finish_single needs the table of the whole job");
-    hdf5::silence_hdf5_errors();
-    try {
-        auto file = SHARDRUN_H5_OPEN(File, H5Fopen(single.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
-        write_params(file.get(), info);
-        fill_missing_rows(file.get(), info.fields, table.rows);
-        single::set_task_string_form(file.get(), false);
-        write_time_units(file.get());
-        assemble_item_rows(file.get(), info.fields);  // item_rows.hpp: before the dimensions
-        write_dimensions(file.get(), table.rows.size());
-        auto final_info = info;
-        final_info.counts = StatusCounts{};
-        final_info.counts.add(table.rows);
-        write_root_attrs(file.get(), final_info);
-        file.close();
-    } catch (const Hdf5Error& error) {
-        throw OutputError("cannot finish " + single.string() + ": " + error.what() +
-                          "; free disk space and rerun with --resume");
-    }
-    if (!target.empty()) publish(single, target);
+    if (table.first_id != 0) throw std::logic_error("write_master needs the table of the whole job");
+    write_master_file(target, [&](hid_t file) {
+        create_result_datasets(file, info.fields, table.rows.size());
+        const auto problems = table.problems.size();
+        copy_results(file, info.fields, table);  // may turn rows of a bad segment back to pending
+        write_task_columns(file, table.rows);
+        StatusCounts counts;
+        counts.add(table.rows);
+        finish_master_file(file, info, table.rows.size(), counts, info.complete && table.problems.size() == problems);
+    });
 }
 
 }  // namespace shardrun::io::master
