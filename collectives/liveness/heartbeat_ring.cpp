@@ -36,7 +36,14 @@ HeartbeatRing::~HeartbeatRing()
     thread_.join();
 }
 
-void HeartbeatRing::leave() { leaving_.store(true); }
+void HeartbeatRing::leave()
+{
+    {
+        std::lock_guard lock(wake_mutex_);
+        leaving_.store(true);
+    }
+    wake_.notify_all();
+}
 
 void HeartbeatRing::watch()
 {
@@ -53,6 +60,7 @@ void HeartbeatRing::watch()
     auto last_heard = Clock::now();
     auto next_beat = Clock::now();
     auto last_turn = Clock::now();
+    Clock::duration closing_nap = std::chrono::microseconds(50);
     while (!(closing_.load() && said_goodbye && (previous_left || hurry_.load()))) {
         const auto now = Clock::now();
         // This rank was stopped itself (SIGSTOP then SIGCONT, a suspended VM): the silence it
@@ -87,7 +95,16 @@ void HeartbeatRing::watch()
             for (auto& request : sent) request.abandon();
             return;
         }
-        std::this_thread::sleep_for(std::min<Clock::duration>(interval, std::chrono::milliseconds(20)));
+        if (said_goodbye) {
+            // Only the previous rank's goodbye is awaited, and the end of the job waits with
+            // it: look often (MPI offers no wait with a timeout).
+            std::this_thread::sleep_for(closing_nap);
+            closing_nap = std::min<Clock::duration>(closing_nap * 2, std::chrono::milliseconds(2));
+        } else {
+            std::unique_lock lock(wake_mutex_);
+            wake_.wait_for(lock, std::min<Clock::duration>(interval, std::chrono::milliseconds(20)),
+                           [this] { return leaving_.load(); });
+        }
     }
     for (auto& request : sent) {
         if (hurry_.load()) {

@@ -1,8 +1,10 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -56,6 +58,8 @@ private:
     std::atomic<bool> leaving_{false};
     std::atomic<bool> closing_{false};
     std::atomic<bool> hurry_{false};
+    std::mutex wake_mutex_;
+    std::condition_variable wake_;  // leave() ends the watcher's nap at once
     std::thread thread_;
 };
 

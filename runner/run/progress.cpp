@@ -3,11 +3,10 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdio>
-#include <thread>
 
 #include "runner/errors.hpp"
+#include "runner/run/periodic_thread.hpp"
 
 namespace shardrun::run {
 namespace {
@@ -92,26 +91,14 @@ void ProgressFeed::tick(bool force)
     counters_.add_progress(delta);
 }
 
-struct ProgressThread::State {
-    std::atomic<bool> running{true};
-    std::thread thread;
-};
-
 ProgressThread::ProgressThread(const WorkCounters& counters, ProgressReporter& reporter)
-    : state_(std::make_unique<State>())
+    : thread_(std::make_unique<PeriodicThread>(std::chrono::milliseconds(50), [&counters, &reporter] {
+          reporter.update(counters.read_progress());
+          return true;
+      }))
 {
-    state_->thread = std::thread([&counters, &reporter, state = state_.get()] {
-        while (state->running.load()) {
-            reporter.update(counters.read_progress());
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        }
-    });
 }
 
-ProgressThread::~ProgressThread()
-{
-    state_->running.store(false);
-    state_->thread.join();
-}
+ProgressThread::~ProgressThread() = default;
 
 }  // namespace shardrun::run

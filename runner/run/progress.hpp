@@ -10,6 +10,8 @@
 
 namespace shardrun::run {
 
+class PeriodicThread;
+
 using collectives::ProgressCounts;
 using collectives::WorkCounters;
 
@@ -63,8 +65,7 @@ public:
     ProgressThread& operator=(const ProgressThread&) = delete;
 
 private:
-    struct State;
-    std::unique_ptr<State> state_;
+    std::unique_ptr<PeriodicThread> thread_;
 };
 
 /** Parses --progress=auto|tty|plain|json|quiet. */

@@ -3,12 +3,12 @@
 #include "collectives/stall_guard.hpp"
 #include "io/hdf5/library_info.hpp"
 #include "runner/run/device_choice.hpp"
+#include "runner/run/periodic_thread.hpp"
 #include "runner/tasks/rank_fatal.hpp"
 
 #include <fmt/format.h>
 
 #include <array>
-#include <atomic>
 #include <chrono>
 #include <exception>
 #include <mutex>
@@ -293,23 +293,14 @@ RankStats run_rank_loop(const LoopSettings& settings, WorkSource& source, io::Re
     LoopState state(settings, source, sink, feed);
     // A stop commits what finished at once, before the running tasks are reaped: mpirun
     // sends SIGKILL a second after SIGTERM, and a task may take its whole grace period.
-    std::atomic<bool> looping{true};
-    std::thread flusher;
+    std::optional<PeriodicThread> flusher;
     if (settings.periodic_commits && settings.stop != nullptr) {
-        flusher = std::thread([&] {
-            while (looping.load() && !stopping(settings)) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-            if (looping.load()) state.commit_finished();
+        flusher.emplace(std::chrono::milliseconds(20), [&] {
+            if (!stopping(settings)) return true;
+            state.commit_finished();
+            return false;
         });
     }
-    struct JoinFlusher {
-        std::atomic<bool>& looping;
-        std::thread& flusher;
-        ~JoinFlusher()
-        {
-            looping.store(false);
-            if (flusher.joinable()) flusher.join();
-        }
-    } join{looping, flusher};
     if (settings.group != nullptr && settings.group->size() > 1) {
         try {
             run_group_member(settings, state);

@@ -3,12 +3,12 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <atomic>
 #include <chrono>
-#include <thread>
+#include <optional>
 
 #include "collectives/stall_guard.hpp"
 #include "runner/run/interrupt.hpp"
+#include "runner/run/periodic_thread.hpp"
 
 namespace shardrun::run {
 
@@ -49,32 +49,19 @@ RankStats RankLoopSetup::run(io::ResultSink& sink)
 {
     // A signal reaches one rank (scancel of one task, a node's OOM killer, a user's kill): it
     // stops the whole job. The watcher publishes this rank's signal and takes in the others'.
-    std::atomic<bool> running{true};
-    std::thread watcher;
+    std::optional<PeriodicThread> watcher;
     if (settings_.stop == &stop_requested()) {
-        watcher = std::thread([this, &running] {
-            bool published = false;
-            while (running.load()) {
-                if (!published && stop_requested().load()) {
-                    counters_->request_stop();
-                    published = true;
-                } else if (!stop_requested().load() && counters_->stop_requested()) {
-                    request_stop();
-                }
-                feed_->tick();
-                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        watcher.emplace(std::chrono::milliseconds(20), [this, published = false]() mutable {
+            if (!published && stop_requested().load()) {
+                counters_->request_stop();
+                published = true;
+            } else if (!stop_requested().load() && counters_->stop_requested()) {
+                request_stop();
             }
+            feed_->tick();
+            return true;
         });
     }
-    struct Join {
-        std::atomic<bool>& running;
-        std::thread& watcher;
-        ~Join()
-        {
-            running.store(false);
-            if (watcher.joinable()) watcher.join();
-        }
-    } join{running, watcher};
     return run_rank_loop(settings_, *source_, sink, *feed_);
 }
 

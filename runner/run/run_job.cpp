@@ -1,5 +1,6 @@
 #include "runner/run/run_job.hpp"
 
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -104,12 +105,14 @@ int run_job(const RunOptions& options)
     const auto stats = loop->run(output.sink());
     loop->finish();
 
-    const bool interrupted = any_member(*world, stop_requested().load());
+    // One reduction for the two questions every rank needs answered at the end.
+    std::array<std::int32_t, 2> ending{stop_requested().load() ? 1 : 0, stats.failed > 0 ? 1 : 0};
+    world->allreduce(std::span<std::int32_t>(ending), collectives::ReduceOp::max);
+    const bool interrupted = ending[0] != 0, failed = ending[1] != 0;
     progress_thread.reset();
     if (reporter) reporter->update(loop->counters().read_progress(), true);
     const auto all_stats = gather_stats(*world, stats);
     output.finish(interrupted);
-    const bool failed = any_member(*world, stats.failed > 0);
     if (topo.world_rank == 0) {
         RunTotals totals{job.spec.name, element.size(),
                          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),

@@ -29,6 +29,7 @@ std::vector<char*> c_strings(const std::vector<std::string>& strings)
 
 int spawn(const ProcessSpec& spec, pid_t& pid)
 {
+    arm_orphan_guard();
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);

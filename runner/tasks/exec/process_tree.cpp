@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 namespace shardrun::tasks {
@@ -80,6 +81,9 @@ int kill_pass(const std::string& token)
     return killed;
 }
 
+// The write end of the pipe to the orphan guard; -1 when none was started.
+int guard_pipe = -1;
+
 void close_all_but(int keep)
 {
     if ((keep == 0 || syscall(SYS_close_range, 0u, static_cast<unsigned>(keep) - 1, 0u) == 0) &&
@@ -128,9 +132,11 @@ void start_orphan_guard()
         return;
     }
     if (pid > 0) {
-        // The write end stays open, unused, for this process's whole life: the guard reads
-        // end-of-file exactly when the process is gone, whatever killed it.
+        // The write end stays open for this process's whole life: the guard reads end-of-file
+        // exactly when the process is gone, whatever killed it. Before that, one byte says
+        // that a task is about to start (arm_orphan_guard).
         close(ends[0]);
+        guard_pipe = ends[1];
         return;
     }
     // The guard: out of the terminal's reach and holding no descriptor of the rank's (an
@@ -140,16 +146,32 @@ void start_orphan_guard()
     prctl(PR_SET_NAME, "shardrun-guard");
     close_all_but(ends[0]);
     char byte = 0;
+    bool armed = false;
     while (true) {
         const ssize_t got = read(ends[0], &byte, 1);
+        if (got == 1) armed = true;
         if (got == 0 || (got < 0 && errno != EINTR)) break;
     }
-    kill_tagged(token);
-    // A task the rank was spawning as it died still had the rank's environment, without the
-    // token, during the first passes; it has exec'd by now.
-    usleep(200000);
-    kill_tagged(token);
+    // A rank that never started a task left nothing behind: no pass over /proc.
+    if (armed) {
+        kill_tagged(token);
+        // A task the rank was spawning as it died still had the rank's environment, without
+        // the token, during the first passes; it has exec'd by now.
+        usleep(200000);
+        kill_tagged(token);
+    }
     _exit(0);
+}
+
+void arm_orphan_guard()
+{
+    static std::once_flag once;
+    std::call_once(once, [] {
+        if (guard_pipe < 0) return;
+        const char byte = 1;
+        while (write(guard_pipe, &byte, 1) < 0 && errno == EINTR) {
+        }
+    });
 }
 
 }  // namespace shardrun::tasks

@@ -37,4 +37,11 @@ int kill_tagged(const std::string& token);
  */
 void start_orphan_guard();
 
+/**
+ * Tells the guard that a task is about to start, so it looks for leftovers when this process
+ * ends; a process that never started one (task: noop, a kernel) leaves the guard nothing to
+ * do. Call before every spawn of a process carrying the token (cheap after the first call).
+ */
+void arm_orphan_guard();
+
 }  // namespace shardrun::tasks

@@ -1,6 +1,7 @@
 #include "runner/tasks/exec/worker_process.hpp"
 
 #include "runner/tasks/exec/process.hpp"
+#include "runner/tasks/exec/process_tree.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -35,6 +36,7 @@ void close_pair(int pair[2])
 
 int spawn_worker(const WorkerLaunch& launch, WorkerHandle& handle)
 {
+    arm_orphan_guard();
     int input[2] = {-1, -1}, answers[2] = {-1, -1};
     if (pipe2(input, O_CLOEXEC) != 0 || pipe2(answers, O_CLOEXEC) != 0) {
         const int error = errno;
