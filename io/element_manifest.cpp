@@ -61,6 +61,7 @@ ElementManifest parse_manifest(const json& j)
     j.at("created").get_to(manifest.created);
     j.at("finished").get_to(manifest.finished);
     j.at("complete").get_to(manifest.complete);
+    manifest.consolidated = j.value("consolidated", false);
     for (const auto& field : j.at("fields")) {
         manifest.fields.push_back(FieldSpec{field.at("name").get<std::string>(),
                                             parse_dtype(field.at("dtype").get<std::string>()),
@@ -101,6 +102,7 @@ void write_manifest(const std::string& path, const ElementManifest& manifest)
                  {"created", manifest.created},
                  {"finished", manifest.finished},
                  {"complete", manifest.complete},
+                 {"consolidated", manifest.consolidated},
                  {"fields", fields}};
     layout::write_file_atomically(layout::manifest_path(path, manifest.metadata.array_index), j.dump(1) + "\n");
 }

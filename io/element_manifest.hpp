@@ -20,6 +20,11 @@ struct ElementManifest {
     double created = 0;   ///< seconds since the epoch, first run of this element
     double finished = 0;  ///< 0 until finalize_output
     bool complete = false;  ///< every task of the element has a final status
+    /**
+     * The master <path> holds every row this element committed before this was set; its
+     * segments may be gone (io/consolidation.hpp). Sticky: only --force clears it.
+     */
+    bool consolidated = false;
     std::vector<FieldSpec> fields;
 };
 

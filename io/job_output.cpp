@@ -6,6 +6,7 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "io/consolidation.hpp"
 #include "io/element_manifest.hpp"
 #include "io/hdf5/handle.hpp"
 #include "io/master/master_file.hpp"
@@ -35,6 +36,12 @@ OutputSummary summarize(const StatusCounts& counts)
     return summary;
 }
 
+bool is_consolidated(const OutputOptions& options, int array_index)
+{
+    const auto manifest = read_manifest(options.path, array_index);
+    return manifest && manifest->consolidated;
+}
+
 void append_run(std::vector<IdRun>& runs, std::uint64_t id)
 {
     if (!runs.empty() && runs.back().end == id) {
@@ -54,7 +61,8 @@ std::vector<IdRun> committed_runs(const OutputOptions& options, const JobMetadat
         return first < end ? std::vector<IdRun>{IdRun{first, end}} : std::vector<IdRun>{};
     }
     TaskStream stream(first, end, {}, true);  // results too: nothing unverified is used
-    stream.add_element(options.path, metadata.array_index, first, end);
+    add_element_rows(stream, options.path, metadata.array_index, is_consolidated(options, metadata.array_index), first,
+                     end);
     std::vector<IdRun> runs;
     TaskRows block;
     while (stream.next(block)) {
@@ -95,7 +103,8 @@ std::unique_ptr<ResultSink> open_rank_sink(const OutputOptions& options, const J
 namespace {
 
 /** Writes the master of a one-element job, unless the one there is already current; its counts. */
-StatusCounts write_element_master(const OutputOptions& options, const JobMetadata& metadata, master::MasterInfo& info)
+StatusCounts write_element_master(const OutputOptions& options, const JobMetadata& metadata, master::MasterInfo& info,
+                                  bool consolidated)
 {
     if (options.layout == Layout::single) {
         info.complete = true;  // finish_single_streamed() clears it when a task is left pending
@@ -106,7 +115,8 @@ StatusCounts write_element_master(const OutputOptions& options, const JobMetadat
     info.complete = true;
     info.segments_digest = segments_digest(options.path, metadata.array_index);
     TaskStream stream(0, metadata.task_count, info.fields, true);  // copying verifies every segment's results
-    stream.add_element(options.path, metadata.array_index, metadata.first_task, metadata.end_task);
+    // Read while its replacement is written beside it: the rename comes after the last block.
+    add_element_rows(stream, options.path, metadata.array_index, consolidated, metadata.first_task, metadata.end_task);
     const auto counts = master::write_master_streamed(options.path, info, stream);
     warn(stream.problems());
     return counts;
@@ -118,9 +128,11 @@ OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& m
                               const std::vector<FieldSpec>& fields, const std::vector<ParamColumn>& param_columns,
                               const TaskRanges& ranges, int world_size)
 {
-    write_params_file(layout::params_path(options.path, metadata.array_index), param_columns, ranges);
-
     auto manifest = read_manifest(options.path, metadata.array_index).value_or(ElementManifest{});
+    // For merge; once consolidated, the master holds the same columns.
+    if (!manifest.consolidated) {
+        write_params_file(layout::params_path(options.path, metadata.array_index), param_columns, ranges);
+    }
     if (manifest.created == 0) manifest.created = now_seconds();
     manifest.metadata = metadata;
     manifest.metadata.world_size = world_size;
@@ -135,17 +147,24 @@ OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& m
                                 manifest.finished, false, fields, {}, {}};
         info.params_view = &param_columns;  // T values a column: not copied
         info.ranges_view = &ranges;
-        summary = summarize(write_element_master(options, metadata, info));
+        summary = summarize(write_element_master(options, metadata, info, manifest.consolidated));
         summary.master_written = true;
         summary.master_path = options.path;
     } else {
         TaskStream stream(metadata.first_task, std::min(metadata.end_task, metadata.task_count), fields, false);
-        stream.add_element(options.path, metadata.array_index, metadata.first_task, metadata.end_task);
+        add_element_rows(stream, options.path, metadata.array_index, manifest.consolidated, metadata.first_task,
+                         metadata.end_task);
         summary = summarize(count_statuses(stream));
         warn(stream.problems());
     }
     manifest.complete = summary.complete;
+    // The complete master is published: the element's results need not be stored twice. The
+    // manifest says so durably before the first file goes.
+    const bool drop = summary.master_written && summary.complete && options.layout == Layout::shards &&
+                      !options.keep_shards && shards_droppable(fields);
+    manifest.consolidated = manifest.consolidated || drop;
     write_manifest(options.path, manifest);
+    if (drop) drop_element_rows(options.path, metadata.array_index);
     return summary;
 }
 

@@ -39,6 +39,8 @@ struct OutputOptions {
     bool force = false;                ///< --force: delete an existing output first
     /** shards: record() commits by itself once this many result bytes are buffered. */
     std::size_t auto_commit_bytes = std::size_t{64} << 20;
+    /** shards: keep the segments once a complete master holds their rows (for tests that read them again). */
+    bool keep_shards = false;
 };
 
 /** Provenance and shape of the job, filled by the runner; stored in every output file. */
@@ -150,7 +152,8 @@ struct OutputSummary {
 /**
  * Rank 0, after every rank committed and destroyed its sink: marks this array element
  * finished and, when array_count == 1, writes the master file <path> (temp name, then
- * rename) with /tasks, /params, /ranges and /results consolidated from the shards.
+ * rename) with /tasks, /params, /ranges and /results consolidated from the shards. When
+ * that master is complete, the segments are removed (io/consolidation.hpp), unless keep_shards.
  * @param param_columns  one column per sweep parameter, each of length T
  * @param ranges  data ranges of every task, or empty
  */
@@ -170,7 +173,9 @@ struct MergeReport {
 
 /**
  * Builds the master <path> over the shards of every array element found in
- * <path>.shards/, learning T, fields and params from the elements' manifests.
+ * <path>.shards/, learning T, fields and params from the elements' manifests. When the
+ * master is complete (exit code 0), the elements' result files are removed
+ * (io/consolidation.hpp); when they already were, the master is kept as it is.
  * @throws OutputError when no element has finished (nothing to learn the job from)
  */
 MergeReport merge_output(const std::string& path);

@@ -73,6 +73,25 @@ bool is_shardrun_file(const std::string& path)
     }
 }
 
+/**
+ * True when <path> is a complete shards-layout master of this job: the results of an element
+ * whose manifest is gone (its shards were deleted by hand, as the README once advised).
+ */
+bool complete_master_of(const OutputOptions& options, const JobMetadata& metadata)
+{
+    if (options.layout != Layout::shards || !fs::exists(options.path)) return false;
+    hdf5::silence_hdf5_errors();
+    try {
+        auto file = SHARDRUN_H5_OPEN(File, H5Fopen(options.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+        return hdf5::read_string_attr(file.get(), "params_sha256") == job_hash(metadata) &&
+               hdf5::read_string_attr(file.get(), "layout") == "shards" &&
+               hdf5::read_int_attr(file.get(), "task_count") == static_cast<std::int64_t>(metadata.task_count) &&
+               hdf5::read_bool_attr(file.get(), "complete") == true;
+    } catch (const Hdf5Error&) {
+        return false;
+    }
+}
+
 // Checked before anything is created: a wrong kind of path must leave no folder or lock behind.
 void check_path_kind(const OutputOptions& options)
 {
@@ -180,8 +199,10 @@ OutputLock prepare_output(const OutputOptions& options, const JobMetadata& metad
     check_existing(options, metadata);
     make_dirs(layout::element_dir(options.path, metadata.array_index), options.path);
 
-    auto manifest = read_manifest(options.path, metadata.array_index).value_or(ElementManifest{});
+    const auto recorded = read_manifest(options.path, metadata.array_index);
+    auto manifest = recorded.value_or(ElementManifest{});
     if (manifest.created == 0) manifest.created = now_seconds();
+    if (!recorded && metadata.array_count == 1) manifest.consolidated = complete_master_of(options, metadata);
     manifest.metadata = metadata;
     manifest.job_hash = job_hash(metadata);
     manifest.layout = options.layout;

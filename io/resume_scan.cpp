@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "io/element_manifest.hpp"
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/handle.hpp"
 #include "io/output_layout.hpp"
@@ -30,6 +31,20 @@ std::string segments_digest(const std::string& path, int array_index)
     return sha256_hex(listing);
 }
 
+namespace {
+
+bool element_consolidated(const std::string& path, int array_index)
+{
+    try {
+        const auto manifest = read_manifest(path, array_index);
+        return manifest && manifest->consolidated;
+    } catch (const OutputError&) {
+        return false;
+    }
+}
+
+}  // namespace
+
 std::optional<StatusCounts> current_master_counts(const OutputOptions& options, const JobMetadata& metadata)
 {
     if (options.layout != Layout::shards || metadata.array_count != 1 || !fs::exists(options.path)) return std::nullopt;
@@ -39,8 +54,13 @@ std::optional<StatusCounts> current_master_counts(const OutputOptions& options, 
         const auto attr = [&](const char* name) { return hdf5::read_int_attr(file.get(), name); };
         if (hdf5::read_string_attr(file.get(), "params_sha256") != job_hash(metadata) ||
             attr("task_count") != static_cast<std::int64_t>(metadata.task_count) ||
-            hdf5::read_bool_attr(file.get(), "complete") != true ||
-            hdf5::read_string_attr(file.get(), "segments_digest") != segments_digest(options.path, metadata.array_index)) {
+            hdf5::read_bool_attr(file.get(), "complete") != true) {
+            return std::nullopt;
+        }
+        // Once consolidated, its segments are removed: no segment left means none was added since.
+        const auto digest = segments_digest(options.path, metadata.array_index);
+        if (hdf5::read_string_attr(file.get(), "segments_digest") != digest &&
+            !(digest == sha256_hex("") && element_consolidated(options.path, metadata.array_index))) {
             return std::nullopt;
         }
         const auto ok = attr("tasks_ok"), failed = attr("tasks_failed"), skipped = attr("tasks_skipped");

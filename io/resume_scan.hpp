@@ -19,7 +19,8 @@ std::string segments_digest(const std::string& path, int array_index);
 /**
  * @internal The status counts of <path> when it is a finished shards-layout master of this
  * job (one array element, same parameters hash and task count, `complete`) written from
- * exactly the segments there are now; nullopt otherwise (absent, torn, another job, or a
+ * exactly the segments there are now, or consolidated with no segment left (none was added
+ * since); nullopt otherwise (absent, torn, another job, or a
  * segment changed since), and then the rows must be read.
  */
 std::optional<StatusCounts> current_master_counts(const OutputOptions& options, const JobMetadata& metadata);

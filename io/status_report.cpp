@@ -1,16 +1,17 @@
-// status_report(): the state of an output, from its shards (live) or its master.
+// status_report(): the state of an output, from its shards (live) or its master, a block of rows at a time.
 #include <algorithm>
 #include <deque>
 #include <filesystem>
 #include <fstream>
 #include <map>
 
+#include "io/consolidation.hpp"
 #include "io/element_manifest.hpp"
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/handle.hpp"
 #include "io/job_output.hpp"
 #include "io/output_layout.hpp"
-#include "io/task_table.hpp"
+#include "io/task_stream.hpp"
 
 namespace fs = std::filesystem;
 
@@ -32,29 +33,30 @@ std::vector<std::string> tail_lines(const fs::path& file, std::size_t count)
     return {lines.begin(), lines.end()};
 }
 
-/** Element of each task id; 0 when unknown (a master without shards). */
-struct ElementRange {
-    int index;
-    std::uint64_t first, end;
-};
+using PerRank = std::map<std::pair<int, int>, RankCounts>;
 
-void count_rows(StatusReport& report, const TaskTable& table, const std::vector<ElementRange>& ranges,
-                std::size_t stderr_lines)
+/** Counts the final rows of `stream` (task ids of element `index`) a block at a time. */
+void count_stream(StatusReport& report, TaskStream& stream, int index, PerRank& per_rank, std::size_t stderr_lines)
 {
-    std::map<std::pair<int, int>, RankCounts> per_rank;
-    for (const auto& range : ranges) {
-        for (auto id = range.first; id < range.end && id < table.rows.size(); ++id) {
-            const auto status = table.rows.status[id];
+    TaskRows block;
+    while (stream.next(block)) {
+        for (std::size_t i = 0; i < block.size(); ++i) {
+            const auto status = block.status[i];
             if (status != ok && status != failed && status != skipped) continue;
-            auto& counts = per_rank[{range.index, table.rows.rank[id]}];
-            counts.array_index = range.index;
-            counts.rank = table.rows.rank[id];
+            auto& counts = per_rank[{index, block.rank[i]}];
+            counts.array_index = index;
+            counts.rank = block.rank[i];
             (status == ok ? counts.ok : status == failed ? counts.failed : counts.skipped) += 1;
             if (status != failed) continue;
-            report.failed_tasks.push_back(FailedTask{id, range.index, table.rows.rank[id], table.rows.exit_code[id],
+            const auto id = block.task_id[i];
+            report.failed_tasks.push_back(FailedTask{id, index, block.rank[i], block.exit_code[i],
                                                      tail_lines(layout::task_stderr_path(report.path, id), stderr_lines)});
         }
     }
+}
+
+void add_counts(StatusReport& report, const PerRank& per_rank)
+{
     for (const auto& [key, counts] : per_rank) {
         report.ranks.push_back(counts);
         report.ok += counts.ok;
@@ -68,7 +70,6 @@ StatusReport from_shards(const std::string& path, std::size_t stderr_lines)
 {
     StatusReport report;
     report.path = path;
-    std::vector<ElementRange> ranges;
     std::vector<std::pair<int, ElementManifest>> manifests;
     for (const int index : layout::element_indexes(path)) {
         if (auto manifest = read_manifest(path, index)) manifests.emplace_back(index, std::move(*manifest));
@@ -76,19 +77,21 @@ StatusReport from_shards(const std::string& path, std::size_t stderr_lines)
     if (manifests.empty()) throw OutputError(path + " has no readable array element in " + layout::shards_dir(path).string());
     report.task_count = manifests.front().second.metadata.task_count;
     report.array_count = manifests.front().second.metadata.array_count;
-    TaskTable table(report.task_count);
+    PerRank per_rank;
     std::vector<bool> seen(static_cast<std::size_t>(report.array_count), false);
     for (const auto& [index, manifest] : manifests) {
         if (index < report.array_count) seen[static_cast<std::size_t>(index)] = true;
         const auto& m = manifest.metadata;
+        const auto end = std::max(m.first_task, std::min(m.end_task, report.task_count));
+        TaskStream stream(m.first_task, end, {}, false);  // /tasks only, a block at a time
         // A finished single-layout job of one element lives at <path> itself.
         if (manifest.layout == Layout::single && m.array_count == 1 && !fs::exists(layout::single_path(path, index)) &&
             fs::exists(path)) {
-            table.gather_single(path, m.first_task, m.end_task);
+            stream.add_single(path, m.first_task, end);
         } else {
-            table.gather_element(path, index, m.first_task, m.end_task);
+            add_element_rows(stream, path, index, manifest.consolidated, m.first_task, end);
         }
-        ranges.push_back(ElementRange{index, m.first_task, m.end_task});
+        count_stream(report, stream, index, per_rank, stderr_lines);
         if (layout::lock_held(path, index)) {
             report.running_elements.push_back(index);
         } else if (manifest.finished == 0) {
@@ -98,7 +101,7 @@ StatusReport from_shards(const std::string& path, std::size_t stderr_lines)
     for (int index = 0; index < report.array_count; ++index) {
         if (!seen[static_cast<std::size_t>(index)]) report.missing_elements.push_back(index);
     }
-    count_rows(report, table, ranges, stderr_lines);
+    add_counts(report, per_rank);
     return report;
 }
 
@@ -120,9 +123,11 @@ StatusReport from_master(const std::string& path, std::size_t stderr_lines)
     StatusReport report;
     report.path = path;
     read_master_counts(path, report);
-    TaskTable table(report.task_count);
-    table.gather_single(path, 0, report.task_count);
-    count_rows(report, table, {ElementRange{0, 0, report.task_count}}, stderr_lines);
+    TaskStream stream(0, report.task_count, {}, false);
+    stream.add_single(path, 0, report.task_count);
+    PerRank per_rank;
+    count_stream(report, stream, 0, per_rank, stderr_lines);
+    add_counts(report, per_rank);
     return report;
 }
 
@@ -144,7 +149,7 @@ StatusReport status_report(const std::string& path, std::size_t stderr_lines)
     if (report.array_count == 1 && fs::exists(path)) {
         try {
             StatusReport master;
-            read_master_counts(path, master);  // opening it is the check; its rows were counted from the shards
+            read_master_counts(path, master);  // opening it is the check
         } catch (const OutputError& error) {
             report.master_problem = error.what();
             report.complete = false;

@@ -84,7 +84,8 @@ void vds_versus_consolidated(const std::string& path, const JobMetadata& m, cons
 
 void run_case(const std::string& dir, std::uint64_t T, bool contiguous)
 {
-    const OutputOptions options{dir + (contiguous ? "/static.h5" : "/dynamic.h5")};
+    OutputOptions options{dir + (contiguous ? "/static.h5" : "/dynamic.h5")};
+    options.keep_shards = true;  // the scan, the raw read and the VDS below read the segments again
     auto m = bench::bench_metadata(T);
     m.world_size = ranks;
     const std::vector<ParamColumn> params{ParamColumn{"x", std::vector<double>(T, 1.0)}};

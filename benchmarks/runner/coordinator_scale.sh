@@ -7,10 +7,12 @@
 #   resume   mpirun -np 2 shardrun run job.yaml --resume   (on the complete output: the resume scan)
 #   status   shardrun status <output>                       (one process)
 #   merge    shardrun merge <output>                        (one process: rebuilds the master from
-#            the segments alone, so its time is the master's creation)
+#            the segments alone, so its time is the master's creation. Layout shards: a complete
+#            run removed its segments (results stored once), so merge only checks that the master
+#            is current and keeps it; the master's creation is then part of `run`)
 #   copy     cat <sources> | dd of=copy conv=fsync          (the anchor of merge: a raw sequential
 #            copy of the bytes the master consolidates, every segment and params.h5, or the
-#            finished single file; no RSS)
+#            finished single file; no RSS. Layout shards: nothing is left to copy)
 # for T = 1e3 ... 1e7 no-op tasks and both output layouts. Prints one table, the size of the
 # output on disk, RSS(largest T) / RSS(1e5) per layout and step, and copy / merge wall time at
 # every T (>= 0.8 is the target). Each step is capped at CAP seconds (timeout; the row then

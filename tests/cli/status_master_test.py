@@ -1,6 +1,7 @@
 """`shardrun status` of a finished run whose results file was damaged afterwards: it says the
-file cannot be opened and that the output is NOT complete (the shards alone would say complete),
-and `shardrun merge` rebuilds the file from the shards."""
+file cannot be opened and that the output is NOT complete. The file was the only copy of the
+results (the shards went once it was complete), so `shardrun merge` refuses to overwrite it
+with a master of pending tasks and leaves it as it is."""
 import os
 import unittest
 
@@ -19,7 +20,7 @@ output: {path: OUT/out.h5}
 
 
 class StatusMasterTest(unittest.TestCase):
-    def test_a_torn_master_is_reported_and_merge_rebuilds_it(self):
+    def test_a_torn_master_is_reported_and_merge_leaves_it(self):
         work = scratch_dir()
         out = os.path.join(work, "out.h5")
         self.assertEqual(run(["run", write_job(work, JOB.replace("OUT", work)), "-q"]).returncode, 0)
@@ -32,10 +33,11 @@ class StatusMasterTest(unittest.TestCase):
         self.assertIn("the results file cannot be opened", status.stdout)
         self.assertIn("truncated file", status.stdout)
         self.assertNotIn("H5Fopen", status.stdout)
-        self.assertEqual(run(["merge", out]).returncode, 0)
-        again = run(["status", out])
-        self.assertEqual(again.returncode, 0, again.stdout)
-        self.assertIn("— complete", again.stdout)
+        merged = run(["merge", out])
+        self.assertEqual(merged.returncode, 2, merged.stdout + merged.stderr)
+        self.assertIn(f"{out} cannot be read (truncated file", merged.stderr)
+        self.assertIn("only copy of the results", merged.stderr)
+        self.assertEqual(os.path.getsize(out), 1000)
 
 
 if __name__ == "__main__":

@@ -113,6 +113,60 @@ TEST_P(KillPoint, CommittedBatchesSurviveAndTheTornOneIsInvisible)
 
 INSTANTIATE_TEST_SUITE_P(Stages, KillPoint, ::testing::Values("mid_batch", "temp_written", "renamed"));
 
+/** Segments of element 0 left on disk, every rank. */
+std::size_t segments_left(const std::string& path)
+{
+    std::size_t count = 0;
+    for (const auto& entry : fs::recursive_directory_iterator(path + ".shards/a0")) {
+        count += entry.path().extension() == ".h5" && entry.path().filename() != "params.h5";
+    }
+    return count;
+}
+
+class DropKillPoint : public ::testing::TestWithParam<int> {};
+
+// A complete master drops the segments (results stored once); a kill -9 after any number of
+// removed files leaves a complete master that resume and status read with whatever is left.
+TEST_P(DropKillPoint, AKillWhileTheShardsGoLeavesACompleteMasterThatResumeAndStatusHandle)
+{
+    const OutputOptions options{testing::scratch_dir() + "/results.h5"};
+    const auto m = testing::test_metadata(task_count);
+    {
+        auto lock = prepare_output(options, m);
+        auto sink = open_rank_sink(options, m, test_fields(), 0, 1);
+        for (std::uint64_t id = 0; id < task_count; ++id) {
+            sink->record(test_record(id, 0), test_values(id, test_fields()));
+            if ((id + 1) % batch == 0) sink->commit();
+        }
+    }
+    ASSERT_EQ(segments_left(options.path), task_count / batch);
+    const pid_t child = fork();
+    if (child == 0) {
+        ::setenv("SHARDRUN_TEST_KILL_DROP_AFTER", std::to_string(GetParam()).c_str(), 1);
+        finalize_output(options, m, test_fields(), testing::test_params(task_count), {}, 1);
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "child status " << status;
+    EXPECT_EQ(segments_left(options.path), task_count / batch - std::min<std::size_t>(GetParam(), task_count / batch));
+    EXPECT_EQ(testing::check_master(options.path, task_count), "");  // says complete, and is
+    EXPECT_EQ(committed_tasks(options, m), ok_ids(task_count));
+    const auto report = status_report(options.path);
+    EXPECT_TRUE(report.complete);
+    EXPECT_EQ(report.ok, ok_ids(task_count).size());
+    EXPECT_EQ(report.pending, 0u);
+    EXPECT_EQ(resume_and_check(options), "");  // reruns the failed tasks over the master
+    EXPECT_EQ(segments_left(options.path), 0u);
+    EXPECT_FALSE(fs::exists(options.path + ".shards/a0/params.h5"));
+    EXPECT_EQ(merge_output(options.path).exit_code(), 0);
+    EXPECT_EQ(testing::check_master(options.path, task_count), "");
+}
+
+// 0: the manifest says consolidated, nothing removed yet; 6: every segment gone, params.h5 left.
+INSTANTIATE_TEST_SUITE_P(Removed, DropKillPoint, ::testing::Values(0, 1, 3, 6));
+
 TEST(CrashSafety, KillAtAnUnplannedInstantLosesNoCommittedBatch)
 {
     const OutputOptions options{testing::scratch_dir() + "/results.h5"};

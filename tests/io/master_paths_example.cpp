@@ -69,7 +69,8 @@ int main(int argc, char** argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const std::string path = argv[1];
-    const OutputOptions options{path, std::string(argv[2]) == "single" ? Layout::single : Layout::shards};
+    OutputOptions options{path, std::string(argv[2]) == "single" ? Layout::single : Layout::shards};
+    options.keep_shards = true;  // the table paths read the segments again after finalize
     const std::uint64_t task_count = std::strtoull(argv[3], nullptr, 10);
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
