@@ -205,8 +205,8 @@ double duration_of(std::uint64_t id)
 class HeavyTailKind : public tasks::TaskKind {
 public:
     std::string_view name() const noexcept override { return "heavy_tail"; }
-    void validate(const tasks::ParamMap&, const tasks::JobView&) const override {}
-    std::vector<io::FieldSpec> fields(const tasks::ParamMap&) const override
+    void validate(const job::ParamMap&, const tasks::JobView&) const override {}
+    std::vector<io::FieldSpec> fields(const job::ParamMap&) const override
     {
         return {{"seconds", io::DType::float64, {}, ""}};
     }

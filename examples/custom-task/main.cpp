@@ -28,13 +28,13 @@ class CollatzKind : public tasks::TaskKind {
 public:
     std::string_view name() const noexcept override { return "collatz"; }
 
-    void validate(const tasks::ParamMap& params, const tasks::JobView& /*job*/) const override
+    void validate(const job::ParamMap& params, const tasks::JobView& /*job*/) const override
     {
         if (params.integer("n") < 1) throw JobFileError("params.n: must be at least 1");
     }
 
     /** /results/steps and /results/peak, one int64 per task. */
-    std::vector<io::FieldSpec> fields(const tasks::ParamMap& /*params*/) const override
+    std::vector<io::FieldSpec> fields(const job::ParamMap& /*params*/) const override
     {
         return {{"steps", io::DType::int64, {}, ""}, {"peak", io::DType::int64, {}, ""}};
     }

@@ -50,7 +50,7 @@ void print_columns(std::ostream& out, const std::vector<std::vector<std::string>
     }
 }
 
-void print_table(std::ostream& out, const tasks::KindInfo& kind)
+void print_table(std::ostream& out, const tasks::TaskKindEntry& kind)
 {
     out << kind.name << ": " << kind.summary << "\n";
     if (kind.params->open) {

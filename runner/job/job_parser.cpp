@@ -10,12 +10,12 @@
 #include <yaml-cpp/parser.h>
 
 #include "runner/errors.hpp"
+#include "runner/job/argv_template.hpp"
 #include "runner/job/exec_results.hpp"
 #include "runner/job/job_paths.hpp"
 #include "runner/job/job_sections.hpp"
-#include "runner/job/yaml_checks.hpp"
 #include "runner/job/resolved_json.hpp"
-#include "runner/tasks/exec/argv_template.hpp"
+#include "runner/job/yaml_checks.hpp"
 
 namespace shardrun::job {
 namespace {
@@ -122,15 +122,22 @@ YAML::Node parse_yaml(const std::string& file, const std::string& text)
     }
 }
 
+// `per_task`: the names a worker cannot use, as it expands argv and env once per rank.
 void check_template(const YAML::Node& node, const YamlContext& context, const std::string& path,
-                    const std::set<std::string>& known)
+                    const std::set<std::string>& known, const std::set<std::string>& per_task)
 {
     try {
-        for (const auto& name : tasks::placeholders_in(node.Scalar())) {
+        for (const auto& name : placeholders_in(node.Scalar())) {
             if (known.count(name) == 0) {
                 context.fail(node, path,
                              fmt::format("{{{}}} names no parameter; known: {} (write {{{{ and }}}} for literal braces)",
                                          name, fmt::join(known, ", ")));
+            }
+            if (per_task.count(name) != 0) {
+                context.fail(node, path,
+                             fmt::format("{{{}}} changes from task to task; with exec.mode: worker argv and env are "
+                                         "expanded once per rank, and each task's values come on stdin",
+                                         name));
             }
         }
     } catch (const std::invalid_argument& error) {
@@ -138,28 +145,34 @@ void check_template(const YAML::Node& node, const YamlContext& context, const st
     }
 }
 
-// Every {name} in exec.argv and exec.env must be a parameter or a built-in placeholder.
+// Every {name} in exec.argv and exec.env must be a parameter or a built-in placeholder, and one
+// that stays the same across tasks when a worker runs them.
 void check_exec_templates(const YAML::Node& exec, const YamlContext& context, const JobSpec& spec)
 {
     if (spec.task != "exec") return;
-    std::set<std::string> known(tasks::builtin_placeholders().begin(), tasks::builtin_placeholders().end());
+    std::set<std::string> known(builtin_placeholders().begin(), builtin_placeholders().end());
     auto names = spec.sweep.names();
     for (const auto& [name, value] : spec.params.entries()) names.push_back(name);
-    const auto& builtins = tasks::builtin_placeholders();
+    const auto& builtins = builtin_placeholders();
     for (const auto& name : names) {
         // `device` picks the task's device (runner/run/device_choice.hpp), and {device} then names it.
         const bool device = name == "device";
         if (!device && std::find(builtins.begin(), builtins.end(), name) != builtins.end()) {
             context.fail(exec, "exec", fmt::format("parameter '{}' has the name of a built-in placeholder; rename it "
-                                                   "(built-ins: {})", name, fmt::join(tasks::builtin_placeholders(), ", ")));
+                                                   "(built-ins: {})", name, fmt::join(builtin_placeholders(), ", ")));
         }
         known.insert(name);
     }
+    std::set<std::string> per_task;
+    if (spec.exec.mode == ExecSpec::Mode::worker) {
+        per_task.insert(per_task_placeholders().begin(), per_task_placeholders().end());
+        for (const auto& name : spec.sweep.names()) per_task.insert(name);
+    }
     for (size_t i = 0; i < exec["argv"].size(); ++i) {
-        check_template(exec["argv"][i], context, fmt::format("exec.argv[{}]", i), known);
+        check_template(exec["argv"][i], context, fmt::format("exec.argv[{}]", i), known, per_task);
     }
     for (const auto& entry : exec["env"]) {
-        check_template(entry.second, context, "exec.env." + entry.first.as<std::string>(), known);
+        check_template(entry.second, context, "exec.env." + entry.first.as<std::string>(), known, per_task);
     }
 }
 

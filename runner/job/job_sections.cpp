@@ -149,9 +149,9 @@ void parse_identity(const YAML::Node& root, const YamlContext& context, const st
     spec.task = read_choice(root["task"], context, "task", known_tasks);
 }
 
-tasks::ParamMap parse_params(const YAML::Node& node, const YamlContext& context)
+ParamMap parse_params(const YAML::Node& node, const YamlContext& context)
 {
-    tasks::ParamMap params;
+    ParamMap params;
     if (!node || node.IsNull()) return params;
     if (!node.IsMap()) context.fail(node, "params", "must be a mapping of names to scalar values");
     for (const auto& entry : node) {

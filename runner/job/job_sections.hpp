@@ -14,7 +14,7 @@ namespace shardrun::job {
 void parse_identity(const YAML::Node& root, const YamlContext& context, const std::vector<std::string>& known_tasks,
                     JobSpec& spec);
 /** `params:` — a mapping of scalars. */
-tasks::ParamMap parse_params(const YAML::Node& node, const YamlContext& context);
+ParamMap parse_params(const YAML::Node& node, const YamlContext& context);
 /** `data:` — items/chunk or input/chunk. */
 DataSpec parse_data(const YAML::Node& node, const YamlContext& context);
 /** schedule, device, gpus_per_task, slots_per_rank, retries, timeout, timeout_grace. */

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "io/result_types.hpp"
+#include "runner/job/param_map.hpp"
 #include "runner/job/sweep.hpp"
-#include "runner/tasks/param_map.hpp"
 
 namespace shardrun::job {
 
@@ -77,7 +77,7 @@ struct JobSpec {
     std::string resolved_json;  ///< canonical JSON of the job after overrides (hashed for resume)
     std::string name;
     std::string task;
-    tasks::ParamMap params;
+    ParamMap params;
     Sweep sweep;
     DataSpec data;
     ScheduleSpec schedule;

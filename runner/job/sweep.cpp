@@ -21,7 +21,7 @@ Sweep::Sweep(std::vector<std::shared_ptr<const SweepDimension>> dimensions) : di
     }
 }
 
-void Sweep::apply(std::uint64_t point, tasks::ParamMap& params) const
+void Sweep::apply(std::uint64_t point, ParamMap& params) const
 {
     for (auto it = dimensions_.rbegin(); it != dimensions_.rend(); ++it) {
         const auto size = (*it)->size();

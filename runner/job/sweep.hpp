@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "runner/job/param_map.hpp"
 #include "runner/job/yaml_context.hpp"
-#include "runner/tasks/param_map.hpp"
 
 namespace shardrun::job {
 
@@ -33,7 +33,7 @@ public:
     virtual ~SweepDimension() = default;
     virtual std::uint64_t size() const noexcept = 0;
     /** Sets this axis's parameters for value `index` (< size()). */
-    virtual void apply(std::uint64_t index, tasks::ParamMap& params) const = 0;
+    virtual void apply(std::uint64_t index, ParamMap& params) const = 0;
     /** The parameter names this axis sets (several for zip: and points:). */
     virtual std::vector<std::string> names() const = 0;
     /** Where value `index` of `name` was written ("job.yaml:5:7", "--set sweep.n"); "" when unknown. */
@@ -55,7 +55,7 @@ public:
     /** Number of points; the product of the axis sizes. */
     std::uint64_t size() const noexcept { return size_; }
     /** Sets the parameters of point `point` (< size()). */
-    void apply(std::uint64_t point, tasks::ParamMap& params) const;
+    void apply(std::uint64_t point, ParamMap& params) const;
     /** Every swept parameter name, in axis order. */
     std::vector<std::string> names() const;
     const std::vector<std::shared_ptr<const SweepDimension>>& dimensions() const noexcept { return dimensions_; }
@@ -79,6 +79,6 @@ private:
 Sweep parse_sweep(const YAML::Node& node, const YamlContext& context, const std::string& job_dir);
 
 /** A YAML scalar as a parameter value: integer, then float, then bool, else string. */
-tasks::ParamValue scalar_value(const YAML::Node& node);
+ParamValue scalar_value(const YAML::Node& node);
 
 }  // namespace shardrun::job

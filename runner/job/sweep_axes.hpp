@@ -13,9 +13,6 @@
 
 namespace shardrun::job::axes {
 
-using tasks::ParamMap;
-using tasks::ParamValue;
-
 class ListDimension : public SweepDimension {
 public:
     ListDimension(std::string name, std::vector<ParamValue> values, ValueSites sites, std::string name_site)

@@ -12,8 +12,6 @@
 namespace shardrun::job {
 namespace {
 
-using tasks::ParamMap;
-using tasks::ParamValue;
 using axes::ComputedDimension;
 using axes::GroupDimension;
 using axes::ListDimension;
@@ -114,7 +112,7 @@ std::vector<std::string> point_names(const ParamMap& point)
 
 }  // namespace
 
-tasks::ParamValue scalar_value(const YAML::Node& node)
+ParamValue scalar_value(const YAML::Node& node)
 {
     // Quoted scalars ("3", 'yes') are strings, as in YAML 1.2; so are y/n/on/off, which
     // yaml-cpp would otherwise read as booleans.

@@ -6,7 +6,7 @@
 
 namespace shardrun::job {
 
-TaskSpace::TaskSpace(const Sweep& sweep, const tasks::ParamMap& fixed, bool has_data, std::uint64_t items,
+TaskSpace::TaskSpace(const Sweep& sweep, const ParamMap& fixed, bool has_data, std::uint64_t items,
                      std::uint64_t chunk)
     : sweep_(sweep), fixed_(fixed), has_data_(has_data), items_(items), chunk_(std::max<std::uint64_t>(chunk, 1)),
       chunks_(has_data ? items / chunk_ + (items % chunk_ != 0 ? 1 : 0) : 1), points_(sweep.size())
@@ -21,18 +21,18 @@ TaskSpace TaskSpace::of(const JobSpec& spec, std::uint64_t items)
     return TaskSpace(spec.sweep, spec.params, spec.data.present, items, spec.data.chunk);
 }
 
-tasks::ParamMap TaskSpace::params_of(std::uint64_t id) const
+ParamMap TaskSpace::params_of(std::uint64_t id) const
 {
-    tasks::ParamMap params = fixed_;
+    ParamMap params = fixed_;
     sweep_.apply(point_of(id), params);
     return params;
 }
 
-std::optional<tasks::DataRange> TaskSpace::range_of(std::uint64_t id) const
+std::optional<DataRange> TaskSpace::range_of(std::uint64_t id) const
 {
     if (!has_data_) return std::nullopt;
     const auto chunk = id % chunks_;
-    return tasks::DataRange{chunk * chunk_, std::min(items_, (chunk + 1) * chunk_)};
+    return DataRange{chunk * chunk_, std::min(items_, (chunk + 1) * chunk_)};
 }
 
 std::uint64_t TaskSpace::items_in(std::uint64_t first, std::uint64_t last) const noexcept

@@ -3,8 +3,9 @@
 #include <cstdint>
 #include <optional>
 
+#include "runner/job/data_range.hpp"
 #include "runner/job/job_spec.hpp"
-#include "runner/tasks/task_kind.hpp"
+#include "runner/job/param_map.hpp"
 
 namespace shardrun::job {
 
@@ -18,7 +19,7 @@ public:
      * @param has_data  the job splits a data range (then items == 0 means no tasks at all)
      * @param items  data items; @param chunk  items per task
      */
-    TaskSpace(const Sweep& sweep, const tasks::ParamMap& fixed, bool has_data, std::uint64_t items, std::uint64_t chunk);
+    TaskSpace(const Sweep& sweep, const ParamMap& fixed, bool has_data, std::uint64_t items, std::uint64_t chunk);
 
     /** Builds the space of `spec`; `items` overrides spec.data.items (for data.input). */
     static TaskSpace of(const JobSpec& spec, std::uint64_t items);
@@ -31,17 +32,17 @@ public:
     /** The sweep point of task `id`. */
     std::uint64_t point_of(std::uint64_t id) const noexcept { return chunks_ ? id / chunks_ : 0; }
     /** Fixed params overlaid by the sweep point of task `id`. */
-    tasks::ParamMap params_of(std::uint64_t id) const;
+    ParamMap params_of(std::uint64_t id) const;
     /** Overwrites the swept parameters of `params` (made by params_of) with those of task `id`. */
-    void update_params(std::uint64_t id, tasks::ParamMap& params) const { sweep_.apply(point_of(id), params); }
+    void update_params(std::uint64_t id, ParamMap& params) const { sweep_.apply(point_of(id), params); }
     /** [start, end) of task `id`, when the job has data ranges. */
-    std::optional<tasks::DataRange> range_of(std::uint64_t id) const;
+    std::optional<DataRange> range_of(std::uint64_t id) const;
     /** Items in [first, last) of task ids (0 without data ranges). Constant time. */
     std::uint64_t items_in(std::uint64_t first, std::uint64_t last) const noexcept;
 
 private:
     Sweep sweep_;            // copies: a Sweep shares its axes, so this is cheap
-    tasks::ParamMap fixed_;
+    ParamMap fixed_;
     bool has_data_;
     std::uint64_t items_, chunk_, chunks_, points_;
 };

@@ -5,7 +5,7 @@
 #include <map>
 
 #include "runner/errors.hpp"
-#include "runner/tasks/exec/exec_kind.hpp"
+#include "runner/job/argv_template.hpp"
 
 namespace shardrun::job {
 namespace {
@@ -140,7 +140,7 @@ void check_param_names(const YAML::Node& root, const YamlContext& context, const
     auto names = spec.sweep.names();
     for (const auto& [name, value] : spec.params.entries()) names.push_back(name);
     for (const auto& name : names) {
-        const auto env = tasks::param_env_name(name);
+        const auto env = param_env_name(name);
         const auto [owner, fresh] = owners.emplace(env, name);
         if (fresh || owner->second == name) continue;
         const auto section = root["sweep"] && root["sweep"][name] ? "sweep" : "params";

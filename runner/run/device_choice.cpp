@@ -11,10 +11,10 @@
 namespace shardrun::run {
 namespace {
 
-void check_device_value(const job::JobSpec& spec, const tasks::ParamValue& value, const std::string& where)
+void check_device_value(const job::JobSpec& spec, const job::ParamValue& value, const std::string& where)
 {
     auto problem = tasks::param_problem(tasks::device_param(), value);
-    if (problem.empty() && spec.device == job::DevicePreference::cpu && tasks::param_text(value) == "cuda") {
+    if (problem.empty() && spec.device == job::DevicePreference::cpu && job::param_text(value) == "cuda") {
         problem = "cuda, but the job's device: cpu keeps every rank off the GPU; use device: auto, or leave cuda out";
     }
     if (!problem.empty()) throw JobFileError(job::located(where, "params.device", problem));
@@ -49,7 +49,7 @@ void check_task_devices(const job::JobSpec& spec)
     for (const auto& axis : spec.sweep.dimensions()) {
         const auto names = axis->names();
         if (std::find(names.begin(), names.end(), "device") == names.end()) continue;
-        tasks::ParamMap values;
+        job::ParamMap values;
         for (std::uint64_t i = 0; i < axis->size(); ++i) {
             axis->apply(i, values);
             check_device_value(spec, *values.find("device"), axis->where(i, "device"));
@@ -57,7 +57,7 @@ void check_task_devices(const job::JobSpec& spec)
     }
 }
 
-TaskDevice task_device(const env::DeviceBinding& rank, const tasks::ParamValue* requested)
+TaskDevice task_device(const env::DeviceBinding& rank, const job::ParamValue* requested)
 {
     static const env::DeviceBinding cpu = [] {
         env::DeviceBinding binding;

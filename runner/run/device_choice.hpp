@@ -4,7 +4,7 @@
 
 #include "runner/env/device_binding.hpp"
 #include "runner/job/job_spec.hpp"
-#include "runner/tasks/param_map.hpp"
+#include "runner/job/param_map.hpp"
 
 namespace shardrun::run {
 
@@ -36,6 +36,6 @@ struct TaskDevice {
  * @param rank  the rank's binding (after choose_device)
  * @param requested  the task's `device` value, nullptr when it has none
  */
-TaskDevice task_device(const env::DeviceBinding& rank, const tasks::ParamValue* requested);
+TaskDevice task_device(const env::DeviceBinding& rank, const job::ParamValue* requested);
 
 }  // namespace shardrun::run

@@ -31,7 +31,7 @@ void check_names(const job::JobSpec& spec, const tasks::ParamTable& table)
     }
 }
 
-void check_value(const tasks::ParamTable& table, const std::string& name, const tasks::ParamValue& value,
+void check_value(const tasks::ParamTable& table, const std::string& name, const job::ParamValue& value,
                  const std::string& where)
 {
     const auto* param = table.find(name);
@@ -48,7 +48,7 @@ void check_axis(const job::SweepDimension& axis, const tasks::ParamTable& table)
     for (const auto& name : names) params.push_back(table.find(name));
     // One map reused for every value, and the site only looked up for a value that fails: a
     // long axis must not cost an allocation per value (memory stays flat in the sweep's size).
-    tasks::ParamMap values;
+    job::ParamMap values;
     for (std::uint64_t i = 0; i < size; i = i + 1 == axis_values_checked ? size - 1 : i + 1) {
         axis.apply(i, values);
         for (std::size_t n = 0; n < names.size(); ++n) {
@@ -62,10 +62,10 @@ void check_axis(const job::SweepDimension& axis, const tasks::ParamTable& table)
 
 std::string point_text(const job::JobSpec& spec, std::uint64_t point)
 {
-    tasks::ParamMap params;
+    job::ParamMap params;
     spec.sweep.apply(point, params);
     std::vector<std::string> parts;
-    for (const auto& name : spec.sweep.names()) parts.push_back(name + "=" + tasks::param_text(*params.find(name)));
+    for (const auto& name : spec.sweep.names()) parts.push_back(name + "=" + job::param_text(*params.find(name)));
     return fmt::format("sweep point {}: {}", point, fmt::join(parts, ", "));
 }
 

@@ -7,7 +7,7 @@ namespace {
 
 enum class ColumnType { int64, float64, text };
 
-ColumnType widen(ColumnType current, const tasks::ParamValue& value)
+ColumnType widen(ColumnType current, const job::ParamValue& value)
 {
     if (std::holds_alternative<std::string>(value) || current == ColumnType::text) return ColumnType::text;
     if (std::holds_alternative<double>(value)) return ColumnType::float64;
@@ -21,14 +21,14 @@ io::ParamColumn make_column(const std::string& name, ColumnType type)
     return {name, std::vector<std::int64_t>{}};
 }
 
-void append(io::ParamColumn& column, const tasks::ParamValue& value, std::uint64_t copies)
+void append(io::ParamColumn& column, const job::ParamValue& value, std::uint64_t copies)
 {
     std::visit(
         [&](auto& values) {
             using T = typename std::decay_t<decltype(values)>::value_type;
             T converted{};
             if constexpr (std::is_same_v<T, std::string>) {
-                converted = tasks::param_text(value);
+                converted = job::param_text(value);
             } else {
                 std::visit([&](const auto& v) {
                     if constexpr (!std::is_same_v<std::decay_t<decltype(v)>, std::string>) converted = static_cast<T>(v);

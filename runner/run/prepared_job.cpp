@@ -10,6 +10,7 @@
 #include "runner/run/data_input.hpp"
 #include "runner/run/device_choice.hpp"
 #include "runner/run/param_checks.hpp"
+#include "runner/tasks/dataset_shapes.hpp"
 #include "runner/tasks/registry.hpp"
 
 namespace shardrun::run {
@@ -57,7 +58,8 @@ PreparedJob prepare_job(const std::string& file, const std::vector<std::string>&
     if (!job.spec.data.input.empty()) input = read_input(job.spec);  // opened once, here
     job.items = input ? input->dims.front() : job.spec.data.items;
     job.space = std::make_unique<job::TaskSpace>(job::TaskSpace::of(job.spec, job.items));
-    validate_points(job, tasks::JobView{&job.spec, input ? &*input : nullptr});
+    tasks::DatasetShapes datasets;  // a file the params name is opened once, not once per sweep point
+    validate_points(job, tasks::JobView{&job.spec, input ? &*input : nullptr, &datasets});
     return job;
 }
 

@@ -29,7 +29,7 @@ bool stopping(const LoopSettings& settings) { return settings.stop != nullptr &&
 
 // Points the context at task `id` (its params, range, folder and device) and starts its record.
 // `device_problem` says why the task cannot run on this rank (a cuda task here without a GPU).
-io::TaskRecord begin_task(const LoopSettings& settings, tasks::TaskContext& context, tasks::ParamMap& params,
+io::TaskRecord begin_task(const LoopSettings& settings, tasks::TaskContext& context, job::ParamMap& params,
                           std::uint64_t id, std::string task_dir, std::string& device_problem)
 {
     settings.space->update_params(id, params);

@@ -20,7 +20,7 @@ struct GemmJob {
     std::uint64_t seed = 0;
 };
 
-GemmJob read_params(const ParamMap& params)
+GemmJob read_params(const job::ParamMap& params)
 {
     GemmJob job;
     const auto n = params.integer_or("n", 512);
@@ -63,13 +63,13 @@ const ParamTable& GemmKind::parameters()
     return table;
 }
 
-void GemmKind::validate(const ParamMap& params, const JobView& /*job*/) const
+void GemmKind::validate(const job::ParamMap& params, const JobView& /*job*/) const
 {
     const auto job = read_params(params);
     validate_params([&] { kernels::validate_gemm(job.shape, job.repeats, job.double_precision ? 8 : 4); });
 }
 
-std::vector<io::FieldSpec> GemmKind::fields(const ParamMap&) const
+std::vector<io::FieldSpec> GemmKind::fields(const job::ParamMap&) const
 {
     return {seconds_field(),
             {"gflops", io::DType::float64, {}, "GFLOP/s"},

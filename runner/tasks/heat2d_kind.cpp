@@ -13,7 +13,7 @@ namespace {
 
 using namespace kernel_support;
 
-kernels::Heat2dParams read_params(const ParamMap& params)
+kernels::Heat2dParams read_params(const job::ParamMap& params)
 {
     kernels::Heat2dParams p;
     p.nx = params.integer_or("nx", 128);
@@ -27,7 +27,7 @@ kernels::Heat2dParams read_params(const ParamMap& params)
     return p;
 }
 
-std::int64_t read_stride(const ParamMap& params)
+std::int64_t read_stride(const job::ParamMap& params)
 {
     const auto stride = params.integer_or("stride", 1);
     if (stride < 1) throw JobFileError("params.stride: " + std::to_string(stride) + " must be >= 1");
@@ -55,14 +55,14 @@ const ParamTable& Heat2dKind::parameters()
     return table;
 }
 
-void Heat2dKind::validate(const ParamMap& params, const JobView& /*job*/) const
+void Heat2dKind::validate(const job::ParamMap& params, const JobView& /*job*/) const
 {
     const auto p = read_params(params);
     read_stride(params);
     validate_params([&] { kernels::validate_heat2d(p); });
 }
 
-std::vector<io::FieldSpec> Heat2dKind::fields(const ParamMap& params) const
+std::vector<io::FieldSpec> Heat2dKind::fields(const job::ParamMap& params) const
 {
     const auto p = read_params(params);
     const auto stride = read_stride(params);

@@ -12,8 +12,8 @@ public:
     /** The parameters `task: heat2d` takes (`shardrun kinds heat2d` prints them). */
     static const ParamTable& parameters();
 
-    void validate(const ParamMap& params, const JobView& job) const override;
-    std::vector<io::FieldSpec> fields(const ParamMap& params) const override;
+    void validate(const job::ParamMap& params, const JobView& job) const override;
+    std::vector<io::FieldSpec> fields(const job::ParamMap& params) const override;
     TaskOutcome run(const TaskContext& context) const override;
 };
 

@@ -10,7 +10,7 @@ namespace {
 
 using namespace kernel_support;
 
-kernels::OptionParams read_option(const ParamMap& params)
+kernels::OptionParams read_option(const job::ParamMap& params)
 {
     kernels::OptionParams o;
     o.spot = params.number_or("spot", o.spot);
@@ -38,7 +38,7 @@ const ParamTable& MonteCarloKind::parameters()
     return table;
 }
 
-void MonteCarloKind::validate(const ParamMap& params, const JobView& /*job*/) const
+void MonteCarloKind::validate(const job::ParamMap& params, const JobView& /*job*/) const
 {
     const auto option = read_option(params);
     const auto paths = params.integer_or("paths", 1'000'000);
@@ -48,7 +48,7 @@ void MonteCarloKind::validate(const ParamMap& params, const JobView& /*job*/) co
     });
 }
 
-std::vector<io::FieldSpec> MonteCarloKind::fields(const ParamMap&) const
+std::vector<io::FieldSpec> MonteCarloKind::fields(const job::ParamMap&) const
 {
     return {{"price", io::DType::float64, {}, ""},
             {"standard_error", io::DType::float64, {}, ""},

@@ -22,9 +22,9 @@ const ParamTable& NoopKind::parameters()
     return table;
 }
 
-void NoopKind::validate(const ParamMap& /*params*/, const JobView& /*job*/) const {}
+void NoopKind::validate(const job::ParamMap& /*params*/, const JobView& /*job*/) const {}
 
-std::vector<io::FieldSpec> NoopKind::fields(const ParamMap& /*params*/) const
+std::vector<io::FieldSpec> NoopKind::fields(const job::ParamMap& /*params*/) const
 {
     return {{"value", io::DType::float64, {}, ""}, {"items", io::DType::int64, {}, ""}};
 }

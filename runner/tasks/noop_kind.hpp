@@ -15,8 +15,8 @@ public:
     /** The parameters `task: noop` takes (`shardrun kinds noop` prints them). */
     static const ParamTable& parameters();
 
-    void validate(const ParamMap& params, const JobView& job) const override;
-    std::vector<io::FieldSpec> fields(const ParamMap& params) const override;
+    void validate(const job::ParamMap& params, const JobView& job) const override;
+    std::vector<io::FieldSpec> fields(const job::ParamMap& params) const override;
     bool fields_depend_on_params() const noexcept override { return false; }
     TaskOutcome run(const TaskContext& context) const override;
 };

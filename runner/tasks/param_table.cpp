@@ -20,19 +20,19 @@ ParamSpec make(std::string name, ParamType type, std::string default_text, std::
     return spec;
 }
 
-// YAML scalars reach a ParamMap typed: 3 is int64, 3.0 and .nan are double, yes/true bool.
-std::optional<double> number_of(const ParamValue& value)
+// YAML scalars reach a job::ParamMap typed: 3 is int64, 3.0 and .nan are double, yes/true bool.
+std::optional<double> number_of(const job::ParamValue& value)
 {
     if (const auto* i = std::get_if<std::int64_t>(&value)) return static_cast<double>(*i);
     if (const auto* d = std::get_if<double>(&value)) return *d;
     return std::nullopt;
 }
 
-std::string quoted(const ParamValue& value)
+std::string quoted(const job::ParamValue& value)
 {
     return std::holds_alternative<std::string>(value) || std::holds_alternative<bool>(value)
-               ? fmt::format("'{}'", param_text(value))
-               : param_text(value);
+               ? fmt::format("'{}'", job::param_text(value))
+               : job::param_text(value);
 }
 
 std::string without_digits(std::string word)
@@ -41,17 +41,17 @@ std::string without_digits(std::string word)
     return word;
 }
 
-std::string numeric_problem(const ParamSpec& spec, const ParamValue& value)
+std::string numeric_problem(const ParamSpec& spec, const job::ParamValue& value)
 {
     const auto number = number_of(value);
     if (!number) return fmt::format("{} is not a number; allowed: {}", quoted(value), spec.allowed());
-    if (!std::isfinite(*number)) return fmt::format("{} = {} is not a finite number", spec.name, param_text(value));
-    // ParamMap::integer() takes 4.0 for 4, as YAML writes 1e3 as a float.
+    if (!std::isfinite(*number)) return fmt::format("{} = {} is not a finite number", spec.name, job::param_text(value));
+    // job::ParamMap::integer() takes 4.0 for 4, as YAML writes 1e3 as a float.
     if (spec.type == ParamType::integer && (std::floor(*number) != *number || std::fabs(*number) > 9.0e18)) {
-        return fmt::format("{} is not an integer; allowed: {}", param_text(value), spec.allowed());
+        return fmt::format("{} is not an integer; allowed: {}", job::param_text(value), spec.allowed());
     }
     if (!spec.range.contains(*number)) {
-        return fmt::format("{} = {} must be {}", spec.name, param_text(value), spec.range.text());
+        return fmt::format("{} = {} must be {}", spec.name, job::param_text(value), spec.range.text());
     }
     return "";
 }
@@ -131,13 +131,13 @@ ParamSpec text_param(std::string name, std::string default_text, std::string doc
     return make(std::move(name), ParamType::text, std::move(default_text), std::move(doc));
 }
 
-std::string param_problem(const ParamSpec& spec, const ParamValue& value)
+std::string param_problem(const ParamSpec& spec, const job::ParamValue& value)
 {
     switch (spec.type) {
     case ParamType::integer:
     case ParamType::number: return numeric_problem(spec, value);
     case ParamType::choice: {
-        const auto text = param_text(value);
+        const auto text = job::param_text(value);
         if (std::find(spec.choices.begin(), spec.choices.end(), text) != spec.choices.end()) return "";
         auto suggestion = job::closest_name(text, spec.choices);
         // float16 is another size, not a typo of float32: suggest only where the letters differ.

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "runner/tasks/param_map.hpp"
+#include "runner/job/param_map.hpp"
 
 namespace shardrun::tasks {
 
@@ -63,7 +63,7 @@ ParamSpec text_param(std::string name, std::string default_text, std::string doc
  * Why `value` is not allowed for `spec` ("n = 0 must be > 0", "'large' is not a number; allowed:
  * an integer >= 1"), or "" when it is.
  */
-std::string param_problem(const ParamSpec& spec, const ParamValue& value);
+std::string param_problem(const ParamSpec& spec, const job::ParamValue& value);
 
 /**
  * Why `name` is not a parameter of `table` ("unknown parameter (did you mean 'repeats'?);

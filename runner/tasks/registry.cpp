@@ -1,32 +1,22 @@
 #include "runner/tasks/registry.hpp"
 
-#include <algorithm>
+#include <deque>
 #include <stdexcept>
 #include <utility>
 
 #include "runner/errors.hpp"
+#include "runner/tasks/blur_kind.hpp"
 #include "runner/tasks/device_param.hpp"
+#include "runner/tasks/embed_kind.hpp"
 #include "runner/tasks/exec/exec_kind.hpp"
-#include "runner/tasks/kernel_kinds.hpp"
+#include "runner/tasks/gemm_kind.hpp"
+#include "runner/tasks/heat2d_kind.hpp"
+#include "runner/tasks/montecarlo_kind.hpp"
 #include "runner/tasks/noop_kind.hpp"
 #include "runner/tasks/train_kind.hpp"
 
 namespace shardrun::tasks {
 namespace {
-
-/** What register_task_kind() added, in registration order; the table lives as long as the program. */
-struct RegisteredKind {
-    std::string name;
-    std::string summary;
-    std::unique_ptr<ParamTable> params;
-    TaskKindFactory make;
-};
-
-std::vector<RegisteredKind>& registered_kinds()
-{
-    static std::vector<RegisteredKind> kinds;
-    return kinds;
-}
 
 // exec passes whatever names the job gives to the user's program.
 const ParamTable& exec_parameters()
@@ -35,56 +25,77 @@ const ParamTable& exec_parameters()
     return table;
 }
 
-std::vector<KindInfo> built_in_kinds()
+// A kind whose instance needs nothing of the job.
+template <typename Kind>
+TaskKindFactory plain()
 {
-    std::vector<KindInfo> kinds = {
+    return [](const job::JobSpec&) { return std::make_unique<Kind>(); };
+}
+
+std::vector<TaskKindEntry> built_in_kinds()
+{
+    return {
         {"exec", "the user's program, once per task (or one worker per rank); any parameter names, given as "
                  "{name} and SHARDRUN_PARAM_<NAME>",
-         &exec_parameters()},
+         &exec_parameters(),
+         [](const job::JobSpec& spec) {
+             return std::make_unique<ExecKind>(spec.exec, spec.timeout_seconds, spec.timeout_grace_seconds);
+         }},
         {"noop", "does nothing; records the task id and its data range length (scheduler and output overhead)",
-         &NoopKind::parameters()},
+         &NoopKind::parameters(), plain<NoopKind>()},
         {"train", "data-parallel MLP training on the task's rank group (MPI or NCCL); loss, accuracy, timings",
-         &TrainKind::parameters()},
+         &TrainKind::parameters(),
+         [](const job::JobSpec& spec) {
+             return std::make_unique<TrainKind>(spec.gpus_per_task, spec.collective_timeout_seconds);
+         }},
+        {"gemm", "matrix product C = A B on the CPU (OpenBLAS) or GPU (cuBLAS); seconds, GFLOP/s, checksum",
+         &GemmKind::parameters(), plain<GemmKind>()},
+        {"blur", "Gaussian blur of images from data.input (or synthetic ones), a chunk of images per task",
+         &BlurKind::parameters(), plain<BlurKind>()},
+        {"heat2d", "explicit 2-D heat equation on an nx x ny grid; final field, total heat, peak",
+         &Heat2dKind::parameters(), plain<Heat2dKind>()},
+        {"montecarlo", "Monte Carlo price of a European call, the same bits on any device; price, standard error",
+         &MonteCarloKind::parameters(), plain<MonteCarloKind>()},
+        {"embed", "rows of data.input (or synthetic ones) times a weight matrix, activated, unit length",
+         &EmbedKind::parameters(), plain<EmbedKind>()},
     };
-    for (const auto& entry : kernel_kinds()) kinds.push_back({entry.name, entry.summary, entry.params});
+}
+
+std::vector<TaskKindEntry>& table()
+{
+    static std::vector<TaskKindEntry> kinds = built_in_kinds();
     return kinds;
+}
+
+// The tables of registered kinds; a deque keeps their addresses as it grows.
+std::deque<ParamTable>& registered_tables()
+{
+    static std::deque<ParamTable> tables;
+    return tables;
 }
 
 }  // namespace
 
-std::vector<KindInfo> task_kinds()
-{
-    auto kinds = built_in_kinds();
-    for (const auto& kind : registered_kinds()) kinds.push_back({kind.name, kind.summary, kind.params.get()});
-    return kinds;
-}
+const std::vector<TaskKindEntry>& task_kinds() { return table(); }
 
 std::vector<std::string> task_kind_names()
 {
     std::vector<std::string> names;
-    for (const auto& kind : task_kinds()) names.push_back(kind.name);
+    for (const auto& kind : table()) names.push_back(kind.name);
     return names;
 }
 
-std::optional<KindInfo> find_task_kind(std::string_view name)
+const TaskKindEntry* find_task_kind(std::string_view name)
 {
-    for (auto& kind : task_kinds()) {
-        if (kind.name == name) return kind;
+    for (const auto& kind : table()) {
+        if (kind.name == name) return &kind;
     }
-    return std::nullopt;
+    return nullptr;
 }
 
 std::unique_ptr<TaskKind> make_task_kind(const job::JobSpec& spec)
 {
-    if (spec.task == "exec") return std::make_unique<ExecKind>(spec.exec, spec.timeout_seconds, spec.timeout_grace_seconds);
-    if (spec.task == "noop") return std::make_unique<NoopKind>();
-    if (spec.task == "train") return std::make_unique<TrainKind>(spec.gpus_per_task, spec.collective_timeout_seconds);
-    for (const auto& entry : kernel_kinds()) {
-        if (entry.name == spec.task) return entry.make();
-    }
-    for (const auto& kind : registered_kinds()) {
-        if (kind.name == spec.task) return kind.make(spec);
-    }
+    if (const auto* kind = find_task_kind(spec.task)) return kind->make(spec);
     throw JobFileError(spec.file + ": task: '" + spec.task + "' is not a task kind");
 }
 
@@ -92,14 +103,13 @@ void register_task_kind(std::string name, TaskKindFactory make, ParamTable param
 {
     if (name.empty()) throw std::invalid_argument("register_task_kind: the name is empty");
     if (!make) throw std::invalid_argument("register_task_kind: '" + name + "' has no factory");
-    const auto names = task_kind_names();
-    if (std::find(names.begin(), names.end(), name) != names.end()) {
+    if (find_task_kind(name) != nullptr) {
         throw std::invalid_argument("register_task_kind: '" + name + "' is already a task kind");
     }
     // The runner reads `device` for every kind (it picks the task's device), so every table takes it.
     if (!params.open && params.find("device") == nullptr) params.params.push_back(device_param());
-    registered_kinds().push_back(
-        {std::move(name), std::move(summary), std::make_unique<ParamTable>(std::move(params)), std::move(make)});
+    const auto& owned = registered_tables().emplace_back(std::move(params));
+    table().push_back({std::move(name), std::move(summary), &owned, std::move(make)});
 }
 
 }  // namespace shardrun::tasks

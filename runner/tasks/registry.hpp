@@ -2,7 +2,6 @@
 
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,23 +15,31 @@ namespace shardrun::tasks {
 /** Makes the task kind of a job (one instance serves the whole job). */
 using TaskKindFactory = std::function<std::unique_ptr<TaskKind>(const job::JobSpec&)>;
 
-/** A task kind as `shardrun kinds` lists it. */
-struct KindInfo {
-    std::string name;
-    std::string summary;       ///< one line
-    const ParamTable* params;  ///< its parameters; an open table takes any names unchecked
+/** One row of the task kind table: built-in and registered kinds alike. */
+struct TaskKindEntry {
+    std::string name;          ///< what the job file's `task:` says
+    std::string summary;       ///< one line for `shardrun kinds`
+    const ParamTable* params;  ///< its parameters, alive as long as the program; an open table takes any names
+    TaskKindFactory make;      ///< called once per run with the resolved job, on every rank
 };
 
-/** Names `task:` may take, in the order the docs list them, then the registered ones. */
+/**
+ * The table: the built-in kinds in the order the docs list them (exec, noop, train, then the
+ * kernel kinds gemm, blur, heat2d, montecarlo, embed), then the registered ones in the order
+ * register_task_kind() added them. The reference stays valid until the next registration.
+ */
+const std::vector<TaskKindEntry>& task_kinds();
+
+/** Names `task:` may take, in the order of task_kinds(). */
 std::vector<std::string> task_kind_names();
 
-/** Every kind, in the order of task_kind_names(). */
-std::vector<KindInfo> task_kinds();
+/** The kind `task:` calls `name`, or nullptr; valid until the next registration. */
+const TaskKindEntry* find_task_kind(std::string_view name);
 
-/** The kind `task:` calls `name`, or nullopt. */
-std::optional<KindInfo> find_task_kind(std::string_view name);
-
-/** The task kind of `spec.task`, configured from the job (exec reads spec.exec). */
+/**
+ * The task kind of `spec.task`, configured from the job (exec reads spec.exec).
+ * @throws JobFileError when spec.task names no kind
+ */
 std::unique_ptr<TaskKind> make_task_kind(const job::JobSpec& spec);
 
 /**

@@ -11,13 +11,16 @@
 #include "io/input/dataset_reader.hpp"
 #include "io/result_types.hpp"
 #include "runner/env/device_binding.hpp"
-#include "runner/tasks/param_map.hpp"
+#include "runner/job/data_range.hpp"
+#include "runner/job/param_map.hpp"
 
 namespace shardrun::job {
 struct JobSpec;
 }  // namespace shardrun::job
 
 namespace shardrun::tasks {
+
+class DatasetShapes;
 
 /**
  * What validate() sees of the whole job besides one task's params: the spec (data:, gpus_per_task,
@@ -26,12 +29,8 @@ namespace shardrun::tasks {
 struct JobView {
     const job::JobSpec* spec = nullptr;
     const io::DatasetInfo* input = nullptr;  ///< nullptr when the job has no data.input
-};
-
-/** The half-open data range [start, end) of a task, when the job has `data:`. */
-struct DataRange {
-    std::uint64_t start = 0;
-    std::uint64_t end = 0;
+    /** Other datasets the params name, described once per job; nullptr: describe each directly. */
+    DatasetShapes* datasets = nullptr;
 };
 
 /** The rank group that runs a task together (gpus_per_task members; one member when it is 1). */
@@ -47,16 +46,16 @@ struct GroupContext {
 struct TaskContext {
     std::uint64_t task_id = 0;
     std::uint64_t task_count = 0;     ///< T of the whole job
-    const ParamMap* params = nullptr; ///< fixed params overlaid by this task's sweep point
-    std::optional<DataRange> range;
-    std::string input;                ///< `data.input` ("file.h5:/dataset"), empty when synthetic
-    env::DeviceBinding device;        ///< narrowed by the job's `device:` and the task's `device` param
+    const job::ParamMap* params = nullptr;  ///< fixed params overlaid by this task's sweep point
+    std::optional<job::DataRange> range;
+    std::string input;                      ///< `data.input` ("file.h5:/dataset"), empty when synthetic
+    env::DeviceBinding device;              ///< narrowed by the job's `device:` and the task's `device` param
     int rank = 0;
     std::string host;
-    std::string task_dir;             ///< a directory this task may write into, when uses_task_dir()
+    std::string task_dir;                   ///< a directory this task may write into, when uses_task_dir()
     int attempt = 1;
     const std::atomic<bool>* stop = nullptr;  ///< set when shardrun is interrupted: end early
-    GroupContext group;               ///< every member runs the same task id at the same time
+    GroupContext group;                     ///< every member runs the same task id at the same time
 };
 
 /** What a task run produced. */
@@ -86,10 +85,10 @@ public:
      * @throws JobFileError whose message starts with the field ("params.dt: ...", "data.input: ...");
      *         shardrun puts the field's file:line:col in front
      */
-    virtual void validate(const ParamMap& params, const JobView& job) const = 0;
+    virtual void validate(const job::ParamMap& params, const JobView& job) const = 0;
 
     /** The result fields every task of this job writes (may depend on params, e.g. nx). */
-    virtual std::vector<io::FieldSpec> fields(const ParamMap& params) const = 0;
+    virtual std::vector<io::FieldSpec> fields(const job::ParamMap& params) const = 0;
     /** False when fields() is the same for every params: a sweep's points need not compare theirs. */
     virtual bool fields_depend_on_params() const noexcept { return true; }
 

@@ -14,7 +14,7 @@ namespace {
 
 using namespace kernel_support;
 
-train::TrainConfig read_config(const ParamMap& p)
+train::TrainConfig read_config(const job::ParamMap& p)
 {
     train::TrainConfig c;
     c.features = static_cast<int>(p.integer_or("features", c.features));
@@ -40,7 +40,7 @@ train::TrainConfig read_config(const ParamMap& p)
     return c;
 }
 
-std::string read_backend(const ParamMap& p)
+std::string read_backend(const job::ParamMap& p)
 {
     const auto backend = p.text_or("backend", "auto");
     if (backend != "auto" && backend != "mpi" && backend != "nccl") {
@@ -81,7 +81,7 @@ const ParamTable& TrainKind::parameters()
     return table;
 }
 
-void TrainKind::validate(const ParamMap& params, const JobView& /*job*/) const
+void TrainKind::validate(const job::ParamMap& params, const JobView& /*job*/) const
 {
     const auto config = read_config(params);
     if (const auto problem = train::config_problem(config, group_size_); !problem.empty()) throw JobFileError(problem);
@@ -105,7 +105,7 @@ collectives::Communicator& TrainKind::device_group(collectives::Communicator& ho
     return *nccl_;
 }
 
-std::vector<io::FieldSpec> TrainKind::fields(const ParamMap& params) const
+std::vector<io::FieldSpec> TrainKind::fields(const job::ParamMap& params) const
 {
     const auto epochs = static_cast<std::size_t>(std::max<std::int64_t>(1, params.integer_or("epochs", 5)));
     return {{"loss", io::DType::float64, {epochs}, ""},

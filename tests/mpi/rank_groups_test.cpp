@@ -26,8 +26,8 @@ using shardrun::testing::world_size;
 class GroupProbeKind : public tasks::TaskKind {
 public:
     std::string_view name() const noexcept override { return "group-probe"; }
-    void validate(const tasks::ParamMap&, const tasks::JobView&) const override {}
-    std::vector<io::FieldSpec> fields(const tasks::ParamMap&) const override
+    void validate(const job::ParamMap&, const tasks::JobView&) const override {}
+    std::vector<io::FieldSpec> fields(const job::ParamMap&) const override
     {
         return {{"value", io::DType::float64, {}, ""}};
     }

@@ -25,8 +25,8 @@ using shardrun::testing::world_size;
 class FlakyKind : public tasks::TaskKind {
 public:
     std::string_view name() const noexcept override { return "flaky"; }
-    void validate(const tasks::ParamMap&, const tasks::JobView&) const override {}
-    std::vector<io::FieldSpec> fields(const tasks::ParamMap&) const override
+    void validate(const job::ParamMap&, const tasks::JobView&) const override {}
+    std::vector<io::FieldSpec> fields(const job::ParamMap&) const override
     {
         return {{"value", io::DType::float64, {}, ""}};
     }

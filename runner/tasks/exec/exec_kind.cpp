@@ -9,7 +9,7 @@
 #include <set>
 
 #include "io/input/dataset_reader.hpp"
-#include "runner/tasks/exec/argv_template.hpp"
+#include "runner/job/argv_template.hpp"
 #include "runner/tasks/exec/group_rendezvous.hpp"
 #include "runner/tasks/exec/process.hpp"
 #include "runner/tasks/exec/process_tree.hpp"
@@ -68,13 +68,6 @@ TaskOutcome failure(int exit_code, std::string message)
 
 }  // namespace
 
-std::string param_env_name(const std::string& name)
-{
-    std::string env = "SHARDRUN_PARAM_";
-    for (const char c : name) env += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::toupper(c)) : '_';
-    return env;
-}
-
 ExecKind::ExecKind(job::ExecSpec spec, double timeout_seconds, double grace_seconds)
     : spec_(std::move(spec)), timeout_seconds_(timeout_seconds), grace_seconds_(grace_seconds),
       task_dir_before_start_(!spec_.results.empty() || names_task_dir(spec_))
@@ -91,7 +84,7 @@ ExecKind::ExecKind(job::ExecSpec spec, double timeout_seconds, double grace_seco
     }
 }
 
-void ExecKind::validate(const ParamMap& /*params*/, const JobView& /*job*/) const {}
+void ExecKind::validate(const job::ParamMap& /*params*/, const JobView& /*job*/) const {}
 
 std::vector<std::string> ExecKind::environment(const TaskContext& context, const Lookup& lookup,
                                                const std::vector<std::string>& group_env) const
@@ -113,9 +106,9 @@ std::vector<std::string> ExecKind::environment(const TaskContext& context, const
     }
     if (context.device.cuda) own.push_back("CUDA_VISIBLE_DEVICES=" + context.device.visible_id);
     for (const auto& [name, value] : context.params->entries()) {
-        own.push_back(param_env_name(name) + "=" + param_text(value));
+        own.push_back(job::param_env_name(name) + "=" + job::param_text(value));
     }
-    for (const auto& [name, value] : spec_.env) own.push_back(name + "=" + expand_placeholders(value, lookup));
+    for (const auto& [name, value] : spec_.env) own.push_back(name + "=" + job::expand_placeholders(value, lookup));
     return merged_env(std::move(own));
 }
 
@@ -165,12 +158,12 @@ TaskOutcome ExecKind::run_program(const TaskContext& context, const std::vector<
 {
     const auto lookup = [&context](std::string_view name) -> std::optional<std::string> {
         if (auto value = builtin_value(context, name)) return value;
-        if (const auto* value = context.params->find(name)) return param_text(*value);
+        if (const auto* value = context.params->find(name)) return job::param_text(*value);
         return std::nullopt;
     };
     ProcessSpec process;
     try {
-        for (const auto& arg : spec_.argv) process.argv.push_back(expand_placeholders(arg, lookup));
+        for (const auto& arg : spec_.argv) process.argv.push_back(job::expand_placeholders(arg, lookup));
         process.env = environment(context, lookup, group_env);
     } catch (const std::invalid_argument& error) {
         return failure(2, fmt::format("exec.argv: {}", error.what()));
@@ -228,19 +221,18 @@ WorkerLaunch ExecKind::worker_launch(const TaskContext& context, const std::vect
 {
     // Expanded once for the worker's whole life: what changes per task arrives on stdin.
     const auto lookup = [&context](std::string_view name) -> std::optional<std::string> {
-        if (name == "rank" || name == "device" || name == "task_count" || name == "input" || name == "input_dataset") {
-            return builtin_value(context, name);
-        }
-        if (name == "task_id" || name == "start" || name == "end" || name == "task_dir" || name == "attempt") {
+        const auto& per_task = job::per_task_placeholders();
+        if (std::find(per_task.begin(), per_task.end(), name) != per_task.end()) {
             throw std::invalid_argument(fmt::format("{{{}}} changes from task to task; with exec.mode: worker argv and "
                                                     "env are expanded once per rank, and each task's values come on "
                                                     "stdin", name));
         }
-        if (const auto* value = context.params->find(name)) return param_text(*value);
+        if (auto value = builtin_value(context, name)) return value;
+        if (const auto* value = context.params->find(name)) return job::param_text(*value);
         return std::nullopt;
     };
     WorkerLaunch launch;
-    for (const auto& arg : spec_.argv) launch.argv.push_back(expand_placeholders(arg, lookup));
+    for (const auto& arg : spec_.argv) launch.argv.push_back(job::expand_placeholders(arg, lookup));
     launch.argv[0] = from_job_dir(launch.argv[0]);
     launch.cwd = spec_.cwd;
     std::vector<std::string> own = group_env;
@@ -250,7 +242,7 @@ WorkerLaunch ExecKind::worker_launch(const TaskContext& context, const std::vect
     // The orphan guard finds the worker and whatever it starts by this token when the rank dies.
     own.push_back(fmt::format("{}={}/worker", task_token_variable, rank_token()));
     if (context.device.cuda) own.push_back("CUDA_VISIBLE_DEVICES=" + context.device.visible_id);
-    for (const auto& [name, value] : spec_.env) own.push_back(name + "=" + expand_placeholders(value, lookup));
+    for (const auto& [name, value] : spec_.env) own.push_back(name + "=" + job::expand_placeholders(value, lookup));
     launch.env = merged_env(std::move(own));
     // One log per rank beside the task folders (<output>.tasks/), which a member's folder nests one deeper in.
     auto tasks_dir = std::filesystem::path(context.task_dir).parent_path();

@@ -30,8 +30,8 @@ public:
     ExecKind(job::ExecSpec spec, double timeout_seconds, double grace_seconds);
 
     std::string_view name() const noexcept override { return "exec"; }
-    void validate(const ParamMap& params, const JobView& job) const override;
-    std::vector<io::FieldSpec> fields(const ParamMap& params) const override { return spec_.results; }
+    void validate(const job::ParamMap& params, const JobView& job) const override;
+    std::vector<io::FieldSpec> fields(const job::ParamMap& params) const override { return spec_.results; }
     bool fields_depend_on_params() const noexcept override { return false; }
     bool uses_task_dir() const noexcept override { return true; }
     TaskOutcome run(const TaskContext& context) const override;
@@ -57,8 +57,5 @@ private:
     mutable TaskOutputPool outputs_;  ///< scratch stdout/stderr, one pair per running task
     std::unique_ptr<WorkerPool> pool_;  ///< mode worker: the rank's worker, started on the first task
 };
-
-/** "SHARDRUN_PARAM_" + the name upper-cased, other characters than [A-Z0-9_] made '_'. */
-std::string param_env_name(const std::string& name);
 
 }  // namespace shardrun::tasks

@@ -12,7 +12,7 @@ namespace {
 
 struct TooDeep {};
 
-nlohmann::json param_json(const ParamValue& value)
+nlohmann::json param_json(const job::ParamValue& value)
 {
     return std::visit([](const auto& v) { return nlohmann::json(v); }, value);
 }

@@ -15,7 +15,7 @@ using namespace shardrun::tasks;
 using shardrun::test::temp_path;
 using shardrun::test::write_dataset;
 
-TaskOutcome run(const TaskKind& kind, const ParamMap& params, DataRange range, const std::string& input)
+TaskOutcome run(const TaskKind& kind, const job::ParamMap& params, job::DataRange range, const std::string& input)
 {
     TaskContext context;
     context.params = &params;
@@ -28,7 +28,7 @@ TEST(KernelKindsInput, BlurReadsItsRangeOfImages)
 {
     const auto file = temp_path("blur_in.h5");
     write_dataset(file, "/images", {5, 4, 4}, std::vector<float>(80, 2.0f), H5T_NATIVE_FLOAT, H5T_IEEE_F32LE);
-    ParamMap params;
+    job::ParamMap params;
     params.set("height", std::int64_t{4});
     params.set("chunk", std::int64_t{2});
 
@@ -45,7 +45,7 @@ TEST(KernelKindsInput, BlurFailsOnAWrongRankOrImageSize)
 {
     const auto file = temp_path("blur_rank.h5");
     write_dataset(file, "/flat", {5, 16}, std::vector<float>(80, 1.0f), H5T_NATIVE_FLOAT, H5T_IEEE_F32LE);
-    ParamMap params;
+    job::ParamMap params;
     params.set("height", std::int64_t{4});
 
     const auto outcome = run(BlurKind{}, params, {0, 1}, file + ":/flat");
@@ -60,7 +60,7 @@ TEST(KernelKindsInput, EmbedFailsOnAFloat64Dataset)
 {
     const auto file = temp_path("embed_dtype.h5");
     write_dataset(file, "/rows", {3, 8}, std::vector<double>(24, 1.0), H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE);
-    ParamMap params;
+    job::ParamMap params;
     params.set("input_dim", std::int64_t{8});
 
     const auto outcome = run(EmbedKind{}, params, {0, 1}, file + ":/rows");
@@ -75,7 +75,7 @@ TEST(KernelKindsInput, EmbedReadsRowsAndWeightsFromFiles)
     const auto rows = temp_path("embed_rows.h5"), weights = temp_path("embed_w.h5");
     write_dataset(rows, "/rows", {3, 2}, std::vector<float>{3, 4, 0, 2, -1, 0}, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE);
     write_dataset(weights, "/W", {2, 2}, std::vector<float>{1, 0, 0, 1}, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE);
-    ParamMap params;
+    job::ParamMap params;
     params.set("input_dim", std::int64_t{2});
     params.set("output_dim", std::int64_t{2});
     params.set("chunk", std::int64_t{2});

@@ -10,7 +10,7 @@
 namespace shardrun::job {
 namespace {
 
-tasks::ParamValue value_of(const std::string& yaml) { return scalar_value(YAML::Load(yaml)); }
+ParamValue value_of(const std::string& yaml) { return scalar_value(YAML::Load(yaml)); }
 
 TEST(ScalarValue, IntegersFloatsBoolsAndStrings)
 {
@@ -30,8 +30,8 @@ TEST(ScalarValue, SingleLettersStayStrings)
     const auto y = value_of("y");
     const auto n = value_of("n");
 
-    ASSERT_TRUE(std::holds_alternative<std::string>(y)) << "y became " << tasks::param_text(y);
-    ASSERT_TRUE(std::holds_alternative<std::string>(n)) << "n became " << tasks::param_text(n);
+    ASSERT_TRUE(std::holds_alternative<std::string>(y)) << "y became " << param_text(y);
+    ASSERT_TRUE(std::holds_alternative<std::string>(n)) << "n became " << param_text(n);
     EXPECT_EQ(std::get<std::string>(y), "y");
     EXPECT_EQ(std::get<std::string>(n), "n");
 }
@@ -40,7 +40,7 @@ TEST(ScalarValue, QuotedNumberStaysAString)
 {
     const auto quoted = value_of("\"007\"");
 
-    ASSERT_TRUE(std::holds_alternative<std::string>(quoted)) << "\"007\" became " << tasks::param_text(quoted);
+    ASSERT_TRUE(std::holds_alternative<std::string>(quoted)) << "\"007\" became " << param_text(quoted);
     EXPECT_EQ(std::get<std::string>(quoted), "007");
 }
 

@@ -31,9 +31,9 @@ std::string sweep_error(const std::string& sweep_yaml, const std::string& file =
     return "";
 }
 
-tasks::ParamMap point(const Sweep& sweep, std::uint64_t index)
+ParamMap point(const Sweep& sweep, std::uint64_t index)
 {
-    tasks::ParamMap params;
+    ParamMap params;
     sweep.apply(index, params);
     return params;
 }

@@ -24,7 +24,7 @@ env::DeviceBinding cpu_rank()
 TEST(TaskDevice, NoParamOrAutoKeepsTheRanksBinding)
 {
     const auto rank = gpu_rank();
-    const tasks::ParamValue automatic = std::string("auto");
+    const job::ParamValue automatic = std::string("auto");
 
     EXPECT_EQ(task_device(rank, nullptr).binding, &rank);
     EXPECT_EQ(task_device(rank, &automatic).binding, &rank);
@@ -33,7 +33,7 @@ TEST(TaskDevice, NoParamOrAutoKeepsTheRanksBinding)
 
 TEST(TaskDevice, CpuRunsOnTheCpuOfAGpuRank)
 {
-    const tasks::ParamValue cpu = std::string("cpu");
+    const job::ParamValue cpu = std::string("cpu");
 
     const auto chosen = task_device(gpu_rank(), &cpu);
 
@@ -45,7 +45,7 @@ TEST(TaskDevice, CpuRunsOnTheCpuOfAGpuRank)
 TEST(TaskDevice, CudaOnAGpuRankUsesItsGpu)
 {
     const auto rank = gpu_rank();
-    const tasks::ParamValue cuda = std::string("cuda");
+    const job::ParamValue cuda = std::string("cuda");
 
     const auto chosen = task_device(rank, &cuda);
 
@@ -55,7 +55,7 @@ TEST(TaskDevice, CudaOnAGpuRankUsesItsGpu)
 
 TEST(TaskDevice, CudaOnACpuRankIsAProblemNeverTheCpu)
 {
-    const tasks::ParamValue cuda = std::string("cuda");
+    const job::ParamValue cuda = std::string("cuda");
 
     const auto chosen = task_device(cpu_rank(), &cuda);
 
@@ -67,7 +67,7 @@ TEST(TaskDevice, CudaOnACpuRankIsAProblemNeverTheCpu)
 
 TEST(TaskDevice, AnUnknownNameIsAProblem)
 {
-    const tasks::ParamValue gpu = std::string("gpu");
+    const job::ParamValue gpu = std::string("gpu");
 
     const auto chosen = task_device(gpu_rank(), &gpu);
 

@@ -35,11 +35,11 @@ TEST(NoopKind, DeclaresValueAndItems)
 TEST(NoopKind, ReportsItsIdAndRangeLength)
 {
     const NoopKind kind;
-    const ParamMap params;
+    const job::ParamMap params;
     TaskContext context;
     context.task_id = 42;
     context.params = &params;
-    context.range = DataRange{10, 25};
+    context.range = job::DataRange{10, 25};
 
     const auto outcome = kind.run(context);
 
@@ -54,7 +54,7 @@ TEST(NoopKind, ReportsItsIdAndRangeLength)
 TEST(NoopKind, WithoutRangeItemsIsZero)
 {
     const NoopKind kind;
-    const ParamMap params;
+    const job::ParamMap params;
     TaskContext context;
     context.task_id = 3;
     context.params = &params;

@@ -36,7 +36,7 @@ job::ExecSpec exec_spec(std::vector<std::string> argv, bool with_results = true)
 
 struct ExecFixture {
     TempDir dir;
-    ParamMap params;
+    job::ParamMap params;
     TaskContext context;
 
     ExecFixture()
@@ -46,7 +46,7 @@ struct ExecFixture {
         context.task_id = 7;
         context.task_count = 20;
         context.params = &params;
-        context.range = DataRange{40, 48};
+        context.range = job::DataRange{40, 48};
         context.rank = 3;
         context.task_dir = dir.file("tasks/7");
     }
@@ -254,15 +254,6 @@ TEST(ExecKind, TaskDirectoryThatCannotBeMadeIsNamed)
     EXPECT_EQ(outcome.status, io::TaskStatus::failed);
     EXPECT_NE(outcome.message.find(fixture.context.task_dir), std::string::npos)
         << "the message blames the command: " << outcome.message;
-}
-
-TEST(ExecKind, ParamEnvNameIsUpperCasedWithUnderscores)
-{
-    const std::string name = "my-param.x2";
-
-    const auto env = param_env_name(name);
-
-    EXPECT_EQ(env, "SHARDRUN_PARAM_MY_PARAM_X2");
 }
 
 }  // namespace

@@ -14,14 +14,14 @@ const std::vector<io::FieldSpec> fields{{"v", io::DType::float64, {}, ""}, {"pai
 
 TEST(WorkerProtocol, RequestLineCarriesTheTask)
 {
-    ParamMap params;
+    job::ParamMap params;
     params.set("alpha", 0.5);
     params.set("name", std::string("x"));
     TaskContext context;
     context.task_id = 7;
     context.task_count = 20;
     context.params = &params;
-    context.range = DataRange{40, 48};
+    context.range = job::DataRange{40, 48};
     context.attempt = 2;
     context.task_dir = "/out.tasks/7";
     context.input = "in.h5:/text";
@@ -43,7 +43,7 @@ TEST(WorkerProtocol, RequestLineCarriesTheTask)
 
 TEST(WorkerProtocol, RangeIsNullWithoutData)
 {
-    ParamMap params;
+    job::ParamMap params;
     TaskContext context;
     context.params = &params;
 

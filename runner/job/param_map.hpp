@@ -7,7 +7,7 @@
 #include <variant>
 #include <vector>
 
-namespace shardrun::tasks {
+namespace shardrun::job {
 
 /** One parameter value as the job file gave it (YAML scalars keep their type). */
 using ParamValue = std::variant<std::int64_t, double, bool, std::string>;
@@ -43,4 +43,4 @@ private:
     std::vector<std::pair<std::string, ParamValue>> entries_;
 };
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::job

@@ -1,11 +1,11 @@
-#include "runner/tasks/exec/argv_template.hpp"
+#include "runner/job/argv_template.hpp"
 
 #include <gtest/gtest.h>
 
 #include <map>
 #include <stdexcept>
 
-namespace shardrun::tasks {
+namespace shardrun::job {
 namespace {
 
 PlaceholderLookup lookup_of(std::map<std::string, std::string> values)
@@ -84,5 +84,14 @@ TEST(ArgvTemplate, BuiltinPlaceholdersIncludeTheDocumentedNames)
     }
 }
 
+TEST(ArgvTemplate, ParamEnvNameIsUpperCasedWithUnderscores)
+{
+    const std::string name = "my-param.x2";
+
+    const auto env = param_env_name(name);
+
+    EXPECT_EQ(env, "SHARDRUN_PARAM_MY_PARAM_X2");
+}
+
 }  // namespace
-}  // namespace shardrun::tasks
+}  // namespace shardrun::job

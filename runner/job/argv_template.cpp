@@ -1,8 +1,9 @@
-#include "runner/tasks/exec/argv_template.hpp"
+#include "runner/job/argv_template.hpp"
 
+#include <cctype>
 #include <stdexcept>
 
-namespace shardrun::tasks {
+namespace shardrun::job {
 namespace {
 
 // Calls on_text for literal pieces and on_name for each {name}.
@@ -36,6 +37,12 @@ const std::vector<std::string>& builtin_placeholders()
     return names;
 }
 
+const std::vector<std::string>& per_task_placeholders()
+{
+    static const std::vector<std::string> names = {"task_id", "start", "end", "task_dir", "attempt"};
+    return names;
+}
+
 std::vector<std::string> placeholders_in(std::string_view text)
 {
     std::vector<std::string> names;
@@ -55,4 +62,11 @@ std::string expand_placeholders(std::string_view text, const PlaceholderLookup& 
     return out;
 }
 
-}  // namespace shardrun::tasks
+std::string param_env_name(const std::string& name)
+{
+    std::string env = "SHARDRUN_PARAM_";
+    for (const char c : name) env += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::toupper(c)) : '_';
+    return env;
+}
+
+}  // namespace shardrun::job

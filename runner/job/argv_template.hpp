@@ -6,10 +6,16 @@
 #include <string_view>
 #include <vector>
 
-namespace shardrun::tasks {
+namespace shardrun::job {
 
 /** Placeholders every exec task can use besides its parameters. */
 const std::vector<std::string>& builtin_placeholders();
+
+/**
+ * The built-in placeholders whose value differs from task to task (task_id, start, end,
+ * task_dir, attempt): an exec.mode: worker expands argv and env once per rank, so it cannot use them.
+ */
+const std::vector<std::string>& per_task_placeholders();
 
 /** The {name} placeholders in `text` ("{{" and "}}" are literal braces). */
 std::vector<std::string> placeholders_in(std::string_view text);
@@ -24,4 +30,7 @@ using PlaceholderLookup = std::function<std::optional<std::string>(std::string_v
  */
 std::string expand_placeholders(std::string_view text, const PlaceholderLookup& lookup);
 
-}  // namespace shardrun::tasks
+/** "SHARDRUN_PARAM_" + the name upper-cased, other characters than [A-Z0-9_] made '_'. */
+std::string param_env_name(const std::string& name);
+
+}  // namespace shardrun::job

@@ -1,4 +1,4 @@
-#include "runner/tasks/param_map.hpp"
+#include "runner/job/param_map.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 
 #include "runner/errors.hpp"
 
-namespace shardrun::tasks {
+namespace shardrun::job {
 
 std::string param_text(const ParamValue& value)
 {
@@ -79,4 +79,4 @@ std::string ParamMap::text_or(std::string_view name, std::string fallback) const
     return contains(name) ? text(name) : fallback;
 }
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::job
