@@ -11,7 +11,6 @@
 #include "kernels/blur/blur_element.hpp"
 #include "kernels/common/checks.hpp"
 #include "kernels/common/errors.hpp"
-#include "kernels/common/streaming_store.hpp"
 
 namespace shardrun::kernels {
 
@@ -117,10 +116,9 @@ void horizontal_row(const BlurShape& s, const std::vector<float>& weights, const
     weighted_rows(weights, taps.data(), w, ring.row(j));
 }
 
-// Output rows [begin, end) of the flattened images × height rows; with `streaming`, through
-// a row buffer and stores that bypass the cache (no read of the output's lines before writing).
+// Output rows [begin, end) of the flattened images × height rows.
 void blur_rows(const BlurShape& s, const std::vector<float>& weights, const float* input, float* output,
-               std::int64_t begin, std::int64_t end, bool streaming)
+               std::int64_t begin, std::int64_t end)
 {
     const int radius = static_cast<int>(weights.size() / 2);
     const std::int64_t h = s.height, w = s.width;
@@ -128,21 +126,14 @@ void blur_rows(const BlurShape& s, const std::vector<float>& weights, const floa
     std::vector<const float*> taps(weights.size());
     Ring ring{(w + 15) / 16 * 16 + 16, 2 * radius + 1, {}};
     ring.data.resize(ring.stride * ring.slots);
-    std::vector<float> out_row(streaming ? w : 0);
     for (std::int64_t row = begin; row < end; ++row) {
         const std::int64_t image = row / h, y = row % h;
         const float* plane = input + image * h * w;
         const std::int64_t first = (row == begin || y == 0) ? y - radius : y + radius;  // fill or advance
         for (std::int64_t j = first; j <= y + radius; ++j) horizontal_row(s, weights, plane, j, line, taps, ring);
         for (int k = 0; k <= 2 * radius; ++k) taps[k] = ring.row(y + k - radius);
-        if (!streaming) {
-            weighted_rows(weights, taps.data(), w, output + row * w);
-            continue;
-        }
-        weighted_rows(weights, taps.data(), w, out_row.data());
-        streaming_copy(output + row * w, out_row.data(), static_cast<std::size_t>(w));
+        weighted_rows(weights, taps.data(), w, output + row * w);
     }
-    if (streaming) streaming_fence();
 }
 
 }  // namespace
@@ -152,12 +143,10 @@ void blur(const Device&, const BlurShape& shape, const float* input, float* outp
     validate_blur(shape);
     const auto weights = blur_weights(shape.sigma);
     const std::int64_t rows = shape.images * shape.height;
-    // An output beyond the cache is not read back from it: write it without reading it first.
-    const bool streaming = static_cast<std::size_t>(rows * shape.width) * sizeof(float) > last_level_cache_bytes();
 #pragma omp parallel
     {
         const std::int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
-        blur_rows(shape, weights, input, output, rows * t / threads, rows * (t + 1) / threads, streaming);
+        blur_rows(shape, weights, input, output, rows * t / threads, rows * (t + 1) / threads);
     }
 }
 

@@ -50,24 +50,6 @@ inline void streaming_copy(double* dst, const double* src, std::size_t n)
 #endif
 }
 
-/** The same for floats. */
-inline void streaming_copy(float* dst, const float* src, std::size_t n)
-{
-#if defined(__SSE2__)
-    std::size_t i = 0;
-    const auto one = [](float* to, float value) {
-        int bits;
-        std::memcpy(&bits, &value, sizeof bits);
-        _mm_stream_si32(reinterpret_cast<int*>(to), bits);
-    };
-    for (; i < n && reinterpret_cast<std::uintptr_t>(dst + i) % 16 != 0; ++i) one(dst + i, src[i]);
-    for (; i + 4 <= n; i += 4) _mm_stream_ps(dst + i, _mm_loadu_ps(src + i));
-    for (; i < n; ++i) one(dst + i, src[i]);
-#else
-    std::memcpy(dst, src, n * sizeof(float));
-#endif
-}
-
 /** Orders this thread's earlier streaming stores before its later stores (a barrier's flag). */
 inline void streaming_fence()
 {

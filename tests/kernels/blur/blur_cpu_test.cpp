@@ -6,7 +6,6 @@
 #include "kernels/blur/blur.hpp"
 #include "kernels/blur/blur_element.hpp"
 #include "kernels/common/errors.hpp"
-#include "kernels/common/streaming_store.hpp"
 #include "kernels/common/seeded.hpp"
 #include "kernels/reference/reference.hpp"
 
@@ -59,23 +58,6 @@ TEST(Blur, BatchMatchesTheDirectFloat64Convolution)
     blur(Device::cpu(), shape, images.data(), out.data());
 
     EXPECT_LT(reference::relative_error(out, reference::blur(shape, images.data())), 1e-6);
-}
-
-TEST(Blur, ABatchBeyondTheCacheEqualsItsImagesBlurredOneByOne)
-{
-    // The whole batch's output exceeds the last-level cache (streaming stores), one image's
-    // does not; rows of 67 floats start at every alignment.
-    const std::int64_t height = 64, width = 67, plane = height * width;
-    const auto images = static_cast<std::int64_t>(last_level_cache_bytes() / (plane * sizeof(float)) + 2);
-    std::vector<float> batch(static_cast<std::size_t>(images * plane)), out(batch.size()), one(plane);
-    fill_seeded(batch.data(), batch.size(), 5, 0, 0.0f, 1.0f);
-
-    cpu::blur(Device::cpu(), BlurShape{images, height, width, 2.0}, batch.data(), out.data());
-
-    for (const std::int64_t image : {std::int64_t{0}, images / 2, images - 1}) {
-        cpu::blur(Device::cpu(), BlurShape{1, height, width, 2.0}, batch.data() + image * plane, one.data());
-        for (std::int64_t p = 0; p < plane; ++p) ASSERT_EQ(out[image * plane + p], one[p]) << image << ", " << p;
-    }
 }
 
 TEST(Blur, RefusesBadSigmaAndSizes)
