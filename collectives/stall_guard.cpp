@@ -14,6 +14,14 @@ constexpr int ping_tag = 95;
 constexpr int pong_tag = 96;
 constexpr double ping_grace_seconds = 3.0;
 
+// How long wait() polls without pause: what moving `bytes` takes at 0.5 GB/s (well below
+// shared memory's speed), at least 1 ms.
+Clock::duration spin_window(std::size_t bytes)
+{
+    return std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(std::max(1e-3, static_cast<double>(bytes) / 0.5e9)));
+}
+
 // A member waiting in a guarded collective answers every ping, so a stalled peer can tell
 // who is alive and waiting from who is not.
 void answer_pings(Communicator& comm)
@@ -33,9 +41,9 @@ void answer_pings(Communicator& comm)
 /** One guarded collective: the operation, the arrival notes, and the deadline. */
 class GuardedOperation final : public PendingOperation {
 public:
-    GuardedOperation(Communicator& comm, Request operation, const char* name, std::int64_t sequence, double timeout,
-                     const std::vector<std::string>& members, const std::string& group)
-        : comm_(comm), operation_(std::move(operation)), name_(name), sequence_(sequence), timeout_(timeout),
+    GuardedOperation(Communicator& comm, Request operation, const char* name, std::size_t bytes, std::int64_t sequence,
+                     double timeout, const std::vector<std::string>& members, const std::string& group)
+        : comm_(comm), operation_(std::move(operation)), name_(name), bytes_(bytes), sequence_(sequence), timeout_(timeout),
           members_(members), group_(group), buffers_(new NoteBuffers{std::vector<std::int64_t>(static_cast<size_t>(comm.size()), -1), sequence})
     {
         started_ = Clock::now();
@@ -64,9 +72,12 @@ public:
 
     void wait() override
     {
-        // Spin briefly (most collectives of a group finish within microseconds), then sleep
+        // Poll without pause while the transfer itself may still be under way: MPI moves a
+        // non-blocking collective's data only inside calls such as test(), so a nap there
+        // stalls the transfer (a 64 MiB allreduce progressed once per nap). Past that, sleep
         // between polls so a member waiting for a slow one leaves the core to real work.
-        for (int spin = 0; spin < 200; ++spin) {
+        const auto spin_until = started_ + spin_window(bytes_);
+        for (int spin = 0; spin < 200 || Clock::now() < spin_until; ++spin) {
             if (test()) return;
         }
         auto nap = std::chrono::microseconds(10);
@@ -126,6 +137,7 @@ private:
     Communicator& comm_;
     Request operation_;
     std::string name_;
+    std::size_t bytes_;
     std::int64_t sequence_;
     double timeout_;
     const std::vector<std::string>& members_;
@@ -148,32 +160,40 @@ StallGuard::StallGuard(Communicator& inner, double timeout_seconds, std::vector<
 {
 }
 
-Request StallGuard::guard(const char* name, Request operation)
+Request StallGuard::guard(const char* name, std::size_t bytes, Request operation)
 {
-    return Request(std::make_unique<GuardedOperation>(inner_, std::move(operation), name, ++sequence_, timeout_seconds_,
-                                                       member_names_, group_name_));
+    return Request(std::make_unique<GuardedOperation>(inner_, std::move(operation), name, bytes, ++sequence_,
+                                                       timeout_seconds_, member_names_, group_name_));
 }
 
 // Blocking collectives run on a heap copy of their buffers: after a stall the abandoned
 // operation may still complete when the late member arrives, and must not write into the
-// caller's (by then reused) memory. The copy is kept until exit in that case only.
+// caller's (by then reused) memory. The copy is kept until exit in that case only; otherwise
+// the next collective reuses it, so a large one does not map and fault in fresh pages each time.
 void StallGuard::run_blocking(const char* name, std::size_t in_bytes, const void* in, std::size_t out_bytes, void* out,
                               const std::function<Request(std::byte*, std::byte*)>& start)
 {
-    std::unique_ptr<std::byte[]> scratch(new std::byte[in_bytes + out_bytes]);
-    if (in_bytes > 0) std::memcpy(scratch.get(), in, in_bytes);
-    auto request = guard(name, start(scratch.get(), scratch.get() + in_bytes));
+    if (scratch_bytes_ < in_bytes + out_bytes) {
+        scratch_bytes_ = 0;
+        scratch_.reset();  // before the new one: never both at once
+        scratch_.reset(new std::byte[in_bytes + out_bytes]);
+        scratch_bytes_ = in_bytes + out_bytes;
+    }
+    std::byte* scratch = scratch_.get();
+    if (in_bytes > 0) std::memcpy(scratch, in, in_bytes);
+    auto request = guard(name, in_bytes + out_bytes, start(scratch, scratch + in_bytes));
     try {
         request.wait();
     } catch (...) {
-        keep_until_exit(std::shared_ptr<std::byte[]>(std::move(scratch)));
+        keep_until_exit(std::shared_ptr<std::byte[]>(std::move(scratch_)));
+        scratch_bytes_ = 0;
         throw;
     }
-    if (out_bytes > 0) std::memcpy(out, scratch.get() + in_bytes, out_bytes);
+    if (out_bytes > 0) std::memcpy(out, scratch + in_bytes, out_bytes);
 }
 
 void StallGuard::barrier() { ibarrier().wait(); }
-Request StallGuard::ibarrier() { return guard("barrier", inner_.ibarrier()); }
+Request StallGuard::ibarrier() { return guard("barrier", 0, inner_.ibarrier()); }
 
 void StallGuard::broadcast_raw(void* data, std::size_t count, DataType type, int root)
 {
@@ -185,7 +205,7 @@ void StallGuard::broadcast_raw(void* data, std::size_t count, DataType type, int
 }
 Request StallGuard::ibroadcast_raw(void* data, std::size_t count, DataType type, int root)
 {
-    return guard("broadcast", inner_.ibroadcast_raw(data, count, type, root));
+    return guard("broadcast", count * size_of(type), inner_.ibroadcast_raw(data, count, type, root));
 }
 
 void StallGuard::allreduce_raw(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op)
@@ -198,7 +218,7 @@ void StallGuard::allreduce_raw(const void* send, void* recv, std::size_t count, 
 }
 Request StallGuard::iallreduce_raw(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op)
 {
-    return guard("allreduce", inner_.iallreduce_raw(send, recv, count, type, op));
+    return guard("allreduce", count * size_of(type), inner_.iallreduce_raw(send, recv, count, type, op));
 }
 
 void StallGuard::allgather_raw(const void* send, void* recv, std::size_t count, DataType type)
@@ -209,7 +229,8 @@ void StallGuard::allgather_raw(const void* send, void* recv, std::size_t count, 
 }
 Request StallGuard::iallgather_raw(const void* send, void* recv, std::size_t count, DataType type)
 {
-    return guard("allgather", inner_.iallgather_raw(send, recv, count, type));
+    return guard("allgather", count * size_of(type) * static_cast<std::size_t>(size()),
+                 inner_.iallgather_raw(send, recv, count, type));
 }
 
 void StallGuard::reduce_scatter_raw(const void* send, void* recv, std::size_t recv_count, DataType type, ReduceOp op)
@@ -221,7 +242,8 @@ void StallGuard::reduce_scatter_raw(const void* send, void* recv, std::size_t re
 Request StallGuard::ireduce_scatter_raw(const void* send, void* recv, std::size_t recv_count, DataType type,
                                         ReduceOp op)
 {
-    return guard("reduce_scatter", inner_.ireduce_scatter_raw(send, recv, recv_count, type, op));
+    return guard("reduce_scatter", recv_count * size_of(type) * static_cast<std::size_t>(size()),
+                 inner_.ireduce_scatter_raw(send, recv, recv_count, type, op));
 }
 
 void StallGuard::send_raw(const void* data, std::size_t count, DataType type, int dest, int tag)

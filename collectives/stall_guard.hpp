@@ -63,7 +63,8 @@ public:
     bool iprobe(int source, int tag) override { return inner_.iprobe(source, tag); }
 
 private:
-    Request guard(const char* name, Request operation);
+    /** @param bytes  what the operation moves, roughly: how long its wait polls without pause */
+    Request guard(const char* name, std::size_t bytes, Request operation);
     void run_blocking(const char* name, std::size_t in_bytes, const void* in, std::size_t out_bytes, void* out,
                       const std::function<Request(std::byte*, std::byte*)>& start);
 
@@ -72,6 +73,8 @@ private:
     std::vector<std::string> member_names_;
     std::string group_name_;
     std::int64_t sequence_ = 0;
+    std::unique_ptr<std::byte[]> scratch_;  ///< the blocking collectives' copy of their buffers
+    std::size_t scratch_bytes_ = 0;
 };
 
 }  // namespace shardrun::collectives

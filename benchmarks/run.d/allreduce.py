@@ -1,6 +1,8 @@
 """Allreduce through shardrun's Communicator (MPI backend) against MPI_Allreduce, 2 ranks:
 allreduce_vs_mpi interleaves the two in its own rounds over message sizes; the ratio is its
-average-bus-bandwidth ratio (shardrun / raw), target >= 0.95 (benchmarks/README.md)."""
+average-bus-bandwidth ratio (shardrun / raw), target >= 0.95 (benchmarks/README.md). The
+note adds the per-size ratios and those of StallGuard's blocking allreduce, which a task's
+collectives go through."""
 import re
 
 from common import Row, mpi_env, run
@@ -24,6 +26,15 @@ def rows(ctx):
     row = Row(f"allreduce 16 B..{max_bytes >> 20} MiB, np 2 vs raw MPI_Allreduce (avg busbw)",
               ours=f"{ours:.3f} GB/s", anchor=f"{raw:.3f} GB/s", ratio=ratio, target=f">= {TARGET:g}",
               met=ratio >= TARGET)
+    notes = []
     if per_size:
-        row.note = f"per-size ratio median {per_size.group(1)}, min {per_size.group(2)}"
+        notes.append(f"per-size ratio median {per_size.group(1)}, min {per_size.group(2)}")
+    guarded = re.search(r"guarded \(StallGuard[^)]*\): avg busbw ([\d.]+) GB/s \(ratio ([\d.]+)\), per-size ratios "
+                        r"median ([\d.]+), min ([\d.]+)", out)
+    if guarded:
+        notes.append(f"StallGuard's blocking allreduce (a task's group): avg busbw ratio {guarded.group(2)}, "
+                     f"per-size median {guarded.group(3)}, min {guarded.group(4)}")
+    row.note = "; ".join(notes)
+    # Every size's line, as the program printed it: which sizes a ratio comes from.
+    row.figures = {"per_size": [line for line in out.splitlines() if re.match(r"\s+\d+\s+\d+\s", line)]}
     return [row]

@@ -77,6 +77,23 @@ def run(cmd, *, env=None, cwd=None, timeout=600, shell=False, input=None):
     return seconds, proc.stdout
 
 
+def shardrun_job(ctx, folder, job_yaml):
+    """A contender that runs `job_yaml(work)` (the job file's text, given the scratch folder
+    ctx.scratch(folder) it may write in) with `mpirun -np 2 shardrun run JOB -q`; each call
+    returns its seconds and removes the folder."""
+    binary = ctx.binary("shardrun")
+
+    def once():
+        work = ctx.scratch(folder)
+        job = os.path.join(work, "job.yaml")
+        with open(job, "w") as f:
+            f.write(job_yaml(work))
+        seconds, _ = run(["mpirun", "-np", "2", binary, "run", job, "-q"], env=mpi_env())
+        shutil.rmtree(work, ignore_errors=True)
+        return seconds
+    return once
+
+
 def interleave(contenders, rounds, log):
     """Runs every contender once per round, the order rotating each round so that none always
     goes first on a warm or cold machine. contenders: {name: callable() -> a figure (seconds, GB/s...)}.

@@ -5,7 +5,7 @@ import os
 import shutil
 
 import deps
-from common import HERE, Row, Skip, interleave, median, mpi_env, ratio_of_rounds, run
+from common import HERE, Row, Skip, interleave, median, mpi_env, ratio_of_rounds, run, shardrun_job
 
 # Issue 13: >= 1.0 x xargs, and "we should lead every one of these"; GNU parallel's
 # >= 4 comes from benchmarks/README.md (exec throughput).
@@ -14,19 +14,10 @@ TARGETS = {"xargs -P 2": 1.0, "GNU parallel -j 2": 4.0, "mpi4py.futures (2 worke
 
 
 def _shardrun(ctx, tasks):
-    binary = ctx.binary("shardrun")
-
-    def once():
-        work = ctx.scratch("dispatch-shardrun")
-        job = os.path.join(work, "true.yaml")
-        with open(job, "w") as f:
-            f.write(f"name: dispatch\ntask: exec\nsweep: {{i: {{range: [0, {tasks}, 1]}}}}\n"
-                    f"schedule: dynamic\noutput: {{path: {work}/out/true.h5}}\n"
-                    "exec: {argv: [/bin/true, \"{i}\"]}\n")
-        seconds, _ = run(["mpirun", "-np", "2", binary, "run", job, "-q"], env=mpi_env())
-        shutil.rmtree(work, ignore_errors=True)
-        return seconds
-    return once
+    return shardrun_job(ctx, "dispatch-shardrun", lambda work: (
+        f"name: dispatch\ntask: exec\nsweep: {{i: {{range: [0, {tasks}, 1]}}}}\n"
+        f"schedule: dynamic\noutput: {{path: {work}/out/true.h5}}\n"
+        "exec: {argv: [/bin/true, \"{i}\"]}\n"))
 
 
 def _xargs(ctx, tasks):

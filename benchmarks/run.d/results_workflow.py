@@ -4,7 +4,7 @@ mpirun -np 2) against xargs -P 2 running the same program, then an h5py gather s
 import os
 import shutil
 
-from common import HERE, Row, interleave, median, mpi_env, ratio_of_rounds, run
+from common import HERE, Row, interleave, median, ratio_of_rounds, run, shardrun_job
 from deps import SYSTEM_PYTHON
 
 TARGET = 1.0   # issue 13: >= 1.0 x xargs + gather
@@ -28,20 +28,12 @@ def rows(ctx):
     ctx.log(f"  results workflow, {tasks} tasks")
     base = ctx.scratch("results")
     program = _task_program(base)
-    binary = ctx.binary("shardrun")
     gather = os.path.join(HERE, "gather.py")
-
-    def shardrun():
-        work = ctx.scratch("results/shardrun")
-        job = os.path.join(work, "job.yaml")
-        with open(job, "w") as f:
-            f.write(f"name: results\ntask: exec\nsweep: {{i: {{range: [0, {tasks}, 1]}}}}\n"
-                    f"schedule: dynamic\noutput: {{path: {work}/out.h5}}\n"
-                    f"exec:\n  argv: [{program}, \"{{i}}\"]\n"
-                    "  results: {a: float64, b: float64, c: float64, v: [float32, 64]}\n")
-        seconds, _ = run(["mpirun", "-np", "2", binary, "run", job, "-q"], env=mpi_env())
-        shutil.rmtree(work, ignore_errors=True)
-        return seconds
+    shardrun = shardrun_job(ctx, "results/shardrun", lambda work: (
+        f"name: results\ntask: exec\nsweep: {{i: {{range: [0, {tasks}, 1]}}}}\n"
+        f"schedule: dynamic\noutput: {{path: {work}/out.h5}}\n"
+        f"exec:\n  argv: [{program}, \"{{i}}\"]\n"
+        "  results: {a: float64, b: float64, c: float64, v: [float32, 64]}\n"))
 
     def xargs_gather():
         work = ctx.scratch("results/xargs")

@@ -39,6 +39,25 @@ TEST(StallGuard, CollectivesCompleteAsUsual)
     EXPECT_EQ(data, std::vector<float>(8, 1.0f));
 }
 
+TEST(StallGuard, BlockingCollectivesOfGrowingAndShrinkingSizesReuseTheirCopyCorrectly)
+{
+    const auto world = mpi::world();
+    StallGuard guarded(*world, 30, names(world->size()), "group 0");
+    const std::int64_t n = world->size();
+    std::vector<std::int64_t> sums;
+
+    for (const std::size_t count : {std::size_t{3}, std::size_t{1} << 20, std::size_t{5}, std::size_t{1} << 16}) {
+        std::vector<std::int64_t> mine(count), total(count, -1);
+        for (std::size_t i = 0; i < count; ++i) mine[i] = static_cast<std::int64_t>(i) + world->rank();
+        guarded.allreduce(std::span<const std::int64_t>(mine), std::span<std::int64_t>(total), ReduceOp::sum);
+        for (std::size_t i = 0; i < count; ++i) {
+            if (total[i] != n * static_cast<std::int64_t>(i) + n * (n - 1) / 2) sums.push_back(total[i]);
+        }
+    }
+
+    EXPECT_TRUE(sums.empty()) << sums.size() << " wrong sums, first " << sums.front();
+}
+
 TEST(StallGuard, AMemberThatDoesNotJoinIsNamed)
 {
     const auto world = mpi::world();

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kernels/common/errors.hpp"
+#include "kernels/common/streaming_store.hpp"
 #include "kernels/heat2d/heat2d.hpp"
 #include "kernels/reference/reference.hpp"
 
@@ -53,6 +54,36 @@ TEST(Heat2d, SineModeDecaysAsExpMinusTwoAlphaPiSquaredT)
 TEST(Heat2d, MatchesThePointwiseReferenceWithASource)
 {
     Heat2dParams params{17, 11, 0.3, 0.0, 25, 2.0, 1.5, 0.25};
+    params.dt = 0.9 * heat2d_stable_dt(params);
+    auto field = heat2d_initial(params);
+    const auto want = reference::heat2d(params, field);
+
+    cpu::heat2d(Device::cpu(), params, field.data());
+
+    EXPECT_LT(reference::relative_error(field, want), 1e-14);
+}
+
+TEST(Heat2d, MatchesTheReferenceOnThreadsWithFusedStepsAndARemainder)
+{
+    // Above the threading threshold; 11 steps are sweeps of several steps each and a shorter last one.
+    Heat2dParams params{301, 299, 0.5, 0.0, 11, -1.0, 2.0, 0.75};
+    params.dt = 0.95 * heat2d_stable_dt(params);
+    auto field = heat2d_initial(params);
+    field[150 * 301 + 7] += 1.0;  // a spike: neighbours that differ
+    const auto want = reference::heat2d(params, field);
+
+    cpu::heat2d(Device::cpu(), params, field.data());
+
+    EXPECT_LT(reference::relative_error(field, want), 1e-14);
+}
+
+TEST(Heat2d, MatchesTheReferenceOnAGridBeyondTheCacheWhereItStreamsItsStores)
+{
+    // Two fields larger than the last-level cache take the streaming-store path; an odd nx
+    // puts every other row's first interior point off a 16-byte boundary.
+    const std::int64_t nx = 1001;
+    const auto ny = static_cast<std::int64_t>(last_level_cache_bytes() / (2 * sizeof(double)) / nx + 3);
+    Heat2dParams params{nx, ny, 0.2, 0.0, 3, 1.0, 1.0, 0.5};
     params.dt = 0.9 * heat2d_stable_dt(params);
     auto field = heat2d_initial(params);
     const auto want = reference::heat2d(params, field);
