@@ -68,8 +68,8 @@ MergeReport merge_output(const std::string& path)
 {
     const auto elements = read_elements(path);
     if (!elements.reference) {
-        throw OutputError("no array element of " + path + " has finished (nothing in " + layout::shards_dir(path).string() +
-                          " to learn the job from); run the array elements first");
+        SHARDRUN_THROW(OutputError, "no array element of " + path + " has finished (nothing in " + layout::shards_dir(path).string() +
+                                    " to learn the job from); run the array elements first");
     }
     auto info = merged_info(path, elements);
     MergeReport report;
@@ -78,8 +78,8 @@ MergeReport merge_output(const std::string& path)
     std::vector<bool> seen(static_cast<std::size_t>(report.array_count), false);
     for (const auto& [index, manifest] : elements.present) {
         if (manifest.job_hash != info.hash) {
-            throw OutputError(layout::element_dir(path, index).string() + " belongs to a different job (parameters hash " +
-                              manifest.job_hash.substr(0, 12) + "); rerun that element with --force");
+            SHARDRUN_THROW(OutputError, layout::element_dir(path, index).string() + " belongs to a different job (parameters hash " +
+                                        manifest.job_hash.substr(0, 12) + "); rerun that element with --force");
         }
         if (index < report.array_count) seen[static_cast<std::size_t>(index)] = true;
         stream.add_element(path, index, manifest.metadata.first_task, manifest.metadata.end_task);

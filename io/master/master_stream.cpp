@@ -118,8 +118,8 @@ StatusCounts write_master_streamed(const fs::path& target, const MasterInfo& inf
         file.close();
     } catch (const Hdf5Error& error) {
         std::remove(temp.c_str());
-        throw OutputError("cannot write the master file " + temp.string() + ": " + error.what() +
-                          "; free disk space and rerun with --resume");
+        SHARDRUN_THROW(OutputError, "cannot write the master file " + temp.string() + ": " + error.what() +
+                                    "; free disk space and rerun with --resume");
     }
     publish(temp, target);
     return counts;
@@ -155,8 +155,8 @@ StatusCounts finish_single_streamed(const fs::path& single, const fs::path& targ
         write_root_attrs(file.get(), final_attrs(info, counts));
         file.close();
     } catch (const Hdf5Error& error) {
-        throw OutputError("cannot finish " + single.string() + ": " + error.what() +
-                          "; free disk space and rerun with --resume");
+        SHARDRUN_THROW(OutputError, "cannot finish " + single.string() + ": " + error.what() +
+                                    "; free disk space and rerun with --resume");
     }
     if (!target.empty()) publish(single, target);
     return counts;

@@ -17,8 +17,8 @@ namespace shardrun::io::master {
 void publish(const fs::path& temp, const fs::path& target)
 {
     if (!layout::sync_path(temp) || std::rename(temp.c_str(), target.c_str()) != 0) {
-        throw OutputError("cannot write " + target.string() + ": " + std::strerror(errno) +
-                          "; check free space and permissions, then rerun with --resume");
+        SHARDRUN_THROW(OutputError, "cannot write " + target.string() + ": " + std::strerror(errno) +
+                                    "; check free space and permissions, then rerun with --resume");
     }
     layout::sync_path(fs::absolute(target).parent_path());
 }
@@ -46,8 +46,8 @@ void write_master(const fs::path& target, const MasterInfo& info, TaskTable& tab
         file.close();
     } catch (const Hdf5Error& error) {
         std::remove(temp.c_str());
-        throw OutputError("cannot write the master file " + temp.string() + ": " + error.what() +
-                          "; free disk space and rerun with --resume");
+        SHARDRUN_THROW(OutputError, "cannot write the master file " + temp.string() + ": " + error.what() +
+                                    "; free disk space and rerun with --resume");
     }
     publish(temp, target);
 }
@@ -70,8 +70,8 @@ void finish_single(const fs::path& single, const fs::path& target, const MasterI
         write_root_attrs(file.get(), final_info);
         file.close();
     } catch (const Hdf5Error& error) {
-        throw OutputError("cannot finish " + single.string() + ": " + error.what() +
-                          "; free disk space and rerun with --resume");
+        SHARDRUN_THROW(OutputError, "cannot finish " + single.string() + ": " + error.what() +
+                                    "; free disk space and rerun with --resume");
     }
     if (!target.empty()) publish(single, target);
 }

@@ -85,7 +85,7 @@ std::unique_ptr<TaskKind> make_task_kind(const job::JobSpec& spec)
     for (const auto& kind : registered_kinds()) {
         if (kind.name == spec.task) return kind.make(spec);
     }
-    throw JobFileError(spec.file + ": task: '" + spec.task + "' is not a task kind");
+    SHARDRUN_THROW(JobFileError, spec.file + ": task: '" + spec.task + "' is not a task kind");
 }
 
 void register_task_kind(std::string name, TaskKindFactory make, ParamTable params, std::string summary)
