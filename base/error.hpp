@@ -16,8 +16,8 @@ enum ExitCode : int {
 /**
  * Base of every error shardrun throws, in io, kernels, collectives and the runner alike, so
  * main() maps any of them to an exit code with one question (exit_code()). what() is the
- * one-line message users read; file() and line() say where it was thrown, for developers,
- * and never appear in what(). Throw with SHARDRUN_THROW, which fills them in.
+ * one-line message users read, exactly as thrown; file() and line() say where it was thrown,
+ * for developers, and are not added to it. Throw with SHARDRUN_THROW, which fills them in.
  */
 class Error : public std::runtime_error {
 public:
@@ -26,7 +26,7 @@ public:
 
     const char* file() const noexcept { return file_; }
     int line() const noexcept { return line_; }
-    /** How a run that ends with this error exits: exit_bad_input for what the user fixes before running, else exit_task_failed. */
+    /** How a run that ends with this error exits: exit_bad_input for what the user fixes before running, else 1. */
     virtual int exit_code() const noexcept { return exit_task_failed; }
 
 private:

@@ -106,7 +106,7 @@ TEST(ErrorCodes, CheckedCallsLocateTheCallNotTheChecker)
 {
     io::hdf5::silence_hdf5_errors();
     const int here = __LINE__ + 1;
-    const auto caught = catch_error([] { SHARDRUN_H5_CHECK(H5Fopen("/nonexistent/x.h5", H5F_ACC_RDONLY, H5P_DEFAULT)); });
+    const auto caught = catch_error([] { SHARDRUN_H5_CHECK(H5Fopen("/nonexistent.h5", H5F_ACC_RDONLY, H5P_DEFAULT)); });
     EXPECT_EQ(caught.file, __FILE__);
     EXPECT_EQ(caught.line, here);
     EXPECT_EQ(caught.exit_code, exit_task_failed);
