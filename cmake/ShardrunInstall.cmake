@@ -2,7 +2,7 @@
 #
 #   bin/shardrun
 #   lib/libshardrun_{runner,collectives,kernels,io}.a            the libraries, static as built
-#   include/shardrun/{runner,collectives,kernels,io}/...hpp      a task kind's headers (and the rest)
+#   include/shardrun/{base,runner,collectives,kernels,io}/...hpp a task kind's headers (and the rest)
 #   lib/cmake/shardrun/shardrun{Config,ConfigVersion,Targets}.cmake
 #   share/shardrun/shardrun-report.py                            what `shardrun report` runs
 #   share/shardrun/aws-batch/entrypoint                          the cloud containers' entry point
@@ -20,7 +20,7 @@ set(SHARDRUN_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/shardrun)
 set(SHARDRUN_INSTALL_INCLUDEDIR include/shardrun)  # the libraries' $<INSTALL_INTERFACE:...>
 set(SHARDRUN_INSTALL_DATADIR ${CMAKE_INSTALL_DATADIR}/shardrun)
 
-set(_shardrun_libraries shardrun_runner shardrun_collectives shardrun_kernels shardrun_io)
+set(_shardrun_libraries shardrun_runner shardrun_collectives shardrun_kernels shardrun_io shardrun_base)
 if(TARGET shardrun_nccl)
   list(APPEND _shardrun_libraries shardrun_nccl)  # NCCL's include dir and library, an interface target
 endif()
@@ -31,7 +31,7 @@ install(TARGETS ${_shardrun_libraries} EXPORT shardrunTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY
-    ${PROJECT_SOURCE_DIR}/runner ${PROJECT_SOURCE_DIR}/collectives
+    ${PROJECT_SOURCE_DIR}/base ${PROJECT_SOURCE_DIR}/runner ${PROJECT_SOURCE_DIR}/collectives
     ${PROJECT_SOURCE_DIR}/kernels ${PROJECT_SOURCE_DIR}/io
   DESTINATION ${SHARDRUN_INSTALL_INCLUDEDIR}
   FILES_MATCHING PATTERN "*.hpp")

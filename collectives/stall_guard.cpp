@@ -128,10 +128,10 @@ private:
         for (auto& r : receives_) r.abandon();
         for (auto& s : sends_) s.abandon();
         keep_until_exit(std::shared_ptr<NoteBuffers>(std::move(buffers_)));  // a late member's note may still arrive
-        throw CollectiveStall(name_ + " #" + std::to_string(sequence_) + " of " + group_ + " (" +
-                              std::to_string(comm_.size()) + " members) did not complete within " +
-                              std::to_string(static_cast<long>(timeout_)) + " s; not responding: " +
-                              (culprits.empty() ? "none (every member answers; the transport is stuck)" : culprits));
+        SHARDRUN_THROW(CollectiveStall, name_ + " #" + std::to_string(sequence_) + " of " + group_ + " (" +
+                                        std::to_string(comm_.size()) + " members) did not complete within " +
+                                        std::to_string(static_cast<long>(timeout_)) + " s; not responding: " +
+                                        (culprits.empty() ? "none (every member answers; the transport is stuck)" : culprits));
     }
 
     Communicator& comm_;

@@ -7,14 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "base/error.hpp"
 #include "collectives/communicator.hpp"
 
 namespace shardrun::collectives {
 
 /** A member did not join a collective in time. The message names the collective, the group and the missing members. */
-class CollectiveStall : public std::runtime_error {
+class CollectiveStall : public Error {
 public:
-    using std::runtime_error::runtime_error;
+    CollectiveStall(const char* file, int line, const std::string& what) : Error(file, line, what) {}
 };
 
 /**

@@ -82,8 +82,8 @@ std::optional<ElementManifest> read_manifest(const std::string& path, int array_
     try {
         return parse_manifest(json::parse(in));
     } catch (const std::exception& error) {
-        throw OutputError(file.string() + " is unreadable (" + error.what() +
-                          "); rerun that array element with --force");
+        SHARDRUN_THROW(OutputError, file.string() + " is unreadable (" + error.what() +
+                                    "); rerun that array element with --force");
     }
 }
 

@@ -3,16 +3,18 @@
 #include <stdexcept>
 #include <string>
 
+#include "base/error.hpp"
+
 namespace shardrun::io {
 
 /**
  * An HDF5 call failed. The message names the call, the source line and the innermost
  * HDF5 error (often a system error such as "File too large").
  */
-class Hdf5Error : public std::runtime_error {
+class Hdf5Error : public Error {
 public:
-    explicit Hdf5Error(const std::string& what, std::string cause = "")
-        : std::runtime_error(what), cause_(cause.empty() ? what : std::move(cause)) {}
+    Hdf5Error(const char* file, int line, const std::string& what, std::string cause = "")
+        : Error(file, line, what), cause_(cause.empty() ? what : std::move(cause)) {}
     /** The innermost cause on one line, e.g. "No space left on device": what users read. */
     const std::string& cause() const noexcept { return cause_; }
 
@@ -21,23 +23,24 @@ private:
 };
 
 /**
- * Committed results could not be written: disk full, quota, I/O error. Not bad input: the
- * runner maps it to exit code 1. The message is one line naming the file, the system's
+ * Committed results could not be written: disk full, quota, I/O error. Not bad input: exit
+ * code 1. The message is one line naming the file, the system's
  * reason and what to do; nothing committed before is lost.
  */
-class WriteError : public std::runtime_error {
+class WriteError : public Error {
 public:
-    explicit WriteError(const std::string& what) : std::runtime_error(what) {}
+    WriteError(const char* file, int line, const std::string& what) : Error(file, line, what) {}
 };
 
 /**
  * A problem the user fixes before running: output not writable, exists without
  * --resume/--force, locked by another run, written by a different job. One line that names
- * the path and what to do; the runner maps it to exit code 2.
+ * the path and what to do; exit code 2.
  */
-class OutputError : public std::runtime_error {
+class OutputError : public Error {
 public:
-    explicit OutputError(const std::string& what) : std::runtime_error(what) {}
+    OutputError(const char* file, int line, const std::string& what) : Error(file, line, what) {}
+    int exit_code() const noexcept override { return exit_bad_input; }
 };
 
 /**

@@ -30,7 +30,7 @@ std::vector<T> strided(const std::vector<T>& values, std::uint64_t stride, std::
 hdf5::Dataset write_axis(hid_t source, hid_t target, const GridAxis& axis, std::uint64_t stride)
 {
     const auto path = "params/" + axis.name;
-    if (!hdf5::has_link(source, path)) throw OutputError("the results file has no /" + path + " for the sweep axis " + axis.name);
+    if (!hdf5::has_link(source, path)) SHARDRUN_THROW(OutputError, "the results file has no /" + path + " for the sweep axis " + axis.name);
     auto params = SHARDRUN_H5_OPEN(Group, H5Gopen2(source, "params", H5P_DEFAULT));
     auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(params.get(), axis.name.c_str(), H5P_DEFAULT));
     auto type = SHARDRUN_H5_OPEN(Datatype, H5Dget_type(dataset.get()));
@@ -154,13 +154,13 @@ void check_axes(hid_t source, const std::vector<GridAxis>& axes, const std::vect
         names.insert(axis.name);
     }
     if (points != task_count) {
-        throw OutputError("the sweep has " + std::to_string(points) + " points but the results file has " +
-                          std::to_string(task_count) + " tasks; it was not written by this sweep");
+        SHARDRUN_THROW(OutputError, "the sweep has " + std::to_string(points) + " points but the results file has " +
+                                    std::to_string(task_count) + " tasks; it was not written by this sweep");
     }
     for (const auto& field : fields) {
         if (!names.insert(field).second) {
-            throw OutputError("the result field '" + field + "' has the name of a sweep axis or of status; the grid "
-                              "file cannot hold both");
+            SHARDRUN_THROW(OutputError, "the result field '" + field + "' has the name of a sweep axis or of status; the grid "
+                                        "file cannot hold both");
         }
     }
 }
@@ -194,9 +194,9 @@ std::string stored_job_json(const std::string& master_path)
         auto file = SHARDRUN_H5_OPEN(File, H5Fopen(master_path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
         if (auto json = hdf5::read_string_attr(file.get(), "params_json")) return *json;
     } catch (const Hdf5Error& error) {
-        throw OutputError(master_path + " is not a readable shardrun results file (" + error.cause() + ")");
+        SHARDRUN_THROW(OutputError, master_path + " is not a readable shardrun results file (" + error.cause() + ")");
     }
-    throw OutputError(master_path + " is not a shardrun results file (no params_json attribute)");
+    SHARDRUN_THROW(OutputError, master_path + " is not a shardrun results file (no params_json attribute)");
 }
 
 void export_grid(const std::string& master_path, const std::vector<GridAxis>& axes, const std::string& target)
@@ -215,14 +215,14 @@ void export_grid(const std::string& master_path, const std::vector<GridAxis>& ax
         file.close();
     } catch (const Hdf5Error& error) {
         std::remove(temp.c_str());
-        throw OutputError("cannot export " + master_path + " to " + target + ": " + error.cause());
+        SHARDRUN_THROW(OutputError, "cannot export " + master_path + " to " + target + ": " + error.cause());
     } catch (...) {
         std::remove(temp.c_str());
         throw;
     }
     if (std::rename(temp.c_str(), target.c_str()) != 0) {
         std::remove(temp.c_str());
-        throw OutputError("cannot write " + target + "; check the folder exists and is writable");
+        SHARDRUN_THROW(OutputError, "cannot write " + target + "; check the folder exists and is writable");
     }
 }
 

@@ -104,7 +104,7 @@ void check_master_readable(const std::string& path, const Elements& elements)
     try {
         auto file = SHARDRUN_H5_OPEN(File, H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
     } catch (const Hdf5Error& error) {
-        throw OutputError(path + " cannot be read (" + error.cause() +
+        SHARDRUN_THROW(OutputError, path + " cannot be read (" + error.cause() +
                           ") and it is the only copy of the results of consolidated array elements (their shards "
                           "were removed once it was complete); restore it, or rerun the job with --force");
     }
@@ -128,8 +128,8 @@ MergeReport merge_output(const std::string& path)
 {
     auto elements = read_elements(path);
     if (!elements.reference) {
-        throw OutputError("no array element of " + path + " has finished (nothing in " + layout::shards_dir(path).string() +
-                          " to learn the job from); run the array elements first");
+        SHARDRUN_THROW(OutputError, "no array element of " + path + " has finished (nothing in " + layout::shards_dir(path).string() +
+                                    " to learn the job from); run the array elements first");
     }
     check_master_readable(path, elements);
     auto info = merged_info(path, elements);
@@ -139,8 +139,8 @@ MergeReport merge_output(const std::string& path)
     std::vector<bool> seen(static_cast<std::size_t>(report.array_count), false);
     for (const auto& [index, manifest] : elements.present) {
         if (manifest.job_hash != info.hash) {
-            throw OutputError(layout::element_dir(path, index).string() + " belongs to a different job (parameters hash " +
-                              manifest.job_hash.substr(0, 12) + "); rerun that element with --force");
+            SHARDRUN_THROW(OutputError, layout::element_dir(path, index).string() + " belongs to a different job (parameters hash " +
+                                        manifest.job_hash.substr(0, 12) + "); rerun that element with --force");
         }
         if (index < report.array_count) seen[static_cast<std::size_t>(index)] = true;
         add_element_rows(stream, path, index, manifest.consolidated, manifest.metadata.first_task,

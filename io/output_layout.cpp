@@ -131,12 +131,12 @@ void write_file_atomically(const fs::path& target, const std::string& text)
     const int saved = errno;
     if (fd >= 0) ::close(fd);
     if (!written) {
-        throw OutputError("cannot write " + temp.string() + ": " + std::strerror(saved) +
-                          "; check free space and permissions of " + target.parent_path().string());
+        SHARDRUN_THROW(OutputError, "cannot write " + temp.string() + ": " + std::strerror(saved) +
+                                    "; check free space and permissions of " + target.parent_path().string());
     }
     if (!sync_path(temp) || std::rename(temp.c_str(), target.c_str()) != 0) {
-        throw OutputError("cannot write " + target.string() + ": " + std::strerror(errno) +
-                          "; check free space and permissions of " + target.parent_path().string());
+        SHARDRUN_THROW(OutputError, "cannot write " + target.string() + ": " + std::strerror(errno) +
+                                    "; check free space and permissions of " + target.parent_path().string());
     }
     sync_path(target.parent_path());
 }

@@ -35,10 +35,10 @@ void write_params_file(const fs::path& file, const std::vector<ParamColumn>& par
         h5.close();
     } catch (const Hdf5Error& error) {
         std::remove(temp.c_str());
-        throw OutputError("cannot write " + temp.string() + ": " + error.what() + "; free disk space and rerun with --resume");
+        SHARDRUN_THROW(OutputError, "cannot write " + temp.string() + ": " + error.what() + "; free disk space and rerun with --resume");
     }
     if (!layout::sync_path(temp) || std::rename(temp.c_str(), file.c_str()) != 0) {
-        throw OutputError("cannot write " + file.string() + "; check free space and rerun with --resume");
+        SHARDRUN_THROW(OutputError, "cannot write " + file.string() + "; check free space and rerun with --resume");
     }
 }
 
@@ -56,7 +56,7 @@ void read_params_file(const fs::path& file, const std::vector<std::string>& name
             ranges.end = hdf5::read_column<std::int64_t>(group_ranges.get(), "end", H5T_NATIVE_INT64);
         }
     } catch (const Hdf5Error& error) {
-        throw OutputError(file.string() + " is unreadable (" + error.what() + "); rerun that array element with --resume");
+        SHARDRUN_THROW(OutputError, file.string() + " is unreadable (" + error.what() + "); rerun that array element with --resume");
     }
 }
 

@@ -25,8 +25,8 @@ void make_dirs(const fs::path& dir, const std::string& path)
     std::error_code error;
     fs::create_directories(dir, error);
     if (error) {
-        throw OutputError("cannot create " + dir.string() + " for output " + path + ": " + error.message() +
-                          "; choose a writable output.path");
+        SHARDRUN_THROW(OutputError, "cannot create " + dir.string() + " for output " + path + ": " + error.message() +
+                                    "; choose a writable output.path");
     }
 }
 
@@ -35,13 +35,13 @@ OutputLock take_lock(const OutputOptions& options, int array_index)
     const auto file = layout::lock_path(options.path, array_index);
     const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) {
-        throw OutputError("cannot write " + file.string() + ": " + std::strerror(errno) +
-                          "; choose a writable output.path");
+        SHARDRUN_THROW(OutputError, "cannot write " + file.string() + ": " + std::strerror(errno) +
+                                    "; choose a writable output.path");
     }
     OutputLock lock(fd);
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        throw OutputError(options.path + " is being written by another shardrun run (lock " + file.string() +
-                          " is held); wait for it to finish or choose another output.path");
+        SHARDRUN_THROW(OutputError, options.path + " is being written by another shardrun run (lock " + file.string() +
+                                    " is held); wait for it to finish or choose another output.path");
     }
     return lock;
 }
@@ -56,8 +56,8 @@ std::string recorded_hash(const OutputOptions& options, int array_index)
         auto file = SHARDRUN_H5_OPEN(File, H5Fopen(options.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
         return hdf5::read_string_attr(file.get(), "params_sha256").value_or("");
     } catch (const Hdf5Error&) {
-        throw OutputError(options.path + " exists but is not a readable shardrun results file; use --force to "
-                          "overwrite it or choose another output.path");
+        SHARDRUN_THROW(OutputError, options.path + " exists but is not a readable shardrun results file; use --force to "
+                                    "overwrite it or choose another output.path");
     }
 }
 
@@ -99,15 +99,15 @@ void check_path_kind(const OutputOptions& options)
     const auto status = fs::symlink_status(options.path, error);
     if (error || status.type() == fs::file_type::not_found) return;
     if (status.type() == fs::file_type::directory) {
-        throw OutputError(options.path + " is a directory; output.path names the results file, e.g. " +
-                          (fs::path(options.path) / "results.h5").string());
+        SHARDRUN_THROW(OutputError, options.path + " is a directory; output.path names the results file, e.g. " +
+                                    (fs::path(options.path) / "results.h5").string());
     }
     if (status.type() != fs::file_type::regular) {
-        throw OutputError(options.path + " exists and is not a regular file; choose another output.path");
+        SHARDRUN_THROW(OutputError, options.path + " exists and is not a regular file; choose another output.path");
     }
     if (!options.force && !is_shardrun_file(options.path)) {
-        throw OutputError(options.path + " exists and is not a shardrun results file; choose another output.path "
-                          "(or --force to overwrite it)");
+        SHARDRUN_THROW(OutputError, options.path + " exists and is not a shardrun results file; choose another output.path "
+                                    "(or --force to overwrite it)");
     }
 }
 
@@ -119,7 +119,7 @@ void reopen_single_master(const OutputOptions& options, const JobMetadata& metad
     if (!fs::exists(options.path)) return;
     std::error_code error;
     fs::rename(options.path, single, error);
-    if (error) throw OutputError("cannot move " + options.path + " back for --resume: " + error.message());
+    if (error) SHARDRUN_THROW(OutputError, "cannot move " + options.path + " back for --resume: " + error.message());
     try {
         // The finished file's host/device are variable-length; parallel HDF5 writes fixed-length only.
         auto file = SHARDRUN_H5_OPEN(File, H5Fopen(single.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
@@ -127,8 +127,8 @@ void reopen_single_master(const OutputOptions& options, const JobMetadata& metad
         master::split_item_rows(file.get());  // the sink writes every task's rows padded, [T, chunk, ...]
         file.close();
     } catch (const Hdf5Error& failure) {
-        throw OutputError("cannot reopen " + single.string() + " for --resume: " + failure.what() +
-                          "; rerun with --force to start again");
+        SHARDRUN_THROW(OutputError, "cannot reopen " + single.string() + " for --resume: " + failure.what() +
+                                    "; rerun with --force to start again");
     }
 }
 
@@ -148,26 +148,26 @@ void check_existing(const OutputOptions& options, const JobMetadata& metadata)
         fs::remove_all(element, error);
         if (!error && master_counts) fs::remove(options.path, error);
         if (!error && tasks_exist) fs::remove_all(tasks, error);
-        if (error) throw OutputError("--force cannot delete the old output " + options.path + ": " + error.message());
+        if (error) SHARDRUN_THROW(OutputError, "--force cannot delete the old output " + options.path + ": " + error.message());
         return;
     }
     if (!options.resume) {
-        throw OutputError(options.path + " already exists; pass --resume to continue it or --force to overwrite it");
+        SHARDRUN_THROW(OutputError, options.path + " already exists; pass --resume to continue it or --force to overwrite it");
     }
     // The layouts keep committed rows in different files; switching would leave the rows of one
     // behind while the other looked complete.
     if (const auto manifest = read_manifest(options.path, metadata.array_index);
         manifest && manifest->layout != options.layout) {
         const auto name = [](Layout l) { return l == Layout::single ? "single" : "shards"; };
-        throw OutputError(options.path + " was written with output.layout " + name(manifest->layout) +
-                          "; --resume it with the same layout (not " + name(options.layout) +
-                          "), or use --force to start over");
+        SHARDRUN_THROW(OutputError, options.path + " was written with output.layout " + name(manifest->layout) +
+                                    "; --resume it with the same layout (not " + name(options.layout) +
+                                    "), or use --force to start over");
     }
     const auto hash = recorded_hash(options, metadata.array_index);
     if (!hash.empty() && hash != job_hash(metadata)) {
-        throw OutputError(options.path + " was written by a different job (parameters hash " + hash.substr(0, 12) +
-                          ", this job " + job_hash(metadata).substr(0, 12) +
-                          "); use --force to overwrite it or choose another output.path");
+        SHARDRUN_THROW(OutputError, options.path + " was written by a different job (parameters hash " + hash.substr(0, 12) +
+                                    ", this job " + job_hash(metadata).substr(0, 12) +
+                                    "); use --force to overwrite it or choose another output.path");
     }
     reopen_single_master(options, metadata);
 }

@@ -95,7 +95,7 @@ void add_task_and_status(hid_t file, ResultsTable& table)
     table.columns.insert(table.columns.begin(), TableColumn{"task", ColumnRole::task, std::move(ids), false});
     auto tasks = SHARDRUN_H5_OPEN(Group, H5Gopen2(file, "tasks", H5P_DEFAULT));
     const auto status = hdf5::read_column<std::int8_t>(tasks.get(), "status", H5T_NATIVE_INT8);
-    if (status.size() != table.task_count) throw Hdf5Error("/tasks/status has " + std::to_string(status.size()) + " rows");
+    if (status.size() != table.task_count) SHARDRUN_THROW(Hdf5Error, "/tasks/status has " + std::to_string(status.size()) + " rows");
     std::vector<std::string> names;
     for (const auto value : status) {
         names.emplace_back(task_status_name(static_cast<TaskStatus>(value)));
@@ -118,9 +118,9 @@ void qualify_duplicates(ResultsTable& table)
 
 [[noreturn]] void not_consolidated(const std::string& path)
 {
-    throw OutputError(path + " has no master file yet, only " + layout::shards_dir(path).string() +
-                      " (the run is going on, stopped, or is one element of an array job); `shardrun status " + path +
-                      "` shows its progress, `shardrun merge " + path + "` writes the master once the run has ended");
+    SHARDRUN_THROW(OutputError, path + " has no master file yet, only " + layout::shards_dir(path).string() +
+                                " (the run is going on, stopped, or is one element of an array job); `shardrun status " + path +
+                                "` shows its progress, `shardrun merge " + path + "` writes the master once the run has ended");
 }
 
 }  // namespace
@@ -144,7 +144,7 @@ void require_master(const std::string& path)
 {
     if (fs::exists(path)) return;
     if (!layout::element_indexes(path).empty()) not_consolidated(path);
-    throw OutputError("no results file at " + path + "; check the path (output.path of the job)");
+    SHARDRUN_THROW(OutputError, "no results file at " + path + "; check the path (output.path of the job)");
 }
 
 ResultsTable read_results_table(const std::string& path)
@@ -157,7 +157,7 @@ ResultsTable read_results_table(const std::string& path)
         auto file = SHARDRUN_H5_OPEN(File, H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
         const auto count = hdf5::read_int_attr(file.get(), "task_count");
         if (!count || !hdf5::has_link(file.get(), "tasks/status")) {
-            throw OutputError(path + " is not a shardrun results file (no task_count or /tasks/status)");
+            SHARDRUN_THROW(OutputError, path + " is not a shardrun results file (no task_count or /tasks/status)");
         }
         table.task_count = static_cast<std::uint64_t>(*count);
         table.complete = hdf5::read_bool_attr(file.get(), "complete").value_or(false);
@@ -165,7 +165,7 @@ ResultsTable read_results_table(const std::string& path)
         add_results(file.get(), table);
         add_task_and_status(file.get(), table);
     } catch (const Hdf5Error& error) {
-        throw OutputError(path + " is not a readable shardrun results file (" + error.cause() + ")");
+        SHARDRUN_THROW(OutputError, path + " is not a readable shardrun results file (" + error.cause() + ")");
     }
     qualify_duplicates(table);
     return table;

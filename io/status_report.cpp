@@ -74,7 +74,7 @@ StatusReport from_shards(const std::string& path, std::size_t stderr_lines)
     for (const int index : layout::element_indexes(path)) {
         if (auto manifest = read_manifest(path, index)) manifests.emplace_back(index, std::move(*manifest));
     }
-    if (manifests.empty()) throw OutputError(path + " has no readable array element in " + layout::shards_dir(path).string());
+    if (manifests.empty()) SHARDRUN_THROW(OutputError, path + " has no readable array element in " + layout::shards_dir(path).string());
     report.task_count = manifests.front().second.metadata.task_count;
     report.array_count = manifests.front().second.metadata.array_count;
     PerRank per_rank;
@@ -114,7 +114,7 @@ void read_master_counts(const std::string& path, StatusReport& report)
         report.task_count = static_cast<std::uint64_t>(hdf5::read_int_attr(file.get(), "task_count").value_or(0));
         report.array_count = static_cast<int>(hdf5::read_int_attr(file.get(), "array_count").value_or(1));
     } catch (const Hdf5Error& error) {
-        throw OutputError(path + " is not a readable shardrun results file (" + error.cause() + ")");
+        SHARDRUN_THROW(OutputError, path + " is not a readable shardrun results file (" + error.cause() + ")");
     }
 }
 
@@ -141,8 +141,8 @@ StatusReport status_report(const std::string& path, std::size_t stderr_lines)
     } else if (fs::exists(path)) {
         report = from_master(path, stderr_lines);
     } else {
-        throw OutputError("no output at " + path + " (neither the file nor " + layout::shards_dir(path).string() +
-                          " exists); check the path");
+        SHARDRUN_THROW(OutputError, "no output at " + path + " (neither the file nor " + layout::shards_dir(path).string() +
+                                    " exists); check the path");
     }
     report.complete = report.pending == 0 && report.missing_elements.empty();
     // What users open is the master: the shards may be complete while it is torn or foreign.

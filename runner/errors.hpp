@@ -1,26 +1,23 @@
 #pragma once
 
-#include <stdexcept>
 #include <string>
 
-namespace shardrun {
+#include "base/error.hpp"
 
-/** Base of shardrun's own errors; main() is the only place that catches them. */
-class Error : public std::runtime_error {
-public:
-    explicit Error(const std::string& what) : std::runtime_error(what) {}
-};
+namespace shardrun {
 
 /** Bad command line or environment (exit 2). */
 class UsageError : public Error {
 public:
-    explicit UsageError(const std::string& what) : Error(what) {}
+    UsageError(const char* file, int line, const std::string& what) : Error(file, line, what) {}
+    int exit_code() const noexcept override { return exit_bad_input; }
 };
 
 /** Bad job file: the message starts with file:line:col and names the field (exit 2). */
 class JobFileError : public Error {
 public:
-    explicit JobFileError(const std::string& what) : Error(what) {}
+    JobFileError(const char* file, int line, const std::string& what) : Error(file, line, what) {}
+    int exit_code() const noexcept override { return exit_bad_input; }
 };
 
 /**
@@ -29,22 +26,15 @@ public:
  */
 class CollectiveFailure : public Error {
 public:
-    CollectiveFailure(const std::string& what, int code, bool print_here)
-        : Error(what), code_(code), print_here_(print_here) {}
+    CollectiveFailure(const char* file, int line, const std::string& what, int code, bool print_here)
+        : Error(file, line, what), code_(code), print_here_(print_here) {}
     int code() const noexcept { return code_; }
+    int exit_code() const noexcept override { return code_; }
     bool print_here() const noexcept { return print_here_; }
 
 private:
     int code_;
     bool print_here_;
-};
-
-/** Exit codes of the shardrun executable, documented in README.md. */
-enum ExitCode : int {
-    exit_ok = 0,
-    exit_task_failed = 1,
-    exit_bad_input = 2,
-    exit_interrupted = 3,
 };
 
 }  // namespace shardrun

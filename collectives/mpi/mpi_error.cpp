@@ -11,7 +11,7 @@ void check_mpi(int code, const char* call, const char* file, int line)
     char text[MPI_MAX_ERROR_STRING] = {};
     int length = 0;
     MPI_Error_string(code, text, &length);
-    throw MpiError(std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " +
+    throw MpiError(file, line, std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " +
                    std::string(text, static_cast<size_t>(length)));
 }
 

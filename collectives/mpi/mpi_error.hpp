@@ -1,14 +1,15 @@
 #pragma once
 
-#include <stdexcept>
 #include <string>
+
+#include "base/error.hpp"
 
 namespace shardrun::collectives {
 
 /** An MPI call returned an error code. */
-class MpiError : public std::runtime_error {
+class MpiError : public Error {
 public:
-    explicit MpiError(const std::string& what) : std::runtime_error(what) {}
+    MpiError(const char* file, int line, const std::string& what) : Error(file, line, what) {}
 };
 
 /** Throws MpiError naming the call and MPI's own error string when `code` is not MPI_SUCCESS. */

@@ -20,8 +20,8 @@ std::unique_ptr<Communicator> make_nccl_communicator(Communicator& host_group, i
 {
     std::string error;
     if (const auto* table = nccl_table(error)) return table->make_communicator(host_group, cuda_device, timeout_seconds);
-    throw NcclError("NCCL communicator for group (size " + std::to_string(host_group.size()) + ", rank " +
-                    std::to_string(host_group.rank()) + ", cuda:" + std::to_string(cuda_device) + "): " + error);
+    SHARDRUN_THROW(NcclError, "NCCL communicator for group (size " + std::to_string(host_group.size()) + ", rank " +
+                              std::to_string(host_group.rank()) + ", cuda:" + std::to_string(cuda_device) + "): " + error);
 }
 
 bool compiled() noexcept

@@ -1,9 +1,9 @@
 #pragma once
 
 #include <memory>
-#include <stdexcept>
 #include <string>
 
+#include "base/error.hpp"
 #include "collectives/communicator.hpp"
 
 namespace shardrun::collectives {
@@ -13,9 +13,9 @@ namespace shardrun::collectives {
  * The message names the operation, the group (size, this rank, device) and, for timeouts,
  * which ranks did not join when that could be found out.
  */
-class NcclError : public std::runtime_error {
+class NcclError : public Error {
 public:
-    explicit NcclError(const std::string& what) : std::runtime_error(what) {}
+    NcclError(const char* file, int line, const std::string& what) : Error(file, line, what) {}
 };
 
 }  // namespace shardrun::collectives

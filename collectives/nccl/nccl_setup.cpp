@@ -146,12 +146,12 @@ void exchange_devices(Communicator& host_group, State& state)
             failures += "; rank " + std::to_string(rank) + " (host " + parts[1] + "): " + parts[2];
         }
     }
-    if (!failures.empty()) throw NcclError("NCCL setup failed on " + state.group() + ": " + failures.substr(2));
+    if (!failures.empty()) SHARDRUN_THROW(NcclError, "NCCL setup failed on " + state.group() + ": " + failures.substr(2));
     for (const auto& [uuid, ranks] : ranks_by_gpu) {
         if (ranks.size() < 2) continue;
-        throw NcclError("NCCL setup refused on " + state.group() + ": ranks " + join(ranks) + " are on the same GPU (" +
-                        where[uuid] + "); NCCL does not support two ranks of one communicator on one GPU (it may "
-                        "hang): give each member of the group its own GPU");
+        SHARDRUN_THROW(NcclError, "NCCL setup refused on " + state.group() + ": ranks " + join(ranks) + " are on the same GPU (" +
+                                  where[uuid] + "); NCCL does not support two ranks of one communicator on one GPU (it may "
+                                  "hang): give each member of the group its own GPU");
     }
 }
 
@@ -172,8 +172,8 @@ ncclUniqueId shared_unique_id(Communicator& host_group, const State& state)
     }
     host_group.broadcast(std::span<std::uint8_t>(message), 0);
     if (message[0] != 1)
-        throw NcclError("NCCL setup failed on " + state.group() + ": rank 0 could not create the NCCL id (ncclGetUniqueId)" +
-                        error);
+        SHARDRUN_THROW(NcclError, "NCCL setup failed on " + state.group() + ": rank 0 could not create the NCCL id (ncclGetUniqueId)" +
+                                  error);
     ncclUniqueId id{};
     std::memcpy(&id, message.data() + 1, sizeof id);
     return id;
@@ -199,14 +199,14 @@ void initialise(Communicator& host_group, State& state, const ncclUniqueId& id)
         // unfinished Request would wait for it forever.
         static_cast<void>(exchange.release());
         state.abort();
-        throw NcclError("NCCL init failed on " + state.group() + ": ranks that did not join: unknown (no response within " +
-                        seconds_text(state.timeout) + ")" + (error.empty() ? "" : "; this rank: " + error) +
-                        "; the communicator was aborted");
+        SHARDRUN_THROW(NcclError, "NCCL init failed on " + state.group() + ": ranks that did not join: unknown (no response within " +
+                                  seconds_text(state.timeout) + ")" + (error.empty() ? "" : "; this rank: " + error) +
+                                  "; the communicator was aborted");
     }
     for (const auto outcome : exchange->all) {
         if (outcome == joined) continue;
         state.abort();
-        throw NcclError(init_failure(state, exchange->all, error));
+        SHARDRUN_THROW(NcclError, init_failure(state, exchange->all, error));
     }
 }
 

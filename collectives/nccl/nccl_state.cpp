@@ -63,8 +63,8 @@ void State::create_resources(const char* what)
 void State::require_usable(const char* what) const
 {
     if (!aborted) return;
-    throw NcclError(std::string("NCCL ") + what + " on " + group() +
-                    ": this communicator was aborted after an earlier error or timeout; create a new one");
+    SHARDRUN_THROW(NcclError, std::string("NCCL ") + what + " on " + group() +
+                              ": this communicator was aborted after an earlier error or timeout; create a new one");
 }
 
 void State::check(ncclResult_t result, const char* what)
@@ -109,9 +109,9 @@ void State::timed_out(const char* what)
 {
     abort();
     const auto limit = seconds_text(timeout);
-    throw NcclError(std::string("NCCL ") + what + " timed out after " + limit + " on " + group() +
-                    "; ranks that did not join: unknown (no response within " + limit +
-                    "); the communicator was aborted");
+    SHARDRUN_THROW(NcclError, std::string("NCCL ") + what + " timed out after " + limit + " on " + group() +
+                              "; ranks that did not join: unknown (no response within " + limit +
+                              "); the communicator was aborted");
 }
 
 void State::abort() noexcept
@@ -124,8 +124,8 @@ void State::abort() noexcept
 void State::fail(const char* what, const std::string& detail)
 {
     abort();
-    throw NcclError(std::string("NCCL ") + what + " failed on " + group() + ": " + detail +
-                    "; the communicator was aborted");
+    SHARDRUN_THROW(NcclError, std::string("NCCL ") + what + " failed on " + group() + ": " + detail +
+                              "; the communicator was aborted");
 }
 
 }  // namespace shardrun::collectives::nccl

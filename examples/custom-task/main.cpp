@@ -30,7 +30,7 @@ public:
 
     void validate(const job::ParamMap& params, const tasks::JobView& /*job*/) const override
     {
-        if (params.integer("n") < 1) throw JobFileError("params.n: must be at least 1");
+        if (params.integer("n") < 1) SHARDRUN_THROW(JobFileError, "params.n: must be at least 1");
     }
 
     /** /results/steps and /results/peak, one int64 per task. */

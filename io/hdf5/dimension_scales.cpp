@@ -69,7 +69,7 @@ Dataset create_bare_dimension(hid_t file, hid_t group, const std::string& name, 
     if (SHARDRUN_H5_CHECK(H5Lexists(group, name.c_str(), H5P_DEFAULT)) > 0) {
         auto existing = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(group, name.c_str(), H5P_DEFAULT));
         if (SHARDRUN_H5_CHECK(H5DSis_scale(existing.get())) > 0) return existing;
-        throw Hdf5Error("cannot create the dimension " + name + ": a dataset of that name exists");
+        SHARDRUN_THROW(Hdf5Error, "cannot create the dimension " + name + ": a dataset of that name exists");
     }
     auto space = SHARDRUN_H5_OPEN(Dataspace, H5Screate_simple(1, &size, nullptr));
     // Contiguous with late allocation: the dimension holds no data and costs no storage.

@@ -21,7 +21,7 @@ DType dtype_of(hid_t type)
     const auto size = H5Tget_size(type);
     if (type_class == H5T_FLOAT) return size == 4 ? DType::float32 : DType::float64;
     if (type_class == H5T_INTEGER) return size == 4 ? DType::int32 : DType::int64;
-    throw Hdf5Error("result dataset has an unsupported type");
+    SHARDRUN_THROW(Hdf5Error, "result dataset has an unsupported type");
 }
 
 }  // namespace
@@ -48,7 +48,7 @@ std::vector<std::byte> read_field_rows(hid_t parent, const FieldSpec& spec, std:
     auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(parent, spec.name.c_str(), H5P_DEFAULT));
     auto space = SHARDRUN_H5_OPEN(Dataspace, H5Dget_space(dataset.get()));
     if (static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.get())) != rows * spec.elements()) {
-        throw Hdf5Error("field '" + spec.name + "' has the wrong number of rows");
+        SHARDRUN_THROW(Hdf5Error, "field '" + spec.name + "' has the wrong number of rows");
     }
     std::vector<std::byte> data(rows * spec.bytes());
     if (rows > 0) {

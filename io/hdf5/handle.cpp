@@ -50,7 +50,7 @@ void throw_hdf5_error(const char* call, const char* file, int line)
     }
     std::string message = std::string("HDF5 call ") + call + " failed at " + file + ":" + std::to_string(line);
     if (!cause.empty()) message += " (" + cause + ")";
-    throw Hdf5Error(message, system_reason(cause));
+    throw Hdf5Error(file, line, message, system_reason(cause));
 }
 
 }  // namespace shardrun::io::hdf5

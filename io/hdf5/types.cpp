@@ -12,7 +12,7 @@ hid_t native_type(DType dtype)
     case DType::int32: return H5T_NATIVE_INT32;
     case DType::int64: return H5T_NATIVE_INT64;
     }
-    throw Hdf5Error("unknown result dtype");
+    SHARDRUN_THROW(Hdf5Error, "unknown result dtype");
 }
 
 Datatype vlen_string_type()

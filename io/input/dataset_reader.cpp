@@ -64,7 +64,7 @@ DatasetInfo info_of(hid_t dataset)
 hid_t open_dataset(hid_t file, const DatasetLocation& location)
 {
     const hid_t dataset = H5Dopen2(file, location.dataset.c_str(), H5P_DEFAULT);
-    if (dataset < 0) throw InputError(location.text() + ": no dataset '" + location.dataset + "' in " + location.file);
+    if (dataset < 0) SHARDRUN_THROW(InputError, location.text() + ": no dataset '" + location.dataset + "' in " + location.file);
     return dataset;
 }
 
@@ -72,7 +72,7 @@ hid_t open_file(const DatasetLocation& location)
 {
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors reach the caller as InputError
     const hid_t file = H5Fopen(location.file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (file < 0) throw InputError(location.text() + ": cannot open '" + location.file + "' as an HDF5 file");
+    if (file < 0) SHARDRUN_THROW(InputError, location.text() + ": cannot open '" + location.file + "' as an HDF5 file");
     return file;
 }
 
@@ -82,7 +82,7 @@ DatasetLocation parse_dataset_location(const std::string& spec)
 {
     const auto colon = spec.rfind(':');
     if (colon == std::string::npos || colon == 0 || colon + 1 == spec.size()) {
-        throw InputError("'" + spec + "' is not FILE.h5:/dataset");
+        SHARDRUN_THROW(InputError, "'" + spec + "' is not FILE.h5:/dataset");
     }
     return {spec.substr(0, colon), spec.substr(colon + 1)};
 }
@@ -104,13 +104,13 @@ std::vector<float> read_float32_rows(const DatasetLocation& location, std::uint6
     const auto info = info_of(dataset.get());
     if (info_out != nullptr) *info_out = info;
     if (static_cast<int>(info.dims.size()) != rank || info.dtype != "float32") {
-        throw InputError(location.text() + ": has shape " + shape_text(info.dims) + " and dtype " + info.dtype +
-                         "; this task needs a float32 dataset of rank " + std::to_string(rank) + " " +
-                         std::string(layout));
+        SHARDRUN_THROW(InputError, location.text() + ": has shape " + shape_text(info.dims) + " and dtype " + info.dtype +
+                                   "; this task needs a float32 dataset of rank " + std::to_string(rank) + " " +
+                                   std::string(layout));
     }
     if (start > end || end > info.dims[0]) {
-        throw InputError(location.text() + ": rows [" + std::to_string(start) + ", " + std::to_string(end) +
-                         ") are outside its " + std::to_string(info.dims[0]) + " rows");
+        SHARDRUN_THROW(InputError, location.text() + ": rows [" + std::to_string(start) + ", " + std::to_string(end) +
+                                   ") are outside its " + std::to_string(info.dims[0]) + " rows");
     }
     std::vector<hsize_t> offset(rank, 0), count(info.dims.begin(), info.dims.end());
     offset[0] = start;
@@ -123,7 +123,7 @@ std::vector<float> read_float32_rows(const DatasetLocation& location, std::uint6
     const Id<H5Sclose> memory_space(H5Screate_simple(rank, count.data(), nullptr));
     const bool ok = H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, offset.data(), nullptr, count.data(), nullptr) >= 0 &&
                     H5Dread(dataset.get(), H5T_NATIVE_FLOAT, memory_space.get(), file_space.get(), H5P_DEFAULT, rows.data()) >= 0;
-    if (!ok) throw InputError(location.text() + ": reading rows [" + std::to_string(start) + ", " + std::to_string(end) + ") failed");
+    if (!ok) SHARDRUN_THROW(InputError, location.text() + ": reading rows [" + std::to_string(start) + ", " + std::to_string(end) + ") failed");
     return rows;
 }
 

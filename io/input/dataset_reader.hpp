@@ -6,12 +6,18 @@
 #include <string_view>
 #include <vector>
 
+#include "base/error.hpp"
+
 namespace shardrun::io {
 
-/** A task input that cannot be used: missing file or dataset, wrong rank or dtype, bad range. */
-class InputError : public std::runtime_error {
+/**
+ * A task input that cannot be used: missing file or dataset, wrong rank or dtype, bad range.
+ * Bad input (exit 2), as data.input's check before the run reports it.
+ */
+class InputError : public Error {
 public:
-    explicit InputError(const std::string& what) : std::runtime_error(what) {}
+    InputError(const char* file, int line, const std::string& what) : Error(file, line, what) {}
+    int exit_code() const noexcept override { return exit_bad_input; }
 };
 
 /** "file.h5:/group/dataset" split at its last ':'. */

@@ -224,7 +224,7 @@ void assemble_item_rows(hid_t file, const std::vector<FieldSpec>& fields, const 
             return hdf5::dataset_extents(dataset.get());
         }();
         if (dims.size() != field.shape.size() + 1 || dims[0] != layout.rows.size() || dims[1] != field.shape[0]) {
-            throw Hdf5Error("results/" + field.name + " is not [tasks, chunk, ...]; cannot assemble its rows over items");
+            SHARDRUN_THROW(Hdf5Error, "results/" + field.name + " is not [tasks, chunk, ...]; cannot assemble its rows over items");
         }
         assemble_field(file, group.get(), field, layout, budget);
     }

@@ -67,12 +67,12 @@ void write_master(const std::filesystem::path& target, const MasterInfo& info, T
 /** fsyncs `temp`, renames it to `target` and fsyncs the folder. @throws OutputError */
 void publish(const std::filesystem::path& temp, const std::filesystem::path& target);
 
-/** The OutputError of a master that could not be written: `what`, HDF5's reason, what to do. */
-OutputError write_failed(const std::string& what, const Hdf5Error& error);
+/** The message of a master that could not be written: `what`, HDF5's reason, what to do. */
+std::string write_failed_message(const std::string& what, const Hdf5Error& error);
 
 /**
  * Creates `target`.tmp, lets `write_contents` write the master into it, then publishes it
- * to `target`. An HDF5 failure removes the temp file and throws write_failed()'s OutputError.
+ * to `target`. An HDF5 failure removes the temp file and throws an OutputError with write_failed_message().
  */
 void write_master_file(const std::filesystem::path& target, const std::function<void(hid_t file)>& write_contents);
 

@@ -150,7 +150,7 @@ StatusCounts finish_single_streamed(const fs::path& single, const fs::path& targ
         finish_master_file(file.get(), info, info.metadata.task_count, counts, info.complete && counts.pending == 0);
         file.close();
     } catch (const Hdf5Error& error) {
-        throw write_failed("cannot finish " + single.string(), error);
+        SHARDRUN_THROW(OutputError, write_failed_message("cannot finish " + single.string(), error));
     }
     if (!target.empty()) publish(single, target);
     return counts;

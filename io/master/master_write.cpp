@@ -17,15 +17,15 @@ namespace shardrun::io::master {
 void publish(const fs::path& temp, const fs::path& target)
 {
     if (!layout::sync_path(temp) || std::rename(temp.c_str(), target.c_str()) != 0) {
-        throw OutputError("cannot write " + target.string() + ": " + std::strerror(errno) +
-                          "; check free space and permissions, then rerun with --resume");
+        SHARDRUN_THROW(OutputError, "cannot write " + target.string() + ": " + std::strerror(errno) +
+                                    "; check free space and permissions, then rerun with --resume");
     }
     layout::sync_path(fs::absolute(target).parent_path());
 }
 
-OutputError write_failed(const std::string& what, const Hdf5Error& error)
+std::string write_failed_message(const std::string& what, const Hdf5Error& error)
 {
-    return OutputError(what + ": " + error.what() + "; free disk space and rerun with --resume");
+    return what + ": " + error.what() + "; free disk space and rerun with --resume";
 }
 
 void finish_master_file(hid_t file, const MasterInfo& info, std::uint64_t task_count, const StatusCounts& counts,
@@ -53,7 +53,7 @@ void write_master_file(const fs::path& target, const std::function<void(hid_t fi
         file.close();
     } catch (const Hdf5Error& error) {
         std::remove(temp.c_str());
-        throw write_failed("cannot write the master file " + temp.string(), error);
+        SHARDRUN_THROW(OutputError, write_failed_message("cannot write the master file " + temp.string(), error));
     }
     publish(temp, target);
 }

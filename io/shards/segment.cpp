@@ -103,7 +103,7 @@ bool lengths_agree(const TaskRows& rows)
 Segment read_verified(const fs::path& path, bool with_fields)
 {
     auto file = SHARDRUN_H5_OPEN(File, H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-    if (hdf5::read_string_attr(file.get(), "format").value_or("") != segment_format) throw Hdf5Error("not a segment");
+    if (hdf5::read_string_attr(file.get(), "format").value_or("") != segment_format) SHARDRUN_THROW(Hdf5Error, "not a segment");
     Segment segment;
     segment.header.job_hash = hdf5::read_string_attr(file.get(), "job_hash").value_or("");
     segment.header.array_index = static_cast<int>(hdf5::read_int_attr(file.get(), "array_index").value_or(-1));
@@ -112,10 +112,10 @@ Segment read_verified(const fs::path& path, bool with_fields)
     segment.rows = read_columns(file.get());
     const auto rows = hdf5::read_int_attr(file.get(), "rows");
     if (!rows || static_cast<std::size_t>(*rows) != segment.rows.size() || !lengths_agree(segment.rows)) {
-        throw Hdf5Error("column lengths disagree");
+        SHARDRUN_THROW(Hdf5Error, "column lengths disagree");
     }
     if (hdf5::read_int_attr(file.get(), "crc32c_tasks") != static_cast<std::int64_t>(segment.rows.columns_checksum())) {
-        throw Hdf5Error("CRC-32C mismatch in /tasks");
+        SHARDRUN_THROW(Hdf5Error, "CRC-32C mismatch in /tasks");
     }
     auto results = SHARDRUN_H5_OPEN(Group, H5Gopen2(file.get(), "results", H5P_DEFAULT));
     for (const auto& name : hdf5::read_string_list_attr(file.get(), "fields")) {
@@ -125,7 +125,7 @@ Segment read_verified(const fs::path& path, bool with_fields)
     }
     if (with_fields &&
         hdf5::read_int_attr(file.get(), "crc32c_results") != static_cast<std::int64_t>(segment.rows.fields_checksum())) {
-        throw Hdf5Error("CRC-32C mismatch in /results");
+        SHARDRUN_THROW(Hdf5Error, "CRC-32C mismatch in /results");
     }
     return segment;
 }
@@ -147,15 +147,15 @@ void write_segment(const fs::path& target, const SegmentHeader& header, const Ta
         auto file = SHARDRUN_H5_OPEN(File, H5Fcreate(temp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()));
         write_contents(file.get(), header, rows, fields);
         file.close();  // flushes: a full disk shows up here at the latest
-        if (!layout::sync_path(temp)) throw Hdf5Error("fsync failed: " + std::string(std::strerror(errno)));
+        if (!layout::sync_path(temp)) SHARDRUN_THROW(Hdf5Error, "fsync failed: " + std::string(std::strerror(errno)));
     } catch (const Hdf5Error& error) {
         std::remove(temp.c_str());
-        throw WriteError("cannot commit results to " + temp.string() + ": " + error.cause() +
-                         "; free disk space (or raise the file size limit) and rerun with --resume");
+        SHARDRUN_THROW(WriteError, "cannot commit results to " + temp.string() + ": " + error.cause() +
+                                   "; free disk space (or raise the file size limit) and rerun with --resume");
     }
     if (segment_commit_hook) segment_commit_hook("temp_written");
     if (std::rename(temp.c_str(), target.c_str()) != 0) {
-        throw WriteError("cannot rename " + temp.string() + ": " + std::strerror(errno) + "; rerun with --resume");
+        SHARDRUN_THROW(WriteError, "cannot rename " + temp.string() + ": " + std::strerror(errno) + "; rerun with --resume");
     }
     layout::sync_path(target.parent_path());
     if (segment_commit_hook) segment_commit_hook("renamed");

@@ -31,7 +31,7 @@ ShardSink::ShardSink(const OutputOptions& options, const JobMetadata& metadata, 
     std::error_code error;
     fs::create_directories(dir_, error);
     if (error) {
-        throw OutputError("cannot create " + dir_.string() + ": " + error.message() + "; choose a writable output.path");
+        SHARDRUN_THROW(OutputError, "cannot create " + dir_.string() + ": " + error.message() + "; choose a writable output.path");
     }
     header_ = SegmentHeader{job_hash(metadata), metadata.array_index, rank, next_sequence(dir_)};
     buffer_.fields.resize(fields_.size());

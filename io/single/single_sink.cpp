@@ -76,8 +76,8 @@ SingleSink::SingleSink(const OutputOptions& options, const JobMetadata& metadata
             create_file(file, metadata);
         }
     } catch (const Hdf5Error& failure) {
-        throw OutputError("cannot open " + file + " for parallel writing: " + failure.what() +
-                          "; check that the output folder is writable from every node");
+        SHARDRUN_THROW(OutputError, "cannot open " + file + " for parallel writing: " + failure.what() +
+                                    "; check that the output folder is writable from every node");
     }
 }
 
@@ -125,8 +125,8 @@ void SingleSink::commit()
         write_tasks(order, dxpl.get());
         SHARDRUN_H5_CHECK(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL));
     } catch (const Hdf5Error& failure) {
-        throw WriteError("cannot commit results to the single-layout file: " + failure.cause() +
-                         "; free disk space and rerun with --resume");
+        SHARDRUN_THROW(WriteError, "cannot commit results to the single-layout file: " + failure.cause() +
+                                   "; free disk space and rerun with --resume");
     }
     buffer_.clear();
 }

@@ -32,9 +32,9 @@ const KernelTable& kernel_table(const char* what)
 #ifdef SHARDRUN_WITH_CUDA
     const auto& result = loaded_backend();
     if (result.table != nullptr) return *result.table;
-    throw NotCompiled(std::string(what) + " needs the CUDA backend " + backend::library_name + ": " + result.error);
+    SHARDRUN_THROW(NotCompiled, std::string(what) + " needs the CUDA backend " + backend::library_name + ": " + result.error);
 #else
-    throw NotCompiled(std::string(what) + ": this shardrun was built without CUDA; use device: cpu");
+    SHARDRUN_THROW(NotCompiled, std::string(what) + ": this shardrun was built without CUDA; use device: cpu");
 #endif
 }
 

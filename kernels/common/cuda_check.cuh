@@ -20,14 +20,14 @@ namespace shardrun::kernels::cuda {
 inline void check_cuda(cudaError_t status, const char* call, const char* file, int line)
 {
     if (status == cudaSuccess) return;
-    throw CudaError(std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " +
+    throw CudaError(file, line, std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " +
                     cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")");
 }
 
 inline void check_cublas(cublasStatus_t status, const char* call, const char* file, int line)
 {
     if (status == CUBLAS_STATUS_SUCCESS) return;
-    throw CudaError(std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " +
+    throw CudaError(file, line, std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " +
                     cublasGetStatusName(status) + " (" + cublasGetStatusString(status) + ")");
 }
 

@@ -4,18 +4,20 @@
 #include <string>
 #include <utility>
 
+#include "base/error.hpp"
+
 namespace shardrun::kernels {
 
 /** A kernel was asked for a backend this build does not contain. */
-class NotCompiled : public std::runtime_error {
+class NotCompiled : public Error {
 public:
-    explicit NotCompiled(const std::string& what) : std::runtime_error(what) {}
+    NotCompiled(const char* file, int line, const std::string& what) : Error(file, line, what) {}
 };
 
 /** A CUDA runtime or cuBLAS call failed. */
-class CudaError : public std::runtime_error {
+class CudaError : public Error {
 public:
-    explicit CudaError(const std::string& what) : std::runtime_error(what) {}
+    CudaError(const char* file, int line, const std::string& what) : Error(file, line, what) {}
 };
 
 /** Kernel parameters that can never run (size <= 0, sigma <= 0, unstable dt, too much memory). */

@@ -78,11 +78,11 @@ private:
 std::unique_ptr<AllreduceBackend> make_nccl_backend(Communicator& world, int group_size)
 {
     if (!collectives::nccl::compiled()) {
-        throw UsageError("bench allreduce --backend nccl: this shardrun was built without CUDA and NCCL");
+        SHARDRUN_THROW(UsageError, "bench allreduce --backend nccl: this shardrun was built without CUDA and NCCL");
     }
     const auto cuda = kernels::query_cuda_runtime();
     if (cuda.device_count == 0) {
-        throw UsageError("bench allreduce --backend nccl: no GPU is visible: " + cuda.no_device_reason);
+        SHARDRUN_THROW(UsageError, "bench allreduce --backend nccl: no GPU is visible: " + cuda.no_device_reason);
     }
     const auto node = collectives::mpi::split_by_node(world);
     const auto host_group = world.split(world.rank() / group_size, world.rank());
@@ -168,8 +168,8 @@ std::unique_ptr<AllreduceBackend> make_backend(Backend backend, Communicator& wo
         for (int d = 1; d <= world.size(); ++d) {
             if (world.size() % d == 0) divisors.push_back(d);
         }
-        throw UsageError(fmt::format("bench allreduce --group {}: does not divide the {} ranks; use one of {}",
-                                     group_size, world.size(), fmt::join(divisors, ", ")));
+        SHARDRUN_THROW(UsageError, fmt::format("bench allreduce --group {}: does not divide the {} ranks; use one of {}",
+                                               group_size, world.size(), fmt::join(divisors, ", ")));
     }
     return std::make_unique<HostBackend>(world.split(world.rank() / group_size, world.rank()));
 }

@@ -37,7 +37,7 @@ bool Command::setup(const std::vector<std::string>& args)
         }
         po::notify(values);
     } catch (const po::error& e) {
-        throw UsageError(std::string(name()) + ": " + e.what());
+        SHARDRUN_THROW(UsageError, std::string(name()) + ": " + e.what());
     }
     check(values);
     return true;

@@ -27,32 +27,32 @@ bench::Backend parse_backend(const std::string& text)
 {
     if (text == "mpi") return bench::Backend::mpi;
     if (text == "nccl") return bench::Backend::nccl;
-    throw UsageError(option_error("--backend", "'" + text + "'", "unknown backend; use mpi or nccl"));
+    SHARDRUN_THROW(UsageError, option_error("--backend", "'" + text + "'", "unknown backend; use mpi or nccl"));
 }
 
 void check_sizes(const bench::AllreduceOptions& options, const std::string& min_text, const std::string& max_text)
 {
     if (options.min_bytes < sizeof(float)) {
-        throw UsageError(option_error("--min", min_text, "must be at least 4 (one float)"));
+        SHARDRUN_THROW(UsageError, option_error("--min", min_text, "must be at least 4 (one float)"));
     }
     if (options.max_bytes > max_bench_bytes) {
-        throw UsageError(option_error("--max", max_text,
-                                      "must be at most " + std::to_string(max_bench_bytes) + " (2^31-1 floats)"));
+        SHARDRUN_THROW(UsageError, option_error("--max", max_text,
+                                                "must be at most " + std::to_string(max_bench_bytes) + " (2^31-1 floats)"));
     }
     if (options.min_bytes > options.max_bytes) {
-        throw UsageError(
+        SHARDRUN_THROW(UsageError,
             option_error("--min", min_text, "is above --max " + max_text + "; --min must be at most --max"));
     }
     if (options.factor < 2 && options.min_bytes != options.max_bytes) {
-        throw UsageError(option_error("--factor", std::to_string(options.factor),
-                                      "must be at least 2 when --min and --max differ"));
+        SHARDRUN_THROW(UsageError, option_error("--factor", std::to_string(options.factor),
+                                                "must be at least 2 when --min and --max differ"));
     }
 }
 
 std::ofstream open_json(const std::string& path)
 {
     std::ofstream out(path);
-    if (!out) throw UsageError("bench allreduce --json " + path + ": cannot write this file");
+    if (!out) SHARDRUN_THROW(UsageError, "bench allreduce --json " + path + ": cannot write this file");
     return out;
 }
 
@@ -61,9 +61,9 @@ std::ofstream open_json(const std::string& path)
 std::size_t parse_byte_size(const std::string& text, const std::string& option)
 {
     const auto bad = [&] {
-        return UsageError(option_error(option, "'" + text + "'",
-                                       "not a size; use a byte count with an optional K, M or G suffix "
-                                       "(powers of 1024), e.g. 8, 64K, 256M"));
+        return SHARDRUN_ERROR(UsageError, option_error(option, "'" + text + "'",
+                                                       "not a size; use a byte count with an optional K, M or G "
+                                                       "suffix (powers of 1024), e.g. 8, 64K, 256M"));
     };
     std::size_t digits = 0;
     while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
@@ -99,20 +99,20 @@ void BenchCommand::add_options(po::options_description& options, po::positional_
 
 void BenchCommand::check(const po::variables_map&)
 {
-    if (collective_.empty()) throw UsageError("bench: name what to measure; use: shardrun bench allreduce [options]");
-    if (collective_ != "allreduce") throw UsageError("bench '" + collective_ + "': unknown benchmark; use allreduce");
+    if (collective_.empty()) SHARDRUN_THROW(UsageError, "bench: name what to measure; use: shardrun bench allreduce [options]");
+    if (collective_ != "allreduce") SHARDRUN_THROW(UsageError, "bench '" + collective_ + "': unknown benchmark; use allreduce");
     options_.backend = parse_backend(backend_);
     options_.min_bytes = parse_byte_size(min_text_, "--min");
     options_.max_bytes = parse_byte_size(max_text_, "--max");
     check_sizes(options_, min_text_, max_text_);
     if (options_.iters < 1) {
-        throw UsageError(option_error("--iters", std::to_string(options_.iters), "must be at least 1"));
+        SHARDRUN_THROW(UsageError, option_error("--iters", std::to_string(options_.iters), "must be at least 1"));
     }
     if (options_.warmup < 0) {
-        throw UsageError(option_error("--warmup", std::to_string(options_.warmup), "must be 0 or more"));
+        SHARDRUN_THROW(UsageError, option_error("--warmup", std::to_string(options_.warmup), "must be 0 or more"));
     }
     if (options_.group < 0) {
-        throw UsageError(option_error("--group", std::to_string(options_.group), "must be 1 or more (0: all ranks)"));
+        SHARDRUN_THROW(UsageError, option_error("--group", std::to_string(options_.group), "must be 1 or more (0: all ranks)"));
     }
 }
 

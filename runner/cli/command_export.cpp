@@ -17,8 +17,8 @@ namespace {
 
 [[noreturn]] void not_cartesian(const std::string& path, const std::string& why)
 {
-    throw UsageError("export: --grid needs a cartesian sweep (each sweep: key an axis of values); " + path + " " +
-                     why);
+    SHARDRUN_THROW(UsageError, "export: --grid needs a cartesian sweep (each sweep: key an axis of values); " + path + " " +
+                               why);
 }
 
 /** The axes of the cartesian sweep the master at `path` was run with (its stored, resolved job). */
@@ -55,8 +55,8 @@ void ExportCommand::add_options(po::options_description& options, po::positional
 
 void ExportCommand::check(const po::variables_map& values)
 {
-    if (!values.count("output")) throw UsageError("export: name the results file, e.g. shardrun export results/x.h5 --grid x.nc");
-    if (!values.count("grid")) throw UsageError("export: say what to write: --grid FILE.nc");
+    if (!values.count("output")) SHARDRUN_THROW(UsageError, "export: name the results file, e.g. shardrun export results/x.h5 --grid x.nc");
+    if (!values.count("grid")) SHARDRUN_THROW(UsageError, "export: say what to write: --grid FILE.nc");
 }
 
 int ExportCommand::run()

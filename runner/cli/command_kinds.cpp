@@ -78,9 +78,9 @@ void KindsCommand::check(const po::variables_map& /*values*/)
     if (kind_.empty() || tasks::find_task_kind(kind_)) return;
     const auto names = tasks::task_kind_names();
     const auto suggestion = job::closest_name(kind_, names);
-    throw UsageError(fmt::format("kinds: '{}' is not a task kind{}; the kinds: {}", kind_,
-                                 suggestion.empty() ? "" : fmt::format(" (did you mean '{}'?)", suggestion),
-                                 fmt::join(names, ", ")));
+    SHARDRUN_THROW(UsageError, fmt::format("kinds: '{}' is not a task kind{}; the kinds: {}", kind_,
+                                           suggestion.empty() ? "" : fmt::format(" (did you mean '{}'?)", suggestion),
+                                           fmt::join(names, ", ")));
 }
 
 int KindsCommand::run()

@@ -28,7 +28,7 @@ void MergeCommand::add_options(po::options_description& options, po::positional_
 
 void MergeCommand::check(const po::variables_map& values)
 {
-    if (!values.count("output")) throw UsageError("merge: name the results file, e.g. shardrun merge results/heat.h5");
+    if (!values.count("output")) SHARDRUN_THROW(UsageError, "merge: name the results file, e.g. shardrun merge results/heat.h5");
 }
 
 int MergeCommand::run()

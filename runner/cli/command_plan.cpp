@@ -32,9 +32,9 @@ void PlanCommand::add_options(po::options_description& options, po::positional_o
 void PlanCommand::check(const po::variables_map& values)
 {
     array_ = read_array_options(values);
-    if (ranks_ < 1) throw UsageError("--ranks must be at least 1");
-    if (nodes_.ranks_per_node < 0) throw UsageError("--ranks-per-node must be at least 1 (or 0: one node)");
-    if (nodes_.gpus_per_node < 0) throw UsageError("--gpus-per-node must be 0 or more");
+    if (ranks_ < 1) SHARDRUN_THROW(UsageError, "--ranks must be at least 1");
+    if (nodes_.ranks_per_node < 0) SHARDRUN_THROW(UsageError, "--ranks-per-node must be at least 1 (or 0: one node)");
+    if (nodes_.gpus_per_node < 0) SHARDRUN_THROW(UsageError, "--gpus-per-node must be 0 or more");
     for (size_t start = 0; !hosts_.empty() && start <= hosts_.size();) {
         const auto comma = std::min(hosts_.find(',', start), hosts_.size());
         nodes_.hosts.push_back(hosts_.substr(start, comma - start));

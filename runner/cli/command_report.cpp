@@ -64,7 +64,7 @@ fs::path report_script()
 {
     if (const char* chosen = std::getenv("SHARDRUN_REPORT_SCRIPT"); chosen && *chosen) {
         if (!is_file(chosen)) {
-            throw io::OutputError(std::string("report: SHARDRUN_REPORT_SCRIPT=") + chosen + " is not a file");
+            SHARDRUN_THROW(io::OutputError, std::string("report: SHARDRUN_REPORT_SCRIPT=") + chosen + " is not a file");
         }
         return chosen;
     }
@@ -83,8 +83,8 @@ fs::path report_script()
     for (const auto& candidate : candidates) {
         if (!candidate.empty()) tried << " " << candidate.string();
     }
-    throw io::OutputError("report: shardrun-report.py not found (looked at" + tried.str() +
-                          "); set SHARDRUN_REPORT_SCRIPT to its path");
+    SHARDRUN_THROW(io::OutputError, "report: shardrun-report.py not found (looked at" + tried.str() +
+                                    "); set SHARDRUN_REPORT_SCRIPT to its path");
 }
 
 /** The first Python that imports h5py and matplotlib. */
@@ -102,9 +102,9 @@ std::string report_python()
     for (const auto& python : candidates) {
         if (is_file(python) && spawn_and_wait({python, "-c", "import h5py, matplotlib"}, true) == 0) return python;
     }
-    throw io::OutputError("report: needs a python3 that imports h5py and matplotlib (Debian/Ubuntu: apt-get "
-                          "install python3-h5py python3-matplotlib, as scripts/install-deps does; or set "
-                          "SHARDRUN_PYTHON)");
+    SHARDRUN_THROW(io::OutputError, "report: needs a python3 that imports h5py and matplotlib (Debian/Ubuntu: apt-get "
+                                    "install python3-h5py python3-matplotlib, as scripts/install-deps does; or set "
+                                    "SHARDRUN_PYTHON)");
 }
 
 }  // namespace
@@ -120,7 +120,7 @@ void ReportCommand::add_options(po::options_description& options, po::positional
 
 void ReportCommand::check(const po::variables_map& values)
 {
-    if (!values.count("output")) throw UsageError("report: name the results file, e.g. shardrun report results/heat.h5");
+    if (!values.count("output")) SHARDRUN_THROW(UsageError, "report: name the results file, e.g. shardrun report results/heat.h5");
 }
 
 int ReportCommand::run()
@@ -128,17 +128,17 @@ int ReportCommand::run()
     // Reads files only, like status: no MPI, so it runs on a login node.
     if (!fs::exists(path_)) {
         if (fs::is_directory(path_ + ".shards")) {
-            throw io::OutputError("report: " + path_ + ": not merged yet (only " + path_ +
-                                  ".shards/ exists): run shardrun merge " + path_ + " first");
+            SHARDRUN_THROW(io::OutputError, "report: " + path_ + ": not merged yet (only " + path_ +
+                                            ".shards/ exists): run shardrun merge " + path_ + " first");
         }
-        throw io::OutputError("report: " + path_ + ": no such file");
+        SHARDRUN_THROW(io::OutputError, "report: " + path_ + ": no such file");
     }
     const auto script = report_script();
     std::vector<std::string> args = {report_python(), script.string(), path_};
     if (!png_.empty()) args.insert(args.end(), {"--png", png_});
     if (!html_.empty()) args.insert(args.end(), {"--html", html_});
     const int code = spawn_and_wait(args, false);
-    if (code == 127) throw io::OutputError("report: cannot start " + args[0]);
+    if (code == 127) SHARDRUN_THROW(io::OutputError, "report: cannot start " + args[0]);
     return code;
 }
 

@@ -32,11 +32,11 @@ void RunCommand::check(const po::variables_map& values)
 {
     options_.array = read_array_options(values);
     options_.progress = quiet_ ? run::ProgressMode::quiet : run::parse_progress_mode(progress_);
-    if (!(options_.progress_interval_seconds > 0)) throw UsageError("--progress-interval must be positive");
+    if (!(options_.progress_interval_seconds > 0)) SHARDRUN_THROW(UsageError, "--progress-interval must be positive");
     // --force deletes what --resume would keep: together they would silently throw committed results away.
     if (options_.resume && options_.force) {
-        throw UsageError("--resume and --force contradict each other: --resume keeps the committed results of the "
-                         "same job, --force deletes them and starts over; pass one");
+        SHARDRUN_THROW(UsageError, "--resume and --force contradict each other: --resume keeps the committed results of the "
+                                   "same job, --force deletes them and starts over; pass one");
     }
 }
 

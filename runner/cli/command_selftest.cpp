@@ -36,7 +36,7 @@ void SelftestCommand::add_options(po::options_description& options, po::position
 void SelftestCommand::check(const po::variables_map&)
 {
     if (device_ != "cpu" && device_ != "cuda" && device_ != "all") {
-        throw UsageError("selftest: --device '" + device_ + "' is not allowed; allowed: cpu, cuda, all");
+        SHARDRUN_THROW(UsageError, "selftest: --device '" + device_ + "' is not allowed; allowed: cpu, cuda, all");
     }
 }
 
@@ -48,7 +48,7 @@ int SelftestCommand::run()
     if (device_ != "cpu") {
         if (runtime.device_count == 0) {
             std::cout << "no CUDA device: " << runtime.no_device_reason << "\n";
-            if (device_ == "cuda") throw UsageError("selftest: --device cuda but no CUDA device is available");
+            if (device_ == "cuda") SHARDRUN_THROW(UsageError, "selftest: --device cuda but no CUDA device is available");
             std::cout << "checking the CPU only\n";
         }
         for (int ordinal = 0; ordinal < runtime.device_count; ++ordinal) {

@@ -20,7 +20,7 @@ void StatusCommand::add_options(po::options_description& options, po::positional
 
 void StatusCommand::check(const po::variables_map& values)
 {
-    if (!values.count("output")) throw UsageError("status: name the results file, e.g. shardrun status results/heat.h5");
+    if (!values.count("output")) SHARDRUN_THROW(UsageError, "status: name the results file, e.g. shardrun status results/heat.h5");
 }
 
 int StatusCommand::run()

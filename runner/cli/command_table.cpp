@@ -32,15 +32,15 @@ void TableCommand::add_options(po::options_description& options, po::positional_
 
 void TableCommand::check(const po::variables_map& values)
 {
-    if (!values.count("output")) throw UsageError("table: name the results file, e.g. shardrun table results/heat.h5");
-    if (csv_ && json_) throw UsageError("table: --csv and --json exclude each other; choose one");
+    if (!values.count("output")) SHARDRUN_THROW(UsageError, "table: name the results file, e.g. shardrun table results/heat.h5");
+    if (csv_ && json_) SHARDRUN_THROW(UsageError, "table: --csv and --json exclude each other; choose one");
     if (values.count("sort")) query_.sort = sort_;
     has_where_ = values.count("where") > 0;
     has_pivot_ = values.count("pivot") > 0;
-    if (!has_pivot_ && !values["value"].defaulted()) throw UsageError("table: --value needs --pivot PARAM");
+    if (!has_pivot_ && !values["value"].defaulted()) SHARDRUN_THROW(UsageError, "table: --value needs --pivot PARAM");
     if (values.count("top")) {
         const auto top = values["top"].as<long long>();
-        if (top < 0) throw UsageError("table: --top " + std::to_string(top) + ": give a count of rows, 0 or more");
+        if (top < 0) SHARDRUN_THROW(UsageError, "table: --top " + std::to_string(top) + ": give a count of rows, 0 or more");
         query_.top = static_cast<std::size_t>(top);
     }
 }

@@ -21,10 +21,10 @@ env::ArrayOverrides read_array_options(const po::variables_map& values)
     if (values.count("array-index")) overrides.index = values["array-index"].as<long>();
     if (values.count("array-count")) overrides.count = values["array-count"].as<long>();
     if (overrides.index && *overrides.index < 0) {
-        throw UsageError("--array-index " + std::to_string(*overrides.index) + " must be 0 or more");
+        SHARDRUN_THROW(UsageError, "--array-index " + std::to_string(*overrides.index) + " must be 0 or more");
     }
     if (overrides.count && *overrides.count < 1) {
-        throw UsageError("--array-count " + std::to_string(*overrides.count) + " must be 1 or more");
+        SHARDRUN_THROW(UsageError, "--array-count " + std::to_string(*overrides.count) + " must be 1 or more");
     }
     return overrides;
 }

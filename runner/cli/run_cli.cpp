@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "io/errors.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/errors.hpp"
+#include "runner/run/error_codes.hpp"
 #include "runner/version.hpp"
 
 namespace {
@@ -88,8 +88,9 @@ int main(int argc, char** argv)
     try {
         if (!command->setup({args.begin() + 1, args.end()})) return shardrun::exit_ok;
     } catch (const shardrun::UsageError& error) {
-        const shardrun::UsageError pointed(std::string(error.what()) + " (see shardrun " + std::string(command->name()) +
-                                           " --help)");
+        const shardrun::UsageError pointed(
+            error.file(), error.line(),
+            std::string(error.what()) + " (see shardrun " + std::string(command->name()) + " --help)");
         return fail(pointed, shardrun::exit_bad_input);
     }
     try {
@@ -101,14 +102,8 @@ int main(int argc, char** argv)
         MPI_Finalized(&finalized);
         if (!finalized) MPI_Finalize();
         return error.code();
-    } catch (const shardrun::UsageError& error) {
-        return fail(error, shardrun::exit_bad_input);
-    } catch (const shardrun::JobFileError& error) {
-        return fail(error, shardrun::exit_bad_input);
-    } catch (const shardrun::io::OutputError& error) {
-        return fail(error, shardrun::exit_bad_input);
     } catch (const std::exception& error) {
-        return fail(error, shardrun::exit_task_failed);
+        return fail(error, shardrun::run::exit_code_of(error));
     }
 }
 

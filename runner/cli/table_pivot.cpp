@@ -85,11 +85,11 @@ PivotColumns pivot_columns(const io::ResultsTable& table, const std::string& piv
 {
     PivotColumns columns{column_index(table, pivot, "--pivot"), column_index(table, value, "--value"), {}};
     if (table.columns[columns.pivot].role != io::ColumnRole::param) {
-        throw UsageError(fmt::format("table: --pivot: '{}' is not a param of {}; pivot a swept param (e.g. device)",
-                                     pivot, table.path));
+        SHARDRUN_THROW(UsageError, fmt::format("table: --pivot: '{}' is not a param of {}; pivot a swept param (e.g. device)",
+                                               pivot, table.path));
     }
     if (table.columns[columns.value].is_text() || columns.value == columns.pivot) {
-        throw UsageError(fmt::format("table: --value: '{}' is not a number column; give a number result (e.g. seconds)", value));
+        SHARDRUN_THROW(UsageError, fmt::format("table: --value: '{}' is not a number column; give a number result (e.g. seconds)", value));
     }
     for (std::size_t c = 0; c < table.columns.size(); ++c) {
         if (table.columns[c].role == io::ColumnRole::param && c != columns.pivot) columns.keys.push_back(c);
@@ -110,9 +110,9 @@ void fill_cells(const io::ResultsTable& table, const PivotColumns& columns, cons
             std::find(labels.begin(), labels.end(), cell_text(table.columns[columns.pivot], task)) - labels.begin());
         const auto [earlier, added] = filled[label].emplace(row, task);
         if (!added) {
-            throw UsageError(fmt::format("table: --pivot {}: tasks {} and {} both have {}; keep one with --where",
-                                         table.columns[columns.pivot].name, earlier->second, task,
-                                         cell_name(table, columns.keys, columns.pivot, task)));
+            SHARDRUN_THROW(UsageError, fmt::format("table: --pivot {}: tasks {} and {} both have {}; keep one with --where",
+                                                   table.columns[columns.pivot].name, earlier->second, task,
+                                                   cell_name(table, columns.keys, columns.pivot, task)));
         }
         if (!table.present(columns.value, task)) continue;
         auto& column = pivoted.columns[first_value + label];

@@ -23,7 +23,7 @@ constexpr const char* where_grammar =
 
 [[noreturn]] void bad_where(const std::string& text, const std::string& what)
 {
-    throw UsageError(fmt::format("table: --where '{}': {}; {}", text, what, where_grammar));
+    SHARDRUN_THROW(UsageError, fmt::format("table: --where '{}': {}; {}", text, what, where_grammar));
 }
 
 bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
@@ -99,8 +99,8 @@ std::function<bool(std::size_t)> bind(const io::ResultsTable& table, const Condi
     const auto present = [&table, index](std::size_t row) { return table.present(index, row); };
     if (const auto* text = std::get_if<std::vector<std::string>>(&column.values)) {
         if (condition.op != "==" && condition.op != "!=") {
-            throw UsageError(fmt::format("table: --where: '{}' is a text column; compare it with == or != only",
-                                         column.name));
+            SHARDRUN_THROW(UsageError, fmt::format("table: --where: '{}' is a text column; compare it with == or != only",
+                                                   column.name));
         }
         const bool equal = condition.op == "==";
         return [text, present, equal, value = condition.value](std::size_t row) {
@@ -109,8 +109,8 @@ std::function<bool(std::size_t)> bind(const io::ResultsTable& table, const Condi
     }
     const auto number = as_number(condition.value);
     if (!number) {
-        throw UsageError(fmt::format("table: --where: '{}' is a number column and '{}' is not a number",
-                                     column.name, condition.value));
+        SHARDRUN_THROW(UsageError, fmt::format("table: --where: '{}' is a number column and '{}' is not a number",
+                                               column.name, condition.value));
     }
     return [&column, present, op = condition.op, value = *number](std::size_t row) {
         if (!present(row)) return false;
@@ -173,8 +173,8 @@ std::size_t column_index(const io::ResultsTable& table, const std::string& name,
                      [&name](const std::string& column) { return !name.empty() && column.starts_with(name); });
         if (prefixed.size() == 1) closest = prefixed.front();
     }
-    throw UsageError(fmt::format("table: {}: {} has no column '{}'; {}columns: {}", option, table.path, name,
-                                 closest.empty() ? "" : "did you mean '" + closest + "'? ", fmt::join(names, ", ")));
+    SHARDRUN_THROW(UsageError, fmt::format("table: {}: {} has no column '{}'; {}columns: {}", option, table.path, name,
+                                           closest.empty() ? "" : "did you mean '" + closest + "'? ", fmt::join(names, ", ")));
 }
 
 std::vector<std::size_t> select_rows(const io::ResultsTable& table, const TableQuery& query)

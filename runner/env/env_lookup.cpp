@@ -33,7 +33,7 @@ std::optional<long> env_integer(const EnvLookup& env, const std::string& name)
     const char* end = text->data() + text->size();
     const auto [ptr, ec] = std::from_chars(text->data(), end, value);
     if (ec != std::errc() || ptr != end) {
-        throw UsageError("environment variable " + name + "='" + *text + "' is not an integer");
+        SHARDRUN_THROW(UsageError, "environment variable " + name + "='" + *text + "' is not an integer");
     }
     return value;
 }

@@ -38,7 +38,7 @@ void detect_slurm(const EnvLookup& env, SchedulerInfo& info)
     if (!id) return;
     const long min = env_integer(env, "SLURM_ARRAY_TASK_MIN").value_or(0);
     const long step = env_integer(env, "SLURM_ARRAY_TASK_STEP").value_or(1);
-    if (step <= 0) throw UsageError("environment variable SLURM_ARRAY_TASK_STEP must be positive");
+    if (step <= 0) SHARDRUN_THROW(UsageError, "environment variable SLURM_ARRAY_TASK_STEP must be positive");
     info.array_index = (*id - min) / step;
     info.array_count = env_integer(env, "SLURM_ARRAY_TASK_COUNT");
     const auto max = env_integer(env, "SLURM_ARRAY_TASK_MAX");
@@ -107,20 +107,20 @@ ArrayPosition resolve_array(const SchedulerInfo& scheduler, const ArrayOverrides
     const std::string source = overridden ? "--array-index/--array-count" : scheduler.array_source;
     if (!index && !count) return position;
     if (count && *count < 1) {
-        throw UsageError("array count " + std::to_string(*count) + " (from " + source + ") must be at least 1");
+        SHARDRUN_THROW(UsageError, "array count " + std::to_string(*count) + " (from " + source + ") must be at least 1");
     }
     if (index && !count) {
-        throw UsageError("array index " + std::to_string(*index) + " (from " + source +
-                         ") comes without an array count; pass --array-count N");
+        SHARDRUN_THROW(UsageError, "array index " + std::to_string(*index) + " (from " + source +
+                                   ") comes without an array count; pass --array-count N");
     }
     position.count = *count;
     position.index = index.value_or(0);
     position.source = source;
     if (position.index < 0 || position.index >= position.count) {
-        throw UsageError("array index " + std::to_string(position.index) + " (from " + source +
-                         ") is outside 0.." + std::to_string(position.count - 1) + " for an array of " +
-                         std::to_string(position.count) +
-                         " elements; indices are zero-based, or pass --array-index/--array-count");
+        SHARDRUN_THROW(UsageError, "array index " + std::to_string(position.index) + " (from " + source +
+                                   ") is outside 0.." + std::to_string(position.count - 1) + " for an array of " +
+                                   std::to_string(position.count) +
+                                   " elements; indices are zero-based, or pass --array-index/--array-count");
     }
     return position;
 }

@@ -48,7 +48,7 @@ std::string apply_override(YAML::Node& root, const std::string& assignment)
     const auto equals = assignment.find('=');
     const auto key = assignment.substr(0, equals);
     if (equals == std::string::npos || key.empty() || key.front() == '.' || key.back() == '.') {
-        throw UsageError(fmt::format("--set '{}': expected key.path=value", assignment));
+        SHARDRUN_THROW(UsageError, fmt::format("--set '{}': expected key.path=value", assignment));
     }
     YAML::Node value;
     const auto text = assignment.substr(equals + 1);
@@ -58,9 +58,9 @@ std::string apply_override(YAML::Node& root, const std::string& assignment)
         value = YAML::Node(text);
     }
     if (unclosed_quote(value, text)) {
-        throw UsageError(fmt::format("--set {}: the value opens a quote that is never closed; close it (and quote the "
-                                     "whole --set argument for the shell)",
-                                     key));
+        SHARDRUN_THROW(UsageError, fmt::format("--set {}: the value opens a quote that is never closed; close it (and quote the "
+                                               "whole --set argument for the shell)",
+                                               key));
     }
     set_path(root, split_path(key), 0, value);
     return key;
@@ -104,21 +104,21 @@ YAML::Node parse_yaml(const std::string& file, const std::string& text)
             for (std::string row; std::getline(lines, row) && current < counter.second.line; ++current) {
                 if (row.rfind("---", 0) == 0) line = current;
             }
-            throw JobFileError(fmt::format("{}:{}:1: the job file holds {}{} YAML documents (separated by ---); keep one",
-                                           file, line + 1, counter.documents, counter.documents == cap ? " or more" : ""));
+            SHARDRUN_THROW(JobFileError, fmt::format("{}:{}:1: the job file holds {}{} YAML documents (separated by ---); keep one",
+                                                     file, line + 1, counter.documents, counter.documents == cap ? " or more" : ""));
         }
         auto root = counter.documents == 0 ? YAML::Node() : YAML::Load(text);
         if (const auto open = unclosed_quote(root, text)) {
-            throw JobFileError(fmt::format("{}:{}:{}: YAML syntax error: this quoted string is never closed, so it runs "
-                                           "to the end of the file; add its closing quote",
-                                           file, open->line + 1, open->column + 1));
+            SHARDRUN_THROW(JobFileError, fmt::format("{}:{}:{}: YAML syntax error: this quoted string is never closed, so it runs "
+                                                     "to the end of the file; add its closing quote",
+                                                     file, open->line + 1, open->column + 1));
         }
         if (!root.IsDefined() || root.IsNull()) return YAML::Node(YAML::NodeType::Map);
-        if (!root.IsMap()) throw JobFileError(fmt::format("{}:1:1: the job file must be a YAML mapping", file));
+        if (!root.IsMap()) SHARDRUN_THROW(JobFileError, fmt::format("{}:1:1: the job file must be a YAML mapping", file));
         return root;
     } catch (const YAML::ParserException& error) {
-        throw JobFileError(fmt::format("{}:{}:{}: YAML syntax error: {}", file, error.mark.line + 1,
-                                       error.mark.column + 1, one_line(error.msg)));
+        SHARDRUN_THROW(JobFileError, fmt::format("{}:{}:{}: YAML syntax error: {}", file, error.mark.line + 1,
+                                                 error.mark.column + 1, one_line(error.msg)));
     }
 }
 
@@ -194,13 +194,13 @@ JobSpec load_job(const std::string& file, const std::vector<std::string>& overri
                  const std::vector<std::string>& known_tasks, const std::string& job_dir)
 {
     if (std::filesystem::is_directory(file)) {
-        throw JobFileError(fmt::format("{}: cannot read the job file: it is a directory; give a YAML or JSON file",
-                                       file));
+        SHARDRUN_THROW(JobFileError, fmt::format("{}: cannot read the job file: it is a directory; give a YAML or JSON file",
+                                                 file));
     }
     std::ifstream stream(file);
     if (!stream) {
-        throw JobFileError(fmt::format("{}: cannot read the job file: {}", file,
-                                       std::filesystem::exists(file) ? "permission denied" : "no such file"));
+        SHARDRUN_THROW(JobFileError, fmt::format("{}: cannot read the job file: {}", file,
+                                                 std::filesystem::exists(file) ? "permission denied" : "no such file"));
     }
     std::stringstream text;
     text << stream.rdbuf();

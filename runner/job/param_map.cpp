@@ -41,10 +41,10 @@ const ParamValue* ParamMap::find(std::string_view name) const noexcept
 double ParamMap::number(std::string_view name) const
 {
     const auto* value = find(name);
-    if (value == nullptr) throw JobFileError(fmt::format("params.{}: missing; this task kind needs it", name));
+    if (value == nullptr) SHARDRUN_THROW(JobFileError, fmt::format("params.{}: missing; this task kind needs it", name));
     if (const auto* i = std::get_if<std::int64_t>(value)) return static_cast<double>(*i);
     if (const auto* d = std::get_if<double>(value)) return *d;
-    throw JobFileError(fmt::format("params.{}: '{}' is not a number", name, param_text(*value)));
+    SHARDRUN_THROW(JobFileError, fmt::format("params.{}: '{}' is not a number", name, param_text(*value)));
 }
 
 double ParamMap::number_or(std::string_view name, double fallback) const
@@ -56,7 +56,7 @@ std::int64_t ParamMap::integer(std::string_view name) const
 {
     const double value = number(name);
     if (std::floor(value) != value || !std::isfinite(value)) {
-        throw JobFileError(fmt::format("params.{}: {} is not an integer", name, value));
+        SHARDRUN_THROW(JobFileError, fmt::format("params.{}: {} is not an integer", name, value));
     }
     if (const auto* i = std::get_if<std::int64_t>(find(name))) return *i;
     return static_cast<std::int64_t>(value);
@@ -70,7 +70,7 @@ std::int64_t ParamMap::integer_or(std::string_view name, std::int64_t fallback) 
 std::string ParamMap::text(std::string_view name) const
 {
     const auto* value = find(name);
-    if (value == nullptr) throw JobFileError(fmt::format("params.{}: missing; this task kind needs it", name));
+    if (value == nullptr) SHARDRUN_THROW(JobFileError, fmt::format("params.{}: missing; this task kind needs it", name));
     return param_text(*value);
 }
 

@@ -107,10 +107,10 @@ void check_fixed_or_swept(const JobSpec& spec)
     for (const auto& name : spec.sweep.names()) {
         if (!spec.params.contains(name)) continue;
         const auto fixed_at = spec.sites.value("params." + name, spec.file);
-        throw JobFileError(located(spec.sweep.name_where(name), "sweep." + name,
-                                   fmt::format("'{}' is also fixed in params ({}); a parameter is either fixed or "
-                                               "swept: remove one of them",
-                                               name, fixed_at)));
+        SHARDRUN_THROW(JobFileError, located(spec.sweep.name_where(name), "sweep." + name,
+                                             fmt::format("'{}' is also fixed in params ({}); a parameter is either fixed or "
+                                                         "swept: remove one of them",
+                                                         name, fixed_at)));
     }
 }
 
@@ -156,9 +156,9 @@ std::uint64_t checked_task_count(std::uint64_t points, bool has_data, std::uint6
     const std::uint64_t chunks = has_data ? items / chunk + (items % chunk != 0 ? 1 : 0) : 1;
     std::uint64_t tasks = 0;
     if (__builtin_mul_overflow(points, chunks, &tasks)) {
-        throw JobFileError(fmt::format("{}: {} sweep points x {} data chunks is more than 2^64 tasks; use fewer items "
-                                       "or a larger data.chunk",
-                                       where, points, chunks));
+        SHARDRUN_THROW(JobFileError, fmt::format("{}: {} sweep points x {} data chunks is more than 2^64 tasks; use fewer items "
+                                                 "or a larger data.chunk",
+                                                 where, points, chunks));
     }
     return tasks;
 }

@@ -91,7 +91,7 @@ std::string located(std::string_view where, std::string_view path, std::string_v
 
 void YamlContext::fail(const YAML::Node& node, std::string_view path, std::string_view message) const
 {
-    throw JobFileError(located(where(node, path), path, message));
+    SHARDRUN_THROW(JobFileError, located(where(node, path), path, message));
 }
 
 void YamlContext::check_dataset_name(const YAML::Node& node, std::string_view path, const std::string& name) const

@@ -23,9 +23,9 @@ std::vector<GroupLayout> form_groups(const std::vector<RankPlace>& places, int g
 {
     const auto world_size = static_cast<int>(places.size());
     if (gpus_per_task < 1 || world_size % gpus_per_task != 0) {
-        throw UsageError(fmt::format("gpus_per_task: {} does not divide the {} ranks; use a rank count that is a "
-                                     "multiple of {} or change gpus_per_task",
-                                     gpus_per_task, world_size, gpus_per_task));
+        SHARDRUN_THROW(UsageError, fmt::format("gpus_per_task: {} does not divide the {} ranks; use a rank count that is a "
+                                               "multiple of {} or change gpus_per_task",
+                                               gpus_per_task, world_size, gpus_per_task));
     }
     std::vector<int> order(places.size());
     std::iota(order.begin(), order.end(), 0);

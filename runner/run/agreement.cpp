@@ -47,7 +47,7 @@ void run_agreed(collectives::Communicator& comm, const std::function<void()>& st
     const std::int32_t first_failing = gentle_min(comm, code != 0 ? comm.rank() : comm.size());
     if (first_failing == comm.size()) return;
     const auto agreed_code = comm.broadcast_value<std::int32_t>(code, first_failing);
-    throw CollectiveFailure(message, agreed_code, comm.rank() == first_failing);
+    SHARDRUN_THROW(CollectiveFailure, message, agreed_code, comm.rank() == first_failing);
 }
 
 bool any_member(collectives::Communicator& comm, bool mine)

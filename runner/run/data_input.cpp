@@ -14,10 +14,10 @@ io::DatasetInfo read_input(const job::JobSpec& spec)
     try {
         info = io::describe_dataset(io::parse_dataset_location(spec.data.input));
     } catch (const io::InputError& error) {
-        throw JobFileError(job::located(where, "data.input", error.what()));
+        SHARDRUN_THROW(JobFileError, job::located(where, "data.input", error.what()));
     }
     if (info.dims.empty()) {
-        throw JobFileError(job::located(
+        SHARDRUN_THROW(JobFileError, job::located(
             where, "data.input", fmt::format("'{}' is a scalar; it needs a first dimension to split", spec.data.input)));
     }
     return info;

@@ -17,7 +17,7 @@ void check_device_value(const job::JobSpec& spec, const job::ParamValue& value, 
     if (problem.empty() && spec.device == job::DevicePreference::cpu && job::param_text(value) == "cuda") {
         problem = "cuda, but the job's device: cpu keeps every rank off the GPU; use device: auto, or leave cuda out";
     }
-    if (!problem.empty()) throw JobFileError(job::located(where, "params.device", problem));
+    if (!problem.empty()) SHARDRUN_THROW(JobFileError, job::located(where, "params.device", problem));
 }
 
 }  // namespace
@@ -32,8 +32,8 @@ env::DeviceBinding choose_device(const job::JobSpec& spec, const env::DeviceBind
     }
     case job::DevicePreference::cuda:
         if (!detected.cuda) {
-            throw JobFileError(spec.file + ": device: cuda, but this rank has no CUDA device (" + detected.reason +
-                               "); use device: auto or cpu");
+            SHARDRUN_THROW(JobFileError, spec.file + ": device: cuda, but this rank has no CUDA device (" + detected.reason +
+                                         "); use device: auto or cpu");
         }
         return detected;
     case job::DevicePreference::automatic: break;

@@ -1,17 +1,14 @@
 #include "runner/run/error_codes.hpp"
 
-#include "io/errors.hpp"
-#include "runner/errors.hpp"
+#include "base/error.hpp"
 
 namespace shardrun::run {
 
 int exit_code_of(const std::exception& error) noexcept
 {
-    if (dynamic_cast<const UsageError*>(&error) || dynamic_cast<const JobFileError*>(&error) ||
-        dynamic_cast<const io::OutputError*>(&error)) {
-        return exit_bad_input;
-    }
-    return exit_task_failed;
+    // Every error class knows its category; anything else (std::bad_alloc, a library's own) is a failure.
+    const auto* own = dynamic_cast<const Error*>(&error);
+    return own != nullptr ? own->exit_code() : exit_task_failed;
 }
 
 }  // namespace shardrun::run

@@ -23,11 +23,11 @@ void check_names(const job::JobSpec& spec, const tasks::ParamTable& table)
 {
     for (const auto& [path, where] : spec.sites.keys) {
         const auto problem = tasks::unknown_param_problem(table, path.substr(std::string("params.").size()));
-        if (!problem.empty()) throw JobFileError(job::located(where, path, problem));
+        if (!problem.empty()) SHARDRUN_THROW(JobFileError, job::located(where, path, problem));
     }
     for (const auto& name : spec.sweep.names()) {
         const auto problem = tasks::unknown_param_problem(table, name);
-        if (!problem.empty()) throw JobFileError(job::located(spec.sweep.name_where(name), "sweep." + name, problem));
+        if (!problem.empty()) SHARDRUN_THROW(JobFileError, job::located(spec.sweep.name_where(name), "sweep." + name, problem));
     }
 }
 
@@ -37,7 +37,7 @@ void check_value(const tasks::ParamTable& table, const std::string& name, const 
     const auto* param = table.find(name);
     if (param == nullptr) return;
     const auto problem = tasks::param_problem(*param, value);
-    if (!problem.empty()) throw JobFileError(job::located(where, "params." + name, problem));
+    if (!problem.empty()) SHARDRUN_THROW(JobFileError, job::located(where, "params." + name, problem));
 }
 
 void check_axis(const job::SweepDimension& axis, const tasks::ParamTable& table)
@@ -54,7 +54,7 @@ void check_axis(const job::SweepDimension& axis, const tasks::ParamTable& table)
         for (std::size_t n = 0; n < names.size(); ++n) {
             if (params[n] == nullptr) continue;
             const auto problem = tasks::param_problem(*params[n], *values.find(names[n]));
-            if (!problem.empty()) throw JobFileError(job::located(axis.where(i, names[n]), "params." + names[n], problem));
+            if (!problem.empty()) SHARDRUN_THROW(JobFileError, job::located(axis.where(i, names[n]), "params." + names[n], problem));
         }
         if (i + 1 == size) break;
     }

@@ -37,10 +37,10 @@ void validate_points(PreparedJob& job, const tasks::JobView& view)
             if (point == 0) {
                 job.fields = job.kind->fields(params);
             } else if (job.kind->fields_depend_on_params() && !same_fields(job.kind->fields(params), job.fields)) {
-                throw JobFileError("the result fields' shapes change across the sweep; sweep only parameters that keep them");
+                SHARDRUN_THROW(JobFileError, "the result fields' shapes change across the sweep; sweep only parameters that keep them");
             }
         } catch (const JobFileError& error) {
-            throw JobFileError(locate_kind_error(job.spec, point, error.what()));
+            throw JobFileError(error.file(), error.line(), locate_kind_error(job.spec, point, error.what()));
         }
     }
 }

@@ -29,7 +29,7 @@ ProgressMode parse_progress_mode(const std::string& text)
     if (text == "plain") return ProgressMode::plain;
     if (text == "json") return ProgressMode::json;
     if (text == "quiet") return ProgressMode::quiet;
-    throw UsageError(fmt::format("--progress={}: allowed: auto, tty, plain, json, quiet", text));
+    SHARDRUN_THROW(UsageError, fmt::format("--progress={}: allowed: auto, tty, plain, json, quiet", text));
 }
 
 ProgressReporter::ProgressReporter(ProgressMode mode, double interval_seconds, std::int64_t total, std::int64_t skipped)

@@ -68,8 +68,8 @@ int run_job(const RunOptions& options)
         // Checked here, before the output is touched: groups form later, collectively.
         placement::group_layout(0, environment.topology.world_size, job.spec.gpus_per_task);
         if (environment.topology.node_count > 1 && !collectives::mpi::threads_may_call_mpi()) {
-            throw UsageError("running on several nodes needs an MPI library with MPI_THREAD_MULTIPLE (the claim "
-                             "service is a thread of rank 0)");
+            SHARDRUN_THROW(UsageError, "running on several nodes needs an MPI library with MPI_THREAD_MULTIPLE (the claim "
+                                       "service is a thread of rank 0)");
         }
     });
     const auto& topo = environment.topology;

@@ -24,7 +24,7 @@ struct Captured {
 Captured run_capturing_stdout(const std::vector<std::string>& argv)
 {
     int pipe_fds[2];
-    if (::pipe(pipe_fds) != 0) throw Error(fmt::format("pipe: {}", std::strerror(errno)));
+    if (::pipe(pipe_fds) != 0) SHARDRUN_THROW(Error, fmt::format("pipe: {}", std::strerror(errno)));
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
@@ -39,8 +39,8 @@ Captured run_capturing_stdout(const std::vector<std::string>& argv)
     ::close(pipe_fds[1]);
     if (error != 0) {
         ::close(pipe_fds[0]);
-        throw Error(fmt::format("cannot run {}: {}; submit from a machine with Slurm's commands (a login node)",
-                                argv[0], std::strerror(error)));
+        SHARDRUN_THROW(Error, fmt::format("cannot run {}: {}; submit from a machine with Slurm's commands (a login node)",
+                                          argv[0], std::strerror(error)));
     }
     Captured captured;
     char buffer[4096];
@@ -65,8 +65,8 @@ std::string sbatch(const std::vector<std::string>& args)
     std::string command;
     for (const auto& arg : argv) command += (command.empty() ? "" : " ") + arg;
     if (!WIFEXITED(result.status) || WEXITSTATUS(result.status) != 0) {
-        throw Error(fmt::format("'{}' failed (exit {}); nothing more was submitted", command,
-                                WIFEXITED(result.status) ? WEXITSTATUS(result.status) : -1));
+        SHARDRUN_THROW(Error, fmt::format("'{}' failed (exit {}); nothing more was submitted", command,
+                                          WIFEXITED(result.status) ? WEXITSTATUS(result.status) : -1));
     }
     return parse_sbatch_id(result.out);
 }

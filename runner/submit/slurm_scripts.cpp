@@ -139,7 +139,7 @@ std::string parse_sbatch_id(const std::string& output)
         if (!std::isdigit(static_cast<unsigned char>(c))) break;
         id += c;
     }
-    if (id.empty()) throw Error("sbatch printed no job id (got '" + output + "')");
+    if (id.empty()) SHARDRUN_THROW(Error, "sbatch printed no job id (got '" + output + "')");
     return id;
 }
 

@@ -79,12 +79,12 @@ void write_job_copy(const SubmitFiles& files, const job::JobSpec& spec, const Su
 {
     std::error_code error;
     fs::create_directories(files.dir, error);
-    if (error) throw Error(fmt::format("cannot create {}: {}", files.dir.string(), error.message()));
+    if (error) SHARDRUN_THROW(Error, fmt::format("cannot create {}: {}", files.dir.string(), error.message()));
     write_text_file(files.job, spec.text);
     if (const auto name = points_file(spec, options.overrides)) {
         const auto copy = files.dir / ("points" + fs::path(*name).extension().string());
         fs::copy_file(points_source(spec, *name), copy, fs::copy_options::overwrite_existing, error);
-        if (error) throw Error(fmt::format("cannot copy the points file {} to {}: {}", *name, copy.string(), error.message()));
+        if (error) SHARDRUN_THROW(Error, fmt::format("cannot copy the points file {} to {}: {}", *name, copy.string(), error.message()));
     }
 }
 
@@ -94,12 +94,12 @@ void write_text_file(const fs::path& path, const std::string& text, bool executa
     {
         std::ofstream out(temp, std::ios::binary | std::ios::trunc);
         out << text;
-        if (!out.flush()) throw Error(fmt::format("cannot write {}", temp));
+        if (!out.flush()) SHARDRUN_THROW(Error, fmt::format("cannot write {}", temp));
     }
     std::error_code error;
     fs::permissions(temp, executable ? fs::perms(0755) : fs::perms(0644), error);
     fs::rename(temp, path, error);
-    if (error) throw Error(fmt::format("cannot write {}: {}", path.string(), error.message()));
+    if (error) SHARDRUN_THROW(Error, fmt::format("cannot write {}: {}", path.string(), error.message()));
 }
 
 std::string shell_quote(std::string_view text)

@@ -11,7 +11,7 @@ namespace {
 
 void check_at_least(long value, long minimum, const char* option)
 {
-    if (value < minimum) throw UsageError(fmt::format("submit: {} {} must be at least {}", option, value, minimum));
+    if (value < minimum) SHARDRUN_THROW(UsageError, fmt::format("submit: {} {} must be at least {}", option, value, minimum));
 }
 
 }  // namespace
@@ -31,7 +31,7 @@ Target parse_target(const std::string& text)
     for (const auto target : {Target::slurm, Target::aws_batch, Target::gcp_batch}) {
         if (text == target_name(target)) return target;
     }
-    throw UsageError(fmt::format("submit: --to '{}' is not a target; use slurm, aws-batch or gcp-batch", text));
+    SHARDRUN_THROW(UsageError, fmt::format("submit: --to '{}' is not a target; use slurm, aws-batch or gcp-batch", text));
 }
 
 long parse_time_limit(const std::string& text)
@@ -40,8 +40,8 @@ long parse_time_limit(const std::string& text)
     static const std::regex pattern(R"(^(?:(\d+)-(\d+)(?::(\d+)(?::(\d+))?)?|(\d+)(?::(\d+)(?::(\d+))?)?)$)");
     std::smatch m;
     if (!std::regex_match(text, m, pattern)) {
-        throw UsageError(fmt::format("submit: --time '{}' is not a time limit; use minutes, MM:SS, HH:MM:SS, "
-                                     "D-HH, D-HH:MM or D-HH:MM:SS (as sbatch --time)", text));
+        SHARDRUN_THROW(UsageError, fmt::format("submit: --time '{}' is not a time limit; use minutes, MM:SS, HH:MM:SS, "
+                                               "D-HH, D-HH:MM or D-HH:MM:SS (as sbatch --time)", text));
     }
     const auto part = [&](int i) { return m[i].matched ? std::stol(m[i].str()) : 0L; };
     long seconds = 0;
@@ -52,7 +52,7 @@ long parse_time_limit(const std::string& text)
     } else {
         seconds = part(5) * 60 + part(6);
     }
-    if (seconds <= 0) throw UsageError(fmt::format("submit: --time '{}' must be longer than zero", text));
+    if (seconds <= 0) SHARDRUN_THROW(UsageError, fmt::format("submit: --time '{}' must be longer than zero", text));
     return seconds;
 }
 
@@ -63,22 +63,22 @@ void validate(SubmitOptions& options)
     check_at_least(options.ranks_per_node, 1, "--ranks-per-node");
     check_at_least(options.gpus_per_rank, 0, "--gpus-per-rank");
     if (options.array > 10000 && options.target == Target::aws_batch) {
-        throw UsageError(fmt::format("submit: --array {} is more than AWS Batch allows (10000)", options.array));
+        SHARDRUN_THROW(UsageError, fmt::format("submit: --array {} is more than AWS Batch allows (10000)", options.array));
     }
     if (options.target == Target::gcp_batch && options.nodes > 1) {
-        throw UsageError("submit: --to gcp-batch runs each array element on one VM; --nodes must be 1 (use more "
-                         "--ranks-per-node on a larger machine, or --to aws-batch / slurm for several nodes)");
+        SHARDRUN_THROW(UsageError, "submit: --to gcp-batch runs each array element on one VM; --nodes must be 1 (use more "
+                                   "--ranks-per-node on a larger machine, or --to aws-batch / slurm for several nodes)");
     }
     if (!options.partition.empty() && options.target != Target::slurm) {
-        throw UsageError("submit: --partition is a Slurm option; it has no meaning for --to " +
-                         std::string(target_name(options.target)));
+        SHARDRUN_THROW(UsageError, "submit: --partition is a Slurm option; it has no meaning for --to " +
+                                   std::string(target_name(options.target)));
     }
-    if (options.image.empty()) throw UsageError("submit: --image must not be empty");
-    if (options.shardrun.find('\n') != std::string::npos) throw UsageError("submit: --shardrun must be one line");
+    if (options.image.empty()) SHARDRUN_THROW(UsageError, "submit: --image must not be empty");
+    if (options.shardrun.find('\n') != std::string::npos) SHARDRUN_THROW(UsageError, "submit: --shardrun must be one line");
     if (options.gpu_type.empty()) options.gpu_type = std::string(default_gpu_type);
     options.time_seconds = options.time.empty() ? 0 : parse_time_limit(options.time);
     if (options.target == Target::aws_batch && options.time_seconds > 0 && options.time_seconds < 60) {
-        throw UsageError(fmt::format("submit: --time {} is shorter than AWS Batch's minimum timeout (60 s)", options.time));
+        SHARDRUN_THROW(UsageError, fmt::format("submit: --time {} is shorter than AWS Batch's minimum timeout (60 s)", options.time));
     }
 }
 

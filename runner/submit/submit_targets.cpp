@@ -50,9 +50,9 @@ int submit_slurm(const SubmitOptions& options, const SubmitFiles& files, std::os
     try {
         merge_job = sbatch({"--parsable", "--dependency=afterany:" + array_job, merge_script.string()});
     } catch (const Error& error) {
-        throw Error(fmt::format("job {} is queued, but its merge job was not: {}; submit it with: sbatch "
-                                "--dependency=afterany:{} {}", array_job, error.what(), array_job,
-                                shell_quote(merge_script.string())));
+        SHARDRUN_THROW(Error, fmt::format("job {} is queued, but its merge job was not: {}; submit it with: sbatch "
+                                          "--dependency=afterany:{} {}", array_job, error.what(), array_job,
+                                          shell_quote(merge_script.string())));
     }
     out << fmt::format("shardrun: submitted {} to Slurm: job {}{}, merge job {} (after every element ends)\n",
                        files.job_name, array_job, elements, merge_job);

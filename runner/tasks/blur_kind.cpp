@@ -41,9 +41,9 @@ std::vector<float> load_images(const TaskContext& context, const kernels::BlurSh
     io::DatasetInfo info;
     auto images = io::read_float32_rows(location, start, end, 3, "[N, height, width]", &info);
     if (info.dims[1] != static_cast<std::uint64_t>(shape.height) || info.dims[2] != static_cast<std::uint64_t>(shape.width)) {
-        throw io::InputError(location.text() + ": holds " + std::to_string(info.dims[1]) + "x" +
-                             std::to_string(info.dims[2]) + " images but params.height x params.width is " +
-                             std::to_string(shape.height) + "x" + std::to_string(shape.width));
+        SHARDRUN_THROW(io::InputError, location.text() + ": holds " + std::to_string(info.dims[1]) + "x" +
+                                       std::to_string(info.dims[2]) + " images but params.height x params.width is " +
+                                       std::to_string(shape.height) + "x" + std::to_string(shape.width));
     }
     return images;
 }
@@ -51,13 +51,13 @@ std::vector<float> load_images(const TaskContext& context, const kernels::BlurSh
 void check_input(const io::DatasetInfo& input, const kernels::BlurShape& shape)
 {
     if (input.dims.size() != 3 || input.dtype != "float32") {
-        throw JobFileError(fmt::format("data.input: holds {}; blur needs float32 images [N, height, width]",
-                                       dataset_text(input)));
+        SHARDRUN_THROW(JobFileError, fmt::format("data.input: holds {}; blur needs float32 images [N, height, width]",
+                                                 dataset_text(input)));
     }
     if (input.dims[1] != static_cast<std::uint64_t>(shape.height) || input.dims[2] != static_cast<std::uint64_t>(shape.width)) {
-        throw JobFileError(fmt::format("params.height: data.input holds {}x{} images but params.height x params.width "
-                                       "is {}x{}; set both to the images' size",
-                                       input.dims[1], input.dims[2], shape.height, shape.width));
+        SHARDRUN_THROW(JobFileError, fmt::format("params.height: data.input holds {}x{} images but params.height x params.width "
+                                                 "is {}x{}; set both to the images' size",
+                                                 input.dims[1], input.dims[2], shape.height, shape.width));
     }
 }
 
@@ -107,8 +107,8 @@ TaskOutcome BlurKind::run(const TaskContext& context) const
         const std::uint64_t end = context.range ? context.range->end : start + chunk.images;
         // validate() refuses this for the sweep points it checks (the first 100000); the rest land here.
         if (end - start > static_cast<std::uint64_t>(chunk.images)) {
-            throw JobFileError("params.chunk: a task got " + std::to_string(end - start) + " images but params.chunk is " +
-                               std::to_string(chunk.images) + "; set params.chunk to data.chunk");
+            SHARDRUN_THROW(JobFileError, "params.chunk: a task got " + std::to_string(end - start) + " images but params.chunk is " +
+                                         std::to_string(chunk.images) + "; set params.chunk to data.chunk");
         }
         auto shape = chunk;
         shape.images = static_cast<std::int64_t>(end - start);

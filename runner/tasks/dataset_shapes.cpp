@@ -14,7 +14,7 @@ const io::DatasetInfo& DatasetShapes::describe(const std::string& location)
         }
         it = seen_.emplace(location, std::move(seen)).first;
     }
-    if (const auto* problem = std::get_if<std::string>(&it->second)) throw io::InputError(*problem);
+    if (const auto* problem = std::get_if<std::string>(&it->second)) SHARDRUN_THROW(io::InputError, *problem);
     return std::get<io::DatasetInfo>(it->second);
 }
 

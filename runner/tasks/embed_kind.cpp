@@ -33,8 +33,8 @@ std::vector<float> read_matrix(const std::string& spec, std::uint64_t start, std
     io::DatasetInfo info;
     auto values = io::read_float32_rows(location, start, end, 2, what, &info);
     if (info.dims[1] != static_cast<std::uint64_t>(columns)) {
-        throw io::InputError(location.text() + ": has " + std::to_string(info.dims[1]) + " columns; " + what +
-                             " needs " + std::to_string(columns));
+        SHARDRUN_THROW(io::InputError, location.text() + ": has " + std::to_string(info.dims[1]) + " columns; " + what +
+                                       " needs " + std::to_string(columns));
     }
     return values;
 }
@@ -55,11 +55,11 @@ std::vector<float> load_weights(const job::ParamMap& params, const kernels::Embe
 void check_input(const io::DatasetInfo& input, const kernels::EmbedShape& shape)
 {
     if (input.dims.size() != 2 || input.dtype != "float32") {
-        throw JobFileError(fmt::format("data.input: holds {}; embed needs float32 rows [N, input_dim]", dataset_text(input)));
+        SHARDRUN_THROW(JobFileError, fmt::format("data.input: holds {}; embed needs float32 rows [N, input_dim]", dataset_text(input)));
     }
     if (input.dims[1] != static_cast<std::uint64_t>(shape.input_dim)) {
-        throw JobFileError(fmt::format("params.input_dim: {} but the rows of data.input have {} columns; set input_dim: {}",
-                                       shape.input_dim, input.dims[1], input.dims[1]));
+        SHARDRUN_THROW(JobFileError, fmt::format("params.input_dim: {} but the rows of data.input have {} columns; set input_dim: {}",
+                                                 shape.input_dim, input.dims[1], input.dims[1]));
     }
 }
 
@@ -69,14 +69,14 @@ void check_weights(const std::string& spec, const kernels::EmbedShape& shape, Da
     try {
         info = datasets != nullptr ? datasets->describe(spec) : io::describe_dataset(io::parse_dataset_location(spec));
     } catch (const io::InputError& error) {
-        throw JobFileError(fmt::format("params.weights: {}", error.what()));
+        SHARDRUN_THROW(JobFileError, fmt::format("params.weights: {}", error.what()));
     }
     const std::vector<std::uint64_t> expected = {static_cast<std::uint64_t>(shape.input_dim),
                                                  static_cast<std::uint64_t>(shape.output_dim)};
     if (info.dims != expected || info.dtype != "float32") {
-        throw JobFileError(fmt::format("params.weights: '{}' holds {}; embed needs float32 [input_dim, output_dim] = "
-                                       "[{}, {}]",
-                                       spec, dataset_text(info), shape.input_dim, shape.output_dim));
+        SHARDRUN_THROW(JobFileError, fmt::format("params.weights: '{}' holds {}; embed needs float32 [input_dim, output_dim] = "
+                                                 "[{}, {}]",
+                                                 spec, dataset_text(info), shape.input_dim, shape.output_dim));
     }
 }
 
@@ -122,8 +122,8 @@ TaskOutcome EmbedKind::run(const TaskContext& context) const
         const std::uint64_t end = context.range ? context.range->end : start + chunk.rows;
         // validate() refuses this for the sweep points it checks (the first 100000); the rest land here.
         if (end - start > static_cast<std::uint64_t>(chunk.rows)) {
-            throw JobFileError("params.chunk: a task got " + std::to_string(end - start) + " rows but params.chunk is " +
-                               std::to_string(chunk.rows) + "; set params.chunk to data.chunk");
+            SHARDRUN_THROW(JobFileError, "params.chunk: a task got " + std::to_string(end - start) + " rows but params.chunk is " +
+                                         std::to_string(chunk.rows) + "; set params.chunk to data.chunk");
         }
         auto shape = chunk;
         shape.rows = static_cast<std::int64_t>(end - start);

@@ -28,7 +28,7 @@ GemmJob read_params(const job::ParamMap& params)
     job.repeats = static_cast<int>(params.integer_or("repeats", 3));
     const auto dtype = params.text_or("dtype", "float32");
     if (dtype != "float32" && dtype != "float64") {
-        throw JobFileError("params.dtype: '" + dtype + "' is not allowed; allowed: float32, float64");
+        SHARDRUN_THROW(JobFileError, "params.dtype: '" + dtype + "' is not allowed; allowed: float32, float64");
     }
     job.double_precision = dtype == "float64";
     job.seed = static_cast<std::uint64_t>(params.integer_or("seed", 0));

@@ -30,7 +30,7 @@ kernels::Heat2dParams read_params(const job::ParamMap& params)
 std::int64_t read_stride(const job::ParamMap& params)
 {
     const auto stride = params.integer_or("stride", 1);
-    if (stride < 1) throw JobFileError("params.stride: " + std::to_string(stride) + " must be >= 1");
+    if (stride < 1) SHARDRUN_THROW(JobFileError, "params.stride: " + std::to_string(stride) + " must be >= 1");
     return stride;
 }
 

@@ -70,7 +70,7 @@ void validate_params(Check&& check)
     try {
         check();
     } catch (const kernels::InvalidKernelArgument& e) {
-        throw JobFileError("params." + (e.field().empty() ? std::string("?") : e.field()) + ": " + e.what());
+        SHARDRUN_THROW(JobFileError, "params." + (e.field().empty() ? std::string("?") : e.field()) + ": " + e.what());
     }
 }
 
@@ -84,9 +84,9 @@ inline void require_whole_chunks(std::int64_t chunk, const JobView& job, std::st
     if (job.spec == nullptr || !job.spec->data.present || static_cast<std::uint64_t>(chunk) >= job.spec->data.chunk) {
         return;
     }
-    throw JobFileError(fmt::format("params.chunk: {} {} per task, but data.chunk gives a task up to {}; leave "
-                                   "params.chunk out (it follows data.chunk) or make it at least {}",
-                                   chunk, items, job.spec->data.chunk, job.spec->data.chunk));
+    SHARDRUN_THROW(JobFileError, fmt::format("params.chunk: {} {} per task, but data.chunk gives a task up to {}; leave "
+                                             "params.chunk out (it follows data.chunk) or make it at least {}",
+                                             chunk, items, job.spec->data.chunk, job.spec->data.chunk));
 }
 
 /** "[8, 16, 16] float64", how messages show a dataset. */

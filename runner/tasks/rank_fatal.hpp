@@ -14,7 +14,7 @@ namespace shardrun::tasks {
  */
 class RankFatalError : public Error {
 public:
-    explicit RankFatalError(const std::string& what) : Error(what) {}
+    RankFatalError(const char* file, int line, const std::string& what) : Error(file, line, what) {}
 };
 
 }  // namespace shardrun::tasks

@@ -96,7 +96,7 @@ const TaskKindEntry* find_task_kind(std::string_view name)
 std::unique_ptr<TaskKind> make_task_kind(const job::JobSpec& spec)
 {
     if (const auto* kind = find_task_kind(spec.task)) return kind->make(spec);
-    throw JobFileError(spec.file + ": task: '" + spec.task + "' is not a task kind");
+    SHARDRUN_THROW(JobFileError, spec.file + ": task: '" + spec.task + "' is not a task kind");
 }
 
 void register_task_kind(std::string name, TaskKindFactory make, ParamTable params, std::string summary)

@@ -31,11 +31,11 @@ train::TrainConfig read_config(const job::ParamMap& p)
     c.seed = static_cast<std::uint64_t>(p.integer_or("seed", 0));
     const auto optimizer = p.text_or("optimizer", "sgd");
     if (optimizer != "sgd" && optimizer != "adam") {
-        throw JobFileError("params.optimizer: '" + optimizer + "' is not allowed; allowed: sgd, adam");
+        SHARDRUN_THROW(JobFileError, "params.optimizer: '" + optimizer + "' is not allowed; allowed: sgd, adam");
     }
     c.optimizer = optimizer == "adam" ? train::Optimizer::adam : train::Optimizer::sgd;
     const auto bucket_mb = p.number_or("bucket_mb", 25);
-    if (!(bucket_mb > 0 && bucket_mb <= 4096)) throw JobFileError("params.bucket_mb: must be in (0, 4096]");
+    if (!(bucket_mb > 0 && bucket_mb <= 4096)) SHARDRUN_THROW(JobFileError, "params.bucket_mb: must be in (0, 4096]");
     c.bucket_bytes = static_cast<std::size_t>(bucket_mb * (1 << 20));
     return c;
 }
@@ -44,7 +44,7 @@ std::string read_backend(const job::ParamMap& p)
 {
     const auto backend = p.text_or("backend", "auto");
     if (backend != "auto" && backend != "mpi" && backend != "nccl") {
-        throw JobFileError("params.backend: '" + backend + "' is not allowed; allowed: auto, mpi, nccl");
+        SHARDRUN_THROW(JobFileError, "params.backend: '" + backend + "' is not allowed; allowed: auto, mpi, nccl");
     }
     return backend;
 }
@@ -84,14 +84,14 @@ const ParamTable& TrainKind::parameters()
 void TrainKind::validate(const job::ParamMap& params, const JobView& /*job*/) const
 {
     const auto config = read_config(params);
-    if (const auto problem = train::config_problem(config, group_size_); !problem.empty()) throw JobFileError(problem);
+    if (const auto problem = train::config_problem(config, group_size_); !problem.empty()) SHARDRUN_THROW(JobFileError, problem);
     if (read_backend(params) != "nccl") return;
     if (!collectives::nccl::compiled()) {
-        throw JobFileError("params.backend: nccl needs a shardrun built with CUDA and NCCL; this one has neither "
-                           "(use backend: mpi)");
+        SHARDRUN_THROW(JobFileError, "params.backend: nccl needs a shardrun built with CUDA and NCCL; this one has neither "
+                                     "(use backend: mpi)");
     }
     if (const auto cuda = kernels::query_cuda_runtime(); cuda.device_count == 0) {
-        throw JobFileError("params.backend: nccl needs a GPU, and none is visible: " + cuda.no_device_reason);
+        SHARDRUN_THROW(JobFileError, "params.backend: nccl needs a GPU, and none is visible: " + cuda.no_device_reason);
     }
 }
 
