@@ -3,7 +3,6 @@
 
 #include <signal.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -53,16 +52,12 @@ private:
 
 }  // namespace
 
-bool shards_droppable(const std::vector<FieldSpec>& fields)
-{
-    return std::none_of(fields.begin(), fields.end(), [](const FieldSpec& field) { return field.item_rows; });
-}
-
 void add_element_rows(TaskStream& stream, const std::string& path, int array_index, bool consolidated,
                       std::uint64_t first, std::uint64_t end)
 {
     stream.add_element(path, array_index, first, end);
-    if (consolidated) stream.add_single(path, first, end);
+    // A single-layout master that --resume moved back to its slot is read there, by add_element.
+    if (consolidated && !fs::exists(layout::single_path(path, array_index))) stream.add_single(path, first, end);
 }
 
 bool element_rows_dropped(const std::string& path, int array_index)

@@ -2,9 +2,7 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
-#include "io/result_types.hpp"
 #include "io/task_stream.hpp"
 
 /**
@@ -15,14 +13,9 @@
  * file and params.h5 are removed. From then on the element's rows are the master's rows of
  * its task ids plus whatever segments are there: a resume's new commits, or those a kill -9
  * left in the middle of the removal (the rows are the same; TaskStream's rule picks one).
+ * Fields over items (`rows`) are read back per task from the master (master::ItemRowsReader).
  */
 namespace shardrun::io {
-
-/**
- * True when the shards of a job with these fields may be dropped: the master holds data-chunk
- * fields (FieldSpec::item_rows) assembled over items, which cannot be read back per task.
- */
-bool shards_droppable(const std::vector<FieldSpec>& fields);
 
 /**
  * Adds the committed rows of element `array_index` with id in [first, end): its segments and

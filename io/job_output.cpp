@@ -158,10 +158,9 @@ OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& m
         warn(stream.problems());
     }
     manifest.complete = summary.complete;
-    // The complete master is published: the element's results need not be stored twice. The
-    // manifest says so durably before the first file goes.
-    const bool drop = summary.master_written && summary.complete && options.layout == Layout::shards &&
-                      !options.keep_shards && shards_droppable(fields);
+    // The complete master is published: the element's results (and, with layout single, its
+    // params.h5) need not be stored twice. The manifest says so durably before the first file goes.
+    const bool drop = summary.master_written && summary.complete && !options.keep_shards;
     manifest.consolidated = manifest.consolidated || drop;
     write_manifest(options.path, manifest);
     if (drop) drop_element_rows(options.path, metadata.array_index);

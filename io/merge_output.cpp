@@ -177,7 +177,7 @@ MergeReport merge_output(const std::string& path)
     summary.master_path = path;
     // One single-layout element became the master itself: nothing is stored twice there.
     const bool one_single = info.layout == Layout::single && report.array_count == 1;
-    if (report.exit_code() == 0 && shards_droppable(info.fields) && !one_single) drop_consolidated(path, elements);
+    if (report.exit_code() == 0 && !one_single) drop_consolidated(path, elements);
     return report;
 }
 

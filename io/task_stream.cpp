@@ -14,6 +14,7 @@
 #include "io/hdf5/field_io.hpp"
 #include "io/hdf5/handle.hpp"
 #include "io/hdf5/types.hpp"
+#include "io/master/item_rows.hpp"
 #include "io/output_layout.hpp"
 #include "io/shards/segment.hpp"
 #include "io/tasks_group.hpp"
@@ -47,6 +48,7 @@ struct SingleRef {
     std::uint64_t lo, hi;
     std::size_t ordinal;
     std::optional<hdf5::File> handle;
+    std::unique_ptr<master::ItemRowsReader> items;  ///< of `handle`, made with it
 };
 
 /** Where the winning row's results are: a source's field columns and a row there. */
@@ -101,15 +103,20 @@ void take_segment(Loaded& loaded, std::uint64_t b, std::uint64_t e, TaskRows& bl
     }
 }
 
-/** Rows [first, first + n) of a single-layout file's /tasks (and /results). */
-TaskRows read_single_rows(hid_t file, std::uint64_t first, std::size_t n, const std::vector<FieldSpec>& fields,
-                          bool with_fields)
+/**
+ * Rows [first, first + n) of a single-layout file's /tasks (and /results). A master's fields
+ * over items come back per task through `items`, padded as the shards held them.
+ */
+TaskRows read_single_rows(hid_t file, master::ItemRowsReader& items, std::uint64_t first, std::size_t n,
+                          const std::vector<FieldSpec>& fields, bool with_fields)
 {
     auto rows = read_tasks_group(file, first, n);
     if (!with_fields) return rows;
     for (const auto& field : fields) {
         auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(file, ("results/" + field.name).c_str(), H5P_DEFAULT));
-        rows.fields.push_back(hdf5::read_field_block(dataset.get(), field, first, n));
+        rows.fields.push_back(field.item_rows && master::ItemRowsReader::assembled(dataset.get())
+                                  ? items.read(dataset.get(), field, first, n)
+                                  : hdf5::read_field_block(dataset.get(), field, first, n));
     }
     return rows;
 }
@@ -243,8 +250,9 @@ bool TaskStream::next(TaskRows& block)
         const auto lo = std::max(b, single->lo), hi = std::min(e, single->hi);
         if (lo < hi) {
             if (!single->handle) single->handle = SHARDRUN_H5_OPEN(File, H5Fopen(single->file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-            const auto& rows = single_rows.emplace_back(
-                read_single_rows(single->handle->get(), lo, static_cast<std::size_t>(hi - lo), s.fields, s.with_fields));
+            if (!single->items) single->items = std::make_unique<master::ItemRowsReader>(single->handle->get());
+            const auto& rows = single_rows.emplace_back(read_single_rows(
+                single->handle->get(), *single->items, lo, static_cast<std::size_t>(hi - lo), s.fields, s.with_fields));
             for (std::size_t i = 0; i < rows.size(); ++i) take(block, winners, lo - b + i, rows, i);
         }
         ++single;

@@ -8,6 +8,7 @@
 
 #include "io/errors.hpp"
 #include "io/hdf5/attributes.hpp"
+#include "io/hdf5/column_blocks.hpp"
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/dimension_scales.hpp"
 #include "io/hdf5/field_io.hpp"
@@ -24,13 +25,19 @@ struct ItemLayout {
     std::uint64_t total = 0;
 };
 
+/** A task's rows: its range, at most the chunk. */
+std::uint64_t rows_of(std::int64_t start, std::int64_t end, std::uint64_t chunk)
+{
+    return end > start ? std::min<std::uint64_t>(chunk, static_cast<std::uint64_t>(end - start)) : 0;
+}
+
 ItemLayout item_layout(hid_t file, std::uint64_t chunk)
 {
     const auto start = hdf5::read_column<std::int64_t>(file, "ranges/start", H5T_NATIVE_INT64);
     const auto end = hdf5::read_column<std::int64_t>(file, "ranges/end", H5T_NATIVE_INT64);
     ItemLayout layout;
     for (std::size_t t = 0; t < start.size() && t < end.size(); ++t) {
-        const auto rows = end[t] > start[t] ? std::min<std::uint64_t>(chunk, static_cast<std::uint64_t>(end[t] - start[t])) : 0;
+        const auto rows = rows_of(start[t], end[t], chunk);
         layout.rows.push_back(rows);
         layout.offset.push_back(layout.total);
         layout.total += rows;
@@ -151,17 +158,7 @@ void assemble_field(hid_t file, hid_t group, const FieldSpec& field, const ItemL
     label(file, group, dataset.get(), field.name, tasks);
 }
 
-/** Task t's padded block from the packed rows that start at `packed` (the rest is the fill value). */
-void unpack(const std::byte* packed, std::vector<std::byte>& out, std::size_t rows, const FieldSpec& row,
-            std::size_t chunk)
-{
-    const auto* begin = packed;
-    out.insert(out.end(), begin, begin + rows * row.bytes());
-    append_fill(out, row, chunk - rows);
-}
-
-void split_field(hid_t group, const std::string& name, const ItemLayout& layout, std::size_t chunk,
-                 const ItemRowsBudget& budget)
+void split_field(hid_t file, hid_t group, const std::string& name, std::size_t chunk, const ItemRowsBudget& budget)
 {
     auto row = [&] {
         auto spec = hdf5::field_spec_of(group, name);
@@ -171,18 +168,15 @@ void split_field(hid_t group, const std::string& name, const ItemLayout& layout,
     }();
     auto padded = row;
     padded.shape.insert(padded.shape.begin(), chunk);
+    const auto tasks = hdf5::column_length(file, "ranges/start");
     const std::string target = name + ".splitting";
     {
-        auto fresh = create_field(group, target, padded, layout.rows.size());
+        auto fresh = create_field(group, target, padded, tasks);
         auto old = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(group, name.c_str(), H5P_DEFAULT));
-        for (std::size_t first = 0; first < layout.rows.size();) {
-            const auto end = block_end(first, layout.rows.size(), padded.bytes(), budget.block_bytes);
-            const auto rows = layout.offset[end - 1] + layout.rows[end - 1] - layout.offset[first];
-            const auto packed = rows == 0 ? std::vector<std::byte>() : hdf5::read_field_block(old.get(), row, layout.offset[first], rows);
-            std::vector<std::byte> block;
-            for (auto t = first; t < end; ++t) {
-                unpack(packed.data() + (layout.offset[t] - layout.offset[first]) * row.bytes(), block, layout.rows[t], row, chunk);
-            }
+        ItemRowsReader reader(file);
+        for (std::size_t first = 0; first < tasks;) {
+            const auto end = block_end(first, tasks, padded.bytes(), budget.block_bytes);
+            const auto block = reader.read(old.get(), padded, first, end - first);
             hdf5::write_field_block(fresh.get(), padded, first, end - first, block.data());
             first = end;
         }
@@ -234,9 +228,60 @@ void split_item_rows(hid_t file, const ItemRowsBudget& budget)
 {
     if (!hdf5::has_link(file, "results") || !hdf5::has_link(file, "ranges/start")) return;
     auto group = SHARDRUN_H5_OPEN(Group, H5Gopen2(file, "results", H5P_DEFAULT));
-    for (const auto& [name, chunk] : assembled_fields(group.get())) {
-        split_field(group.get(), name, item_layout(file, chunk), chunk, budget);
+    for (const auto& [name, chunk] : assembled_fields(group.get())) split_field(file, group.get(), name, chunk, budget);
+}
+
+bool ItemRowsReader::assembled(hid_t dataset)
+{
+    return SHARDRUN_H5_CHECK(H5Aexists(dataset, "item_chunk")) > 0;
+}
+
+std::vector<std::uint64_t> ItemRowsReader::task_rows(std::uint64_t first, std::size_t count, std::uint64_t chunk) const
+{
+    auto ranges = SHARDRUN_H5_OPEN(Group, H5Gopen2(file_, "ranges", H5P_DEFAULT));
+    auto start_set = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(ranges.get(), "start", H5P_DEFAULT));
+    auto end_set = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(ranges.get(), "end", H5P_DEFAULT));
+    const auto start = hdf5::read_column_block<std::int64_t>(start_set.get(), H5T_NATIVE_INT64, first, count);
+    const auto end = hdf5::read_column_block<std::int64_t>(end_set.get(), H5T_NATIVE_INT64, first, count);
+    std::vector<std::uint64_t> rows(count);
+    for (std::size_t t = 0; t < count; ++t) {
+        rows[t] = rows_of(start[t], end[t], chunk);
     }
+    return rows;
+}
+
+std::uint64_t ItemRowsReader::offset_of(std::uint64_t task, std::uint64_t chunk)
+{
+    if (chunk != chunk_ || task < task_) task_ = offset_ = 0, chunk_ = chunk;
+    constexpr std::uint64_t block = 1 << 16;
+    while (task_ < task) {
+        const auto count = static_cast<std::size_t>(std::min(block, task - task_));
+        for (const auto rows : task_rows(task_, count, chunk)) offset_ += rows;
+        task_ += count;
+    }
+    return offset_;
+}
+
+std::vector<std::byte> ItemRowsReader::read(hid_t dataset, const FieldSpec& padded, std::uint64_t first, std::size_t count)
+{
+    const auto chunk = padded.shape.at(0);
+    const auto row = row_spec(padded);
+    const auto rows = task_rows(first, count, chunk);
+    const auto offset = offset_of(first, chunk);
+    std::uint64_t total = 0;
+    for (const auto r : rows) total += r;
+    const auto packed = total == 0 ? std::vector<std::byte>() : hdf5::read_field_block(dataset, row, offset, total);
+    std::vector<std::byte> out;
+    out.reserve(count * padded.bytes());
+    const std::byte* at = packed.data();
+    for (const auto r : rows) {
+        out.insert(out.end(), at, at + r * row.bytes());
+        append_fill(out, row, chunk - r);
+        at += r * row.bytes();
+    }
+    task_ = first + count;
+    offset_ = offset + total;
+    return out;
 }
 
 }  // namespace shardrun::io::master

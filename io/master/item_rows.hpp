@@ -3,6 +3,7 @@
 #include <hdf5.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "io/result_types.hpp"
@@ -37,6 +38,37 @@ struct ItemRowsBudget {
  * Needs /ranges; call it before write_dimensions(). Idempotent.
  */
 void assemble_item_rows(hid_t file, const std::vector<FieldSpec>& fields, const ItemRowsBudget& budget = {});
+
+/**
+ * Reads an assembled field (marked `item_chunk`) back task by task, padded as the shards held
+ * it: what lets the master alone serve --resume, merge and status once the shards are gone.
+ * Cheapest when tasks are read in increasing order: it keeps the item offset where the last
+ * read ended, so reading every task once reads /ranges once.
+ */
+class ItemRowsReader {
+public:
+    explicit ItemRowsReader(hid_t file) : file_(file) {}
+    ItemRowsReader(const ItemRowsReader&) = delete;
+    ItemRowsReader& operator=(const ItemRowsReader&) = delete;
+
+    /** True when `dataset` holds a field assembled over items. */
+    static bool assembled(hid_t dataset);
+
+    /**
+     * Tasks [first, first + count) of the assembled `dataset` as `count` values of `padded`
+     * ([chunk, ...]): each task's rows, then the fill value after a short chunk.
+     */
+    std::vector<std::byte> read(hid_t dataset, const FieldSpec& padded, std::uint64_t first, std::size_t count);
+
+private:
+    /** Item offset of task `task`'s first row; the rows of a task are min(chunk, end - start). */
+    std::uint64_t offset_of(std::uint64_t task, std::uint64_t chunk);
+    /** Each task's rows for tasks [first, first + count). */
+    std::vector<std::uint64_t> task_rows(std::uint64_t first, std::size_t count, std::uint64_t chunk) const;
+
+    hid_t file_;
+    std::uint64_t task_ = 0, offset_ = 0, chunk_ = 0;  ///< task_'s rows start at item offset_
+};
 
 /**
  * The reverse, from the file alone (datasets marked `item_chunk`): back to [T, chunk, ...],

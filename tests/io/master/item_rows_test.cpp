@@ -107,6 +107,40 @@ TEST_P(ItemRows, SplitGivesBackThePaddedRows)
     EXPECT_FALSE(hdf5::read_int_attr(split.get(), "item_chunk").has_value());
 }
 
+TEST_P(ItemRows, ReaderGivesEachTaskItsPaddedRowsInAnyOrder)
+{
+    assemble_item_rows(file_.get(), {field}, GetParam());
+    const auto assembled = dataset();
+    ASSERT_TRUE(ItemRowsReader::assembled(assembled.get()));
+    const auto want = padded();
+    const auto task_floats = want.size() / starts.size();
+    const auto matches = [&](const std::vector<std::byte>& got, std::size_t first, std::size_t count) {
+        return got.size() == count * field.bytes() &&
+               std::memcmp(got.data(), want.data() + first * task_floats, got.size()) == 0;
+    };
+    ItemRowsReader reader(file_.get());
+
+    // Forward one at a time, then back to the start, then a block that ends in the short chunk.
+    for (std::size_t t = 0; t < starts.size(); ++t) EXPECT_TRUE(matches(reader.read(assembled.get(), field, t, 1), t, 1)) << t;
+    EXPECT_TRUE(matches(reader.read(assembled.get(), field, 0, 1), 0, 1));
+    EXPECT_TRUE(matches(reader.read(assembled.get(), field, 1, 2), 1, 2));
+    EXPECT_TRUE(reader.read(assembled.get(), field, 3, 0).empty());
+}
+
+TEST(ItemRowsReader, APlainDatasetIsNotAssembled)
+{
+    std::string pattern = (std::filesystem::temp_directory_path() / "shardrun_item_rows_XXXXXX").string();
+    const std::string dir = ::mkdtemp(pattern.data());
+    {
+        hdf5::File file(H5Fcreate((dir + "/plain.h5").c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT));
+        const auto values = padded();
+        hdf5::write_field_rows(file.get(), field, values.data(), starts.size());
+        hdf5::Dataset plain(H5Dopen2(file.get(), "embedding", H5P_DEFAULT));
+        EXPECT_FALSE(ItemRowsReader::assembled(plain.get()));
+    }
+    std::filesystem::remove_all(dir);
+}
+
 // Whole in memory, and block-wise with one task per block (what fields over 256 MiB get).
 INSTANTIATE_TEST_SUITE_P(Budgets, ItemRows, ::testing::Values(ItemRowsBudget{}, ItemRowsBudget{0, 1}));
 
