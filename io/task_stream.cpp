@@ -157,6 +157,15 @@ TaskStream::TaskStream(std::uint64_t first, std::uint64_t end, std::vector<Field
     impl_->end = std::max(first, end);
     impl_->fields = std::move(fields);
     impl_->with_fields = with_fields;
+    if (with_fields) {
+        // A block's results fit block_bytes(): a master written from larger blocks has the
+        // kernel throttle its one huge write to the disk's pace (dirty-page limits) instead
+        // of writing back each block while the next is read (master_stream.cpp).
+        std::size_t row_bytes = 0;
+        for (const auto& field : impl_->fields) row_bytes += field.bytes();
+        const auto rows = block_bytes() / std::max<std::size_t>(1, row_bytes);
+        impl_->block_rows = std::clamp<std::size_t>(rows, 1, impl_->block_rows);
+    }
 }
 
 TaskStream::~TaskStream() = default;
@@ -262,10 +271,20 @@ bool TaskStream::next(TaskRows& block)
         block.fields.assign(s.fields.size(), {});
         for (std::size_t f = 0; f < s.fields.size(); ++f) {
             const auto bytes = s.fields[f].bytes();
-            append_fill(block.fields[f], s.fields[f], n);
-            for (std::size_t k = 0; k < n; ++k) {
-                if (!winners[k].fields) continue;
-                std::memcpy(block.fields[f].data() + k * bytes, (*winners[k].fields)[f].data() + winners[k].row * bytes, bytes);
+            auto& out = block.fields[f];
+            out.reserve(n * bytes);
+            // One pass: a run of rows without a result takes the fill value, the others their bytes.
+            for (std::size_t k = 0; k < n;) {
+                if (!winners[k].fields) {
+                    auto j = k;
+                    while (j < n && !winners[j].fields) ++j;
+                    append_fill(out, s.fields[f], j - k);
+                    k = j;
+                    continue;
+                }
+                const auto* from = (*winners[k].fields)[f].data() + winners[k].row * bytes;
+                out.insert(out.end(), from, from + bytes);
+                ++k;
             }
         }
     } else {
@@ -296,6 +315,8 @@ StatusCounts count_statuses(TaskStream& stream)
     while (stream.next(block)) counts.add(block);
     return counts;
 }
+
+std::size_t block_bytes() { return std::size_t{32} << 20; }
 
 std::size_t stream_block_rows()
 {

@@ -67,7 +67,12 @@ struct StatusCounts {
 /** Runs `stream` to its end and counts its rows' statuses. */
 StatusCounts count_statuses(TaskStream& stream);
 
-/** Rows per block: SHARDRUN_STREAM_BLOCK_ROWS when set (tests make it small), else 65536. */
+/**
+ * Rows per block: SHARDRUN_STREAM_BLOCK_ROWS when set (tests make it small), else 65536;
+ * a TaskStream with fields takes fewer when their bytes would pass block_bytes().
+ */
 std::size_t stream_block_rows();
+/** The results a TaskStream block holds at most (unless one row alone is larger): 32 MiB. */
+std::size_t block_bytes();
 
 }  // namespace shardrun::io

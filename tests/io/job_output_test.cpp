@@ -4,11 +4,13 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 
 #include "io/checksum.hpp"
+#include "io/task_stream.hpp"
 #include "output_test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -60,6 +62,49 @@ TEST(JobOutput, ShardsMasterHoldsEveryRowAndProvenance)
     EXPECT_EQ(testing::read_ints(file, "params/n")[7], 1);
     H5Fclose(file);
     EXPECT_FALSE(fs::exists(options.path + ".tmp"));
+}
+
+TEST(TaskStream, BlocksOfLargeRowsStayWithinTheBlockBudgetAndKeepEveryRow)
+{
+    // 4 MiB a row: 65536-row blocks would hold 256 GiB; the stream takes block_bytes() at a time.
+    const std::vector<FieldSpec> fields{FieldSpec{"big", DType::float32, {1u << 20}, ""}};
+    const std::uint64_t tasks = 20;
+    const auto dir = testing::scratch_dir();
+    const OutputOptions options{dir + "/big.h5", Layout::shards};
+    const auto m = test_metadata(tasks);
+    {
+        auto lock = prepare_output(options, m);
+        auto sink = open_rank_sink(options, m, fields, 0, 1);
+        for (std::uint64_t id = 0; id < tasks; ++id) {
+            TaskValues values{std::vector<std::byte>(fields[0].bytes())};
+            const auto first = static_cast<float>(id), last = -static_cast<float>(id);
+            std::memcpy(values[0].data(), &first, sizeof first);
+            std::memcpy(values[0].data() + fields[0].bytes() - sizeof last, &last, sizeof last);
+            sink->record(test_record(id, 0), values);
+            if (id % 6 == 5) sink->commit();
+        }
+        sink->commit();
+    }
+    TaskStream stream(0, tasks, fields, true);
+    stream.add_element(options.path, 0, 0, tasks);
+    TaskRows block;
+    std::uint64_t next = 0;
+    while (stream.next(block)) {
+        EXPECT_EQ(stream.first_id(), next);
+        EXPECT_GE(block.size(), 1u);
+        EXPECT_LE(block.size() * fields[0].bytes(), block_bytes());
+        for (std::size_t k = 0; k < block.size(); ++k) {
+            float first = 0, last = 0;
+            const auto* row = block.fields[0].data() + k * fields[0].bytes();
+            std::memcpy(&first, row, sizeof first);
+            std::memcpy(&last, row + fields[0].bytes() - sizeof last, sizeof last);
+            EXPECT_EQ(first, static_cast<float>(next + k));  // as recorded, failed rows too (the master fills those)
+            EXPECT_EQ(last, -static_cast<float>(next + k));
+        }
+        next += block.size();
+    }
+    EXPECT_EQ(next, tasks);
+    fs::remove_all(dir);
 }
 
 TEST(JobOutput, Sha256MatchesKnownDigest)
