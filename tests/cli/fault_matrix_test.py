@@ -5,7 +5,6 @@ SIGTERM to mpirun, and a SIGSTOP'd rank. After each: no task process is left (ps
 never claims to be complete while tasks are pending, what finished before a SIGTERM to mpirun
 is committed, and --resume ends with every task ok and the right values."""
 import glob
-import json
 import os
 import signal
 import socket
@@ -14,7 +13,7 @@ import time
 import unittest
 
 from harness import (MPIEXEC, SHARDRUN, clean_env, kill_task_processes, rank_pid, run, scratch_dir,
-                     wait_for_no_task_processes)
+                     status_json, wait_for_no_task_processes)
 from jobs import h5py_module, write_job
 
 NP = int(os.environ.get("FAULT_NP", "2"))
@@ -65,8 +64,7 @@ class FaultMatrixTest(unittest.TestCase):
         return proc.returncode, err
 
     def status(self):
-        done = run(["status", self.out, "--json"])
-        return json.loads(done.stdout) if done.stdout.strip() else None
+        return status_json(self.out)[1]
 
     def assert_not_complete(self):
         status = self.status()

@@ -1,6 +1,8 @@
 """Shared helpers for the end-to-end CLI tests: run the real shardrun binary, under mpiexec when asked."""
 import atexit
 import glob
+import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -123,3 +125,23 @@ def kill_task_processes(work):
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
+
+
+def status_json(out):
+    """`shardrun status OUT --json`: its exit code and its report, or None when it printed none."""
+    done = run(["status", out, "--json"])
+    try:
+        return done.returncode, json.loads(done.stdout) if done.stdout.strip() else None
+    except ValueError:
+        return done.returncode, None
+
+
+def sha256_of(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def stored_result_files(out):
+    """Every file under OUT.shards/ that holds results: segments, temporaries, single files, params."""
+    files = glob.glob(os.path.join(out + ".shards", "a*", "r*", "*"))
+    return files + glob.glob(os.path.join(out + ".shards", "a*", "*.h5"))

@@ -7,7 +7,7 @@ import subprocess
 import time
 import unittest
 
-from harness import MPIEXEC, SHARDRUN, clean_env, run, scratch_dir
+from harness import MPIEXEC, SHARDRUN, clean_env, run, scratch_dir, status_json
 from jobs import h5py_module, write_job
 
 h5py = h5py_module()
@@ -129,9 +129,9 @@ class ArrayMergeTest(unittest.TestCase):
         merged = run(["merge", f"{work}/parts.h5"])
         self.assertEqual(merged.returncode, 0, merged.stdout + merged.stderr)
         self.assertEqual(read(f"{work}/parts.h5"), read(f"{work}/whole.h5"))
-        status = run(["status", f"{work}/parts.h5", "--json"])
-        self.assertEqual(status.returncode, 0, status.stderr)
-        self.assertEqual(json.loads(status.stdout)["ok"], 60)
+        code, status = status_json(f"{work}/parts.h5")
+        self.assertEqual(code, 0, status)
+        self.assertEqual(status["ok"], 60)
 
 
 class ArrayElementSummaryTest(unittest.TestCase):
@@ -149,9 +149,9 @@ class ArrayElementSummaryTest(unittest.TestCase):
         self.assertEqual(status.returncode, 1, status.stdout + status.stderr)
         self.assertIn(f"array element 1 of 3 finished; its results: {output}.shards/a1/", status.stdout)
         self.assertIn(f"when all 3 have finished: shardrun merge {output}\n", status.stdout)
-        status_json = json.loads(run(["status", output, "--json"]).stdout)
-        self.assertEqual(status_json["finished_elements"], [1])
-        self.assertEqual(status_json["merge_command"], f"shardrun merge {output}")
+        report = status_json(output)[1]
+        self.assertEqual(report["finished_elements"], [1])
+        self.assertEqual(report["merge_command"], f"shardrun merge {output}")
 
 
 if __name__ == "__main__":

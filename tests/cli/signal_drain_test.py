@@ -1,14 +1,13 @@
 """SIGUSR1 or SIGTERM to ONE rank drains the whole job (Slurm's --signal, scancel of one task,
 a preemption notice): every rank stops taking tasks, exit 3, what finished is kept, and
 --resume completes the job with every task ok exactly once."""
-import json
 import os
 import signal
 import subprocess
 import time
 import unittest
 
-from harness import MPIEXEC, SHARDRUN, clean_env, rank_pid, run, scratch_dir
+from harness import MPIEXEC, SHARDRUN, clean_env, rank_pid, run, scratch_dir, status_json
 from jobs import h5py_module, write_job
 
 JOB = r"""
@@ -25,11 +24,8 @@ output: {path: OUT/drain.h5}
 
 def committed_ok(out):
     """Tasks committed ok so far, as `shardrun status` reads them while the job runs."""
-    done = run(["status", out, "--json"])
-    try:
-        return json.loads(done.stdout)["ok"] if done.returncode in (0, 1) and done.stdout.strip() else 0
-    except (ValueError, KeyError):
-        return 0
+    code, report = status_json(out)
+    return report.get("ok", 0) if code in (0, 1) and report else 0
 
 
 class SignalDrainTest(unittest.TestCase):
@@ -55,7 +51,7 @@ class SignalDrainTest(unittest.TestCase):
                 proc.communicate()
         self.assertEqual(proc.returncode, 3, err)
         self.assertLess(time.time() - started, 15, "the other rank did not stop")
-        status = json.loads(run(["status", out, "--json"]).stdout)
+        status = status_json(out)[1]
         self.assertGreater(status["pending"], 0, "the job ran to the end: the signal did not stop it")
         self.assertGreater(status["ok"], 0)
 

@@ -5,13 +5,10 @@ complete run at 2 ranks the segments are gone, `--resume` reruns a failed task f
 master plus its new segments, `merge` of an array job drops the elements, `status` counts from
 the master, and both layouts end with the same values. Chunks of 6 over 20 items leave a short
 last chunk of 2 rows, and a sweep of 2 points puts the items of both points one after the other."""
-import glob
-import hashlib
-import json
 import os
 import unittest
 
-from harness import run, scratch_dir
+from harness import run, scratch_dir, sha256_of, status_json, stored_result_files
 from jobs import h5py_module, write_job
 
 CHUNKS = [(s, start, min(start + 6, 20)) for s in (0, 1) for start in range(0, 20, 6)]
@@ -36,11 +33,6 @@ output: {path: OUT/rows.h5, layout: {layout}}
 """
 
 
-def digest(path):
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
-
-
 def expected_rows(failed=()):
     """The master's results/e over the items, NaN rows for a failed task."""
     rows = []
@@ -61,9 +53,7 @@ class StoredOnceRowsTest(unittest.TestCase):
         open(os.path.join(self.work, "fixed"), "w").close()
 
     def result_files(self):
-        """Every file under <out>.shards/ that holds results (segments, temporaries, single, params)."""
-        files = glob.glob(os.path.join(self.out + ".shards", "a*", "r*", "*"))
-        return files + glob.glob(os.path.join(self.out + ".shards", "a*", "*.h5"))
+        return stored_result_files(self.out)
 
     def check_master(self, failed=()):
         with h5py_module().File(self.out, "r") as f:
@@ -83,9 +73,9 @@ class StoredOnceRowsTest(unittest.TestCase):
                 self.assertEqual(list(e[item]), row, item)
 
     def status(self):
-        proc = run(["status", self.out, "--json"])
-        self.assertTrue(proc.stdout.strip(), proc.stderr)
-        return proc.returncode, json.loads(proc.stdout)
+        code, report = status_json(self.out)
+        self.assertIsNotNone(report, code)
+        return code, report
 
     def test_a_complete_run_drops_its_shards_and_resume_and_merge_keep_the_master(self):
         self.start()
@@ -97,13 +87,13 @@ class StoredOnceRowsTest(unittest.TestCase):
         self.assertEqual(self.result_files(), [], "a complete master holds the rows: the shards store them twice")
         code, status = self.status()
         self.assertEqual((code, status["ok"], status["pending"], status["complete"]), (0, TASKS, 0, True))
-        before = digest(self.out)
+        before = sha256_of(self.out)
         merged = run(["merge", self.out])
         self.assertEqual(merged.returncode, 0, merged.stdout + merged.stderr)
-        self.assertEqual(digest(self.out), before, "merge rewrote a complete master")
+        self.assertEqual(sha256_of(self.out), before, "merge rewrote a complete master")
         resumed = run(["run", self.job, "-q", "--resume"], np=2)
         self.assertEqual(resumed.returncode, 0, resumed.stdout + resumed.stderr)
-        self.assertEqual(digest(self.out), before, "--resume of a complete job changed the master")
+        self.assertEqual(sha256_of(self.out), before, "--resume of a complete job changed the master")
 
     def test_a_resume_reads_every_other_task_back_from_the_master(self):
         for layout in ("shards", "single"):
@@ -136,10 +126,10 @@ class StoredOnceRowsTest(unittest.TestCase):
         self.assertEqual(merged.returncode, 0, merged.stdout + merged.stderr)
         self.check_master()
         self.assertEqual(self.result_files(), [])
-        before = digest(self.out)
+        before = sha256_of(self.out)
         again = run(["merge", self.out])
         self.assertEqual(again.returncode, 0, again.stdout + again.stderr)
-        self.assertEqual(digest(self.out), before)
+        self.assertEqual(sha256_of(self.out), before)
         resumed = run(["run", self.job, "-q", "--resume", "--array-index", "1", "--array-count", "2"], np=2)
         self.assertEqual(resumed.returncode, 0, resumed.stdout + resumed.stderr)
         self.check_master()

@@ -3,13 +3,11 @@ are gone and the master alone serves `--resume`, `status`, `table` and `merge`; 
 the middle of removing them (SHARDRUN_TEST_KILL_DROP_AFTER) leaves a complete master that
 `status` and `--resume` handle; a resume that reruns a failed task rebuilds the master from
 the old master plus its new segments; an array job's elements are dropped after a complete merge."""
-import glob
-import hashlib
 import json
 import os
 import unittest
 
-from harness import run, scratch_dir
+from harness import run, scratch_dir, sha256_of, status_json, stored_result_files
 from jobs import h5py_module, write_job
 
 TASKS = 12
@@ -25,11 +23,6 @@ output: {path: OUT/once.h5}
 """
 
 
-def digest(path):
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
-
-
 class StoredOnceTest(unittest.TestCase):
     def setUp(self):
         self.work = scratch_dir()
@@ -40,9 +33,7 @@ class StoredOnceTest(unittest.TestCase):
         open(os.path.join(self.work, "fixed"), "w").close()
 
     def result_files(self):
-        """Every file under <out>.shards/ that holds results (segments, temporaries, single, params)."""
-        files = glob.glob(os.path.join(self.out + ".shards", "a*", "r*", "*"))
-        return files + glob.glob(os.path.join(self.out + ".shards", "a*", "*.h5"))
+        return stored_result_files(self.out)
 
     def manifest(self, index=0):
         with open(os.path.join(self.out + ".shards", f"a{index}", "element.json")) as f:
@@ -60,9 +51,9 @@ class StoredOnceTest(unittest.TestCase):
                 self.assertEqual((status[a], values[a]), (1, float(a)), a)
 
     def status(self):
-        proc = run(["status", self.out, "--json"])
-        self.assertTrue(proc.stdout.strip(), proc.stderr)
-        return proc.returncode, json.loads(proc.stdout)
+        code, report = status_json(self.out)
+        self.assertIsNotNone(report, code)
+        return code, report
 
     def test_a_complete_run_keeps_its_results_once_and_every_command_works_from_the_master(self):
         self.fix_task_3()
@@ -79,14 +70,14 @@ class StoredOnceTest(unittest.TestCase):
         table = run(["table", self.out])
         self.assertEqual(table.returncode, 0, table.stderr)
         self.assertEqual(len([line for line in table.stdout.splitlines() if line.split()[-1:] == ["ok"]]), TASKS)
-        before = digest(self.out)
+        before = sha256_of(self.out)
         merged = run(["merge", self.out])
         self.assertEqual(merged.returncode, 0, merged.stdout + merged.stderr)
         self.assertIn(f"{TASKS} ok, 0 failed", merged.stdout)
-        self.assertEqual(digest(self.out), before, "merge rewrote a complete master")
+        self.assertEqual(sha256_of(self.out), before, "merge rewrote a complete master")
         resumed = run(["run", self.job, "-q", "--resume"], np=2)
         self.assertEqual(resumed.returncode, 0, resumed.stdout + resumed.stderr)
-        self.assertEqual(digest(self.out), before, "--resume of a complete job changed the master")
+        self.assertEqual(sha256_of(self.out), before, "--resume of a complete job changed the master")
         self.assertEqual(self.result_files(), [])
 
     def test_a_resume_after_consolidation_reruns_failed_tasks_and_keeps_the_rest(self):
@@ -146,10 +137,10 @@ class StoredOnceTest(unittest.TestCase):
         self.assertTrue(self.manifest(0)["consolidated"] and self.manifest(1)["consolidated"])
         code, status = self.status()
         self.assertEqual((code, status["ok"], status["complete"]), (0, TASKS, True))
-        before = digest(self.out)
+        before = sha256_of(self.out)
         again = run(["merge", self.out])
         self.assertEqual(again.returncode, 0, again.stdout + again.stderr)
-        self.assertEqual(digest(self.out), before)
+        self.assertEqual(sha256_of(self.out), before)
         resumed = run(["run", self.job, "-q", "--resume", "--array-index", "1", "--array-count", "2"], np=2)
         self.assertEqual(resumed.returncode, 0, resumed.stdout + resumed.stderr)
         self.assertEqual(self.result_files(), [])
