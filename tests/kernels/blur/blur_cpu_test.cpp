@@ -60,6 +60,25 @@ TEST(Blur, BatchMatchesTheDirectFloat64Convolution)
     EXPECT_LT(reference::relative_error(out, reference::blur(shape, images.data())), 1e-6);
 }
 
+TEST(Blur, WideRowsMatchTheDirectConvolutionAndEachImageAlone)
+{
+    // 101 columns: the vector blocks and the scalar tail; 18 rows: rows blurred in pairs, and
+    // a thread's rows may start at an odd row of an image (2 threads: row 27 = image 1, row 9).
+    const BlurShape shape{3, 18, 101, 1.3};
+    const std::size_t plane = 18 * 101;
+    std::vector<float> images(3 * plane), out(images.size());
+    fill_seeded(images.data(), images.size(), 11, 0, 0.0f, 1.0f);
+
+    blur(Device::cpu(), shape, images.data(), out.data());
+
+    EXPECT_LT(reference::relative_error(out, reference::blur(shape, images.data())), 1e-6);
+    for (std::size_t i = 0; i < 3; ++i) {
+        std::vector<float> alone(plane);
+        blur(Device::cpu(), BlurShape{1, 18, 101, 1.3}, images.data() + i * plane, alone.data());
+        for (std::size_t p = 0; p < plane; ++p) ASSERT_EQ(out[i * plane + p], alone[p]) << "image " << i << " pixel " << p;
+    }
+}
+
 TEST(Blur, RefusesBadSigmaAndSizes)
 {
     for (const double sigma : {0.0, -1.0, std::nan(""), HUGE_VAL, blur_max_sigma + 1}) {
