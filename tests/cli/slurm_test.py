@@ -43,6 +43,9 @@ exec:
 
 # 40 tasks of 0.5 s: 5 s per element of 2 ranks. A task marks its start, and its end once its
 # result is written; an interrupted task (SIGTERM in the sleep) leaves no end mark.
+# A done mark means the task exited 0 with its result: past its sleep it ignores SIGTERM, so the
+# stop cannot kill it between writing the mark and exiting (a task killed there has its mark but
+# failed, and rightly runs again; CI once saw that as a task run twice).
 SLOW = r'''
 name: slow
 task: exec
@@ -50,7 +53,7 @@ sweep:
   x: {range: [0, 40, 1]}
 output: {path: OUT/slow.h5}
 exec:
-  argv: [sh, -c, 'touch MARKS/start.{task_id}.$$; sleep 0.5; printf "{{\"y\": %d}}" {x} > "$SHARDRUN_RESULT"; exec touch MARKS/done.{task_id}.$$']
+  argv: [sh, -c, 'touch MARKS/start.{task_id}.$$; sleep 0.5; trap "" TERM; printf "{{\"y\": %d}}" {x} > "$SHARDRUN_RESULT"; exec touch MARKS/done.{task_id}.$$']
   results: {y: float64}
 '''
 
