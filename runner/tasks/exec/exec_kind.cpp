@@ -172,11 +172,13 @@ TaskOutcome ExecKind::run_program(const TaskContext& context, const std::vector<
     process.cwd = spec_.cwd;
     // The folder exists before the program starts only when the program is told to write into it
     // (declared results, {task_dir}); otherwise only output the program wrote creates it.
-    if (auto problem = task_dir_before_start_ ? prepare_task_dir(context.task_dir) : clear_stale_outputs(context.task_dir);
+    bool fresh = false;
+    if (auto problem = task_dir_before_start_ ? prepare_task_dir(context.task_dir, &fresh) : clear_stale_outputs(context.task_dir);
         !problem.empty()) {
         return failure(1, std::move(problem));
     }
-    if (!spec_.results.empty()) remove_result_files(result_channels(context.task_dir), spec_.results);  // an earlier attempt's
+    // An earlier attempt's result files; a folder made just now holds none.
+    if (!spec_.results.empty() && !fresh) remove_result_files(result_channels(context.task_dir), spec_.results);
     auto output = outputs_.acquire(tasks_dir_of(context), context.host);
     process.stdout_fd = output->stdout_fd();
     process.stderr_fd = output->stderr_fd();
@@ -202,11 +204,12 @@ TaskOutcome ExecKind::run_program(const TaskContext& context, const std::vector<
     if (spec_.results.empty()) return outcome;
     const auto channels = result_channels(context.task_dir);
     const auto rows = context.range ? std::optional<std::size_t>(context.range->end - context.range->start) : std::nullopt;
-    auto values = read_task_results(channels, spec_.results, rows);
+    std::vector<std::string> read;
+    auto values = read_task_results(channels, spec_.results, rows, &read);
     if (auto* reason = std::get_if<std::string>(&values)) return failure(0, *reason);
     outcome.values = std::move(std::get<io::TaskValues>(values));
     // The values are in memory now; a rank that dies before committing them runs the task again.
-    if (!spec_.keep_files) remove_result_files(channels, spec_.results);
+    if (!spec_.keep_files) remove_files(read);
     return outcome;
 }
 

@@ -64,9 +64,16 @@ void remove_result_files(const ResultChannels& channels, const std::vector<io::F
     for (const auto& field : fields) fs::remove(channels.npy(field), ignored);
 }
 
+void remove_files(const std::vector<std::string>& files)
+{
+    std::error_code ignored;
+    for (const auto& file : files) fs::remove(file, ignored);
+}
+
 std::variant<io::TaskValues, std::string> read_task_results(const ResultChannels& channels,
                                                             const std::vector<io::FieldSpec>& fields,
-                                                            std::optional<std::size_t> rows)
+                                                            std::optional<std::size_t> rows,
+                                                            std::vector<std::string>* read_files)
 {
     const auto shapes = task_shapes(fields, rows);
     io::TaskValues values(fields.size());
@@ -77,8 +84,10 @@ std::variant<io::TaskValues, std::string> read_task_results(const ResultChannels
         if (auto* reason = std::get_if<std::string>(&read)) return *reason;
         values[f] = std::move(std::get<std::vector<std::byte>>(read));
         from_files[f] = true;
+        if (read_files) read_files->push_back(channels.npy(shapes[f]));
     }
     if (exists(channels.h5)) {
+        if (read_files) read_files->push_back(channels.h5);
         auto found = io::read_result_datasets(channels.h5, shapes);
         if (auto* reason = std::get_if<std::string>(&found)) return *reason;
         auto& datasets = std::get<io::FoundValues>(found);
@@ -94,6 +103,7 @@ std::variant<io::TaskValues, std::string> read_task_results(const ResultChannels
     }
     const bool json_written = exists(channels.json);
     const bool any_file = std::find(from_files.begin(), from_files.end(), true) != from_files.end();
+    if (json_written && read_files) read_files->push_back(channels.json);
     if (json_written || !any_file) {
         auto parsed = read_result_json(channels.json, shapes, &from_files);
         if (auto* reason = std::get_if<std::string>(&parsed)) return *reason;

@@ -23,8 +23,11 @@ struct ResultChannels {
 /** The channels of the task folder `task_dir` (made absolute). */
 ResultChannels result_channels(const std::string& task_dir);
 
-/** Removes every result file of `fields` (an earlier attempt's, or once read); the folder stays. */
+/** Removes every result file `fields` may have (an earlier attempt's); the folder stays. */
 void remove_result_files(const ResultChannels& channels, const std::vector<io::FieldSpec>& fields);
+
+/** Removes `files` (what read_task_results read), each tried once. */
+void remove_files(const std::vector<std::string>& files);
 
 /**
  * Reads the declared fields from wherever the task wrote each: $SHARDRUN_RESULT_DIR/<field>.npy,
@@ -32,10 +35,12 @@ void remove_result_files(const ResultChannels& channels, const std::vector<io::F
  * in none, fails the task. A field with item_rows takes `rows` rows (a short last chunk) and is
  * padded with its fill value to its declared rows.
  * @param rows  rows of this task's data range (end - start); nullopt without a range
+ * @param read_files  when given, gets the paths of the files the values came from
  * @return the values, or a one-line reason
  */
 std::variant<io::TaskValues, std::string> read_task_results(const ResultChannels& channels,
                                                             const std::vector<io::FieldSpec>& fields,
-                                                            std::optional<std::size_t> rows);
+                                                            std::optional<std::size_t> rows,
+                                                            std::vector<std::string>* read_files = nullptr);
 
 }  // namespace shardrun::tasks

@@ -181,9 +181,10 @@ void TaskOutputPool::release(std::unique_ptr<TaskOutput> output)
     free_.push_back(std::move(output));
 }
 
-std::string prepare_task_dir(const std::string& task_dir)
+std::string prepare_task_dir(const std::string& task_dir, bool* fresh)
 {
     const int made = make_dir(task_dir);
+    if (fresh) *fresh = made == 0;
     if (made == 0) return {};  // new, so nothing stale in it
     if (made != EEXIST) return fmt::format("cannot create the task directory {}: {}", task_dir, errno_text(made));
     return clear_stale_outputs(task_dir);

@@ -64,9 +64,10 @@ private:
 
 /**
  * Makes `task_dir` if missing and removes what an earlier attempt or run left in it (stdout,
- * stderr, result.json), refusing a task_dir that is a symlink. @return an error message, or empty
+ * stderr, result.json), refusing a task_dir that is a symlink. `fresh` (when given) tells whether
+ * it was made now, so holds nothing to clear. @return an error message, or empty
  */
-std::string prepare_task_dir(const std::string& task_dir);
+std::string prepare_task_dir(const std::string& task_dir, bool* fresh = nullptr);
 
 /**
  * When task_dir exists from an earlier attempt or run, removes its stdout, stderr and
