@@ -31,6 +31,14 @@ EXAMPLES = {
                     {"lr": [0.05], "batch": [64], "width": [8, 16]}),
     "exec-group": ("exec-group/exec-group.yaml", ["sweep.seed={range: [0, 2, 1]}"], 2, 2,
                    {"seed": [0, 1]}),
+    # The CPU half (no GPU here): the cuda tasks would fail, as the example's comment says.
+    "gpu-vs-cpu": ("gpu-vs-cpu.yaml", ["sweep.n=[16, 32]", "sweep.device=[cpu]"], 2, 2,
+                   {"n": [16, 32], "device": ["cpu"]}),
+    "gpu-vs-cpu-blur": ("gpu-vs-cpu-blur.yaml", ["sweep.height=[16, 32]", "sweep.device=[cpu]"], 2, 2,
+                        {"height": [16, 32], "device": ["cpu"]}),
+    # A data job with a `rows` field: results/embedding is one [items, 384] array (the short last
+    # chunk takes its own rows), results/row_count one value a task.
+    "npy-rows": ("npy-rows/npy-rows.yaml", ["data.items=500"], 2, 2, {}),
 }
 
 
