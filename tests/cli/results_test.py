@@ -15,7 +15,9 @@ h5py = h5py_module()
 
 def sweep_job(work, output, layout="shards", schedule="static", sleep="0", extra=""):
     """An exec sweep whose result v = 10 * alpha + n and w = [task_id, n] can be checked from the params."""
-    script = (f"sleep {sleep}; echo $PPID > {work}/pids.{{rank}}; touch {work}/marks.{{task_id}}; "
+    # pids.<rank> is replaced by a rename, so a reader never sees it empty (a `>` truncates first).
+    script = (f"sleep {sleep}; echo $PPID > {work}/pids.{{rank}}.$$; mv -f {work}/pids.{{rank}}.$$ {work}/pids.{{rank}}; "
+              f"touch {work}/marks.{{task_id}}; "
               "printf '{{\"v\": %s, \"w\": [%s, %s]}}' $(echo \"10 * {alpha} + {n}\" | bc) {task_id} {n}"
               " > $SHARDRUN_RESULT")
     return write_job(work, f"""
@@ -92,7 +94,8 @@ class KillAndResumeTest(unittest.TestCase):
         cmd = [MPIEXEC, "--oversubscribe", "-np", "2", SHARDRUN, "run", job, "-q"]
         proc = subprocess.Popen(cmd, env=clean_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 60
-        while len([p for p in os.listdir(work) if p.startswith("marks.")]) < done and time.time() < deadline:
+        while time.time() < deadline and (len([p for p in os.listdir(work) if p.startswith("marks.")]) < done or
+                                           not os.path.exists(f"{work}/pids.1")):
             time.sleep(0.02)
         with open(f"{work}/pids.1") as f:
             os.kill(int(f.read()), signal.SIGKILL)  # rank 1, the parent of its exec task
