@@ -120,11 +120,18 @@ class FaultMatrixTest(unittest.TestCase):
     def test_kill9_during_resume(self):
         code, err = self.end(self.signal_rank(0, signal.SIGKILL, TASKS // 4))
         self.assertNotEqual(code, 0, err)
+        # The first run may have got past TASKS // 2 before mpirun stopped it (keep_files leaves
+        # its result files), so the kill waits for results of the resumed run itself: once a
+        # task has run, every rank is past MPI_Init. Open MPI 4.1's mpirun hangs for good, with
+        # the other ranks left as zombies, when a rank is killed inside MPI_Init (a plain MPI
+        # hello world does it too), which is mpirun's fault to fix, not shardrun's.
+        already = self.results_written()
         proc = self.start("--resume")
         pid = rank_pid(self.job, NP - 1, time.time() + 30)
-        self.wait_for_results(TASKS // 2)
+        self.wait_for_results(already + NP)
         os.kill(pid, signal.SIGKILL)
-        self.end(proc)
+        code, err = self.end(proc)
+        self.assertNotEqual(code, 0, "the resumed run ended before the kill: nothing was tested")
         self.resume_and_check()
 
     # signals that drain
