@@ -11,6 +11,7 @@
 #include "io/hdf5/handle.hpp"
 #include "io/master/master_file.hpp"
 #include "io/output_layout.hpp"
+#include "io/param_source.hpp"
 #include "io/params_file.hpp"
 #include "io/resume_scan.hpp"
 #include "io/shards/shard_sink.hpp"
@@ -128,10 +129,16 @@ OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& m
                               const std::vector<FieldSpec>& fields, const std::vector<ParamColumn>& param_columns,
                               const TaskRanges& ranges, int world_size)
 {
+    return finalize_output(options, metadata, fields, ColumnsParamSource(param_columns, ranges), world_size);
+}
+
+OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& metadata,
+                              const std::vector<FieldSpec>& fields, const ParamSource& params, int world_size)
+{
     auto manifest = read_manifest(options.path, metadata.array_index).value_or(ElementManifest{});
     // For merge; once consolidated, the master holds the same columns.
     if (!manifest.consolidated) {
-        write_params_file(layout::params_path(options.path, metadata.array_index), param_columns, ranges);
+        write_params_file(layout::params_path(options.path, metadata.array_index), params);
     }
     if (manifest.created == 0) manifest.created = now_seconds();
     manifest.metadata = metadata;
@@ -145,8 +152,7 @@ OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& m
     if (metadata.array_count == 1) {
         master::MasterInfo info{manifest.metadata, manifest.job_hash, options.layout, manifest.created,
                                 manifest.finished, false, fields, {}, {}};
-        info.params_view = &param_columns;  // T values a column: not copied
-        info.ranges_view = &ranges;
+        info.param_source = &params;  // a block at a time: T values a column never held
         summary = summarize(write_element_master(options, metadata, info, manifest.consolidated));
         summary.master_written = true;
         summary.master_path = options.path;

@@ -22,7 +22,7 @@
  *     rank 0:     auto done = committed_tasks(options, metadata);       // resume; broadcast it
  *     every rank: auto sink = open_rank_sink(options, metadata, fields, rank, size);
  *                 sink->record(...); sink->commit(); ... sink.reset();  // collective for single
- *     rank 0:     finalize_output(options, metadata, fields, params, ranges, size);
+ *     rank 0:     finalize_output(options, metadata, fields, params, size);
  *
  * `shardrun merge` calls merge_output() and `shardrun status` calls status_report().
  */
@@ -149,14 +149,20 @@ struct OutputSummary {
     std::string master_path;
 };
 
+class ParamSource;  // io/param_source.hpp
+
 /**
  * Rank 0, after every rank committed and destroyed its sink: marks this array element
  * finished and, when array_count == 1, writes the master file <path> (temp name, then
  * rename) with /tasks, /params, /ranges and /results consolidated from the shards. When
  * that master is complete, the segments are removed (io/consolidation.hpp), unless keep_shards.
- * @param param_columns  one column per sweep parameter, each of length T
- * @param ranges  data ranges of every task, or empty
+ * @param params  one column per sweep parameter and the data ranges, if any, of every task,
+ *                read a block at a time (memory does not grow with T)
  */
+OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& metadata,
+                              const std::vector<FieldSpec>& fields, const ParamSource& params, int world_size);
+
+/** finalize_output() of columns held whole in memory (tests, benchmarks): T values each. */
 OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& metadata,
                               const std::vector<FieldSpec>& fields, const std::vector<ParamColumn>& param_columns,
                               const TaskRanges& ranges, int world_size);

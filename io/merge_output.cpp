@@ -11,7 +11,7 @@
 #include "io/job_output.hpp"
 #include "io/master/master_file.hpp"
 #include "io/output_layout.hpp"
-#include "io/params_file.hpp"
+#include "io/file_param_source.hpp"
 #include "io/task_stream.hpp"
 
 namespace fs = std::filesystem;
@@ -71,7 +71,6 @@ master::MasterInfo merged_info(const std::string& path, const Elements& elements
             }
         }
     }
-    read_params_file(elements.params_file, reference.metadata.param_names, info.params, info.ranges);
     return info;
 }
 
@@ -133,6 +132,8 @@ MergeReport merge_output(const std::string& path)
     }
     check_master_readable(path, elements);
     auto info = merged_info(path, elements);
+    const FileParamSource params(elements.params_file, elements.reference->metadata.param_names);
+    info.param_source = &params;
     MergeReport report;
     report.array_count = info.metadata.array_count;
     TaskStream stream(0, info.metadata.task_count, info.fields, true);  // copying verifies results

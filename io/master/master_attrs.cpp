@@ -1,15 +1,19 @@
 // The metadata parts of a master file: root attributes, /tasks, /params.
 #include <hdf5.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <type_traits>
+#include <variant>
 
 #include "io/element_manifest.hpp"
 #include "io/hdf5/attributes.hpp"
+#include "io/hdf5/column_blocks.hpp"
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/field_io.hpp"
 #include "io/hdf5/types.hpp"
 #include "io/master/master_file.hpp"
+#include "io/param_source.hpp"
 
 namespace shardrun::io::master {
 
@@ -78,34 +82,64 @@ void write_time_units(hid_t file)
     }
 }
 
-void write_params(hid_t file, const std::vector<ParamColumn>& params, const TaskRanges& ranges)
+void write_params(hid_t file, const ParamSource& source)
 {
+    const std::uint64_t count = source.task_count();
     auto group = hdf5::ensure_group(file, "params");
-    for (const auto& column : params) {
-        if (hdf5::has_link(group.get(), column.name)) continue;
-        std::visit(
-            [&](const auto& values) {
-                using T = typename std::decay_t<decltype(values)>::value_type;
-                if constexpr (std::is_same_v<T, std::string>) {
-                    hdf5::write_strings(group.get(), column.name, values);
-                } else {
-                    const hid_t type = std::is_same_v<T, double> ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT64;
-                    hdf5::write_column(group.get(), column.name, type, type, values.data(), values.size());
-                }
-            },
-            column.values);
+    std::vector<hdf5::Dataset> datasets;  // invalid where the file already has the column
+    for (const auto& column : source.columns()) {
+        if (hdf5::has_link(group.get(), column.name)) {
+            datasets.emplace_back();
+            continue;
+        }
+        const auto text = hdf5::vlen_string_type();
+        const hid_t type = column.type == ParamType::text      ? text.get()
+                           : column.type == ParamType::float64 ? H5T_NATIVE_DOUBLE
+                                                               : H5T_NATIVE_INT64;
+        datasets.push_back(hdf5::create_column(group.get(), column.name, type, count));
     }
-    if (ranges.start.empty() || hdf5::has_link(file, "ranges")) return;
-    auto group_ranges = hdf5::ensure_group(file, "ranges");
-    hdf5::write_column(group_ranges.get(), "start", H5T_NATIVE_INT64, H5T_NATIVE_INT64, ranges.start.data(),
-                       ranges.start.size());
-    hdf5::write_column(group_ranges.get(), "end", H5T_NATIVE_INT64, H5T_NATIVE_INT64, ranges.end.data(),
-                       ranges.end.size());
+    hdf5::Dataset start;
+    hdf5::Dataset end;
+    if (source.has_ranges() && !hdf5::has_link(file, "ranges")) {
+        auto group_ranges = hdf5::ensure_group(file, "ranges");
+        start = hdf5::create_column(group_ranges.get(), "start", H5T_NATIVE_INT64, count);
+        end = hdf5::create_column(group_ranges.get(), "end", H5T_NATIVE_INT64, count);
+    }
+    const bool any = std::any_of(datasets.begin(), datasets.end(), [](const auto& d) { return static_cast<bool>(d); });
+    if (!any && !start) return;
+    std::vector<ParamColumn> block;
+    TaskRanges ranges;
+    const std::uint64_t block_rows = stream_block_rows();
+    for (std::uint64_t first = 0; first < count; first += block_rows) {
+        const auto rows = static_cast<std::size_t>(std::min<std::uint64_t>(block_rows, count - first));
+        source.read(first, rows, block, ranges);
+        for (std::size_t i = 0; i < datasets.size(); ++i) {
+            if (!datasets[i]) continue;
+            std::visit(
+                [&](const auto& values) {
+                    using T = typename std::decay_t<decltype(values)>::value_type;
+                    if constexpr (std::is_same_v<T, std::string>) {
+                        hdf5::write_strings_block(datasets[i].get(), first, values);
+                    } else {
+                        const hid_t type = std::is_same_v<T, double> ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT64;
+                        hdf5::write_column_block(datasets[i].get(), type, first, values.size(), values.data());
+                    }
+                },
+                block[i].values);
+        }
+        if (!start) continue;
+        hdf5::write_column_block(start.get(), H5T_NATIVE_INT64, first, rows, ranges.start.data());
+        hdf5::write_column_block(end.get(), H5T_NATIVE_INT64, first, rows, ranges.end.data());
+    }
 }
 
 void write_params(hid_t file, const MasterInfo& info)
 {
-    write_params(file, info.params_view ? *info.params_view : info.params, info.ranges_view ? *info.ranges_view : info.ranges);
+    if (info.param_source != nullptr) {
+        write_params(file, *info.param_source);
+        return;
+    }
+    write_params(file, ColumnsParamSource(info.params, info.ranges));
 }
 
 void create_result_datasets(hid_t file, const std::vector<FieldSpec>& fields, std::uint64_t task_count)

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "io/job_output.hpp"
+#include "io/param_source.hpp"
 #include "io/task_stream.hpp"
 #include "io/task_table.hpp"
 
@@ -24,9 +25,8 @@ struct MasterInfo {
     std::vector<FieldSpec> fields;
     std::vector<ParamColumn> params;
     TaskRanges ranges;
-    /** When set, used instead of params and ranges: the runner's columns, T values each, not copied. */
-    const std::vector<ParamColumn>* params_view = nullptr;
-    const TaskRanges* ranges_view = nullptr;
+    /** When set, used instead of params and ranges: the columns a block at a time (param_source.hpp). */
+    const ParamSource* param_source = nullptr;
     StatusCounts counts;          ///< root attributes tasks_ok, tasks_failed, tasks_skipped
     std::string segments_digest;  ///< resume_scan.hpp; empty: not recorded (merge, layout single)
 };
@@ -37,9 +37,9 @@ void write_root_attrs(hid_t file, const MasterInfo& info);
 void write_task_columns(hid_t file, const TaskRows& rows);
 /** CF `units` of /tasks/start and end (seconds since the epoch), so xarray decodes them. */
 void write_time_units(hid_t file);
-/** /params/<name> and /ranges/{start,end}; skipped when they already exist. */
-void write_params(hid_t file, const std::vector<ParamColumn>& params, const TaskRanges& ranges);
-/** write_params() of info's columns (its views when set). */
+/** /params/<name> and /ranges/{start,end}, a block of rows at a time; each skipped when it exists. */
+void write_params(hid_t file, const ParamSource& source);
+/** write_params() of info's param_source when set, else of its columns. */
 void write_params(hid_t file, const MasterInfo& info);
 /** /results/<field> [T, ...] (contiguous, fill value recorded, never filled) with `units`. */
 void create_result_datasets(hid_t file, const std::vector<FieldSpec>& fields, std::uint64_t task_count);

@@ -5,7 +5,7 @@
 
 #include "collectives/mpi/mpi_communicator.hpp"
 #include "runner/run/agreement.hpp"
-#include "runner/run/param_columns.hpp"
+#include "runner/run/job_param_source.hpp"
 #include "runner/version.hpp"
 
 namespace shardrun::run {
@@ -97,8 +97,7 @@ void OutputSession::finish(bool interrupted)
     if (interrupted) return;
     run_agreed(world_, [&] {
         if (rank_ != 0) return;
-        const auto columns = param_columns(job_);
-        io::finalize_output(options_, metadata_, job_.fields, columns.params, columns.ranges, world_size_);
+        io::finalize_output(options_, metadata_, job_.fields, JobParamSource(job_), world_size_);
     });
 }
 
