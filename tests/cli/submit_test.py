@@ -150,8 +150,9 @@ class SlurmScriptsTest(unittest.TestCase):
         scripts = {
             "srun": f"""if [ "$1" = --mpi=list ]; then echo "srun: MPI types are..."; {'echo "srun: pmix"' if pmix else ''}
                          exit 0; fi
-                        echo "$*" > {work}/srun.args; echo $$ > {work}/srun.pid
                         trap 'exit 3' TERM
+                        # srun.pid appears whole and only once the trap is set (the test waits for it).
+                        echo "$*" > {work}/srun.args; echo $$ > {work}/srun.pid.tmp; mv {work}/srun.pid.tmp {work}/srun.pid
                         [ -n "${{FAKE_HOLD:-}}" ] && {{ while :; do sleep 0.1; done; }}
                         exit 0""",
             "scancel": f'echo "$*" > {work}/scancel.args; kill -TERM $(cat {work}/srun.pid)',
