@@ -59,8 +59,11 @@ output: {{path: out/paths.h5}}
             self.assertEqual(list(f["results/rows"][:]), [4, 4])
         task_dir = os.path.join(self.elsewhere, "out", "paths.h5.tasks", "1")
         lines = self.stdout_of(1)
-        self.assertEqual(lines[:4], [f"cwd={expected_cwd}", f"task_dir={task_dir}",
-                                     f"result={task_dir}/result.json", f"marker in {os.path.basename(expected_cwd)}"])
+        self.assertEqual(lines[:2], [f"cwd={expected_cwd}", f"task_dir={task_dir}"])
+        # Absolute, under <output>.tasks (the running slot's result folder, not the task's).
+        self.assertTrue(lines[2].startswith("result=" + os.path.dirname(task_dir) + "/"), lines[2])
+        self.assertTrue(lines[2].endswith("/result.json"), lines[2])
+        self.assertEqual(lines[3], f"marker in {os.path.basename(expected_cwd)}")
 
     def write_marker(self, folder):
         with open(os.path.join(folder, "marker.txt"), "w") as f:

@@ -55,8 +55,9 @@ class PlantedSymlinksTest(unittest.TestCase):
         self.assertEqual(run(["run", self.job, "-q"]).returncode, 1)
         os.remove(flag)
         stdout = os.path.join(self.out + ".tasks", "0", "stdout")
-        # The failed attempt wrote no stdout, so none was kept; its folder exists (results are declared).
+        # The failed attempt wrote no stdout, so none was kept (nor its folder: it wrote nothing).
         self.assertFalse(os.path.exists(stdout))
+        os.makedirs(os.path.dirname(stdout), exist_ok=True)
         os.symlink(self.victim, stdout)
         self.assertEqual(run(["run", self.job, "-q", "--resume"]).returncode, 0)
         self.assert_victim_untouched()

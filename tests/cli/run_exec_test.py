@@ -73,7 +73,18 @@ class ExecSweepTest(unittest.TestCase):
                      "SHARDRUN_PARAM_LABEL=b", "SHARDRUN_PARAM_SCALE=3", "SHARDRUN_RANGE_START=70",
                      "SHARDRUN_RANGE_END=80", "argv: b-0.25 scaled=3"]:
             self.assertIn(line, out)
-        self.assertIn("SHARDRUN_RESULT=" + os.path.join(work, "rec.h5.tasks", "57", "result.json"), out)
+        self.assertIn("SHARDRUN_TASK_DIR=" + os.path.join(work, "rec.h5.tasks", "57") + "\n", out)
+        # Results go to the running slot's scratch folder under <output>.tasks (no folder per
+        # task); the task folder holds only what was kept, here its stdout.
+        result = [line.split("=", 1)[1] for line in out.splitlines() if line.startswith("SHARDRUN_RESULT=")]
+        self.assertEqual(len(result), 1, out)
+        self.assertTrue(os.path.isabs(result[0]), result)
+        self.assertEqual(os.path.dirname(os.path.dirname(result[0])), os.path.join(work, "rec.h5.tasks"))
+        self.assertEqual(os.path.basename(result[0]), "result.json")
+        self.assertIn("SHARDRUN_RESULT_DIR=" + os.path.dirname(result[0]) + "\n", out)
+        self.assertEqual(os.listdir(os.path.join(work, "rec.h5.tasks", "57")), ["stdout"])
+        # The slots' scratch files and folders go with the ranks that made them.
+        self.assertEqual([n for n in os.listdir(os.path.join(work, "rec.h5.tasks")) if n.startswith(".scratch-")], [])
 
 
 class TaskFailureTest(unittest.TestCase):
@@ -107,6 +118,13 @@ class TaskFailureTest(unittest.TestCase):
         status, _, _, values = self.tasks(work)
         self.assertEqual(status, [2, 2, 2, 1, 1, 1])
         self.assertEqual(values[3:], [3.0, 4.0, 5.0])
+        # A failed task's result file is kept in its folder to look at; a read one is not kept.
+        tasks = os.path.join(work, "f.h5.tasks")
+        for i, text in enumerate(['{"w": 1}', '{"v": [1, 2]}', "not json"]):
+            with open(os.path.join(tasks, str(i), "result.json")) as f:
+                self.assertEqual(f.read().strip(), text)
+        for i in range(3, 6):
+            self.assertFalse(os.path.exists(os.path.join(tasks, str(i))), f"task {i} wrote nothing to keep")
 
     def test_command_not_found_is_exit_127(self):
         work, proc = self.run_job(["/no/such/program", "{i}"])

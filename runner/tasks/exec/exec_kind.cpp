@@ -57,6 +57,20 @@ std::string tasks_dir_of(const TaskContext& context)
     return dir.string();
 }
 
+// Gives the slot back to its pool however the task ends.
+class OutputLease {
+public:
+    OutputLease(TaskOutputPool& pool, std::unique_ptr<TaskOutput> output) : pool_(pool), output_(std::move(output)) {}
+    ~OutputLease() { pool_.release(std::move(output_)); }
+    OutputLease(const OutputLease&) = delete;
+    OutputLease& operator=(const OutputLease&) = delete;
+    TaskOutput* operator->() const noexcept { return output_.get(); }
+
+private:
+    TaskOutputPool& pool_;
+    std::unique_ptr<TaskOutput> output_;
+};
+
 TaskOutcome failure(int exit_code, std::string message)
 {
     TaskOutcome outcome;
@@ -70,7 +84,8 @@ TaskOutcome failure(int exit_code, std::string message)
 
 ExecKind::ExecKind(job::ExecSpec spec, double timeout_seconds, double grace_seconds)
     : spec_(std::move(spec)), timeout_seconds_(timeout_seconds), grace_seconds_(grace_seconds),
-      task_dir_before_start_(!spec_.results.empty() || names_task_dir(spec_))
+      task_dir_before_start_(names_task_dir(spec_) || (!spec_.results.empty() && spec_.keep_files)),
+      results_in_slot_(!spec_.results.empty() && !spec_.keep_files)
 {
     if (spec_.mode == job::ExecSpec::Mode::worker) {
         pool_ = std::make_unique<WorkerPool>(WorkerSettings{spec_.results, timeout_seconds_, grace_seconds_,
@@ -87,7 +102,8 @@ ExecKind::ExecKind(job::ExecSpec spec, double timeout_seconds, double grace_seco
 void ExecKind::validate(const job::ParamMap& /*params*/, const JobView& /*job*/) const {}
 
 std::vector<std::string> ExecKind::environment(const TaskContext& context, const Lookup& lookup,
-                                               const std::vector<std::string>& group_env) const
+                                               const std::vector<std::string>& group_env,
+                                               const std::string& results_dir) const
 {
     std::vector<std::string> own = group_env;
     own.push_back(fmt::format("SHARDRUN_TASK_ID={}", context.task_id));
@@ -95,8 +111,8 @@ std::vector<std::string> ExecKind::environment(const TaskContext& context, const
     own.push_back(fmt::format("SHARDRUN_RANK={}", context.rank));
     own.push_back(fmt::format("SHARDRUN_ATTEMPT={}", context.attempt));
     own.push_back(fmt::format("SHARDRUN_TASK_DIR={}", context.task_dir));
-    own.push_back(fmt::format("SHARDRUN_RESULT={}/result.json", context.task_dir));
-    const auto channels = result_channels(context.task_dir);
+    const auto channels = result_channels(results_dir);
+    own.push_back("SHARDRUN_RESULT=" + channels.json);
     own.push_back("SHARDRUN_RESULT_DIR=" + channels.dir);
     own.push_back("SHARDRUN_RESULT_H5=" + channels.h5);
     own.push_back(fmt::format("{}={}", task_token_variable, task_token(context.task_id, context.attempt)));
@@ -164,22 +180,28 @@ TaskOutcome ExecKind::run_program(const TaskContext& context, const std::vector<
     ProcessSpec process;
     try {
         for (const auto& arg : spec_.argv) process.argv.push_back(job::expand_placeholders(arg, lookup));
-        process.env = environment(context, lookup, group_env);
     } catch (const std::invalid_argument& error) {
         return failure(2, fmt::format("exec.argv: {}", error.what()));
     }
     process.argv[0] = from_job_dir(process.argv[0]);
     process.cwd = spec_.cwd;
     // The folder exists before the program starts only when the program is told to write into it
-    // (declared results, {task_dir}); otherwise only output the program wrote creates it.
+    // ({task_dir}, or results kept there); otherwise only what is kept creates it.
     bool fresh = false;
     if (auto problem = task_dir_before_start_ ? prepare_task_dir(context.task_dir, &fresh) : clear_stale_outputs(context.task_dir);
         !problem.empty()) {
         return failure(1, std::move(problem));
     }
-    // An earlier attempt's result files; a folder made just now holds none.
-    if (!spec_.results.empty() && !fresh) remove_result_files(result_channels(context.task_dir), spec_.results);
-    auto output = outputs_.acquire(tasks_dir_of(context), context.host);
+    // A slot's scratch stdout, stderr and result folder: no new file per task that writes nothing.
+    OutputLease output(outputs_, outputs_.acquire(tasks_dir_of(context), context.host));
+    const auto channels = result_channels(results_in_slot_ ? output->result_dir() : context.task_dir);
+    try {
+        process.env = environment(context, lookup, group_env, channels.dir);
+    } catch (const std::invalid_argument& error) {
+        return failure(2, fmt::format("exec.argv: {}", error.what()));
+    }
+    // An earlier task's or attempt's result files; a task folder made just now holds none.
+    if (!spec_.results.empty() && (results_in_slot_ || !fresh)) remove_result_files(channels, spec_.results);
     process.stdout_fd = output->stdout_fd();
     process.stderr_fd = output->stderr_fd();
     process.timeout_seconds = timeout_seconds_;
@@ -189,24 +211,31 @@ TaskOutcome ExecKind::run_program(const TaskContext& context, const std::vector<
     // The last line the program wrote to stderr usually says why it failed: the summary shows it.
     const auto tail = ended.started && ended.exit_code != 0 ? output->stderr_tail() : std::string();
     const auto kept = output->keep(context.task_dir);
-    outputs_.release(std::move(output));
+    // What a failed task wrote as results goes to its folder beside its stdout and stderr, for
+    // the user to look at; best effort, the task has failed either way.
+    const auto keep_results = [&] {
+        if (results_in_slot_) output->keep_results(context.task_dir, result_file_names(spec_.results));
+    };
     if (!ended.started) {
         return failure(ended.exit_code, fmt::format("cannot run '{}': {}", process.argv[0],
                                                     ended.spawn_error == ENOENT ? "command not found"
                                                                                 : std::strerror(ended.spawn_error)));
     }
     const auto why = [&tail] { return tail.empty() ? std::string() : ": " + tail; };
+    if (ended.timed_out || ended.signal != 0 || ended.exit_code != 0) keep_results();
     if (ended.timed_out) return failure(ended.exit_code, fmt::format("timed out after {} s{}", timeout_seconds_, why()));
     if (ended.signal != 0) return failure(ended.exit_code, fmt::format("killed by signal {}{}", ended.signal, why()));
     if (ended.exit_code != 0) return failure(ended.exit_code, fmt::format("exited with status {}{}", ended.exit_code, why()));
     if (!kept.empty()) return failure(1, kept);
     TaskOutcome outcome;
     if (spec_.results.empty()) return outcome;
-    const auto channels = result_channels(context.task_dir);
     const auto rows = context.range ? std::optional<std::size_t>(context.range->end - context.range->start) : std::nullopt;
     std::vector<std::string> read;
     auto values = read_task_results(channels, spec_.results, rows, &read);
-    if (auto* reason = std::get_if<std::string>(&values)) return failure(0, *reason);
+    if (auto* reason = std::get_if<std::string>(&values)) {
+        keep_results();
+        return failure(0, *reason);
+    }
     outcome.values = std::move(std::get<io::TaskValues>(values));
     // The values are in memory now; a rank that dies before committing them runs the task again.
     if (!spec_.keep_files) remove_files(read);

@@ -38,8 +38,9 @@ public:
 
 private:
     using Lookup = std::function<std::optional<std::string>(std::string_view)>;
+    /** `results_dir`: the folder of $SHARDRUN_RESULT, _DIR and _H5 (the output slot's, or the task's). */
     std::vector<std::string> environment(const TaskContext& context, const Lookup& lookup,
-                                         const std::vector<std::string>& group_env) const;
+                                         const std::vector<std::string>& group_env, const std::string& results_dir) const;
     /** One member's program; `peer_failed` is polled while it runs and stops it when true. */
     TaskOutcome run_program(const TaskContext& context, const std::vector<std::string>& group_env,
                             const std::function<bool()>& peer_failed) const;
@@ -52,7 +53,8 @@ private:
     job::ExecSpec spec_;
     double timeout_seconds_;
     double grace_seconds_;
-    bool task_dir_before_start_;  ///< results declared or {task_dir} used: the folder is made up front
+    bool task_dir_before_start_;  ///< {task_dir} used, or results kept: the folder is made up front
+    bool results_in_slot_;        ///< results declared, not kept: written into the output slot's folder
     std::vector<std::string> inherited_env_;
     mutable TaskOutputPool outputs_;  ///< scratch stdout/stderr, one pair per running task
     std::unique_ptr<WorkerPool> pool_;  ///< mode worker: the rank's worker, started on the first task

@@ -55,13 +55,18 @@ ResultChannels result_channels(const std::string& task_dir)
     return {dir + "/result.json", dir, dir + "/result.h5"};
 }
 
+std::vector<std::string> result_file_names(const std::vector<io::FieldSpec>& fields)
+{
+    std::vector<std::string> names{"result.json", "result.h5"};
+    for (const auto& field : fields) names.push_back(field.name + ".npy");
+    return names;
+}
+
 void remove_result_files(const ResultChannels& channels, const std::vector<io::FieldSpec>& fields)
 {
     std::error_code ignored;
     // remove() takes a symlink itself away, never what it points to.
-    fs::remove(channels.json, ignored);
-    fs::remove(channels.h5, ignored);
-    for (const auto& field : fields) fs::remove(channels.npy(field), ignored);
+    for (const auto& name : result_file_names(fields)) fs::remove(channels.dir + "/" + name, ignored);
 }
 
 void remove_files(const std::vector<std::string>& files)

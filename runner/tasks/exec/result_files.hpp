@@ -23,6 +23,9 @@ struct ResultChannels {
 /** The channels of the task folder `task_dir` (made absolute). */
 ResultChannels result_channels(const std::string& task_dir);
 
+/** The names of every result file `fields` may have in a channel folder: result.json, result.h5, <field>.npy. */
+std::vector<std::string> result_file_names(const std::vector<io::FieldSpec>& fields);
+
 /** Removes every result file `fields` may have (an earlier attempt's); the folder stays. */
 void remove_result_files(const ResultChannels& channels, const std::vector<io::FieldSpec>& fields);
 

@@ -57,6 +57,16 @@ int make_dir(const std::string& dir)
     return mkdir(dir.c_str(), 0755) == 0 ? 0 : errno;
 }
 
+// Makes task_dir if missing and opens it for the *at calls into `fd`. @return an error message, or empty
+std::string open_task_dir(const std::string& task_dir, int& fd)
+{
+    if (const int made = make_dir(task_dir); made != 0 && made != EEXIST) {
+        return fmt::format("cannot create the task folder {}: {}", task_dir, errno_text(made));
+    }
+    fd = open_dir(task_dir);
+    return fd < 0 ? open_dir_error(task_dir, errno) : std::string();
+}
+
 }  // namespace
 
 TaskOutput::TaskOutput(std::string tasks_dir, std::string name) : tasks_dir_(std::move(tasks_dir)), name_(std::move(name))
@@ -74,6 +84,43 @@ TaskOutput::~TaskOutput()
 {
     close_scratch(0);
     close_scratch(1);
+    std::error_code ignored;
+    if (!result_dir_.empty()) std::filesystem::remove_all(result_dir_, ignored);
+}
+
+const std::string& TaskOutput::result_dir()
+{
+    if (!result_dir_.empty()) return result_dir_;
+    auto path = fmt::format("{}/.scratch-{}.results", tasks_dir_, name_);
+    // EEXIST: left by a process that was killed before it could clean up (its name had this pid).
+    if (mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) {
+        throw std::runtime_error(fmt::format("cannot create {}: {}", path, errno_text(errno)));
+    }
+    struct stat info {};
+    if (lstat(path.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+        throw std::runtime_error(fmt::format("{} is not a folder; refusing to write through it", path));
+    }
+    result_dir_ = std::move(path);
+    return result_dir_;
+}
+
+std::string TaskOutput::keep_results(const std::string& task_dir, const std::vector<std::string>& names)
+{
+    if (result_dir_.empty()) return {};
+    int dir_fd = -1;
+    std::string error;
+    for (const auto& name : names) {
+        const auto from = result_dir_ + "/" + name;
+        struct stat info {};
+        if (lstat(from.c_str(), &info) != 0) continue;
+        if (dir_fd < 0 && !(error = open_task_dir(task_dir, dir_fd)).empty()) break;
+        if (renameat(AT_FDCWD, from.c_str(), dir_fd, name.c_str()) != 0) {
+            error = fmt::format("cannot keep {}/{}: {}", task_dir, name, errno_text(errno));
+            break;
+        }
+    }
+    if (dir_fd >= 0) close(dir_fd);
+    return error;
 }
 
 void TaskOutput::close_scratch(int stream)
@@ -136,17 +183,7 @@ std::string TaskOutput::keep(const std::string& task_dir)
             lseek(fds_[stream], 0, SEEK_SET);
             continue;
         }
-        if (dir_fd < 0) {
-            if (const int made = make_dir(task_dir); made != 0 && made != EEXIST) {
-                error = fmt::format("cannot create the task folder {}: {}", task_dir, errno_text(made));
-                break;
-            }
-            dir_fd = open_dir(task_dir);
-            if (dir_fd < 0) {
-                error = open_dir_error(task_dir, errno);
-                break;
-            }
-        }
+        if (dir_fd < 0 && !(error = open_task_dir(task_dir, dir_fd)).empty()) break;
         if (renameat(AT_FDCWD, scratch_path(stream).c_str(), dir_fd, stream_names[stream]) != 0) {
             error = fmt::format("cannot keep {}/{}: {}", task_dir, stream_names[stream], errno_text(errno));
             break;

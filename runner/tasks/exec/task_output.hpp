@@ -13,7 +13,8 @@ namespace shardrun::tasks {
  * nothing: so the program writes into a pair of scratch files in <output>.tasks/ that the
  * next task reuses while they stay empty. Only output that was written is kept, by renaming
  * the scratch file to <task_dir>/stdout or stderr (no copy, and a rename never writes
- * through a symlink planted there); a fresh scratch file then takes its place.
+ * through a symlink planted there); a fresh scratch file then takes its place. Result files
+ * go the same way: into a scratch folder of the slot, moved to <task_dir> only when kept.
  */
 class TaskOutput {
 public:
@@ -39,6 +40,19 @@ public:
      */
     std::string keep(const std::string& task_dir);
 
+    /**
+     * This slot's own folder for a task's result files ($SHARDRUN_RESULT, _DIR, _H5), made on
+     * first use and reused by the next task, so that a task with declared results needs no
+     * folder of its own. @throws std::runtime_error when it cannot be made
+     */
+    const std::string& result_dir();
+
+    /**
+     * Moves those of `names` that exist in result_dir() into `task_dir` (creating it): what a
+     * failed task wrote, or every result file with exec.keep_files. @return an error message, or empty
+     */
+    std::string keep_results(const std::string& task_dir, const std::vector<std::string>& names);
+
 private:
     std::string scratch_path(int stream) const;
     void open_scratch(int stream);
@@ -46,6 +60,7 @@ private:
 
     std::string tasks_dir_;
     std::string name_;
+    std::string result_dir_;  ///< empty until result_dir() made it
     int fds_[2] = {-1, -1};
 };
 

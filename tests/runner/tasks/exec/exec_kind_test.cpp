@@ -80,7 +80,9 @@ TEST(ExecKind, TaskSeesItsEnvironmentArgvAndWritesResults)
     EXPECT_NE(out.find("name=v w\n"), std::string::npos) << out;
     EXPECT_NE(out.find("start=40\n"), std::string::npos) << out;
     EXPECT_NE(out.find("end=48\n"), std::string::npos) << out;
-    EXPECT_NE(out.find("result=" + fixture.context.task_dir + "/result.json\n"), std::string::npos) << out;
+    // Results go to the running slot's scratch folder beside the task folders, not to the task's.
+    EXPECT_NE(out.find("result=" + fixture.dir.file("tasks") + "/.scratch-"), std::string::npos) << out;
+    EXPECT_NE(out.find(".results/result.json\n"), std::string::npos) << out;
     EXPECT_NE(out.find("extra=rank3-task7\n"), std::string::npos) << out;
     EXPECT_NE(out.find("stale=\n"), std::string::npos) << out;
     EXPECT_NE(out.find("cuda=unset\n"), std::string::npos) << out;
