@@ -154,6 +154,11 @@ int main(int argc, char** argv)
     setup.bytes = (argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 256) * 1024;
     setup.dir = bench::bench_dir(argc > 3 ? argv[3] : nullptr);
     const int rounds = argc > 4 ? std::atoi(argv[4]) : 3;
+    if (setup.tasks == 0 || setup.bytes == 0 || rounds < 1) {
+        std::fprintf(stderr, "usage: io_write_bandwidth_bench [TASKS >= 1] [KIB >= 1] [DIR] [ROUNDS >= 1]\n");
+        MPI_Finalize();
+        return 2;
+    }
     setup.payload.resize(setup.bytes);
     for (std::size_t i = 0; i < setup.bytes; ++i) setup.payload[i] = static_cast<std::byte>(i * 131 % 251);
     setup.piece.resize(std::max<std::size_t>(1, (std::size_t{64} << 20) / setup.bytes) * setup.bytes);
