@@ -4,22 +4,12 @@
 
 #include <gtest/gtest.h>
 
-#include "runner/job/job_parser.hpp"
-#include "runner/tasks/registry.hpp"
+#include "prepared_job_for_test.hpp"
 
 namespace shardrun::run {
 namespace {
 
-PreparedJob prepared(const std::string& text)
-{
-    PreparedJob job;
-    job.spec = job::parse_job("params.yaml", text, {}, {"noop"});
-    job.kind = tasks::make_task_kind(job.spec);
-    job.items = job.spec.data.items;
-    job.fields = job.kind->fields(job.spec.params);
-    job.space = std::make_unique<job::TaskSpace>(job::TaskSpace::of(job.spec, job.items));
-    return job;
-}
+PreparedJob prepared(const std::string& text) { return testing::prepared_job(text, "params.yaml"); }
 
 TEST(JobParamSource, ColumnTypesWidenOverTheWholeSweep)
 {
