@@ -103,6 +103,27 @@ const std::string& rank_token()
     return token;
 }
 
+bool rank_token_alive(std::string_view token)
+{
+    const auto dash = token.find('-');
+    if (dash == std::string_view::npos) return false;
+    const std::string pid(token.substr(0, dash));
+    if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos || pid.size() > 9) return false;
+    // A reused pid has another start time.
+    std::ifstream stat("/proc/" + pid + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const auto close = text.rfind(')');
+    if (close == std::string::npos) return false;
+    std::istringstream fields(text.substr(close + 2));
+    std::string state;
+    std::string field;
+    fields >> state;
+    for (int i = 4; i <= 22 && fields >> field; ++i) {
+    }
+    // A zombie has ended, whoever has yet to reap it.
+    return state != "Z" && state != "X" && field == token.substr(dash + 1);
+}
+
 std::string task_token(std::uint64_t task_id, int attempt)
 {
     return rank_token() + "/" + std::to_string(task_id) + "/" + std::to_string(attempt);

@@ -20,6 +20,9 @@ inline constexpr std::string_view task_token_variable = "SHARDRUN_TASK_TOKEN";
 /** This process's token: "<pid>-<start time in clock ticks since boot>". */
 const std::string& rank_token();
 
+/** Whether the process a rank token names ("<pid>-<start>", this host's) is still running. */
+bool rank_token_alive(std::string_view token);
+
 /** The token of one attempt of one task run by this process. */
 std::string task_token(std::uint64_t task_id, int attempt);
 

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
+#include <string_view>
+#include <vector>
 
 #include "runner/tasks/exec/process_tree.hpp"
 
@@ -65,6 +67,41 @@ std::string open_task_dir(const std::string& task_dir, int& fd)
     }
     fd = open_dir(task_dir);
     return fd < 0 ? open_dir_error(task_dir, errno) : std::string();
+}
+
+// The token in a scratch name of this host, ".scratch-<host>-<pid>-<start>-<slot>.<kind>", or
+// empty: exactly three numbers, so a host whose name extends this one ("node-12" beside
+// "node") never matches.
+std::string_view scratch_token(std::string_view name, std::string_view prefix)
+{
+    if (name.substr(0, prefix.size()) != prefix) return {};
+    auto rest = name.substr(prefix.size());
+    const auto dot = rest.find('.');
+    if (dot == std::string_view::npos) return {};
+    const auto kind = rest.substr(dot + 1);
+    if (kind != "stdout" && kind != "stderr" && kind != "results") return {};
+    rest = rest.substr(0, dot);
+    const auto first = rest.find('-');
+    const auto second = first == std::string_view::npos ? first : rest.find('-', first + 1);
+    if (second == std::string_view::npos || rest.find('-', second + 1) != std::string_view::npos) return {};
+    if (rest.find_first_not_of("0123456789-") != std::string_view::npos) return {};
+    if (first == 0 || second == first + 1 || second + 1 == rest.size()) return {};
+    return rest.substr(0, second);
+}
+
+// Removes the scratch files and folders that processes of this host left when they were killed
+// (kill -9, a node's OOM killer) before they could remove them; a live process's are kept.
+void remove_dead_scratch(const std::string& tasks_dir, const std::string& host)
+{
+    std::error_code error;
+    std::vector<std::string> dead;
+    const std::string prefix = ".scratch-" + host + "-";
+    for (std::filesystem::directory_iterator it(tasks_dir, error), end; !error && it != end; it.increment(error)) {
+        const auto name = it->path().filename().string();
+        const auto token = scratch_token(name, prefix);
+        if (!token.empty() && !rank_token_alive(token)) dead.push_back(it->path().string());
+    }
+    for (const auto& path : dead) std::filesystem::remove_all(path, error);
 }
 
 }  // namespace
@@ -207,9 +244,20 @@ std::unique_ptr<TaskOutput> TaskOutputPool::acquire(const std::string& tasks_dir
             return output;
         }
         index = made_++;
+        if (index == 0) {
+            tasks_dir_ = tasks_dir;
+            host_ = host;
+        }
     }
+    if (index == 0) remove_dead_scratch(tasks_dir, host);
     // Host and rank token: ranks of several nodes may share <output>.tasks on a shared file system.
     return std::make_unique<TaskOutput>(tasks_dir, fmt::format("{}-{}-{}", host, rank_token(), index));
+}
+
+TaskOutputPool::~TaskOutputPool()
+{
+    free_.clear();  // this process's own scratch first, then what dead ones left
+    if (!tasks_dir_.empty()) remove_dead_scratch(tasks_dir_, host_);
 }
 
 void TaskOutputPool::release(std::unique_ptr<TaskOutput> output)

@@ -67,7 +67,17 @@ private:
 /** One TaskOutput per concurrently running task (exec.slots_per_rank), made on first use. */
 class TaskOutputPool {
 public:
-    /** Hands one out; give it back with release(). */
+    TaskOutputPool() = default;
+    /** Sweeps again what dead processes of this host left: those of a run that ended just
+     * before this one may still have been exiting when the first acquire() looked. */
+    ~TaskOutputPool();
+    TaskOutputPool(const TaskOutputPool&) = delete;
+    TaskOutputPool& operator=(const TaskOutputPool&) = delete;
+
+    /**
+     * Hands one out; give it back with release(). The first call also removes the scratch
+     * files that killed processes of this host left in `tasks_dir`.
+     */
     std::unique_ptr<TaskOutput> acquire(const std::string& tasks_dir, const std::string& host);
     void release(std::unique_ptr<TaskOutput> output);
 
@@ -75,6 +85,7 @@ private:
     std::mutex mutex_;
     std::vector<std::unique_ptr<TaskOutput>> free_;
     int made_ = 0;
+    std::string tasks_dir_, host_;  ///< of the first acquire(), for the sweep at the end
 };
 
 /**
