@@ -17,18 +17,25 @@
 namespace shardrun::tasks {
 namespace {
 
-// Field 22 of /proc/<pid>/stat: when the process started, in clock ticks after boot.
-std::string start_time(pid_t pid)
+struct ProcessStat {
+    std::string state;       ///< field 3: R, S, D, Z (zombie), X (dead), ...; empty when gone
+    std::string start_time;  ///< field 22: when it started, in clock ticks after boot; "0" when gone
+};
+
+ProcessStat process_stat(const std::string& pid)
 {
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::ifstream stat("/proc/" + pid + "/stat");
     std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
     const auto close = text.rfind(')');
-    if (close == std::string::npos) return "0";
+    if (close == std::string::npos) return {"", "0"};
     std::istringstream fields(text.substr(close + 2));
+    ProcessStat found;
+    fields >> found.state;
     std::string field;
-    for (int i = 3; i <= 22 && fields >> field; ++i) {
+    for (int i = 4; i <= 22 && fields >> field; ++i) {
     }
-    return field.empty() ? "0" : field;
+    found.start_time = field.empty() ? "0" : field;
+    return found;
 }
 
 // Reads a process's environment; empty when it is gone, a zombie, or not ours to read.
@@ -99,7 +106,7 @@ void close_all_but(int keep)
 
 const std::string& rank_token()
 {
-    static const std::string token = std::to_string(getpid()) + "-" + start_time(getpid());
+    static const std::string token = std::to_string(getpid()) + "-" + process_stat(std::to_string(getpid())).start_time;
     return token;
 }
 
@@ -109,19 +116,9 @@ bool rank_token_alive(std::string_view token)
     if (dash == std::string_view::npos) return false;
     const std::string pid(token.substr(0, dash));
     if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos || pid.size() > 9) return false;
-    // A reused pid has another start time.
-    std::ifstream stat("/proc/" + pid + "/stat");
-    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-    const auto close = text.rfind(')');
-    if (close == std::string::npos) return false;
-    std::istringstream fields(text.substr(close + 2));
-    std::string state;
-    std::string field;
-    fields >> state;
-    for (int i = 4; i <= 22 && fields >> field; ++i) {
-    }
-    // A zombie has ended, whoever has yet to reap it.
-    return state != "Z" && state != "X" && field == token.substr(dash + 1);
+    // A reused pid has another start time; a zombie has ended, whoever has yet to reap it.
+    const auto stat = process_stat(pid);
+    return stat.state != "Z" && stat.state != "X" && stat.start_time != "0" && stat.start_time == token.substr(dash + 1);
 }
 
 std::string task_token(std::uint64_t task_id, int attempt)
