@@ -48,9 +48,9 @@ public:
  * ResultSink::record() before anything is stored; the runner records the task again as
  * failed with empty values.
  */
-class ResultShapeError : public std::invalid_argument {
+class ResultShapeError : public Error {
 public:
-    explicit ResultShapeError(const std::string& what) : std::invalid_argument(what) {}
+    ResultShapeError(const char* file, int line, const std::string& what) : Error(file, line, what) {}
 };
 
 }  // namespace shardrun::io

@@ -4,13 +4,13 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "io/errors.hpp"
+#include "io/output_spec.hpp"
+#include "io/read/status_report.hpp"
 #include "io/result_sink.hpp"
 #include "io/result_types.hpp"
 
@@ -24,61 +24,12 @@
  *                 sink->record(...); sink->commit(); ... sink.reset();  // collective for single
  *     rank 0:     finalize_output(options, metadata, fields, params, size);
  *
- * `shardrun merge` calls merge_output() and `shardrun status` calls status_report().
+ * `shardrun merge` calls merge_output() and `shardrun status` calls status_report()
+ * (io/read/status_report.hpp). The words these share with the rest of io (OutputOptions,
+ * JobMetadata, ParamColumn, TaskRanges, the job hash) are in io/output_spec.hpp, which has no
+ * MPI type: a module that needs only them includes that, not this facade.
  */
 namespace shardrun::io {
-
-/** output.layout of the job file. */
-enum class Layout { shards, single };
-
-/** Where and how the output is written. */
-struct OutputOptions {
-    std::string path;                  ///< master file, e.g. results/heat.h5; shards go to <path>.shards/
-    Layout layout = Layout::shards;
-    bool resume = false;               ///< --resume: keep committed tasks of the same job
-    bool force = false;                ///< --force: delete an existing output first
-    /** shards: record() commits by itself once this many result bytes are buffered. */
-    std::size_t auto_commit_bytes = std::size_t{64} << 20;
-    /** shards: keep the segments once a complete master holds their rows (for tests that read them again). */
-    bool keep_shards = false;
-};
-
-/** Provenance and shape of the job, filled by the runner; stored in every output file. */
-struct JobMetadata {
-    std::string job_name;
-    std::string job_file;              ///< path of the job file as given
-    std::string job_text;              ///< its text
-    std::string params_json;           ///< resolved parameters; its SHA-256 identifies the job
-    std::string shardrun_version;
-    std::string git_commit;
-    int array_index = 0;
-    int array_count = 1;
-    int world_size = 1;
-    std::vector<std::string> hostnames;
-    std::map<std::string, std::string> library_versions;  ///< e.g. {"hdf5": "1.10.8", "mpi": ...}
-    std::uint64_t task_count = 0;      ///< T, tasks of the whole job
-    std::uint64_t first_task = 0;      ///< first task id of this array element
-    std::uint64_t end_task = 0;        ///< one past its last task id (first == end: no tasks)
-    std::vector<std::string> param_names;
-};
-
-/** One /params/<name> column: one value per task of the whole job (length T). */
-struct ParamColumn {
-    std::string name;
-    std::variant<std::vector<double>, std::vector<std::int64_t>, std::vector<std::string>> values;
-};
-
-/** /ranges/start and /ranges/end (length T); both empty when the job has no data ranges. */
-struct TaskRanges {
-    std::vector<std::int64_t> start;
-    std::vector<std::int64_t> end;
-};
-
-/** Lowercase hex SHA-256 of `text` (OpenSSL EVP). */
-std::string sha256_hex(const std::string& text);
-
-/** The job identity stored in outputs: sha256_hex(metadata.params_json). */
-std::string job_hash(const JobMetadata& metadata);
 
 /** Holds the output's lock (flock) until destroyed or the process exits. Move-only. */
 class OutputLock {
@@ -149,13 +100,13 @@ struct OutputSummary {
     std::string master_path;
 };
 
-class ParamSource;  // io/param_source.hpp
+class ParamSource;  // io/params/param_source.hpp
 
 /**
  * Rank 0, after every rank committed and destroyed its sink: marks this array element
  * finished and, when array_count == 1, writes the master file <path> (temp name, then
  * rename) with /tasks, /params, /ranges and /results consolidated from the shards. When
- * that master is complete, the segments are removed (io/consolidation.hpp), unless keep_shards.
+ * that master is complete, the segments are removed (io/output/consolidation.hpp), unless keep_shards.
  * @param params  one column per sweep parameter and the data ranges, if any, of every task,
  *                read a block at a time (memory does not grow with T)
  */
@@ -181,52 +132,9 @@ struct MergeReport {
  * Builds the master <path> over the shards of every array element found in
  * <path>.shards/, learning T, fields and params from the elements' manifests. When the
  * master is complete (exit code 0), the elements' result files are removed
- * (io/consolidation.hpp); when they already were, the master is kept as it is.
+ * (io/output/consolidation.hpp); when they already were, the master is kept as it is.
  * @throws OutputError when no element has finished (nothing to learn the job from)
  */
 MergeReport merge_output(const std::string& path);
-
-/** Counts of one rank of one array element. */
-struct RankCounts {
-    int array_index = 0;
-    int rank = 0;
-    std::uint64_t ok = 0, failed = 0, skipped = 0;
-};
-
-/** A failed task, with the end of its stderr when the exec task kept one. */
-struct FailedTask {
-    std::uint64_t task_id = 0;
-    int array_index = 0;
-    int rank = 0;
-    std::int32_t exit_code = 0;
-    std::vector<std::string> stderr_tail;  ///< last lines of <path>.tasks/<id>/stderr
-};
-
-/** What `shardrun status` prints. */
-struct StatusReport {
-    std::string path;
-    std::uint64_t task_count = 0;
-    int array_count = 0;
-    std::uint64_t ok = 0, failed = 0, skipped = 0, pending = 0;
-    std::vector<RankCounts> ranks;
-    std::vector<FailedTask> failed_tasks;
-    std::vector<int> missing_elements;
-    std::vector<int> running_elements;      ///< lock held right now
-    std::vector<int> unfinished_elements;   ///< started, not finished, not running
-    /** Set when <path> exists but cannot be opened as results (then complete is false). */
-    std::string master_problem;
-    bool complete = false;
-};
-
-/**
- * Reads the state of an output (its shards, or the master when no shards are left).
- * @throws OutputError when neither <path> nor <path>.shards/ exists
- */
-StatusReport status_report(const std::string& path, std::size_t stderr_lines = 5);
-
-/** A human-readable table of `report`. */
-std::string status_text(const StatusReport& report);
-/** `report` as one JSON object. */
-std::string status_json(const StatusReport& report);
 
 }  // namespace shardrun::io

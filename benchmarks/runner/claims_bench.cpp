@@ -37,8 +37,8 @@ using collectives::ReduceOp;
 
 class DiscardSink : public io::ResultSink {
 public:
-    void record(const io::TaskRecord&, const io::TaskValues&) override {}
-    void commit() override {}
+    void record_locked(const io::TaskRecord&, const io::TaskValues&) override {}
+    void commit_locked() override {}
 };
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }

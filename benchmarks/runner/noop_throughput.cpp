@@ -7,9 +7,9 @@
 #include <chrono>
 #include <cstdio>
 
+#include "collectives/mpi/mpi_communicator.hpp"
 #include "runner/job/job_parser.hpp"
 #include "runner/placement/placement.hpp"
-#include "collectives/mpi/mpi_communicator.hpp"
 #include "runner/run/rank_loop_setup.hpp"
 #include "runner/tasks/noop_kind.hpp"
 #include "runner/tasks/registry.hpp"
@@ -20,8 +20,8 @@ using namespace shardrun;
 
 class DiscardSink : public io::ResultSink {
 public:
-    void record(const io::TaskRecord&, const io::TaskValues&) override {}
-    void commit() override {}
+    void record_locked(const io::TaskRecord&, const io::TaskValues&) override {}
+    void commit_locked() override {}
 };
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }

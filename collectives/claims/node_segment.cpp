@@ -1,3 +1,4 @@
+#include "base/error.hpp"
 #include "collectives/claims/node_segment.hpp"
 
 #include <fcntl.h>
@@ -60,7 +61,7 @@ NodeSegment::NodeSegment(Communicator& node, std::size_t bytes) : bytes_(bytes)
     if (!all_ok) {
         if (data_ != nullptr) munmap(data_, bytes_);
         data_ = nullptr;
-        throw std::runtime_error("node-local shared memory for the work counters failed" +
+        SHARDRUN_THROW(Error, "node-local shared memory for the work counters failed" +
                                  (error.empty() ? std::string(" on another rank of this node") : ": " + error) +
                                  " (is /dev/shm mounted and writable?)");
     }

@@ -32,6 +32,18 @@ constexpr int reply_tag = 72;
 constexpr int stop_tag = 73;
 using Message = std::array<std::int64_t, 5>;  // kind, sender, three values
 
+/** Holds the node's process-shared mutex for a scope (pthread's, which std::lock_guard cannot take). */
+class SharedMutexGuard {
+public:
+    explicit SharedMutexGuard(pthread_mutex_t& mutex) : mutex_(mutex) { pthread_mutex_lock(&mutex_); }
+    ~SharedMutexGuard() { pthread_mutex_unlock(&mutex_); }
+    SharedMutexGuard(const SharedMutexGuard&) = delete;
+    SharedMutexGuard& operator=(const SharedMutexGuard&) = delete;
+
+private:
+    pthread_mutex_t& mutex_;
+};
+
 }  // namespace
 
 struct WorkCounters::State {
@@ -166,16 +178,9 @@ WorkCounters::~WorkCounters()
 std::uint64_t WorkCounters::next_claim()
 {
     auto& s = *state_;
-    pthread_mutex_lock(&s.shared->lock);
-    try {
-        if (s.shared->next >= s.shared->end) s.refill();
-    } catch (...) {
-        pthread_mutex_unlock(&s.shared->lock);
-        throw;
-    }
-    const auto claim = s.shared->next++;
-    pthread_mutex_unlock(&s.shared->lock);
-    return claim;
+    const SharedMutexGuard guard(s.shared->lock);
+    if (s.shared->next >= s.shared->end) s.refill();
+    return s.shared->next++;
 }
 
 void WorkCounters::add_progress(const ProgressCounts& delta)
@@ -197,10 +202,8 @@ ProgressCounts WorkCounters::read_progress() const
 
 std::uint64_t WorkCounters::refills() const
 {
-    pthread_mutex_lock(&state_->shared->lock);
-    const auto refills = state_->shared->refills;
-    pthread_mutex_unlock(&state_->shared->lock);
-    return refills;
+    const SharedMutexGuard guard(state_->shared->lock);
+    return state_->shared->refills;
 }
 
 void WorkCounters::request_stop()

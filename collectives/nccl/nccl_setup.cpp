@@ -46,7 +46,7 @@ void require_cuda(cudaError_t status, const char* call)
 {
     if (status == cudaSuccess) return;
     cudaGetLastError();  // clear it, so this rank's later CUDA calls do not report it again
-    throw std::runtime_error(std::string(call) + ": " + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")");
+    SHARDRUN_THROW(NcclError, std::string(call) + ": " + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")");
 }
 
 /**
@@ -60,8 +60,8 @@ std::string local_record(State& state)
         int count = 0;
         require_cuda(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
         if (state.device < 0 || state.device >= count)
-            throw std::runtime_error("cuda:" + std::to_string(state.device) + " does not exist (" +
-                                     std::to_string(count) + " CUDA devices visible)");
+            SHARDRUN_THROW(NcclError, "cuda:" + std::to_string(state.device) + " does not exist (" +
+                                          std::to_string(count) + " CUDA devices visible)");
         require_cuda(cudaSetDevice(state.device), "cudaSetDevice");
         cudaDeviceProp prop{};
         require_cuda(cudaGetDeviceProperties(&prop, state.device), "cudaGetDeviceProperties");

@@ -14,7 +14,7 @@
 #include "io/hdf5/field_io.hpp"
 #include "io/hdf5/handle.hpp"
 #include "io/hdf5/types.hpp"
-#include "io/task_rows.hpp"
+#include "io/tasks/task_rows.hpp"
 
 namespace shardrun::io::master {
 namespace {

@@ -6,14 +6,14 @@
 #include <type_traits>
 #include <variant>
 
-#include "io/element_manifest.hpp"
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/column_blocks.hpp"
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/field_io.hpp"
 #include "io/hdf5/types.hpp"
 #include "io/master/master_file.hpp"
-#include "io/param_source.hpp"
+#include "io/output/element_manifest.hpp"
+#include "io/params/param_source.hpp"
 
 namespace shardrun::io::master {
 

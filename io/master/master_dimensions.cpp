@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "io/hdf5/attributes.hpp"
-#include "io/hdf5/columns.hpp"
 #include "io/hdf5/column_blocks.hpp"
+#include "io/hdf5/columns.hpp"
 #include "io/hdf5/dimension_scales.hpp"
-#include "io/task_stream.hpp"
 #include "io/master/master_file.hpp"
+#include "io/read/task_stream.hpp"
 
 namespace shardrun::io::master {
 namespace {

@@ -7,10 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "io/job_output.hpp"
-#include "io/param_source.hpp"
-#include "io/task_stream.hpp"
-#include "io/task_table.hpp"
+#include "io/errors.hpp"
+#include "io/output_spec.hpp"
+#include "io/params/param_source.hpp"
+#include "io/read/task_stream.hpp"
+#include "io/read/task_table.hpp"
 
 namespace shardrun::io::master {
 

@@ -8,7 +8,7 @@
 #include "io/hdf5/handle.hpp"
 #include "io/master/item_rows.hpp"
 #include "io/master/master_file.hpp"
-#include "io/output_layout.hpp"
+#include "io/output/output_layout.hpp"
 
 namespace fs = std::filesystem;
 

@@ -11,7 +11,7 @@
 #include "io/hdf5/field_io.hpp"
 #include "io/hdf5/handle.hpp"
 #include "io/hdf5/types.hpp"
-#include "io/output_layout.hpp"
+#include "io/output/output_layout.hpp"
 
 namespace fs = std::filesystem;
 

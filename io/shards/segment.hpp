@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "io/result_types.hpp"
-#include "io/task_rows.hpp"
+#include "io/tasks/task_rows.hpp"
 
 namespace shardrun::io::shards {
 

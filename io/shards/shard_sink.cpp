@@ -2,7 +2,8 @@
 
 #include <algorithm>
 
-#include "io/output_layout.hpp"
+#include "io/errors.hpp"
+#include "io/output/output_layout.hpp"
 
 namespace fs = std::filesystem;
 
@@ -37,7 +38,7 @@ ShardSink::ShardSink(const OutputOptions& options, const JobMetadata& metadata, 
     buffer_.fields.resize(fields_.size());
 }
 
-void ShardSink::record(const TaskRecord& record, const TaskValues& values)
+void ShardSink::record_locked(const TaskRecord& record, const TaskValues& values)
 {
     check_values(record, values, fields_);
     if (buffer_.size() == 0) {
@@ -50,10 +51,10 @@ void ShardSink::record(const TaskRecord& record, const TaskValues& values)
     buffer_.append(record, values, fields_);
     for (const auto& field : fields_) buffered_bytes_ += field.bytes();
     // Bounds memory when the runner commits rarely; a commit is always safe to add.
-    if (buffered_bytes_ >= auto_commit_bytes_) commit();
+    if (buffered_bytes_ >= auto_commit_bytes_) commit_locked();
 }
 
-void ShardSink::commit()
+void ShardSink::commit_locked()
 {
     if (buffer_.size() == 0) return;
     write_segment(layout::segment_path(dir_, header_.seq), header_, buffer_, fields_);

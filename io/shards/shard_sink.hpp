@@ -3,9 +3,10 @@
 #include <filesystem>
 #include <vector>
 
-#include "io/job_output.hpp"
+#include "io/output_spec.hpp"
+#include "io/result_sink.hpp"
 #include "io/shards/segment.hpp"
-#include "io/task_rows.hpp"
+#include "io/tasks/task_rows.hpp"
 
 namespace shardrun::io::shards {
 
@@ -18,8 +19,8 @@ class ShardSink : public ResultSink {
 public:
     ShardSink(const OutputOptions& options, const JobMetadata& metadata, std::vector<FieldSpec> fields, int rank);
 
-    void record(const TaskRecord& record, const TaskValues& values) override;
-    void commit() override;
+    void record_locked(const TaskRecord& record, const TaskValues& values) override;
+    void commit_locked() override;
 
 private:
     std::filesystem::path dir_;

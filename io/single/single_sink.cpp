@@ -10,7 +10,7 @@
 #include "io/hdf5/field_io.hpp"
 #include "io/hdf5/types.hpp"
 #include "io/master/master_file.hpp"
-#include "io/output_layout.hpp"
+#include "io/output/output_layout.hpp"
 #include "io/single/row_selection.hpp"
 
 namespace fs = std::filesystem;
@@ -98,13 +98,13 @@ void SingleSink::create_file(const std::string& file, const JobMetadata& metadat
     SHARDRUN_H5_CHECK(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL));
 }
 
-void SingleSink::record(const TaskRecord& record, const TaskValues& values)
+void SingleSink::record_locked(const TaskRecord& record, const TaskValues& values)
 {
     check_values(record, values, fields_);
     buffer_.append(record, values, fields_);  // clear() keeps the capacity for the next batch
 }
 
-void SingleSink::commit()
+void SingleSink::commit_locked()
 {
     std::vector<std::size_t> order(buffer_.size());
     std::iota(order.begin(), order.end(), std::size_t{0});

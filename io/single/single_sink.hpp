@@ -5,8 +5,9 @@
 #include <vector>
 
 #include "io/hdf5/handle.hpp"
-#include "io/job_output.hpp"
-#include "io/task_rows.hpp"
+#include "io/output_spec.hpp"
+#include "io/result_sink.hpp"
+#include "io/tasks/task_rows.hpp"
 
 namespace shardrun::io::single {
 
@@ -24,8 +25,8 @@ public:
     SingleSink(const OutputOptions& options, const JobMetadata& metadata, std::vector<FieldSpec> fields, MPI_Comm comm);
     ~SingleSink() override;
 
-    void record(const TaskRecord& record, const TaskValues& values) override;
-    void commit() override;
+    void record_locked(const TaskRecord& record, const TaskValues& values) override;
+    void commit_locked() override;
 
 private:
     void create_file(const std::string& file, const JobMetadata& metadata);

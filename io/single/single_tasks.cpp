@@ -8,9 +8,9 @@
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/dimension_scales.hpp"
 #include "io/hdf5/types.hpp"
+#include "io/read/task_stream.hpp"
 #include "io/single/row_selection.hpp"
 #include "io/single/single_sink.hpp"
-#include "io/task_stream.hpp"
 
 namespace shardrun::io::single {
 namespace {

@@ -21,7 +21,7 @@ void validate_blur(const BlurShape& shape)
     require_positive("width", shape.width);
     require_finite("sigma", shape.sigma, true);
     if (shape.sigma > blur_max_sigma) {
-        throw InvalidKernelArgument("sigma", "sigma = " + std::to_string(shape.sigma) + " must be <= " +
+        SHARDRUN_THROW(InvalidKernelArgument, "sigma", "sigma = " + std::to_string(shape.sigma) + " must be <= " +
                                                  std::to_string(blur_max_sigma));
     }
     // input, output and the intermediate pass

@@ -16,7 +16,7 @@ namespace shardrun::kernels {
 void require_positive(const char* field, std::int64_t value)
 {
     if (value <= 0) {
-        throw InvalidKernelArgument(field, std::string(field) + " = " + std::to_string(value) + " must be > 0");
+        SHARDRUN_THROW(InvalidKernelArgument, field, std::string(field) + " = " + std::to_string(value) + " must be > 0");
     }
 }
 
@@ -24,8 +24,8 @@ void require_finite(const char* field, double value, bool positive)
 {
     std::ostringstream text;
     text << field << " = " << value;
-    if (!std::isfinite(value)) throw InvalidKernelArgument(field, text.str() + " is not a finite number");
-    if (positive && value <= 0) throw InvalidKernelArgument(field, text.str() + " must be > 0");
+    if (!std::isfinite(value)) SHARDRUN_THROW(InvalidKernelArgument, field, text.str() + " is not a finite number");
+    if (positive && value <= 0) SHARDRUN_THROW(InvalidKernelArgument, field, text.str() + " must be > 0");
 }
 
 std::size_t buffer_bytes(std::initializer_list<std::int64_t> extents, std::size_t element_size)
@@ -59,7 +59,7 @@ void require_host_memory(std::size_t bytes, const std::string& what)
 {
     const std::size_t available = available_host_memory();
     if (available == 0 || bytes <= available) return;  // unknown availability: let the allocator decide
-    throw InvalidKernelArgument("memory", what + " needs " + std::to_string(bytes) +
+    SHARDRUN_THROW(InvalidKernelArgument, "memory", what + " needs " + std::to_string(bytes) +
                                               " bytes of host memory but only " + std::to_string(available) +
                                               " bytes are available; use smaller sizes or split the data");
 }

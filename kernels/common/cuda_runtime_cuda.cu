@@ -83,7 +83,7 @@ void require_device_memory(std::size_t bytes, const std::string& what)
     std::size_t free_bytes = 0, total_bytes = 0;
     SHARDRUN_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     if (bytes <= free_bytes) return;
-    throw InvalidKernelArgument("memory", what + " needs " + std::to_string(bytes) +
+    SHARDRUN_THROW(InvalidKernelArgument, "memory", what + " needs " + std::to_string(bytes) +
                                               " bytes of device memory but only " + std::to_string(free_bytes) +
                                               " bytes are free (of " + std::to_string(total_bytes) +
                                               "); use smaller sizes or split the data");

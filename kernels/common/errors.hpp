@@ -21,12 +21,12 @@ public:
 };
 
 /** Kernel parameters that can never run (size <= 0, sigma <= 0, unstable dt, too much memory). */
-class InvalidKernelArgument : public std::invalid_argument {
+class InvalidKernelArgument : public Error {
 public:
-    explicit InvalidKernelArgument(const std::string& what) : std::invalid_argument(what) {}
+    InvalidKernelArgument(const char* file, int line, const std::string& what) : Error(file, line, what) {}
     /** @param field  the parameter at fault ("dt", "sigma", "n"), so callers can say "params.dt: ..." */
-    InvalidKernelArgument(std::string field, const std::string& what)
-        : std::invalid_argument(what), field_(std::move(field))
+    InvalidKernelArgument(const char* file, int line, std::string field, const std::string& what)
+        : Error(file, line, what), field_(std::move(field))
     {
     }
 

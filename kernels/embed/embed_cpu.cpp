@@ -16,7 +16,7 @@ Activation parse_activation(const std::string& name)
     if (name == "gelu") return Activation::gelu;
     if (name == "tanh") return Activation::tanh;
     if (name == "identity") return Activation::identity;
-    throw InvalidKernelArgument("activation",
+    SHARDRUN_THROW(InvalidKernelArgument, "activation",
                                 "activation '" + name + "' is unknown; allowed: relu, gelu, tanh, identity");
 }
 
@@ -38,7 +38,7 @@ void validate_embed(const EmbedShape& shape)
     require_positive("output_dim", shape.output_dim);
     constexpr auto blas_limit = std::numeric_limits<int>::max();
     if (shape.rows > blas_limit || shape.input_dim > blas_limit || shape.output_dim > blas_limit) {
-        throw InvalidKernelArgument("rows", "embed sizes must fit a 32-bit BLAS integer");
+        SHARDRUN_THROW(InvalidKernelArgument, "rows", "embed sizes must fit a 32-bit BLAS integer");
     }
     const auto bytes = buffer_bytes({shape.rows, shape.input_dim}, sizeof(float)) +
                        buffer_bytes({shape.input_dim, shape.output_dim}, sizeof(float)) +

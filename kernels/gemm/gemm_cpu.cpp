@@ -18,7 +18,7 @@ void validate_gemm(const GemmShape& shape, int repeats, std::size_t element_size
     require_positive("repeats", repeats);
     constexpr auto blas_limit = std::numeric_limits<int>::max();
     if (shape.m > blas_limit || shape.n > blas_limit || shape.k > blas_limit) {
-        throw InvalidKernelArgument("n", "gemm sizes must fit a 32-bit BLAS integer");
+        SHARDRUN_THROW(InvalidKernelArgument, "n", "gemm sizes must fit a 32-bit BLAS integer");
     }
     const auto bytes = buffer_bytes({shape.m, shape.k}, element_size) + buffer_bytes({shape.k, shape.n}, element_size) +
                        buffer_bytes({shape.m, shape.n}, element_size);

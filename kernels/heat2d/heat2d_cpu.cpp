@@ -26,9 +26,9 @@ double heat2d_stable_dt(const Heat2dParams& params)
 
 void validate_heat2d(const Heat2dParams& params)
 {
-    if (params.nx < 3) throw InvalidKernelArgument("nx", "nx = " + std::to_string(params.nx) + " must be >= 3");
-    if (params.ny < 3) throw InvalidKernelArgument("ny", "ny = " + std::to_string(params.ny) + " must be >= 3");
-    if (params.steps < 0) throw InvalidKernelArgument("steps", "steps must be >= 0");
+    if (params.nx < 3) SHARDRUN_THROW(InvalidKernelArgument, "nx", "nx = " + std::to_string(params.nx) + " must be >= 3");
+    if (params.ny < 3) SHARDRUN_THROW(InvalidKernelArgument, "ny", "ny = " + std::to_string(params.ny) + " must be >= 3");
+    if (params.steps < 0) SHARDRUN_THROW(InvalidKernelArgument, "steps", "steps must be >= 0");
     require_finite("alpha", params.alpha, true);
     require_finite("dt", params.dt, true);
     require_finite("source", params.source);
@@ -39,7 +39,7 @@ void validate_heat2d(const Heat2dParams& params)
         std::ostringstream text;
         text << "dt = " << params.dt << " is unstable: the explicit scheme needs dt <= dx^2/(4*alpha) = " << limit
              << " (dx = " << heat2d_spacing(params) << ", alpha = " << params.alpha << ")";
-        throw InvalidKernelArgument("dt", text.str());
+        SHARDRUN_THROW(InvalidKernelArgument, "dt", text.str());
     }
     require_host_memory(2 * buffer_bytes({params.nx, params.ny}, sizeof(double)), "heat2d");
 }

@@ -12,7 +12,7 @@ MonteCarloSums& MonteCarloSums::operator+=(const MonteCarloSums& other)
 {
     if (__builtin_add_overflow(paths, other.paths, &paths) || __builtin_add_overflow(payoff, other.payoff, &payoff) ||
         __builtin_add_overflow(payoff_squared, other.payoff_squared, &payoff_squared)) {
-        throw InvalidKernelArgument("paths", "montecarlo: the fixed-point payoff sums overflow; use fewer paths");
+        SHARDRUN_THROW(InvalidKernelArgument, "paths", "montecarlo: the fixed-point payoff sums overflow; use fewer paths");
     }
     return *this;
 }
@@ -26,16 +26,16 @@ void validate_option(const OptionParams& option)
     require_finite("maturity", option.maturity, true);
     // Bounds that keep every quantized (payoff/spot)^2 far below the int64 range.
     if (option.volatility * std::sqrt(option.maturity) > 1.5) {
-        throw InvalidKernelArgument("volatility", "volatility*sqrt(maturity) must be <= 1.5 for the fixed-point sums");
+        SHARDRUN_THROW(InvalidKernelArgument, "volatility", "volatility*sqrt(maturity) must be <= 1.5 for the fixed-point sums");
     }
     if (std::abs(option.rate * option.maturity) > 1.0) {
-        throw InvalidKernelArgument("rate", "|rate*maturity| must be <= 1 for the fixed-point sums");
+        SHARDRUN_THROW(InvalidKernelArgument, "rate", "|rate*maturity| must be <= 1 for the fixed-point sums");
     }
 }
 
 MonteCarloPrice montecarlo_price(const OptionParams& option, const MonteCarloSums& sums)
 {
-    if (sums.paths < 2) throw InvalidKernelArgument("paths", "montecarlo needs at least 2 paths");
+    if (sums.paths < 2) SHARDRUN_THROW(InvalidKernelArgument, "paths", "montecarlo needs at least 2 paths");
     const double n = static_cast<double>(sums.paths);
     const double mean = static_cast<double>(sums.payoff) / montecarlo_scale / n;
     const double mean_square = static_cast<double>(sums.payoff_squared) / montecarlo_scale / n;
@@ -61,7 +61,7 @@ MonteCarloSums montecarlo_sums(const Device&, const OptionParams& option, std::u
 {
     validate_option(option);
     require_positive("paths", path_count);
-    if (first_path < 0) throw InvalidKernelArgument("paths", "montecarlo: first path must be >= 0");
+    if (first_path < 0) SHARDRUN_THROW(InvalidKernelArgument, "paths", "montecarlo: first path must be >= 0");
     std::int64_t sum = 0, sum_squared = 0;
 #pragma omp parallel for schedule(static) reduction(+ : sum, sum_squared)
     for (std::int64_t p = 0; p < path_count; ++p) {

@@ -44,7 +44,7 @@ MonteCarloSums montecarlo_sums(const Device& device, const OptionParams& option,
 {
     validate_option(option);
     require_positive("paths", path_count);
-    if (first_path < 0) throw InvalidKernelArgument("paths", "montecarlo: first path must be >= 0");
+    if (first_path < 0) SHARDRUN_THROW(InvalidKernelArgument, "paths", "montecarlo: first path must be >= 0");
     const cudaStream_t stream = rank_stream(device.ordinal);
     const std::int64_t wanted = (path_count + threads - 1) / threads;
     const int blocks = static_cast<int>(wanted < 4096 ? wanted : 4096);

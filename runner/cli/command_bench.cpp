@@ -1,3 +1,4 @@
+#include "io/errors.hpp"
 #include "runner/cli/command_bench.hpp"
 
 #include <cctype>
@@ -137,7 +138,7 @@ int BenchCommand::run()
         std::cout << bench::allreduce_table_footer(rows) << std::flush;
         if (json.is_open()) json << bench::allreduce_json(options_, world->size(), rows);
         if (json.is_open() && !json.flush()) {
-            throw std::runtime_error("bench allreduce --json " + json_path_ + ": write failed");
+            SHARDRUN_THROW(io::WriteError, "bench allreduce --json " + json_path_ + ": write failed");
         }
     }
     // A wrong element is a failed check, as a failed task is: exit 1.

@@ -6,7 +6,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "io/grid_export.hpp"
+#include "io/read/grid_export.hpp"
 #include "runner/errors.hpp"
 #include "runner/job/sweep.hpp"
 

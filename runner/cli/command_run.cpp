@@ -3,7 +3,7 @@
 #include "collectives/mpi/environment.hpp"
 #include "runner/cli/common_options.hpp"
 #include "runner/errors.hpp"
-#include "runner/tasks/exec/process_tree.hpp"
+#include "runner/exec/process_tree.hpp"
 
 namespace po = boost::program_options;
 

@@ -2,7 +2,7 @@
 
 #include <iostream>
 
-#include "io/job_output.hpp"
+#include "io/read/status_report.hpp"
 #include "runner/errors.hpp"
 
 namespace po = boost::program_options;

@@ -11,22 +11,12 @@
 namespace po = boost::program_options;
 
 namespace shardrun::cli {
-namespace {
-
-/** The ranks that run one array element together on `target`. */
-long ranks_per_element(const submit::SubmitOptions& options)
-{
-    return options.target == submit::Target::slurm ? options.nodes * options.ranks_per_node : options.ranks_per_node;
-}
-
-}  // namespace
-
 void SubmitCommand::add_options(po::options_description& options, po::positional_options_description& positional)
 {
     auto& o = options_;
     options.add_options()
         ("job", po::value<std::string>(&o.job_file)->required(), "the job file (YAML or JSON)")
-        ("to", po::value<std::string>(&target_)->required(), "slurm | aws-batch | gcp-batch")
+        ("to", po::value<std::string>(&target_)->required(), submit::target_names(" | ", " | ").c_str())
         ("array", po::value<long>(&o.array)->default_value(1), "array elements; element i takes the i-th block of tasks")
         ("nodes", po::value<long>(&o.nodes)->default_value(1),
          "nodes per array element (slurm); nodes of the multi-node job (aws-batch)")
@@ -48,7 +38,7 @@ void SubmitCommand::add_options(po::options_description& options, po::positional
 
 void SubmitCommand::check(const po::variables_map& /*values*/)
 {
-    options_.target = submit::parse_target(target_);
+    options_.target = &submit::find_target(target_);
     submit::validate(options_);
 }
 
@@ -56,16 +46,11 @@ int SubmitCommand::run()
 {
     // The same checks as `run` before anything is written: a queued job must not fail on its input.
     const auto job = run::prepare_job(options_.job_file, options_.overrides);
-    placement::group_layout(0, static_cast<int>(ranks_per_element(options_)), job.spec.gpus_per_task,
+    placement::group_layout(0, static_cast<int>(options_.target->ranks_per_element(options_)), job.spec.gpus_per_task,
                             static_cast<int>(options_.ranks_per_node));
     const auto files = submit::plan_files(options_, job.spec);
     submit::write_job_copy(files, job.spec, options_);
-    switch (options_.target) {
-    case submit::Target::slurm: return submit::submit_slurm(options_, files, std::cout);
-    case submit::Target::aws_batch: return submit::submit_aws_batch(options_, files, std::cout);
-    case submit::Target::gcp_batch: return submit::submit_gcp_batch(options_, files, std::cout);
-    }
-    return exit_ok;
+    return options_.target->submit(options_, files, std::cout);
 }
 
 }  // namespace shardrun::cli

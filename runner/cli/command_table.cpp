@@ -2,7 +2,7 @@
 
 #include <iostream>
 
-#include "io/results_table.hpp"
+#include "io/read/results_table.hpp"
 #include "runner/cli/table_format.hpp"
 #include "runner/cli/table_pivot.hpp"
 #include "runner/errors.hpp"

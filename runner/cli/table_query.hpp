@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "io/results_table.hpp"
+#include "io/read/results_table.hpp"
 
 namespace shardrun::cli {
 

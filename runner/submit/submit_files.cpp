@@ -1,4 +1,5 @@
 #include "runner/submit/submit_files.hpp"
+#include "runner/submit/submit_targets.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -56,11 +57,11 @@ SubmitFiles plan_files(const SubmitOptions& options, const job::JobSpec& spec)
     files.job_name = spec.name;
     files.workdir = fs::current_path();
     files.output = fs::absolute(spec.output.path).lexically_normal();
-    files.dir = fs::path(files.output.string() + ".submit") / std::string(target_name(options.target));
+    files.dir = fs::path(files.output.string() + ".submit") / std::string(options.target->name);
     files.job = files.dir / "job.yaml";
-    files.shardrun = !options.shardrun.empty()           ? options.shardrun
-                     : options.target == Target::slurm ? this_executable()
-                                                       : std::string("shardrun");
+    files.shardrun = !options.shardrun.empty()             ? options.shardrun
+                     : options.target->runs_this_executable ? this_executable()
+                                                            : std::string("shardrun");
     // The copy below lives in <output>.submit/; the job's relative paths still mean the original's folder.
     files.run_args.push_back("--job-dir");
     files.run_args.push_back(fs::absolute(fs::path(spec.file)).lexically_normal().parent_path().string());

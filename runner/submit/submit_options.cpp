@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "runner/errors.hpp"
+#include "runner/submit/submit_targets.hpp"
 
 namespace shardrun::submit {
 namespace {
@@ -15,24 +16,6 @@ void check_at_least(long value, long minimum, const char* option)
 }
 
 }  // namespace
-
-std::string_view target_name(Target target) noexcept
-{
-    switch (target) {
-    case Target::slurm: return "slurm";
-    case Target::aws_batch: return "aws-batch";
-    case Target::gcp_batch: return "gcp-batch";
-    }
-    return "slurm";
-}
-
-Target parse_target(const std::string& text)
-{
-    for (const auto target : {Target::slurm, Target::aws_batch, Target::gcp_batch}) {
-        if (text == target_name(target)) return target;
-    }
-    SHARDRUN_THROW(UsageError, fmt::format("submit: --to '{}' is not a target; use slurm, aws-batch or gcp-batch", text));
-}
 
 long parse_time_limit(const std::string& text)
 {
@@ -62,24 +45,11 @@ void validate(SubmitOptions& options)
     check_at_least(options.nodes, 1, "--nodes");
     check_at_least(options.ranks_per_node, 1, "--ranks-per-node");
     check_at_least(options.gpus_per_rank, 0, "--gpus-per-rank");
-    if (options.array > 10000 && options.target == Target::aws_batch) {
-        SHARDRUN_THROW(UsageError, fmt::format("submit: --array {} is more than AWS Batch allows (10000)", options.array));
-    }
-    if (options.target == Target::gcp_batch && options.nodes > 1) {
-        SHARDRUN_THROW(UsageError, "submit: --to gcp-batch runs each array element on one VM; --nodes must be 1 (use more "
-                                   "--ranks-per-node on a larger machine, or --to aws-batch / slurm for several nodes)");
-    }
-    if (!options.partition.empty() && options.target != Target::slurm) {
-        SHARDRUN_THROW(UsageError, "submit: --partition is a Slurm option; it has no meaning for --to " +
-                                   std::string(target_name(options.target)));
-    }
     if (options.image.empty()) SHARDRUN_THROW(UsageError, "submit: --image must not be empty");
     if (options.shardrun.find('\n') != std::string::npos) SHARDRUN_THROW(UsageError, "submit: --shardrun must be one line");
     if (options.gpu_type.empty()) options.gpu_type = std::string(default_gpu_type);
     options.time_seconds = options.time.empty() ? 0 : parse_time_limit(options.time);
-    if (options.target == Target::aws_batch && options.time_seconds > 0 && options.time_seconds < 60) {
-        SHARDRUN_THROW(UsageError, fmt::format("submit: --time {} is shorter than AWS Batch's minimum timeout (60 s)", options.time));
-    }
+    if (options.target != nullptr) options.target->validate(options);
 }
 
 }  // namespace shardrun::submit

@@ -6,16 +6,12 @@
 
 namespace shardrun::submit {
 
-/** Where `shardrun submit` sends a job. */
-enum class Target { slurm, aws_batch, gcp_batch };
-
-/** "slurm" | "aws-batch" | "gcp-batch": the --to value and the name of the target's folder. */
-std::string_view target_name(Target target) noexcept;
+struct TargetEntry;  // runner/submit/submit_targets.hpp
 
 /** What `shardrun submit` was asked for, checked by validate(). */
 struct SubmitOptions {
     std::string job_file;
-    Target target = Target::slurm;
+    const TargetEntry* target = nullptr;  ///< --to, from find_target()
     long array = 1;             ///< array elements
     long nodes = 1;             ///< nodes per element (Slurm, AWS multi-node)
     long ranks_per_node = 1;    ///< MPI ranks on each node
@@ -36,12 +32,6 @@ inline constexpr std::string_view default_image = "shardrun:latest";
 inline constexpr std::string_view default_gpu_type = "nvidia-tesla-t4";
 
 /**
- * Parses "--to": slurm | aws-batch | gcp-batch.
- * @throws UsageError naming the allowed values
- */
-Target parse_target(const std::string& text);
-
-/**
  * Parses a Slurm time limit: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS.
  * @return seconds
  * @throws UsageError when `text` is none of those
@@ -49,7 +39,7 @@ Target parse_target(const std::string& text);
 long parse_time_limit(const std::string& text);
 
 /**
- * Checks counts and combinations (fills time_seconds). Touches no file.
+ * Checks counts and combinations, then the target's own (fills time_seconds). Touches no file.
  * @throws UsageError one line naming the option and what is allowed
  */
 void validate(SubmitOptions& options);

@@ -1,6 +1,9 @@
 #pragma once
 
 #include <iosfwd>
+#include <span>
+#include <string>
+#include <string_view>
 
 #include "runner/submit/submit_files.hpp"
 #include "runner/submit/submit_options.hpp"
@@ -8,21 +11,31 @@
 namespace shardrun::submit {
 
 /**
- * Slurm: writes run.sbatch and merge.sbatch into files.dir; with dry_run prints both and the
- * two sbatch commands, else runs `sbatch --parsable run.sbatch` and then
- * `sbatch --parsable --dependency=afterany:<array job> merge.sbatch` and prints both ids.
- * @return the exit code (0)
- * @throws Error when sbatch cannot be run or fails
+ * One place `shardrun submit --to NAME` can send a job: everything about it in one entry,
+ * defined in its own runner/submit/target_<name>.cpp and listed once in submit_targets.cpp.
  */
-int submit_slurm(const SubmitOptions& options, const SubmitFiles& files, std::ostream& out);
+struct TargetEntry {
+    std::string_view name;  ///< the --to value and the name of the target's folder in <output>.submit/
+    /** The MPI ranks that run one array element together. */
+    long (*ranks_per_element)(const SubmitOptions& options);
+    /** true: the scripts start this very shardrun (a shared file system); false: the image's. */
+    bool runs_this_executable;
+    /** The target's own checks, after the common ones of validate(). @throws UsageError */
+    void (*validate)(SubmitOptions& options);
+    /** Writes the target's files into files.dir and submits them (or prints how); the exit code. */
+    int (*submit)(const SubmitOptions& options, const SubmitFiles& files, std::ostream& out);
+};
+
+/** Every target, in the order `--help` and errors list them. */
+std::span<const TargetEntry* const> targets();
 
 /**
- * AWS Batch: writes array-job.json + array-submit.json, multinode-job.json +
- * multinode-submit.json and the entrypoint, and prints the aws commands that submit them.
+ * The target named `name` (the --to value).
+ * @throws UsageError naming the allowed values
  */
-int submit_aws_batch(const SubmitOptions& options, const SubmitFiles& files, std::ostream& out);
+const TargetEntry& find_target(const std::string& name);
 
-/** Google Cloud Batch: writes job.json and the entrypoint, and prints the gcloud command. */
-int submit_gcp_batch(const SubmitOptions& options, const SubmitFiles& files, std::ostream& out);
+/** "slurm, aws-batch or gcp-batch": the names, for help texts and errors. */
+std::string target_names(std::string_view separator = ", ", std::string_view last_separator = " or ");
 
 }  // namespace shardrun::submit

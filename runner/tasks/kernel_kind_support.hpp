@@ -95,16 +95,6 @@ inline std::string dataset_text(const io::DatasetInfo& info)
     return fmt::format("[{}] {}", fmt::join(info.dims, ", "), info.dtype);
 }
 
-/** A failed outcome whose message is the error's one line. */
-inline TaskOutcome failed(const std::string& message)
-{
-    TaskOutcome outcome;
-    outcome.status = io::TaskStatus::failed;
-    outcome.exit_code = 1;
-    outcome.message = message;
-    return outcome;
-}
-
 /** Runs `body` (returning TaskValues) and reports any exception as a failed outcome. */
 template <typename Body>
 TaskOutcome run_guarded(std::string_view kind, Body&& body)
@@ -114,7 +104,7 @@ TaskOutcome run_guarded(std::string_view kind, Body&& body)
         outcome.values = body();
         return outcome;
     } catch (const std::exception& e) {
-        return failed(std::string(kind) + ": " + e.what());
+        return TaskOutcome::failure(1, std::string(kind) + ": " + e.what());
     }
 }
 

@@ -44,7 +44,7 @@ void MonteCarloKind::validate(const job::ParamMap& params, const JobView& /*job*
     const auto paths = params.integer_or("paths", 1'000'000);
     validate_params([&] {
         kernels::validate_option(option);
-        if (paths < 2) throw kernels::InvalidKernelArgument("paths", "paths = " + std::to_string(paths) + " must be >= 2");
+        if (paths < 2) SHARDRUN_THROW(kernels::InvalidKernelArgument, "paths", "paths = " + std::to_string(paths) + " must be >= 2");
     });
 }
 

@@ -8,7 +8,7 @@
 #include "runner/tasks/blur_kind.hpp"
 #include "runner/tasks/device_param.hpp"
 #include "runner/tasks/embed_kind.hpp"
-#include "runner/tasks/exec/exec_kind.hpp"
+#include "runner/tasks/exec_kind.hpp"
 #include "runner/tasks/gemm_kind.hpp"
 #include "runner/tasks/heat2d_kind.hpp"
 #include "runner/tasks/montecarlo_kind.hpp"

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <string_view>
 #include <vector>
 
@@ -64,6 +65,16 @@ struct TaskOutcome {
     int exit_code = 0;
     std::string message;   ///< why it failed, one line
     io::TaskValues values; ///< one buffer per field of fields(), empty when failed
+
+    /** The one way to build a failed outcome: no values, `exit_code` and one line saying why. */
+    static TaskOutcome failure(int exit_code, std::string message)
+    {
+        TaskOutcome outcome;
+        outcome.status = io::TaskStatus::failed;
+        outcome.exit_code = exit_code;
+        outcome.message = std::move(message);
+        return outcome;
+    }
 };
 
 /**

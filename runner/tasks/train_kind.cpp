@@ -124,11 +124,11 @@ TaskOutcome TrainKind::run(const TaskContext& context) const
     if (group == nullptr) throw std::logic_error("train: the task has no group communicator");
     const auto backend = read_backend(*context.params);
     const bool on_gpu = backend == "nccl" || (backend == "auto" && context.device.cuda);
-    if (on_gpu && !context.device.cuda) return failed("train: backend nccl, but this rank is bound to the CPU");
+    if (on_gpu && !context.device.cuda) return TaskOutcome::failure(1, "train: backend nccl, but this rank is bound to the CPU");
     const auto result = on_gpu ? train::train_mlp(config, *group, device_group(*group, context.device.ordinal),
                                                   kernel_support::device_of(context.device))
                                : train::train_mlp(config, *group);
-    if (!result.failure.empty()) return failed("train: " + result.failure);
+    if (!result.failure.empty()) return TaskOutcome::failure(1, "train: " + result.failure);
     return {io::TaskStatus::ok, 0, "",
             {array_bytes(result.loss.data(), result.loss.size(), result.loss.size()),
              scalar_bytes(result.train_accuracy), scalar_bytes(result.val_accuracy), scalar_bytes(result.samples_per_s),

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "io/result_types.hpp"
-#include "runner/tasks/exec/result_json.hpp"
+#include "runner/exec/results/result_json.hpp"
 
 namespace {
 

@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "io/checksum.hpp"
-#include "io/task_stream.hpp"
+#include "io/output/checksum.hpp"
+#include "io/read/task_stream.hpp"
 #include "output_test_support.hpp"
 
 namespace fs = std::filesystem;

@@ -8,7 +8,7 @@
 #include <iterator>
 
 #include "io/job_output.hpp"
-#include "io/task_table.hpp"
+#include "io/read/task_table.hpp"
 #include "output_test_support.hpp"
 
 namespace shardrun::io {

@@ -12,11 +12,11 @@
 #include <iostream>
 #include <string>
 
-#include "io/element_manifest.hpp"
 #include "io/master/master_file.hpp"
-#include "io/output_layout.hpp"
+#include "io/output/element_manifest.hpp"
+#include "io/output/output_layout.hpp"
+#include "io/read/task_table.hpp"
 #include "io/shards/segment.hpp"
-#include "io/task_table.hpp"
 #include "output_test_support.hpp"
 #include "parallel_run.hpp"
 

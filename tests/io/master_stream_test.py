@@ -19,7 +19,7 @@ MPIEXEC = os.environ.get("SHARDRUN_MPIEXEC", "mpiexec")
 TASKS = 101
 # What the two paths state differently on purpose: the time of writing, the element index
 # (finalize writes 0, the table path is stated as a merge), and the digest only a streamed
-# finalize records (io/resume_scan.hpp).
+# finalize records (io/output/resume_scan.hpp).
 ATTRS_THAT_DIFFER = {"finished", "array_index", "segments_digest"}
 # Dimension-scale bookkeeping holds object references, whose addresses differ by file.
 REFERENCE_ATTRS = {"DIMENSION_LIST", "REFERENCE_LIST"}

@@ -10,7 +10,7 @@
 
 #include "runner/errors.hpp"
 #include "runner/job/job_parser.hpp"
-#include "runner/run/memory_sink.hpp"
+#include "tests/support/memory_sink.hpp"
 #include "tests/support/mpi_world.hpp"
 #include "tests/support/rank_loop_env.hpp"
 

@@ -18,14 +18,14 @@
 #include <thread>
 #include <vector>
 
+#include "collectives/mpi/mpi_communicator.hpp"
 #include "runner/job/job_parser.hpp"
 #include "runner/placement/placement.hpp"
-#include "runner/run/memory_sink.hpp"
 #include "runner/run/progress.hpp"
 #include "runner/run/rank_loop.hpp"
 #include "runner/run/work_source.hpp"
 #include "runner/tasks/noop_kind.hpp"
-#include "collectives/mpi/mpi_communicator.hpp"
+#include "tests/support/memory_sink.hpp"
 #include "tests/support/mpi_world.hpp"
 #include "tests/support/rank_loop_env.hpp"
 

@@ -89,8 +89,8 @@ TEST(ErrorCodes, OtherExceptionsExitWith1)
 {
     EXPECT_EQ(exit_code_of(std::runtime_error("x")), exit_task_failed);
     EXPECT_EQ(exit_code_of(std::bad_alloc()), exit_task_failed);
-    EXPECT_EQ(exit_code_of(kernels::InvalidKernelArgument("dt", "x")), exit_task_failed);
-    EXPECT_EQ(exit_code_of(io::ResultShapeError("x")), exit_task_failed);
+    EXPECT_EQ(exit_code_of(SHARDRUN_ERROR(kernels::InvalidKernelArgument, "dt", "x")), exit_task_failed);
+    EXPECT_EQ(exit_code_of(SHARDRUN_ERROR(io::ResultShapeError, "x")), exit_task_failed);
 }
 
 TEST(ErrorCodes, ALibraryThrowSiteIsItsOwnSourceLine)

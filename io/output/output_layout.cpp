@@ -1,0 +1,144 @@
+#include "io/output/output_layout.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "io/errors.hpp"
+
+namespace fs = std::filesystem;
+
+namespace shardrun::io::layout {
+
+fs::path shards_dir(const std::string& path) { return fs::path(path + ".shards"); }
+fs::path element_dir(const std::string& path, int array_index)
+{
+    return shards_dir(path) / ("a" + std::to_string(array_index));
+}
+fs::path lock_path(const std::string& path, int array_index)
+{
+    return shards_dir(path) / ("a" + std::to_string(array_index) + ".lock");
+}
+fs::path manifest_path(const std::string& path, int array_index) { return element_dir(path, array_index) / "element.json"; }
+fs::path params_path(const std::string& path, int array_index) { return element_dir(path, array_index) / "params.h5"; }
+fs::path single_path(const std::string& path, int array_index) { return element_dir(path, array_index) / "single.h5"; }
+fs::path rank_dir(const std::string& path, int array_index, int rank)
+{
+    return element_dir(path, array_index) / ("r" + std::to_string(rank));
+}
+
+fs::path segment_path(const fs::path& rank_dir, long seq)
+{
+    char name[32];
+    std::snprintf(name, sizeof name, "%08ld.h5", seq);
+    return rank_dir / name;
+}
+
+fs::path task_stderr_path(const std::string& path, unsigned long long task_id)
+{
+    return fs::path(path + ".tasks") / std::to_string(task_id) / "stderr";
+}
+
+long parse_indexed(const std::string& name, char prefix)
+{
+    if (name.size() < 2 || name[0] != prefix) return -1;
+    if (!std::all_of(name.begin() + 1, name.end(), [](char c) { return c >= '0' && c <= '9'; })) return -1;
+    return std::stol(name.substr(1));
+}
+
+namespace {
+
+std::vector<int> indexed_dirs(const fs::path& parent, char prefix)
+{
+    std::vector<int> indexes;
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(parent, error)) {
+        const long index = parse_indexed(entry.path().filename().string(), prefix);
+        if (index >= 0 && entry.is_directory()) indexes.push_back(static_cast<int>(index));
+    }
+    std::sort(indexes.begin(), indexes.end());
+    return indexes;
+}
+
+}  // namespace
+
+std::vector<int> element_indexes(const std::string& path) { return indexed_dirs(shards_dir(path), 'a'); }
+std::vector<int> rank_indexes(const std::string& path, int array_index)
+{
+    return indexed_dirs(element_dir(path, array_index), 'r');
+}
+
+std::vector<fs::path> segments(const fs::path& rank_dir)
+{
+    std::vector<fs::path> found;
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(rank_dir, error)) {
+        const auto name = entry.path().filename().string();
+        // Exactly "<8+ digits>.h5": temporaries ("....h5.tmp") are torn commits.
+        if (name.size() > 3 && name.ends_with(".h5") && parse_indexed("s" + name.substr(0, name.size() - 3), 's') >= 0) {
+            found.push_back(entry.path());
+        }
+    }
+    std::sort(found.begin(), found.end());
+    return found;
+}
+
+bool lock_held(const std::string& path, int array_index)
+{
+    const int fd = ::open(lock_path(path, array_index).c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) return false;
+    // Our own probe would conflict with the holder; a lock we get is released by close().
+    const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0;
+    ::close(fd);
+    return held;
+}
+
+bool sync_path(const fs::path& path)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    const bool ok = ::fsync(fd) == 0;
+    ::close(fd);
+    return ok;
+}
+
+void clear_for_create(const fs::path& path)
+{
+    std::error_code error;
+    const auto status = fs::symlink_status(path, error);
+    if (!error && status.type() != fs::file_type::not_found && status.type() != fs::file_type::directory) {
+        fs::remove(path, error);  // removes a symlink itself, never its target
+    }
+}
+
+void write_file_atomically(const fs::path& target, const std::string& text)
+{
+    const fs::path temp = target.string() + ".tmp";
+    clear_for_create(temp);
+    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    bool written = fd >= 0;
+    for (std::size_t done = 0; written && done < text.size();) {
+        const auto n = ::write(fd, text.data() + done, text.size() - done);
+        written = n > 0;
+        done += written ? static_cast<std::size_t>(n) : 0;
+    }
+    const int saved = errno;
+    if (fd >= 0) ::close(fd);
+    if (!written) {
+        SHARDRUN_THROW(OutputError, "cannot write " + temp.string() + ": " + std::strerror(saved) +
+                                    "; check free space and permissions of " + target.parent_path().string());
+    }
+    if (!sync_path(temp) || std::rename(temp.c_str(), target.c_str()) != 0) {
+        SHARDRUN_THROW(OutputError, "cannot write " + target.string() + ": " + std::strerror(errno) +
+                                    "; check free space and permissions of " + target.parent_path().string());
+    }
+    sync_path(target.parent_path());
+}
+
+}  // namespace shardrun::io::layout

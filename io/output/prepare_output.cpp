@@ -1,0 +1,215 @@
+// prepare_output(): the checks and the lock that come before any task runs.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "io/hdf5/attributes.hpp"
+#include "io/hdf5/handle.hpp"
+#include "io/job_output.hpp"
+#include "io/master/item_rows.hpp"
+#include "io/output/element_manifest.hpp"
+#include "io/output/output_layout.hpp"
+#include "io/single/single_sink.hpp"
+
+namespace fs = std::filesystem;
+
+namespace shardrun::io {
+namespace {
+
+void make_dirs(const fs::path& dir, const std::string& path)
+{
+    std::error_code error;
+    fs::create_directories(dir, error);
+    if (error) {
+        SHARDRUN_THROW(OutputError, "cannot create " + dir.string() + " for output " + path + ": " + error.message() +
+                                    "; choose a writable output.path");
+    }
+}
+
+OutputLock take_lock(const OutputOptions& options, int array_index)
+{
+    const auto file = layout::lock_path(options.path, array_index);
+    const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        SHARDRUN_THROW(OutputError, "cannot write " + file.string() + ": " + std::strerror(errno) +
+                                    "; choose a writable output.path");
+    }
+    OutputLock lock(fd);
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        SHARDRUN_THROW(OutputError, options.path + " is being written by another shardrun run (lock " + file.string() +
+                                    " is held); wait for it to finish or choose another output.path");
+    }
+    return lock;
+}
+
+/** The job hash recorded by an earlier run: the element's manifest, else the master's attribute. */
+std::string recorded_hash(const OutputOptions& options, int array_index)
+{
+    if (const auto manifest = read_manifest(options.path, array_index)) return manifest->job_hash;
+    if (!fs::exists(options.path)) return "";
+    hdf5::silence_hdf5_errors();
+    try {
+        auto file = SHARDRUN_H5_OPEN(File, H5Fopen(options.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+        return hdf5::read_string_attr(file.get(), "params_sha256").value_or("");
+    } catch (const Hdf5Error&) {
+        SHARDRUN_THROW(OutputError, options.path + " exists but is not a readable shardrun results file; use --force to "
+                                    "overwrite it or choose another output.path");
+    }
+}
+
+/** True when `path` is an HDF5 file with shardrun's job hash attribute. */
+bool is_shardrun_file(const std::string& path)
+{
+    hdf5::silence_hdf5_errors();
+    try {
+        auto file = SHARDRUN_H5_OPEN(File, H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+        return hdf5::read_string_attr(file.get(), "params_sha256").has_value();
+    } catch (const Hdf5Error&) {
+        return false;
+    }
+}
+
+/**
+ * True when <path> is a complete shards-layout master of this job: the results of an element
+ * whose manifest is gone (its shards were deleted by hand, as the README once advised).
+ */
+bool complete_master_of(const OutputOptions& options, const JobMetadata& metadata)
+{
+    if (options.layout != Layout::shards || !fs::exists(options.path)) return false;
+    hdf5::silence_hdf5_errors();
+    try {
+        auto file = SHARDRUN_H5_OPEN(File, H5Fopen(options.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+        return hdf5::read_string_attr(file.get(), "params_sha256") == job_hash(metadata) &&
+               hdf5::read_string_attr(file.get(), "layout") == "shards" &&
+               hdf5::read_int_attr(file.get(), "task_count") == static_cast<std::int64_t>(metadata.task_count) &&
+               hdf5::read_bool_attr(file.get(), "complete") == true;
+    } catch (const Hdf5Error&) {
+        return false;
+    }
+}
+
+// Checked before anything is created: a wrong kind of path must leave no folder or lock behind.
+void check_path_kind(const OutputOptions& options)
+{
+    std::error_code error;
+    const auto status = fs::symlink_status(options.path, error);
+    if (error || status.type() == fs::file_type::not_found) return;
+    if (status.type() == fs::file_type::directory) {
+        SHARDRUN_THROW(OutputError, options.path + " is a directory; output.path names the results file, e.g. " +
+                                    (fs::path(options.path) / "results.h5").string());
+    }
+    if (status.type() != fs::file_type::regular) {
+        SHARDRUN_THROW(OutputError, options.path + " exists and is not a regular file; choose another output.path");
+    }
+    if (!options.force && !is_shardrun_file(options.path)) {
+        SHARDRUN_THROW(OutputError, options.path + " exists and is not a shardrun results file; choose another output.path "
+                                    "(or --force to overwrite it)");
+    }
+}
+
+/** A finished single-layout element lives at <path>; resuming moves it back to its slot. */
+void reopen_single_master(const OutputOptions& options, const JobMetadata& metadata)
+{
+    const auto single = layout::single_path(options.path, metadata.array_index);
+    if (options.layout != Layout::single || metadata.array_count != 1 || fs::exists(single)) return;
+    if (!fs::exists(options.path)) return;
+    std::error_code error;
+    fs::rename(options.path, single, error);
+    if (error) SHARDRUN_THROW(OutputError, "cannot move " + options.path + " back for --resume: " + error.message());
+    try {
+        // The finished file's host/device are variable-length; parallel HDF5 writes fixed-length only.
+        auto file = SHARDRUN_H5_OPEN(File, H5Fopen(single.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+        single::set_task_string_form(file.get(), true);
+        master::split_item_rows(file.get());  // the sink writes every task's rows padded, [T, chunk, ...]
+        file.close();
+    } catch (const Hdf5Error& failure) {
+        SHARDRUN_THROW(OutputError, "cannot reopen " + single.string() + " for --resume: " + failure.what() +
+                                    "; rerun with --force to start again");
+    }
+}
+
+void check_existing(const OutputOptions& options, const JobMetadata& metadata)
+{
+    const auto element = layout::element_dir(options.path, metadata.array_index);
+    // In an array job <path> is what `shardrun merge` built from the elements found so far; an
+    // element that had not run yet is not overwriting anything, and the next merge rebuilds it.
+    const bool master_counts = metadata.array_count == 1;
+    // A task folder left from another run counts too: its files would mix with this run's.
+    const auto tasks = fs::path(options.path + ".tasks");
+    const bool tasks_exist = master_counts && fs::exists(fs::symlink_status(tasks));
+    const bool exists = (master_counts && fs::exists(options.path)) || fs::exists(element) || tasks_exist;
+    if (!exists) return;
+    if (options.force) {
+        std::error_code error;
+        fs::remove_all(element, error);
+        if (!error && master_counts) fs::remove(options.path, error);
+        if (!error && tasks_exist) fs::remove_all(tasks, error);
+        if (error) SHARDRUN_THROW(OutputError, "--force cannot delete the old output " + options.path + ": " + error.message());
+        return;
+    }
+    if (!options.resume) {
+        SHARDRUN_THROW(OutputError, options.path + " already exists; pass --resume to continue it or --force to overwrite it");
+    }
+    // The layouts keep committed rows in different files; switching would leave the rows of one
+    // behind while the other looked complete.
+    if (const auto manifest = read_manifest(options.path, metadata.array_index);
+        manifest && manifest->layout != options.layout) {
+        const auto name = [](Layout l) { return l == Layout::single ? "single" : "shards"; };
+        SHARDRUN_THROW(OutputError, options.path + " was written with output.layout " + name(manifest->layout) +
+                                    "; --resume it with the same layout (not " + name(options.layout) +
+                                    "), or use --force to start over");
+    }
+    const auto hash = recorded_hash(options, metadata.array_index);
+    if (!hash.empty() && hash != job_hash(metadata)) {
+        SHARDRUN_THROW(OutputError, options.path + " was written by a different job (parameters hash " + hash.substr(0, 12) +
+                                    ", this job " + job_hash(metadata).substr(0, 12) +
+                                    "); use --force to overwrite it or choose another output.path");
+    }
+    reopen_single_master(options, metadata);
+}
+
+}  // namespace
+
+OutputLock& OutputLock::operator=(OutputLock&& other) noexcept
+{
+    if (this != &other) {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = other.fd_;
+        other.fd_ = -1;
+    }
+    return *this;
+}
+
+OutputLock::~OutputLock()
+{
+    if (fd_ >= 0) ::close(fd_);  // closing the descriptor releases the flock
+}
+
+OutputLock prepare_output(const OutputOptions& options, const JobMetadata& metadata)
+{
+    check_path_kind(options);
+    const auto master = fs::absolute(options.path);
+    make_dirs(master.parent_path(), options.path);
+    make_dirs(layout::shards_dir(options.path), options.path);
+    auto lock = take_lock(options, metadata.array_index);
+    check_existing(options, metadata);
+    make_dirs(layout::element_dir(options.path, metadata.array_index), options.path);
+
+    const auto recorded = read_manifest(options.path, metadata.array_index);
+    auto manifest = recorded.value_or(ElementManifest{});
+    if (manifest.created == 0) manifest.created = now_seconds();
+    if (!recorded && metadata.array_count == 1) manifest.consolidated = complete_master_of(options, metadata);
+    manifest.metadata = metadata;
+    manifest.job_hash = job_hash(metadata);
+    manifest.layout = options.layout;
+    manifest.finished = 0;
+    manifest.complete = false;
+    write_manifest(options.path, manifest);
+    return lock;
+}
+
+}  // namespace shardrun::io

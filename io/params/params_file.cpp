@@ -1,0 +1,30 @@
+#include "io/params/params_file.hpp"
+
+#include <cstdio>
+
+#include "io/hdf5/handle.hpp"
+#include "io/master/master_file.hpp"
+#include "io/output/output_layout.hpp"
+
+namespace fs = std::filesystem;
+
+namespace shardrun::io {
+void write_params_file(const fs::path& file, const ParamSource& source)
+{
+    hdf5::silence_hdf5_errors();
+    const fs::path temp = file.string() + ".tmp";
+    layout::clear_for_create(temp);
+    try {
+        auto h5 = SHARDRUN_H5_OPEN(File, H5Fcreate(temp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT));
+        master::write_params(h5.get(), source);
+        h5.close();
+    } catch (const Hdf5Error& error) {
+        std::remove(temp.c_str());
+        SHARDRUN_THROW(OutputError, "cannot write " + temp.string() + ": " + error.what() + "; free disk space and rerun with --resume");
+    }
+    if (!layout::sync_path(temp) || std::rename(temp.c_str(), file.c_str()) != 0) {
+        SHARDRUN_THROW(OutputError, "cannot write " + file.string() + "; check free space and rerun with --resume");
+    }
+}
+
+}  // namespace shardrun::io

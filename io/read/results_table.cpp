@@ -1,0 +1,174 @@
+// read_results_table(): the master's /params, scalar /results and /tasks/status as columns.
+#include "io/read/results_table.hpp"
+
+#include <hdf5.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "io/errors.hpp"
+#include "io/hdf5/attributes.hpp"
+#include "io/hdf5/columns.hpp"
+#include "io/hdf5/handle.hpp"
+#include "io/output/output_layout.hpp"
+#include "io/result_types.hpp"
+
+namespace fs = std::filesystem;
+
+namespace shardrun::io {
+namespace {
+
+/**
+ * <parent>/<name> as a column when it is 1-D with one value per task; false otherwise
+ * (a vector field, or a dataset the file format adds beside the columns).
+ */
+bool read_column(hid_t parent, const std::string& name, std::uint64_t rows, TableColumn& column)
+{
+    auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(parent, name.c_str(), H5P_DEFAULT));
+    const auto dims = hdf5::dataset_extents(dataset.get());
+    if (dims.size() != 1 || dims[0] != rows) return false;
+    auto type = SHARDRUN_H5_OPEN(Datatype, H5Dget_type(dataset.get()));
+    switch (H5Tget_class(type.get())) {
+    case H5T_FLOAT:
+        column.values = hdf5::read_column<double>(parent, name, H5T_NATIVE_DOUBLE);
+        column.single_precision = H5Tget_size(type.get()) == 4;
+        return true;
+    case H5T_INTEGER:
+    case H5T_ENUM:
+        column.values = hdf5::read_column<std::int64_t>(parent, name, H5T_NATIVE_INT64);
+        return true;
+    case H5T_STRING: column.values = hdf5::read_strings(parent, name); return true;
+    default: return false;
+    }
+}
+
+/** Names of the datasets directly under `group`, in name order. */
+std::vector<std::string> dataset_names(hid_t group)
+{
+    std::vector<std::string> names;
+    const auto collect = [](hid_t parent, const char* name, const H5L_info_t*, void* out) -> herr_t {
+        H5O_info_t info;
+        if (H5Oget_info_by_name(parent, name, &info, H5P_DEFAULT) >= 0 && info.type == H5O_TYPE_DATASET) {
+            static_cast<std::vector<std::string>*>(out)->emplace_back(name);
+        }
+        return 0;
+    };
+    SHARDRUN_H5_CHECK(H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, nullptr, collect, &names));
+    return names;
+}
+
+void add_params(hid_t file, ResultsTable& table)
+{
+    if (!hdf5::has_link(file, "params")) return;
+    auto group = SHARDRUN_H5_OPEN(Group, H5Gopen2(file, "params", H5P_DEFAULT));
+    for (const auto& name : dataset_names(group.get())) {
+        // The task axis itself (a coordinate of task ids) is the table's first column already.
+        if (name == "task") continue;
+        TableColumn column{name, ColumnRole::param, {}, false};
+        if (read_column(group.get(), name, table.task_count, column)) table.columns.push_back(std::move(column));
+    }
+}
+
+void add_results(hid_t file, ResultsTable& table)
+{
+    if (!hdf5::has_link(file, "results")) return;
+    auto group = SHARDRUN_H5_OPEN(Group, H5Gopen2(file, "results", H5P_DEFAULT));
+    // The declared order of the job file; bare dimensions that share the group are not fields.
+    auto names = hdf5::read_string_list_attr(file, "fields");
+    if (names.empty()) names = dataset_names(group.get());
+    for (const auto& name : names) {
+        if (!hdf5::has_link(group.get(), name)) continue;
+        TableColumn column{name, ColumnRole::result, {}, false};
+        if (read_column(group.get(), name, table.task_count, column)) {
+            table.columns.push_back(std::move(column));
+        } else {
+            table.non_scalar.push_back(name);
+        }
+    }
+}
+
+void add_task_and_status(hid_t file, ResultsTable& table)
+{
+    std::vector<std::int64_t> ids(table.task_count);
+    for (std::uint64_t id = 0; id < table.task_count; ++id) ids[id] = static_cast<std::int64_t>(id);
+    table.columns.insert(table.columns.begin(), TableColumn{"task", ColumnRole::task, std::move(ids), false});
+    auto tasks = SHARDRUN_H5_OPEN(Group, H5Gopen2(file, "tasks", H5P_DEFAULT));
+    const auto status = hdf5::read_column<std::int8_t>(tasks.get(), "status", H5T_NATIVE_INT8);
+    if (status.size() != table.task_count) SHARDRUN_THROW(Hdf5Error, "/tasks/status has " + std::to_string(status.size()) + " rows");
+    std::vector<std::string> names;
+    for (const auto value : status) {
+        names.emplace_back(task_status_name(static_cast<TaskStatus>(value)));
+        table.has_result.push_back(value == static_cast<std::int8_t>(TaskStatus::ok));
+    }
+    table.columns.push_back(TableColumn{"status", ColumnRole::status, std::move(names), false});
+}
+
+/** A param or result named like a built-in column (or like each other) gets its group as prefix. */
+void qualify_duplicates(ResultsTable& table)
+{
+    std::set<std::string> seen{"task", "status"};
+    for (auto& column : table.columns) {
+        if (column.role == ColumnRole::task || column.role == ColumnRole::status) continue;
+        if (!seen.insert(column.name).second) {
+            column.name = (column.role == ColumnRole::param ? "params/" : "results/") + column.name;
+        }
+    }
+}
+
+[[noreturn]] void not_consolidated(const std::string& path)
+{
+    SHARDRUN_THROW(OutputError, path + " has no master file yet, only " + layout::shards_dir(path).string() +
+                                " (the run is going on, stopped, or is one element of an array job); `shardrun status " + path +
+                                "` shows its progress, `shardrun merge " + path + "` writes the master once the run has ended");
+}
+
+}  // namespace
+
+int ResultsTable::find(const std::string& name) const noexcept
+{
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+        if (columns[i].name == name) return static_cast<int>(i);
+    }
+    return -1;
+}
+
+std::vector<std::string> ResultsTable::names() const
+{
+    std::vector<std::string> out;
+    for (const auto& column : columns) out.push_back(column.name);
+    return out;
+}
+
+void require_master(const std::string& path)
+{
+    if (fs::exists(path)) return;
+    if (!layout::element_indexes(path).empty()) not_consolidated(path);
+    SHARDRUN_THROW(OutputError, "no results file at " + path + "; check the path (output.path of the job)");
+}
+
+ResultsTable read_results_table(const std::string& path)
+{
+    require_master(path);
+    hdf5::silence_hdf5_errors();
+    ResultsTable table;
+    table.path = path;
+    try {
+        auto file = SHARDRUN_H5_OPEN(File, H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+        const auto count = hdf5::read_int_attr(file.get(), "task_count");
+        if (!count || !hdf5::has_link(file.get(), "tasks/status")) {
+            SHARDRUN_THROW(OutputError, path + " is not a shardrun results file (no task_count or /tasks/status)");
+        }
+        table.task_count = static_cast<std::uint64_t>(*count);
+        table.complete = hdf5::read_bool_attr(file.get(), "complete").value_or(false);
+        add_params(file.get(), table);
+        add_results(file.get(), table);
+        add_task_and_status(file.get(), table);
+    } catch (const Hdf5Error& error) {
+        SHARDRUN_THROW(OutputError, path + " is not a readable shardrun results file (" + error.cause() + ")");
+    }
+    qualify_duplicates(table);
+    return table;
+}
+
+}  // namespace shardrun::io

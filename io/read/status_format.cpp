@@ -1,0 +1,130 @@
+// Printing a StatusReport: a table for people, JSON for scripts.
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string_view>
+
+#include "io/read/status_report.hpp"
+
+namespace shardrun::io {
+namespace {
+
+std::string join(const std::vector<int>& values)
+{
+    std::string text;
+    for (const int value : values) text += (text.empty() ? "" : ",") + std::to_string(value);
+    return text;
+}
+
+std::string merge_command(const std::string& path)
+{
+    const bool plain = std::all_of(path.begin(), path.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_-./=:,+@%").find(c) != std::string_view::npos;
+    });
+    return "shardrun merge " + (plain ? path : "'" + path + "'");
+}
+
+/** Elements 0..count-1 that are neither missing, running nor unfinished. */
+std::vector<int> finished_elements(const StatusReport& report)
+{
+    std::vector<int> finished;
+    const auto in = [](const std::vector<int>& list, int index) {
+        return std::find(list.begin(), list.end(), index) != list.end();
+    };
+    for (int index = 0; index < report.array_count; ++index) {
+        if (!in(report.missing_elements, index) && !in(report.running_elements, index) &&
+            !in(report.unfinished_elements, index)) {
+            finished.push_back(index);
+        }
+    }
+    return finished;
+}
+
+// An array job's outputs live in per-element shard folders until `shardrun merge` joins them.
+void element_lines(std::ostringstream& out, const StatusReport& report)
+{
+    const auto finished = finished_elements(report);
+    const auto count = report.array_count;
+    if (finished.size() == 1) {
+        out << "  array element " << finished.front() << " of " << count << " finished; its results: " << report.path
+            << ".shards/a" << finished.front() << "/\n";
+    } else {
+        out << "  array elements finished: " << finished.size() << " of " << count
+            << (finished.empty() ? "" : " (" + join(finished) + ")") << "; their results: " << report.path
+            << ".shards/a<index>/\n";
+    }
+    const bool all = static_cast<int>(finished.size()) == count;
+    if (std::filesystem::exists(report.path)) {
+        out << "  merged file: " << report.path << " (merge again after an element reruns: "
+            << merge_command(report.path) << ")\n";
+    } else {
+        out << "  " << report.path << " does not exist until the elements are merged; "
+            << (all ? "all have finished, merge them: " : "when all " + std::to_string(count) + " have finished: ")
+            << merge_command(report.path) << "\n";
+    }
+}
+
+}  // namespace
+
+std::string status_text(const StatusReport& report)
+{
+    std::ostringstream out;
+    out << report.path << ": " << report.task_count << " tasks, " << report.array_count << " array element(s): "
+        << report.ok << " ok, " << report.failed << " failed, " << report.skipped << " skipped, " << report.pending
+        << " pending — " << (report.complete ? "complete" : "NOT complete") << "\n";
+    out << "  element  rank        ok    failed   skipped\n";
+    for (const auto& row : report.ranks) {
+        char line[96];
+        std::snprintf(line, sizeof line, "  %7d  %4d  %8llu  %8llu  %8llu\n", row.array_index, row.rank,
+                      static_cast<unsigned long long>(row.ok), static_cast<unsigned long long>(row.failed),
+                      static_cast<unsigned long long>(row.skipped));
+        out << line;
+    }
+    if (!report.missing_elements.empty()) out << "  missing array elements: " << join(report.missing_elements) << "\n";
+    if (!report.running_elements.empty()) out << "  running array elements: " << join(report.running_elements) << "\n";
+    if (!report.unfinished_elements.empty()) {
+        out << "  unfinished array elements (rerun with --resume): " << join(report.unfinished_elements) << "\n";
+    }
+    if (!report.master_problem.empty()) {
+        out << "  the results file cannot be opened: " << report.master_problem
+            << "; rebuild it from the shards with " << merge_command(report.path) << "\n";
+    }
+    if (report.array_count > 1) element_lines(out, report);
+    for (const auto& task : report.failed_tasks) {
+        out << "  failed task " << task.task_id << " (element " << task.array_index << ", rank " << task.rank
+            << ", exit code " << task.exit_code << ")\n";
+        for (const auto& line : task.stderr_tail) out << "    | " << line << "\n";
+    }
+    return out.str();
+}
+
+std::string status_json(const StatusReport& report)
+{
+    nlohmann::json ranks = nlohmann::json::array(), failed = nlohmann::json::array();
+    for (const auto& row : report.ranks) {
+        ranks.push_back({{"array_index", row.array_index}, {"rank", row.rank}, {"ok", row.ok},
+                         {"failed", row.failed}, {"skipped", row.skipped}});
+    }
+    for (const auto& task : report.failed_tasks) {
+        failed.push_back({{"task_id", task.task_id}, {"array_index", task.array_index}, {"rank", task.rank},
+                          {"exit_code", task.exit_code}, {"stderr_tail", task.stderr_tail}});
+    }
+    nlohmann::json j{{"path", report.path},         {"task_count", report.task_count},
+                     {"master_problem", report.master_problem},
+                     {"array_count", report.array_count}, {"ok", report.ok},
+                     {"failed", report.failed},     {"skipped", report.skipped},
+                     {"pending", report.pending},   {"complete", report.complete},
+                     {"ranks", ranks},              {"failed_tasks", failed},
+                     {"missing_elements", report.missing_elements},
+                     {"running_elements", report.running_elements},
+                     {"unfinished_elements", report.unfinished_elements}};
+    if (report.array_count > 1) {
+        j["finished_elements"] = finished_elements(report);
+        j["merge_command"] = merge_command(report.path);
+    }
+    return j.dump() + "\n";
+}
+
+}  // namespace shardrun::io

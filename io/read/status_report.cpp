@@ -1,0 +1,161 @@
+// status_report(): the state of an output, from its shards (live) or its master, a block of rows at a time.
+#include <algorithm>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "io/hdf5/attributes.hpp"
+#include "io/hdf5/handle.hpp"
+#include "io/output/consolidation.hpp"
+#include "io/output/element_manifest.hpp"
+#include "io/output/output_layout.hpp"
+#include "io/read/status_report.hpp"
+#include "io/read/task_stream.hpp"
+
+namespace fs = std::filesystem;
+
+namespace shardrun::io {
+namespace {
+
+constexpr auto ok = static_cast<std::int8_t>(TaskStatus::ok);
+constexpr auto failed = static_cast<std::int8_t>(TaskStatus::failed);
+constexpr auto skipped = static_cast<std::int8_t>(TaskStatus::skipped);
+
+std::vector<std::string> tail_lines(const fs::path& file, std::size_t count)
+{
+    std::ifstream in(file);
+    std::deque<std::string> lines;
+    for (std::string line; std::getline(in, line);) {
+        lines.push_back(line);
+        if (lines.size() > count) lines.pop_front();
+    }
+    return {lines.begin(), lines.end()};
+}
+
+using PerRank = std::map<std::pair<int, int>, RankCounts>;
+
+/** Counts the final rows of `stream` (task ids of element `index`) a block at a time. */
+void count_stream(StatusReport& report, TaskStream& stream, int index, PerRank& per_rank, std::size_t stderr_lines)
+{
+    TaskRows block;
+    while (stream.next(block)) {
+        for (std::size_t i = 0; i < block.size(); ++i) {
+            const auto status = block.status[i];
+            if (status != ok && status != failed && status != skipped) continue;
+            auto& counts = per_rank[{index, block.rank[i]}];
+            counts.array_index = index;
+            counts.rank = block.rank[i];
+            (status == ok ? counts.ok : status == failed ? counts.failed : counts.skipped) += 1;
+            if (status != failed) continue;
+            const auto id = block.task_id[i];
+            report.failed_tasks.push_back(FailedTask{id, index, block.rank[i], block.exit_code[i],
+                                                     tail_lines(layout::task_stderr_path(report.path, id), stderr_lines)});
+        }
+    }
+}
+
+void add_counts(StatusReport& report, const PerRank& per_rank)
+{
+    for (const auto& [key, counts] : per_rank) {
+        report.ranks.push_back(counts);
+        report.ok += counts.ok;
+        report.failed += counts.failed;
+        report.skipped += counts.skipped;
+    }
+    report.pending = report.task_count - report.ok - report.failed - report.skipped;
+}
+
+StatusReport from_shards(const std::string& path, std::size_t stderr_lines)
+{
+    StatusReport report;
+    report.path = path;
+    std::vector<std::pair<int, ElementManifest>> manifests;
+    for (const int index : layout::element_indexes(path)) {
+        if (auto manifest = read_manifest(path, index)) manifests.emplace_back(index, std::move(*manifest));
+    }
+    if (manifests.empty()) SHARDRUN_THROW(OutputError, path + " has no readable array element in " + layout::shards_dir(path).string());
+    report.task_count = manifests.front().second.metadata.task_count;
+    report.array_count = manifests.front().second.metadata.array_count;
+    PerRank per_rank;
+    std::vector<bool> seen(static_cast<std::size_t>(report.array_count), false);
+    for (const auto& [index, manifest] : manifests) {
+        if (index < report.array_count) seen[static_cast<std::size_t>(index)] = true;
+        const auto& m = manifest.metadata;
+        const auto end = std::max(m.first_task, std::min(m.end_task, report.task_count));
+        TaskStream stream(m.first_task, end, {}, false);  // /tasks only, a block at a time
+        // A finished single-layout job of one element lives at <path> itself.
+        if (manifest.layout == Layout::single && m.array_count == 1 && !fs::exists(layout::single_path(path, index)) &&
+            fs::exists(path)) {
+            stream.add_single(path, m.first_task, end);
+        } else {
+            add_element_rows(stream, path, index, manifest.consolidated, m.first_task, end);
+        }
+        count_stream(report, stream, index, per_rank, stderr_lines);
+        if (layout::lock_held(path, index)) {
+            report.running_elements.push_back(index);
+        } else if (manifest.finished == 0) {
+            report.unfinished_elements.push_back(index);
+        }
+    }
+    for (int index = 0; index < report.array_count; ++index) {
+        if (!seen[static_cast<std::size_t>(index)]) report.missing_elements.push_back(index);
+    }
+    add_counts(report, per_rank);
+    return report;
+}
+
+/** The master's task and array counts; OutputError when it cannot be opened. */
+void read_master_counts(const std::string& path, StatusReport& report)
+{
+    hdf5::silence_hdf5_errors();
+    try {
+        auto file = SHARDRUN_H5_OPEN(File, H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+        report.task_count = static_cast<std::uint64_t>(hdf5::read_int_attr(file.get(), "task_count").value_or(0));
+        report.array_count = static_cast<int>(hdf5::read_int_attr(file.get(), "array_count").value_or(1));
+    } catch (const Hdf5Error& error) {
+        SHARDRUN_THROW(OutputError, path + " is not a readable shardrun results file (" + error.cause() + ")");
+    }
+}
+
+StatusReport from_master(const std::string& path, std::size_t stderr_lines)
+{
+    StatusReport report;
+    report.path = path;
+    read_master_counts(path, report);
+    TaskStream stream(0, report.task_count, {}, false);
+    stream.add_single(path, 0, report.task_count);
+    PerRank per_rank;
+    count_stream(report, stream, 0, per_rank, stderr_lines);
+    add_counts(report, per_rank);
+    return report;
+}
+
+}  // namespace
+
+StatusReport status_report(const std::string& path, std::size_t stderr_lines)
+{
+    StatusReport report;
+    if (!layout::element_indexes(path).empty()) {
+        report = from_shards(path, stderr_lines);
+    } else if (fs::exists(path)) {
+        report = from_master(path, stderr_lines);
+    } else {
+        SHARDRUN_THROW(OutputError, "no output at " + path + " (neither the file nor " + layout::shards_dir(path).string() +
+                                    " exists); check the path");
+    }
+    report.complete = report.pending == 0 && report.missing_elements.empty();
+    // What users open is the master: the shards may be complete while it is torn or foreign.
+    if (report.array_count == 1 && fs::exists(path)) {
+        try {
+            StatusReport master;
+            read_master_counts(path, master);  // opening it is the check
+        } catch (const OutputError& error) {
+            report.master_problem = error.what();
+            report.complete = false;
+        }
+    }
+    return report;
+}
+
+}  // namespace shardrun::io

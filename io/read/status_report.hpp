@@ -1,0 +1,58 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+/**
+ * @file
+ * What `shardrun status` reads and prints about an output (io/read/status_report.cpp,
+ * io/read/status_format.cpp).
+ */
+namespace shardrun::io {
+
+/** Counts of one rank of one array element. */
+struct RankCounts {
+    int array_index = 0;
+    int rank = 0;
+    std::uint64_t ok = 0, failed = 0, skipped = 0;
+};
+
+/** A failed task, with the end of its stderr when the exec task kept one. */
+struct FailedTask {
+    std::uint64_t task_id = 0;
+    int array_index = 0;
+    int rank = 0;
+    std::int32_t exit_code = 0;
+    std::vector<std::string> stderr_tail;  ///< last lines of <path>.tasks/<id>/stderr
+};
+
+/** What `shardrun status` prints. */
+struct StatusReport {
+    std::string path;
+    std::uint64_t task_count = 0;
+    int array_count = 0;
+    std::uint64_t ok = 0, failed = 0, skipped = 0, pending = 0;
+    std::vector<RankCounts> ranks;
+    std::vector<FailedTask> failed_tasks;
+    std::vector<int> missing_elements;
+    std::vector<int> running_elements;      ///< lock held right now
+    std::vector<int> unfinished_elements;   ///< started, not finished, not running
+    /** Set when <path> exists but cannot be opened as results (then complete is false). */
+    std::string master_problem;
+    bool complete = false;
+};
+
+/**
+ * Reads the state of an output (its shards, or the master when no shards are left).
+ * @throws OutputError when neither <path> nor <path>.shards/ exists
+ */
+StatusReport status_report(const std::string& path, std::size_t stderr_lines = 5);
+
+/** A human-readable table of `report`. */
+std::string status_text(const StatusReport& report);
+/** `report` as one JSON object. */
+std::string status_json(const StatusReport& report);
+
+}  // namespace shardrun::io

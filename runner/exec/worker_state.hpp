@@ -1,0 +1,50 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "runner/exec/worker_pool.hpp"
+
+namespace shardrun::tasks {
+
+/**
+ * @internal One started worker process and what the pool knows of it. Guarded by the
+ * pool's mutex except `handle` fds (owned by the reader thread after start), `write_mutex`
+ * and the atomic `abandon`.
+ */
+struct WorkerPool::Worker {
+    WorkerHandle handle;
+    std::uint64_t generation = 0;
+    std::string program;                  ///< argv[0], for messages
+    Clock::time_point started{};
+    bool ready = false;
+    bool ended = false;
+    int status = 0;                       ///< waitpid status once ended
+    std::optional<std::uint64_t> last_task;
+    // Retiring: shardrun ends this worker on purpose (timeout, drain, end of job, peer failure).
+    bool retiring = false;
+    std::string retire_reason;
+    std::optional<std::uint64_t> culprit; ///< the timed-out task; the others in flight are sent again
+    Clock::time_point term_at = Clock::time_point::max();
+    Clock::time_point kill_at = Clock::time_point::max();
+    bool termed = false;
+    bool killed = false;
+    std::string protocol_error;           ///< set when the reader gave up on the answer stream
+    bool misbehaved = false;              ///< retired for its own fault (closed its answer fd): a death
+    std::mutex write_mutex;               ///< one task line at a time on stdin
+    std::atomic<bool> abandon{false};     ///< stop a blocked stdin write (the worker is ending)
+    std::thread reader;
+};
+
+/** "exited with status 3", "killed by signal 9". */
+std::string describe_wait_status(int status);
+
+/** The exit code a task gets when its worker ended this way (128 + signal; 1 for status 0). */
+int exit_code_of(int status);
+
+}  // namespace shardrun::tasks

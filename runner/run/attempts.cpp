@@ -1,0 +1,114 @@
+#include "runner/run/attempts.hpp"
+
+#include "collectives/stall_guard.hpp"
+#include "runner/tasks/rank_fatal.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <exception>
+#include <vector>
+
+namespace shardrun::run {
+namespace {
+
+bool stopping(const LoopSettings& settings) { return settings.stop != nullptr && settings.stop->load(); }
+
+bool in_group(const LoopSettings& settings) { return settings.group != nullptr && settings.group->size() > 1; }
+
+// One attempt: the kind's run, unless the task asked for a device this rank lacks.
+tasks::TaskOutcome run_kind(const LoopSettings& settings, const tasks::TaskContext& context,
+                            const std::string& device_problem)
+{
+    if (!device_problem.empty()) return tasks::TaskOutcome::failure(1, device_problem);
+    return settings.kind->run(context);
+}
+
+// A task's values must match the declared fields exactly, or the task counts as failed.
+std::string shape_problem(const io::TaskValues& values, const std::vector<io::FieldSpec>& fields)
+{
+    if (values.size() != fields.size()) {
+        return fmt::format("returned {} result fields, {} are declared", values.size(), fields.size());
+    }
+    for (size_t i = 0; i < fields.size(); ++i) {
+        if (values[i].size() != fields[i].bytes()) {
+            return fmt::format("result '{}' has {} bytes, its declared shape needs {}", fields[i].name,
+                               values[i].size(), fields[i].bytes());
+        }
+    }
+    return "";
+}
+
+/** What the members agreed on after an attempt. */
+struct Agreed {
+    bool all_ok = true;
+    bool stop = false;
+    int first_failed = -1;      ///< the lowest member whose attempt failed
+    std::int32_t exit_code = 0; ///< its exit code
+};
+
+// Alone: this rank's own outcome. In a group: one allgather of (ok, exit code, stopping).
+Agreed agree(const LoopSettings& settings, const tasks::TaskOutcome& outcome)
+{
+    const bool ok = outcome.status == io::TaskStatus::ok;
+    if (!in_group(settings)) return {ok, stopping(settings), ok ? -1 : 0, outcome.exit_code};
+    auto& group = *settings.group;
+    const std::array<std::int32_t, 3> mine{ok ? 1 : 0, outcome.exit_code, stopping(settings) ? 1 : 0};
+    std::vector<std::int32_t> all(mine.size() * static_cast<size_t>(group.size()));
+    group.allgather(std::span<const std::int32_t>(mine), std::span<std::int32_t>(all));
+    Agreed agreed;
+    for (int m = 0; m < group.size(); ++m) {
+        agreed.stop = agreed.stop || all[3 * m + 2] != 0;
+        if (agreed.first_failed < 0 && all[3 * m] == 0) {
+            agreed.first_failed = m;
+            agreed.exit_code = all[3 * m + 1];
+        }
+    }
+    agreed.all_ok = agreed.first_failed < 0;
+    return agreed;
+}
+
+}  // namespace
+
+AttemptsEnd run_attempts(const LoopSettings& settings, tasks::TaskContext& context, const std::string& device_problem)
+{
+    const bool grouped = in_group(settings);
+    // In a group only the leader's values are recorded, so only the leader's are checked.
+    const bool checks_values = !grouped || settings.group->rank() == 0;
+    AttemptsEnd end;
+    auto& outcome = end.outcome;
+    for (context.attempt = 1; context.attempt <= settings.retries + 1; ++context.attempt) {
+        try {
+            outcome = run_kind(settings, context, device_problem);
+        } catch (const collectives::CollectiveStall& stall) {
+            if (grouped) throw;  // the group cannot go on without the missing member: the job ends, naming it
+            outcome = tasks::TaskOutcome::failure(1, stall.what());
+        } catch (const tasks::RankFatalError&) {
+            throw;  // the kind can run nothing more here; run_rank_loop ends the rank
+        } catch (const std::exception& error) {
+            outcome = tasks::TaskOutcome::failure(1, error.what());
+        }
+        if (outcome.status == io::TaskStatus::ok && checks_values) {
+            if (auto problem = shape_problem(outcome.values, settings.fields); !problem.empty()) {
+                outcome = tasks::TaskOutcome::failure(0, std::move(problem));
+            }
+        }
+        const auto agreed = agree(settings, outcome);
+        end.stop = agreed.stop;
+        if (agreed.all_ok) break;
+        if (outcome.status == io::TaskStatus::ok) {
+            outcome = tasks::TaskOutcome::failure(
+                agreed.exit_code, fmt::format("group member {} failed (exit code {})", agreed.first_failed, agreed.exit_code));
+        }
+        // A member without the GPU its task asks for fails each attempt at once: members retry
+        // together, as giving up early would need one more agreement. Alone, it gives up now.
+        if (agreed.stop || (!grouped && !device_problem.empty())) break;
+    }
+    context.attempt = std::min(context.attempt, settings.retries + 1);
+    if (!grouped) end.stop = stopping(settings);
+    return end;
+}
+
+}  // namespace shardrun::run

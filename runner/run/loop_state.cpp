@@ -1,0 +1,68 @@
+#include "runner/run/loop_state.hpp"
+
+namespace shardrun::run {
+
+LoopState::LoopState(const LoopSettings& settings, WorkSource& source, io::ResultSink& sink, ProgressFeed& feed)
+    : settings_(settings), source_(source), sink_(sink), feed_(feed)
+{
+    stats_.rank = settings.rank;
+}
+
+std::optional<std::uint64_t> LoopState::next_id()
+{
+    std::lock_guard lock(mutex_);
+    while (settings_.stop == nullptr || !settings_.stop->load()) {
+        if (k_ >= batch_.count) {
+            batch_ = source_.next();
+            k_ = 0;
+            if (batch_.count == 0) return std::nullopt;
+        }
+        const auto id = batch_.id(k_++);
+        if (settings_.committed != nullptr && (*settings_.committed)[id]) {
+            ++stats_.skipped;
+            continue;
+        }
+        feed_.task_started();
+        return id;
+    }
+    return std::nullopt;
+}
+
+void LoopState::finish(const io::TaskRecord& record, const tasks::TaskOutcome& outcome, bool interrupted)
+{
+    std::lock_guard lock(mutex_);
+    const bool ok = record.status == io::TaskStatus::ok;
+    feed_.task_finished(ok);
+    if (!interrupted) {
+        sink_.record(record, outcome.values);  // holds io::hdf5_mutex() itself
+        stats_.add(record.task_id, record.end - record.start, ok, record.exit_code, outcome.message);
+        ++uncommitted_;
+    }
+    // Reading the clock for every no-op task would cost more than the task: look at it
+    // every 64 tasks, or after any task that took longer than a millisecond.
+    if (++since_clock_ < 64 && record.end - record.start < 1e-3) return;
+    since_clock_ = 0;
+    if (!settings_.periodic_commits) {
+        feed_.tick();
+        return;
+    }
+    if (uncommitted_ >= 4096 || Clock::now() - last_commit_ >= std::chrono::duration<double>(settings_.commit_interval_seconds)) {
+        commit();
+    }
+    feed_.tick();
+}
+
+void LoopState::commit_finished()
+{
+    std::lock_guard lock(mutex_);
+    commit();
+}
+
+void LoopState::commit()
+{
+    sink_.commit();
+    uncommitted_ = 0;
+    last_commit_ = Clock::now();
+}
+
+}  // namespace shardrun::run

@@ -1,0 +1,55 @@
+// `shardrun submit --to aws-batch`: an array job and a multi-node parallel job, as files for the aws CLI.
+#include <fmt/format.h>
+
+#include <ostream>
+
+#include "runner/errors.hpp"
+#include "runner/submit/aws_batch_json.hpp"
+#include "runner/submit/cloud_container.hpp"
+#include "runner/submit/submit_targets.hpp"
+#include "runner/submit/target_support.hpp"
+
+namespace shardrun::submit {
+namespace {
+
+void validate_aws_batch(SubmitOptions& options)
+{
+    if (options.array > 10000) {
+        SHARDRUN_THROW(UsageError, fmt::format("submit: --array {} is more than AWS Batch allows (10000)", options.array));
+    }
+    reject_partition(options, "aws-batch");
+    if (options.time_seconds > 0 && options.time_seconds < 60) {
+        SHARDRUN_THROW(UsageError, fmt::format("submit: --time {} is shorter than AWS Batch's minimum timeout (60 s)", options.time));
+    }
+}
+
+// An array element is one container; the multi-node job's nodes each run ranks_per_node ranks.
+long aws_batch_ranks(const SubmitOptions& options) { return options.ranks_per_node; }
+
+int submit_aws_batch(const SubmitOptions& options, const SubmitFiles& files, std::ostream& out)
+{
+    write_entrypoint(files);
+    const auto definition = write_json(files, "array-job.json", aws_array_job_definition(options, files));
+    const auto submit = write_json(files, "array-submit.json", aws_array_submit(options, files));
+    const auto mnp_definition = write_json(files, "multinode-job.json", aws_multinode_job_definition(options, files));
+    const auto mnp_submit = write_json(files, "multinode-submit.json", aws_multinode_submit(options, files));
+    out << fmt::format("shardrun: wrote the AWS Batch job files of {} to {}/ (nothing submitted from here)\n",
+                       files.job_name, files.dir.string());
+    out << fmt::format("  array job, {} element(s) of {} rank(s):\n", options.array, options.ranks_per_node);
+    out << fmt::format("    aws batch register-job-definition --cli-input-json file://{}\n", definition);
+    out << fmt::format("    aws batch submit-job --cli-input-json file://{} --job-queue {}\n", submit, aws_default_queue);
+    out << fmt::format("  or the whole job as one multi-node parallel job on {} node(s):\n", options.nodes);
+    out << fmt::format("    aws batch register-job-definition --cli-input-json file://{}\n", mnp_definition);
+    out << fmt::format("    aws batch submit-job --cli-input-json file://{} --job-queue {}\n", mnp_submit, aws_default_queue);
+    out << fmt::format("  image {}; {} and the output must be on a file system the containers mount at the same path\n",
+                       options.image, files.dir.string());
+    out << element_note(options, files);
+    return 0;
+}
+
+}  // namespace
+
+// extern: a namespace-scope const has internal linkage otherwise; submit_targets.cpp lists it.
+extern const TargetEntry aws_batch_target{"aws-batch", aws_batch_ranks, false, validate_aws_batch, submit_aws_batch};
+
+}  // namespace shardrun::submit

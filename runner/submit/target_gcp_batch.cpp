@@ -1,0 +1,46 @@
+// `shardrun submit --to gcp-batch`: one Google Cloud Batch job file for gcloud.
+#include <fmt/format.h>
+
+#include <ostream>
+
+#include "runner/errors.hpp"
+#include "runner/submit/cloud_container.hpp"
+#include "runner/submit/gcp_batch_json.hpp"
+#include "runner/submit/submit_targets.hpp"
+#include "runner/submit/target_support.hpp"
+
+namespace shardrun::submit {
+namespace {
+
+void validate_gcp_batch(SubmitOptions& options)
+{
+    if (options.nodes > 1) {
+        SHARDRUN_THROW(UsageError, "submit: --to gcp-batch runs each array element on one VM; --nodes must be 1 (use more "
+                                   "--ranks-per-node on a larger machine, or --to aws-batch / slurm for several nodes)");
+    }
+    reject_partition(options, "gcp-batch");
+}
+
+// A task is one VM.
+long gcp_batch_ranks(const SubmitOptions& options) { return options.ranks_per_node; }
+
+int submit_gcp_batch(const SubmitOptions& options, const SubmitFiles& files, std::ostream& out)
+{
+    write_entrypoint(files);
+    const auto job = write_json(files, "job.json", gcp_batch_job(options, files));
+    out << fmt::format("shardrun: wrote the Google Cloud Batch job of {} to {} (nothing submitted from here)\n",
+                       files.job_name, job);
+    out << fmt::format("  {} task(s) of {} rank(s); submit it with:\n", options.array, options.ranks_per_node);
+    out << fmt::format("    gcloud batch jobs submit {} --location REGION --config {}\n", gcp_job_name(files), job);
+    out << fmt::format("  image {}; {} and the output must be on a volume the VMs mount at the same path\n",
+                       options.image, files.dir.string());
+    out << element_note(options, files);
+    return 0;
+}
+
+}  // namespace
+
+// extern: a namespace-scope const has internal linkage otherwise; submit_targets.cpp lists it.
+extern const TargetEntry gcp_batch_target{"gcp-batch", gcp_batch_ranks, false, validate_gcp_batch, submit_gcp_batch};
+
+}  // namespace shardrun::submit

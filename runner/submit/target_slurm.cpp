@@ -1,0 +1,58 @@
+// `shardrun submit --to slurm`: an sbatch array job and a merge job that runs after it.
+#include <fmt/format.h>
+
+#include <ostream>
+
+#include "runner/errors.hpp"
+#include "runner/submit/sbatch.hpp"
+#include "runner/submit/slurm_scripts.hpp"
+#include "runner/submit/submit_targets.hpp"
+#include "runner/submit/target_support.hpp"
+
+namespace shardrun::submit {
+namespace {
+
+void validate_slurm(SubmitOptions& /*options*/) {}
+
+// Every node of an element runs ranks_per_node ranks of one srun.
+long slurm_ranks(const SubmitOptions& options) { return options.nodes * options.ranks_per_node; }
+
+int submit_slurm(const SubmitOptions& options, const SubmitFiles& files, std::ostream& out)
+{
+    const auto run_script = files.dir / "run.sbatch";
+    const auto merge_script = files.dir / "merge.sbatch";
+    write_text_file(run_script, slurm_run_script(options, files), true);
+    write_text_file(merge_script, slurm_merge_script(options, files), true);
+    const auto elements = options.array > 1 ? fmt::format(" (elements 0-{})", options.array - 1) : std::string();
+    if (options.dry_run) {
+        out << "# " << run_script.string() << "\n" << slurm_run_script(options, files) << "\n";
+        out << "# " << merge_script.string() << "\n" << slurm_merge_script(options, files) << "\n";
+        out << "# dry run: nothing submitted; these two commands would submit it:\n";
+        out << "sbatch --parsable " << shell_quote(run_script.string()) << "\n";
+        out << "sbatch --parsable --dependency=afterany:<array job id> " << shell_quote(merge_script.string()) << "\n";
+        return 0;
+    }
+    const auto array_job = sbatch({"--parsable", run_script.string()});
+    std::string merge_job;
+    try {
+        merge_job = sbatch({"--parsable", "--dependency=afterany:" + array_job, merge_script.string()});
+    } catch (const Error& error) {
+        SHARDRUN_THROW(Error, fmt::format("job {} is queued, but its merge job was not: {}; submit it with: sbatch "
+                                          "--dependency=afterany:{} {}", array_job, error.what(), array_job,
+                                          shell_quote(merge_script.string())));
+    }
+    out << fmt::format("shardrun: submitted {} to Slurm: job {}{}, merge job {} (after every element ends)\n",
+                       files.job_name, array_job, elements, merge_job);
+    out << fmt::format("  scripts and logs: {}/\n", files.dir.string());
+    out << element_note(options, files);
+    out << fmt::format("  follow it: squeue -j {},{}; shardrun status {}\n", array_job, merge_job,
+                       shell_quote(files.output.string()));
+    return 0;
+}
+
+}  // namespace
+
+// extern: a namespace-scope const has internal linkage otherwise; submit_targets.cpp lists it.
+extern const TargetEntry slurm_target{"slurm", slurm_ranks, true, validate_slurm, submit_slurm};
+
+}  // namespace shardrun::submit

@@ -1,0 +1,21 @@
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/submit/submit_files.hpp"
+#include "runner/submit/submit_options.hpp"
+
+namespace shardrun::submit {
+
+/** Writes `body` as <files.dir>/<name> (indented JSON); returns the path. */
+std::string write_json(const SubmitFiles& files, const std::string& name, const nlohmann::json& body);
+
+/** The line (or two) saying where the results end up: the file, or the shards and the merge. */
+std::string element_note(const SubmitOptions& options, const SubmitFiles& files);
+
+/** Refuses --partition, a Slurm option, for the target named `target`. @throws UsageError */
+void reject_partition(const SubmitOptions& options, std::string_view target);
+
+}  // namespace shardrun::submit
