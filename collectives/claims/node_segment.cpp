@@ -1,4 +1,3 @@
-#include "base/error.hpp"
 #include "collectives/claims/node_segment.hpp"
 
 #include <fcntl.h>
@@ -11,6 +10,8 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+
+#include "base/error.hpp"
 
 namespace shardrun::collectives {
 namespace {

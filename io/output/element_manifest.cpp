@@ -1,4 +1,3 @@
-#include "io/errors.hpp"
 #include "io/output/element_manifest.hpp"
 
 #include <chrono>
@@ -8,6 +7,7 @@
 #include <sstream>
 
 #include "io/output/output_layout.hpp"
+#include "io/errors.hpp"
 
 using nlohmann::json;
 

@@ -1,4 +1,5 @@
 // status_report(): the state of an output, from its shards (live) or its master, a block of rows at a time.
+#include "io/read/status_report.hpp"
 #include <algorithm>
 #include <deque>
 #include <filesystem>
@@ -10,7 +11,6 @@
 #include "io/output/consolidation.hpp"
 #include "io/output/element_manifest.hpp"
 #include "io/output/output_layout.hpp"
-#include "io/read/status_report.hpp"
 #include "io/read/task_stream.hpp"
 
 namespace fs = std::filesystem;

@@ -12,15 +12,12 @@
 #include <cstdint>
 #include <string>
 
-#include "kernels/blur/blur.hpp"
+#include "kernels/common/cuda_kernel_list.hpp"
 #include "kernels/common/cuda_runtime.hpp"
 #include "kernels/common/device_buffer.hpp"
 #include "kernels/common/device.hpp"
-#include "kernels/embed/embed.hpp"
 #include "kernels/gemm/gemm.hpp"
-#include "kernels/heat2d/heat2d.hpp"
 #include "kernels/mlp/mlp.hpp"
-#include "kernels/montecarlo/montecarlo.hpp"
 
 namespace shardrun::kernels::cuda {
 
@@ -52,10 +49,9 @@ struct KernelTable {
 
     GemmTiming (*gemm_float)(const Device&, const GemmShape&, const float*, const float*, float*, int) = nullptr;
     GemmTiming (*gemm_double)(const Device&, const GemmShape&, const double*, const double*, double*, int) = nullptr;
-    decltype(&cuda::blur) blur = nullptr;
-    decltype(&cuda::heat2d) heat2d = nullptr;
-    decltype(&cuda::montecarlo_sums) montecarlo_sums = nullptr;
-    decltype(&cuda::embed) embed = nullptr;
+#define SHARDRUN_KERNEL_TABLE_ENTRY(name, label, declare, arguments) decltype(&cuda::name) name = nullptr;
+    SHARDRUN_CUDA_KERNELS(SHARDRUN_KERNEL_TABLE_ENTRY)
+#undef SHARDRUN_KERNEL_TABLE_ENTRY
 
     decltype(&mlp::cuda::matmul) mlp_matmul = nullptr;
     decltype(&mlp::cuda::add_bias) mlp_add_bias = nullptr;

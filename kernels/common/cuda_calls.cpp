@@ -36,16 +36,11 @@ GemmTiming gemm(const Device& device, const GemmShape& shape, const double* a, c
     return kernel_table("gemm").gemm_double(device, shape, a, b, c, repeats);
 }
 
-SHARDRUN_DECLARE_BLUR_KERNEL { kernel_table("blur").blur(device, shape, input, output); }
-
-SHARDRUN_DECLARE_HEAT2D_KERNEL { kernel_table("heat2d").heat2d(device, params, field); }
-
-SHARDRUN_DECLARE_MONTECARLO_KERNEL
-{
-    return kernel_table("montecarlo").montecarlo_sums(device, option, seed, first_path, path_count);
-}
-
-SHARDRUN_DECLARE_EMBED_KERNEL { kernel_table("embed").embed(device, shape, inputs, weights, embeddings); }
+// One forwarder per line of cuda_kernel_list.hpp.
+#define SHARDRUN_KERNEL_FORWARDER(name, label, declare, arguments) \
+    declare { return kernel_table(label).name arguments; }
+SHARDRUN_CUDA_KERNELS(SHARDRUN_KERNEL_FORWARDER)
+#undef SHARDRUN_KERNEL_FORWARDER
 
 }  // namespace shardrun::kernels::cuda
 

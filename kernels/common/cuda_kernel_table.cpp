@@ -17,10 +17,9 @@ KernelTable make_table()
     table.order_after = &order_after;
     table.gemm_float = &gemm;
     table.gemm_double = &gemm;
-    table.blur = &blur;
-    table.heat2d = &heat2d;
-    table.montecarlo_sums = &montecarlo_sums;
-    table.embed = &embed;
+#define SHARDRUN_KERNEL_TABLE_FILL(name, label, declare, arguments) table.name = &name;
+    SHARDRUN_CUDA_KERNELS(SHARDRUN_KERNEL_TABLE_FILL)
+#undef SHARDRUN_KERNEL_TABLE_FILL
     table.mlp_matmul = &mlp::cuda::matmul;
     table.mlp_add_bias = &mlp::cuda::add_bias;
     table.mlp_relu_backward = &mlp::cuda::relu_backward;

@@ -4,21 +4,10 @@
 #include <utility>
 
 namespace shardrun::kernels {
-namespace {
-
-using Case = SelftestRow (*)(const Device&);
-
-struct NamedCase {
-    const char* kernel;
-    const char* dtype;
-    Case run;
-};
-
-}  // namespace
-
-std::vector<SelftestRow> run_selftest(const Device& device)
+const std::vector<SelftestCase>& selftest_cases_list()
 {
-    static const NamedCase cases[] = {
+    // One row of `shardrun selftest` each; "montecarlo/bs" checks montecarlo against Black-Scholes.
+    static const std::vector<SelftestCase> cases = {
         {"gemm", "float32", selftest_cases::gemm_float32},
         {"gemm", "float64", selftest_cases::gemm_float64},
         {"blur", "float32", selftest_cases::blur_float32},
@@ -27,8 +16,13 @@ std::vector<SelftestRow> run_selftest(const Device& device)
         {"montecarlo/bs", "float64", selftest_cases::montecarlo_closed_form},
         {"embed", "float32", selftest_cases::embed_float32},
     };
+    return cases;
+}
+
+std::vector<SelftestRow> run_selftest(const Device& device)
+{
     std::vector<SelftestRow> rows;
-    for (const auto& c : cases) {
+    for (const auto& c : selftest_cases_list()) {
         try {
             auto row = c.run(device);
             row.passed = row.error <= row.threshold;  // NaN fails

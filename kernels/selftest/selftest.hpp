@@ -19,6 +19,16 @@ struct SelftestRow {
     std::string note;      ///< the exception when the kernel threw
 };
 
+/** One check: which kernel, which element type, and the function that runs it (may throw). */
+struct SelftestCase {
+    const char* kernel;  ///< the kernel's name; "<kernel>/<variant>" for a second check of one kernel
+    const char* dtype;
+    SelftestRow (*run)(const Device& device);
+};
+
+/** Every check, in the order run_selftest() runs them: a new kernel adds its line here. */
+const std::vector<SelftestCase>& selftest_cases_list();
+
 /** Runs every kernel on small seeded random inputs on `device`; never throws. */
 std::vector<SelftestRow> run_selftest(const Device& device);
 

@@ -1,4 +1,3 @@
-#include "io/errors.hpp"
 #include "runner/cli/command_bench.hpp"
 
 #include <cctype>
@@ -8,6 +7,7 @@
 
 #include "collectives/mpi/environment.hpp"
 #include "collectives/mpi/mpi_communicator.hpp"
+#include "io/errors.hpp"
 #include "runner/errors.hpp"
 #include "runner/run/agreement.hpp"
 

@@ -1,4 +1,3 @@
-#include "io/errors.hpp"
 #include "runner/exec/task_output.hpp"
 
 #include <fcntl.h>
@@ -16,7 +15,10 @@
 #include <string_view>
 #include <vector>
 
+#include "io/errors.hpp"
 #include "runner/exec/process_tree.hpp"
+#include "runner/exec/scratch_sweep.hpp"
+#include "runner/exec/task_folder.hpp"
 
 namespace shardrun::tasks {
 namespace {
@@ -24,86 +26,6 @@ namespace {
 constexpr const char* stream_names[2] = {"stdout", "stderr"};
 
 std::string errno_text(int error) { return std::strerror(error); }
-
-// O_PATH: only a handle for the *at calls; O_NOFOLLOW: a task folder planted as a symlink is refused.
-int open_dir(const std::string& dir) { return open(dir.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC); }
-
-// Why open_dir failed: with O_PATH a symlink opens as itself and then fails O_DIRECTORY (ENOTDIR).
-std::string open_dir_error(const std::string& dir, int error)
-{
-    struct stat info {};
-    if (error == ELOOP || (lstat(dir.c_str(), &info) == 0 && S_ISLNK(info.st_mode))) {
-        return fmt::format("the task folder {} is a symlink; refusing to write through it", dir);
-    }
-    return fmt::format("cannot use the task folder {}: {}", dir, errno_text(error));
-}
-
-std::string remove_outputs(int dir_fd, const std::string& dir)
-{
-    for (const char* name : {"stdout", "stderr", "result.json"}) {
-        // unlinkat takes a planted symlink itself away, so nothing outside the folder is touched.
-        if (unlinkat(dir_fd, name, 0) != 0 && errno != ENOENT) {
-            return fmt::format("cannot remove {}/{} left by an earlier attempt: {}", dir, name, errno_text(errno));
-        }
-    }
-    return {};
-}
-
-// mkdir of the task folder, making <output>.tasks (and a member's parent folder) on the way if needed.
-int make_dir(const std::string& dir)
-{
-    if (mkdir(dir.c_str(), 0755) == 0) return 0;
-    if (errno != ENOENT) return errno;
-    std::error_code made;
-    std::filesystem::create_directories(std::filesystem::path(dir).parent_path(), made);
-    if (made) return made.value();
-    return mkdir(dir.c_str(), 0755) == 0 ? 0 : errno;
-}
-
-// Makes task_dir if missing and opens it for the *at calls into `fd`. @return an error message, or empty
-std::string open_task_dir(const std::string& task_dir, int& fd)
-{
-    if (const int made = make_dir(task_dir); made != 0 && made != EEXIST) {
-        return fmt::format("cannot create the task folder {}: {}", task_dir, errno_text(made));
-    }
-    fd = open_dir(task_dir);
-    return fd < 0 ? open_dir_error(task_dir, errno) : std::string();
-}
-
-// The token in a scratch name of this host, ".scratch-<host>-<pid>-<start>-<slot>.<kind>", or
-// empty: exactly three numbers, so a host whose name extends this one ("node-12" beside
-// "node") never matches.
-std::string_view scratch_token(std::string_view name, std::string_view prefix)
-{
-    if (name.substr(0, prefix.size()) != prefix) return {};
-    auto rest = name.substr(prefix.size());
-    const auto dot = rest.find('.');
-    if (dot == std::string_view::npos) return {};
-    const auto kind = rest.substr(dot + 1);
-    if (kind != "stdout" && kind != "stderr" && kind != "results") return {};
-    rest = rest.substr(0, dot);
-    const auto first = rest.find('-');
-    const auto second = first == std::string_view::npos ? first : rest.find('-', first + 1);
-    if (second == std::string_view::npos || rest.find('-', second + 1) != std::string_view::npos) return {};
-    if (rest.find_first_not_of("0123456789-") != std::string_view::npos) return {};
-    if (first == 0 || second == first + 1 || second + 1 == rest.size()) return {};
-    return rest.substr(0, second);
-}
-
-// Removes the scratch files and folders that processes of this host left when they were killed
-// (kill -9, a node's OOM killer) before they could remove them; a live process's are kept.
-void remove_dead_scratch(const std::string& tasks_dir, const std::string& host)
-{
-    std::error_code error;
-    std::vector<std::string> dead;
-    const std::string prefix = ".scratch-" + host + "-";
-    for (std::filesystem::directory_iterator it(tasks_dir, error), end; !error && it != end; it.increment(error)) {
-        const auto name = it->path().filename().string();
-        const auto token = scratch_token(name, prefix);
-        if (!token.empty() && !rank_token_alive(token)) dead.push_back(it->path().string());
-    }
-    for (const auto& path : dead) std::filesystem::remove_all(path, error);
-}
 
 }  // namespace
 
@@ -265,27 +187,6 @@ void TaskOutputPool::release(std::unique_ptr<TaskOutput> output)
 {
     std::lock_guard lock(mutex_);
     free_.push_back(std::move(output));
-}
-
-std::string prepare_task_dir(const std::string& task_dir, bool* fresh)
-{
-    const int made = make_dir(task_dir);
-    if (fresh) *fresh = made == 0;
-    if (made == 0) return {};  // new, so nothing stale in it
-    if (made != EEXIST) return fmt::format("cannot create the task directory {}: {}", task_dir, errno_text(made));
-    return clear_stale_outputs(task_dir);
-}
-
-std::string clear_stale_outputs(const std::string& task_dir)
-{
-    const int dir_fd = open_dir(task_dir);
-    if (dir_fd < 0) {
-        if (errno == ENOENT) return {};
-        return open_dir_error(task_dir, errno);
-    }
-    auto error = remove_outputs(dir_fd, task_dir);
-    close(dir_fd);
-    return error;
 }
 
 }  // namespace shardrun::tasks

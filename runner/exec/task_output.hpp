@@ -88,17 +88,4 @@ private:
     std::string tasks_dir_, host_;  ///< of the first acquire(), for the sweep at the end
 };
 
-/**
- * Makes `task_dir` if missing and removes what an earlier attempt or run left in it (stdout,
- * stderr, result.json), refusing a task_dir that is a symlink. `fresh` (when given) tells whether
- * it was made now, so holds nothing to clear. @return an error message, or empty
- */
-std::string prepare_task_dir(const std::string& task_dir, bool* fresh = nullptr);
-
-/**
- * When task_dir exists from an earlier attempt or run, removes its stdout, stderr and
- * result.json, so nothing stale is read or shown; creates nothing. @return an error message, or empty
- */
-std::string clear_stale_outputs(const std::string& task_dir);
-
 }  // namespace shardrun::tasks

@@ -1,5 +1,3 @@
-#include "runner/tasks/blur_kind.hpp"
-
 #include <vector>
 
 #include "io/input/dataset_reader.hpp"
@@ -7,10 +5,25 @@
 #include "kernels/common/seeded.hpp"
 #include "runner/tasks/device_param.hpp"
 #include "runner/tasks/kernel_kind_support.hpp"
+#include "runner/tasks/param_table.hpp"
+#include "runner/tasks/registry.hpp"
+#include "runner/tasks/task_kind.hpp"
 
 // Input: data.input FILE.h5:/images [N, height, width] float32, or seeded synthetic images.
 namespace shardrun::tasks {
 namespace {
+
+/** `task: blur`: the built-in blur kernel (see docs of kernels/blur/blur.hpp for its parameters). */
+class BlurKind : public TaskKind {
+public:
+    std::string_view name() const noexcept override { return "blur"; }
+    /** The parameters `task: blur` takes (`shardrun kinds blur` prints them). */
+    static const ParamTable& parameters();
+
+    void validate(const job::ParamMap& params, const JobView& job) const override;
+    std::vector<io::FieldSpec> fields(const job::ParamMap& params) const override;
+    TaskOutcome run(const TaskContext& context) const override;
+};
 
 using namespace kernel_support;
 
@@ -125,6 +138,12 @@ TaskOutcome BlurKind::run(const TaskContext& context) const
         }
         return values;
     });
+}
+
+TaskKindEntry blur_kind_entry()
+{
+    return {"blur", "Gaussian blur of images from data.input (or synthetic ones), a chunk of images per task",
+            &BlurKind::parameters(), [](const job::JobSpec&) { return std::make_unique<BlurKind>(); }, true};
 }
 
 }  // namespace shardrun::tasks

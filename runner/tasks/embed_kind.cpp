@@ -1,5 +1,3 @@
-#include "runner/tasks/embed_kind.hpp"
-
 #include <cmath>
 #include <vector>
 
@@ -9,10 +7,25 @@
 #include "runner/tasks/dataset_shapes.hpp"
 #include "runner/tasks/device_param.hpp"
 #include "runner/tasks/kernel_kind_support.hpp"
+#include "runner/tasks/param_table.hpp"
+#include "runner/tasks/registry.hpp"
+#include "runner/tasks/task_kind.hpp"
 
 // Input rows: data.input FILE.h5:/rows float32 [N, input_dim], or seeded synthetic rows.
 namespace shardrun::tasks {
 namespace {
+
+/** `task: embed`: the built-in embed kernel (see docs of kernels/embed/embed.hpp for its parameters). */
+class EmbedKind : public TaskKind {
+public:
+    std::string_view name() const noexcept override { return "embed"; }
+    /** The parameters `task: embed` takes (`shardrun kinds embed` prints them). */
+    static const ParamTable& parameters();
+
+    void validate(const job::ParamMap& params, const JobView& job) const override;
+    std::vector<io::FieldSpec> fields(const job::ParamMap& params) const override;
+    TaskOutcome run(const TaskContext& context) const override;
+};
 
 using namespace kernel_support;
 
@@ -145,6 +158,12 @@ TaskOutcome EmbedKind::run(const TaskContext& context) const
         return io::TaskValues{array_bytes(embedding.data(), embedding.size(), elements), scalar_bytes(shape.rows),
                               scalar_bytes(seconds)};
     });
+}
+
+TaskKindEntry embed_kind_entry()
+{
+    return {"embed", "rows of data.input (or synthetic ones) times a weight matrix, activated, unit length",
+            &EmbedKind::parameters(), [](const job::JobSpec&) { return std::make_unique<EmbedKind>(); }, true};
 }
 
 }  // namespace shardrun::tasks

@@ -1,4 +1,5 @@
 #include "runner/tasks/exec_kind.hpp"
+#include "runner/tasks/registry.hpp"
 
 #include <fmt/format.h>
 
@@ -14,6 +15,7 @@
 #include "runner/exec/process_tree.hpp"
 #include "runner/exec/results/result_files.hpp"
 #include "runner/exec/results/result_json.hpp"
+#include "runner/exec/task_folder.hpp"
 #include "runner/exec/task_output.hpp"
 #include "runner/job/argv_template.hpp"
 
@@ -272,6 +274,17 @@ WorkerLaunch ExecKind::worker_launch(const TaskContext& context, const std::vect
     if (context.group.rank > 0) tasks_dir = tasks_dir.parent_path();
     launch.log_path = (tasks_dir / fmt::format("worker-rank{}.log", context.rank)).string();
     return launch;
+}
+
+TaskKindEntry exec_kind_entry()
+{
+    // Open parameters: exec passes whatever names the job gives to the user's program.
+    static const ParamTable parameters{{}, true};
+    return {"exec", "the user's program, once per task (or one worker per rank); any parameter names, given as "
+                    "{name} and SHARDRUN_PARAM_<NAME>",
+            &parameters, [](const job::JobSpec& spec) {
+                return std::make_unique<ExecKind>(spec.exec, spec.timeout_seconds, spec.timeout_grace_seconds);
+            }};
 }
 
 }  // namespace shardrun::tasks

@@ -1,5 +1,3 @@
-#include "runner/tasks/gemm_kind.hpp"
-
 #include <numeric>
 #include <vector>
 
@@ -7,9 +5,24 @@
 #include "kernels/gemm/gemm.hpp"
 #include "runner/tasks/device_param.hpp"
 #include "runner/tasks/kernel_kind_support.hpp"
+#include "runner/tasks/param_table.hpp"
+#include "runner/tasks/registry.hpp"
+#include "runner/tasks/task_kind.hpp"
 
 namespace shardrun::tasks {
 namespace {
+
+/** `task: gemm`: the built-in gemm kernel (see docs of kernels/gemm/gemm.hpp for its parameters). */
+class GemmKind : public TaskKind {
+public:
+    std::string_view name() const noexcept override { return "gemm"; }
+    /** The parameters `task: gemm` takes (`shardrun kinds gemm` prints them). */
+    static const ParamTable& parameters();
+
+    void validate(const job::ParamMap& params, const JobView& job) const override;
+    std::vector<io::FieldSpec> fields(const job::ParamMap& params) const override;
+    TaskOutcome run(const TaskContext& context) const override;
+};
 
 using namespace kernel_support;
 
@@ -83,6 +96,12 @@ TaskOutcome GemmKind::run(const TaskContext& context) const
         const auto device = device_of(context.device);
         return job.double_precision ? run_gemm<double>(job, device) : run_gemm<float>(job, device);
     });
+}
+
+TaskKindEntry gemm_kind_entry()
+{
+    return {"gemm", "matrix product C = A B on the CPU (OpenBLAS) or GPU (cuBLAS); seconds, GFLOP/s, checksum",
+            &GemmKind::parameters(), [](const job::JobSpec&) { return std::make_unique<GemmKind>(); }, true};
 }
 
 }  // namespace shardrun::tasks

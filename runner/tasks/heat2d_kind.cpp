@@ -1,5 +1,3 @@
-#include "runner/tasks/heat2d_kind.hpp"
-
 #include <algorithm>
 #include <numeric>
 #include <vector>
@@ -7,9 +5,24 @@
 #include "kernels/heat2d/heat2d.hpp"
 #include "runner/tasks/device_param.hpp"
 #include "runner/tasks/kernel_kind_support.hpp"
+#include "runner/tasks/param_table.hpp"
+#include "runner/tasks/registry.hpp"
+#include "runner/tasks/task_kind.hpp"
 
 namespace shardrun::tasks {
 namespace {
+
+/** `task: heat2d`: the built-in heat2d kernel (see docs of kernels/heat2d/heat2d.hpp for its parameters). */
+class Heat2dKind : public TaskKind {
+public:
+    std::string_view name() const noexcept override { return "heat2d"; }
+    /** The parameters `task: heat2d` takes (`shardrun kinds heat2d` prints them). */
+    static const ParamTable& parameters();
+
+    void validate(const job::ParamMap& params, const JobView& job) const override;
+    std::vector<io::FieldSpec> fields(const job::ParamMap& params) const override;
+    TaskOutcome run(const TaskContext& context) const override;
+};
 
 using namespace kernel_support;
 
@@ -95,6 +108,12 @@ TaskOutcome Heat2dKind::run(const TaskContext& context) const
                               scalar_bytes(hottest), scalar_bytes(static_cast<double>(p.steps) * p.dt),
                               scalar_bytes(seconds)};
     });
+}
+
+TaskKindEntry heat2d_kind_entry()
+{
+    return {"heat2d", "explicit 2-D heat equation on an nx x ny grid; final field, total heat, peak",
+            &Heat2dKind::parameters(), [](const job::JobSpec&) { return std::make_unique<Heat2dKind>(); }, true};
 }
 
 }  // namespace shardrun::tasks

@@ -1,12 +1,25 @@
-#include "runner/tasks/montecarlo_kind.hpp"
-
 #include "kernels/common/checks.hpp"
 #include "kernels/montecarlo/montecarlo.hpp"
 #include "runner/tasks/device_param.hpp"
 #include "runner/tasks/kernel_kind_support.hpp"
+#include "runner/tasks/param_table.hpp"
+#include "runner/tasks/registry.hpp"
+#include "runner/tasks/task_kind.hpp"
 
 namespace shardrun::tasks {
 namespace {
+
+/** `task: montecarlo`: the built-in montecarlo kernel (see docs of kernels/montecarlo/montecarlo.hpp for its parameters). */
+class MonteCarloKind : public TaskKind {
+public:
+    std::string_view name() const noexcept override { return "montecarlo"; }
+    /** The parameters `task: montecarlo` takes (`shardrun kinds montecarlo` prints them). */
+    static const ParamTable& parameters();
+
+    void validate(const job::ParamMap& params, const JobView& job) const override;
+    std::vector<io::FieldSpec> fields(const job::ParamMap& params) const override;
+    TaskOutcome run(const TaskContext& context) const override;
+};
 
 using namespace kernel_support;
 
@@ -73,6 +86,12 @@ TaskOutcome MonteCarloKind::run(const TaskContext& context) const
         return io::TaskValues{scalar_bytes(price.price), scalar_bytes(price.standard_error), scalar_bytes(rate),
                               scalar_bytes(seconds)};
     });
+}
+
+TaskKindEntry montecarlo_kind_entry()
+{
+    return {"montecarlo", "Monte Carlo price of a European call, the same bits on any device; price, standard error",
+            &MonteCarloKind::parameters(), [](const job::JobSpec&) { return std::make_unique<MonteCarloKind>(); }, true};
 }
 
 }  // namespace shardrun::tasks

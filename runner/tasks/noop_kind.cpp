@@ -1,4 +1,5 @@
 #include "runner/tasks/noop_kind.hpp"
+#include "runner/tasks/registry.hpp"
 
 #include <cstring>
 
@@ -35,6 +36,12 @@ TaskOutcome NoopKind::run(const TaskContext& context) const
     const auto items = context.range ? static_cast<std::int64_t>(context.range->end - context.range->start) : 0;
     outcome.values = {bytes_of(static_cast<double>(context.task_id)), bytes_of(items)};
     return outcome;
+}
+
+TaskKindEntry noop_kind_entry()
+{
+    return {"noop", "does nothing; records the task id and its data range length (scheduler and output overhead)",
+            &NoopKind::parameters(), [](const job::JobSpec&) { return std::make_unique<NoopKind>(); }};
 }
 
 }  // namespace shardrun::tasks

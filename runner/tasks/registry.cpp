@@ -5,60 +5,27 @@
 #include <utility>
 
 #include "runner/errors.hpp"
-#include "runner/tasks/blur_kind.hpp"
 #include "runner/tasks/device_param.hpp"
-#include "runner/tasks/embed_kind.hpp"
-#include "runner/tasks/exec_kind.hpp"
-#include "runner/tasks/gemm_kind.hpp"
-#include "runner/tasks/heat2d_kind.hpp"
-#include "runner/tasks/montecarlo_kind.hpp"
-#include "runner/tasks/noop_kind.hpp"
-#include "runner/tasks/train_kind.hpp"
 
 namespace shardrun::tasks {
+
+// The built-in kinds, each defined in its runner/tasks/<name>_kind.cpp. A new kind: its file, its
+// line here and in the list below, and its source in runner/tasks/kinds.cmake.
+TaskKindEntry exec_kind_entry();
+TaskKindEntry noop_kind_entry();
+TaskKindEntry train_kind_entry();
+TaskKindEntry gemm_kind_entry();
+TaskKindEntry blur_kind_entry();
+TaskKindEntry heat2d_kind_entry();
+TaskKindEntry montecarlo_kind_entry();
+TaskKindEntry embed_kind_entry();
+
 namespace {
-
-// exec passes whatever names the job gives to the user's program.
-const ParamTable& exec_parameters()
-{
-    static const ParamTable table{{}, true};
-    return table;
-}
-
-// A kind whose instance needs nothing of the job.
-template <typename Kind>
-TaskKindFactory plain()
-{
-    return [](const job::JobSpec&) { return std::make_unique<Kind>(); };
-}
 
 std::vector<TaskKindEntry> built_in_kinds()
 {
-    return {
-        {"exec", "the user's program, once per task (or one worker per rank); any parameter names, given as "
-                 "{name} and SHARDRUN_PARAM_<NAME>",
-         &exec_parameters(),
-         [](const job::JobSpec& spec) {
-             return std::make_unique<ExecKind>(spec.exec, spec.timeout_seconds, spec.timeout_grace_seconds);
-         }},
-        {"noop", "does nothing; records the task id and its data range length (scheduler and output overhead)",
-         &NoopKind::parameters(), plain<NoopKind>()},
-        {"train", "data-parallel MLP training on the task's rank group (MPI or NCCL); loss, accuracy, timings",
-         &TrainKind::parameters(),
-         [](const job::JobSpec& spec) {
-             return std::make_unique<TrainKind>(spec.gpus_per_task, spec.collective_timeout_seconds);
-         }},
-        {"gemm", "matrix product C = A B on the CPU (OpenBLAS) or GPU (cuBLAS); seconds, GFLOP/s, checksum",
-         &GemmKind::parameters(), plain<GemmKind>()},
-        {"blur", "Gaussian blur of images from data.input (or synthetic ones), a chunk of images per task",
-         &BlurKind::parameters(), plain<BlurKind>()},
-        {"heat2d", "explicit 2-D heat equation on an nx x ny grid; final field, total heat, peak",
-         &Heat2dKind::parameters(), plain<Heat2dKind>()},
-        {"montecarlo", "Monte Carlo price of a European call, the same bits on any device; price, standard error",
-         &MonteCarloKind::parameters(), plain<MonteCarloKind>()},
-        {"embed", "rows of data.input (or synthetic ones) times a weight matrix, activated, unit length",
-         &EmbedKind::parameters(), plain<EmbedKind>()},
-    };
+    return {exec_kind_entry(), noop_kind_entry(), train_kind_entry(), gemm_kind_entry(), blur_kind_entry(),
+            heat2d_kind_entry(), montecarlo_kind_entry(), embed_kind_entry()};
 }
 
 std::vector<TaskKindEntry>& table()

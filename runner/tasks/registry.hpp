@@ -21,12 +21,16 @@ struct TaskKindEntry {
     std::string summary;       ///< one line for `shardrun kinds`
     const ParamTable* params;  ///< its parameters, alive as long as the program; an open table takes any names
     TaskKindFactory make;      ///< called once per run with the resolved job, on every rank
+    /** A built-in kernel kind (kernels/<name>/): `shardrun selftest` must have a case for it. */
+    bool kernel = false;
 };
 
 /**
  * The table: the built-in kinds in the order the docs list them (exec, noop, train, then the
  * kernel kinds gemm, blur, heat2d, montecarlo, embed), then the registered ones in the order
  * register_task_kind() added them. The reference stays valid until the next registration.
+ * Each built-in kind's row comes from its own runner/tasks/<name>_kind.cpp (<name>_kind_entry()),
+ * listed once in registry.cpp.
  */
 const std::vector<TaskKindEntry>& task_kinds();
 

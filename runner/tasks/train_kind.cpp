@@ -1,4 +1,5 @@
 #include "runner/tasks/train_kind.hpp"
+#include "runner/tasks/registry.hpp"
 
 #include <memory>
 
@@ -134,6 +135,14 @@ TaskOutcome TrainKind::run(const TaskContext& context) const
              scalar_bytes(result.train_accuracy), scalar_bytes(result.val_accuracy), scalar_bytes(result.samples_per_s),
              scalar_bytes(result.compute_seconds), scalar_bytes(result.comm_seconds),
              scalar_bytes(result.comm_exposed_seconds)}};
+}
+
+TaskKindEntry train_kind_entry()
+{
+    return {"train", "data-parallel MLP training on the task's rank group (MPI or NCCL); loss, accuracy, timings",
+            &TrainKind::parameters(), [](const job::JobSpec& spec) {
+                return std::make_unique<TrainKind>(spec.gpus_per_task, spec.collective_timeout_seconds);
+            }};
 }
 
 }  // namespace shardrun::tasks

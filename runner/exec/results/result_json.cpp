@@ -1,4 +1,3 @@
-#include "base/error.hpp"
 #include "runner/exec/results/result_json.hpp"
 
 #include <fmt/format.h>
@@ -13,6 +12,8 @@
 #include <optional>
 #include <type_traits>
 #include <nlohmann/json.hpp>
+
+#include "base/error.hpp"
 
 namespace shardrun::tasks {
 namespace {

@@ -5,8 +5,8 @@
 #include <cstring>
 
 #include "input/h5_fixture.hpp"
-#include "runner/tasks/blur_kind.hpp"
-#include "runner/tasks/embed_kind.hpp"
+#include "runner/job/job_spec.hpp"
+#include "runner/tasks/registry.hpp"
 
 namespace {
 
@@ -14,6 +14,9 @@ using namespace shardrun;
 using namespace shardrun::tasks;
 using shardrun::test::temp_path;
 using shardrun::test::write_dataset;
+
+/** The built-in kind `name`, as a job would get it. */
+std::unique_ptr<TaskKind> make(const std::string& name) { return find_task_kind(name)->make(job::JobSpec{}); }
 
 TaskOutcome run(const TaskKind& kind, const job::ParamMap& params, job::DataRange range, const std::string& input)
 {
@@ -32,7 +35,7 @@ TEST(KernelKindsInput, BlurReadsItsRangeOfImages)
     params.set("height", std::int64_t{4});
     params.set("chunk", std::int64_t{2});
 
-    const auto outcome = run(BlurKind{}, params, {3, 5}, file + ":/images");
+    const auto outcome = run(*make("blur"), params, {3, 5}, file + ":/images");
 
     std::remove(file.c_str());
     ASSERT_EQ(outcome.status, io::TaskStatus::ok) << outcome.message;
@@ -48,7 +51,7 @@ TEST(KernelKindsInput, BlurFailsOnAWrongRankOrImageSize)
     job::ParamMap params;
     params.set("height", std::int64_t{4});
 
-    const auto outcome = run(BlurKind{}, params, {0, 1}, file + ":/flat");
+    const auto outcome = run(*make("blur"), params, {0, 1}, file + ":/flat");
 
     std::remove(file.c_str());
     EXPECT_EQ(outcome.status, io::TaskStatus::failed);
@@ -63,7 +66,7 @@ TEST(KernelKindsInput, EmbedFailsOnAFloat64Dataset)
     job::ParamMap params;
     params.set("input_dim", std::int64_t{8});
 
-    const auto outcome = run(EmbedKind{}, params, {0, 1}, file + ":/rows");
+    const auto outcome = run(*make("embed"), params, {0, 1}, file + ":/rows");
 
     std::remove(file.c_str());
     EXPECT_EQ(outcome.status, io::TaskStatus::failed);
@@ -82,7 +85,7 @@ TEST(KernelKindsInput, EmbedReadsRowsAndWeightsFromFiles)
     params.set("activation", std::string("identity"));
     params.set("weights", weights + ":/W");
 
-    const auto outcome = run(EmbedKind{}, params, {0, 2}, rows + ":/rows");
+    const auto outcome = run(*make("embed"), params, {0, 2}, rows + ":/rows");
 
     std::remove(rows.c_str());
     std::remove(weights.c_str());
