@@ -43,7 +43,7 @@ void RunCommand::check(const po::variables_map& values)
 int RunCommand::run()
 {
     // Before MPI starts threads: the guard is a fork of this process.
-    tasks::start_orphan_guard();
+    exec::start_orphan_guard();
     collectives::MpiEnvironment mpi(nullptr, nullptr);
     return run::run_job(options_);
 }

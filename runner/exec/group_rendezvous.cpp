@@ -7,7 +7,7 @@
 #include <array>
 #include <cstring>
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 namespace {
 
 constexpr int exit_tag = 91;
@@ -87,4 +87,4 @@ void PeerExits::finish(int exit_code)
     collectives::wait_all(receives_);
 }
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

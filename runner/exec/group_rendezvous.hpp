@@ -5,7 +5,7 @@
 
 #include "collectives/communicator.hpp"
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 
 /** Where the members of one exec task meet: torchrun's MASTER_ADDR and MASTER_PORT. */
 struct Rendezvous {
@@ -49,4 +49,4 @@ private:
     bool finished_ = false;
 };
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

@@ -14,7 +14,7 @@
 #include <chrono>
 #include <thread>
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -140,4 +140,4 @@ ProcessResult run_process(const ProcessSpec& spec, const std::function<bool()>& 
     return result;
 }
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

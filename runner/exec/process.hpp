@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 
 /** How a child process ended. */
 struct ProcessResult {
@@ -48,4 +48,4 @@ void init_task_spawn_attributes(posix_spawnattr_t& attr);
  */
 ProcessResult run_process(const ProcessSpec& spec, const std::function<bool()>& should_stop);
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

@@ -14,7 +14,7 @@
 #include <mutex>
 #include <sstream>
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 namespace {
 
 struct ProcessStat {
@@ -192,4 +192,4 @@ void arm_orphan_guard()
     });
 }
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 
 /**
  * Finding every process a task started, including those that left its process group
@@ -47,4 +47,4 @@ void start_orphan_guard();
  */
 void arm_orphan_guard();
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

@@ -6,7 +6,7 @@
 
 #include "runner/exec/process_tree.hpp"
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 namespace {
 
 // The token in a scratch name of this host, ".scratch-<host>-<pid>-<start>-<slot>.<kind>", or
@@ -44,4 +44,4 @@ void remove_dead_scratch(const std::string& tasks_dir, const std::string& host)
     for (const auto& path : dead) std::filesystem::remove_all(path, error);
 }
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

@@ -2,7 +2,7 @@
 
 #include <string>
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 
 /**
  * @internal Removes from `tasks_dir` the scratch files and folders
@@ -13,4 +13,4 @@ namespace shardrun::tasks {
  */
 void remove_dead_scratch(const std::string& tasks_dir, const std::string& host);
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

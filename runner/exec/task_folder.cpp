@@ -10,7 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 namespace {
 
 std::string errno_text(int error) { return std::strerror(error); }
@@ -82,4 +82,4 @@ std::string clear_stale_outputs(const std::string& task_dir)
     return error;
 }
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

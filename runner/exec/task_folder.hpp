@@ -8,7 +8,7 @@
  * descriptor opened with O_NOFOLLOW, so a folder planted as a symlink is refused and nothing
  * outside it is touched. Every function returns an error message, or empty.
  */
-namespace shardrun::tasks {
+namespace shardrun::exec {
 
 /** Makes `task_dir` if missing and opens it (O_PATH) for the *at calls into `fd`. */
 std::string open_task_dir(const std::string& task_dir, int& fd);
@@ -26,4 +26,4 @@ std::string prepare_task_dir(const std::string& task_dir, bool* fresh = nullptr)
  */
 std::string clear_stale_outputs(const std::string& task_dir);
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

@@ -20,7 +20,7 @@
 #include "runner/exec/scratch_sweep.hpp"
 #include "runner/exec/task_folder.hpp"
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 namespace {
 
 constexpr const char* stream_names[2] = {"stdout", "stderr"};
@@ -189,4 +189,4 @@ void TaskOutputPool::release(std::unique_ptr<TaskOutput> output)
     free_.push_back(std::move(output));
 }
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

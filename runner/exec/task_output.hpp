@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 
 /**
  * A task's stdout and stderr without a new file per task. Creating files is most of what
@@ -88,4 +88,4 @@ private:
     std::string tasks_dir_, host_;  ///< of the first acquire(), for the sweep at the end
 };
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

@@ -5,7 +5,7 @@
 
 #include <utility>
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 
 /** One file descriptor, closed when this goes (unless released). Move-only. */
 class UniqueFd {
@@ -46,4 +46,4 @@ inline bool make_pipe(UniqueFd& read_end, UniqueFd& write_end) noexcept
     return true;
 }
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

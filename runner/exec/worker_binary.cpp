@@ -6,7 +6,7 @@
 #include <boost/archive/iterators/dataflow_exception.hpp>
 #include <boost/archive/iterators/transform_width.hpp>
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 namespace {
 
 using Base64Decoder = boost::archive::iterators::transform_width<
@@ -64,4 +64,4 @@ std::variant<std::vector<std::byte>, std::string> decode_binary_result(const nlo
     return bytes;
 }
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

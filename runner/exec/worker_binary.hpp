@@ -8,7 +8,7 @@
 
 #include "io/result_types.hpp"
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 
 /**
  * True for a result value sent in binary form: {"dtype": "float32", "shape": [25, 384],
@@ -21,4 +21,4 @@ bool is_binary_result(const nlohmann::json& value);
 std::variant<std::vector<std::byte>, std::string> decode_binary_result(const nlohmann::json& value,
                                                                         const io::FieldSpec& field);
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <vector>
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 namespace {
 
 constexpr off_t tail_bytes = 4096;
@@ -80,4 +80,4 @@ void write_task_stderr(const std::string& task_dir, const std::string& log_path)
     close(fd);
 }
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 
 /** Appends "shardrun: <note>\n" to the rank's worker log, so the log tells the whole story. */
 void append_worker_note(const std::string& log_path, std::string_view note);
@@ -18,4 +18,4 @@ std::string worker_log_tail(const std::string& log_path, std::size_t lines = 5);
  */
 void write_task_stderr(const std::string& task_dir, const std::string& log_path);
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

@@ -12,7 +12,7 @@
 #include "runner/exec/worker_state.hpp"
 #include "runner/tasks/rank_fatal.hpp"
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 namespace {
 
 bool stopping(const TaskContext& context) { return context.stop != nullptr && context.stop->load(); }
@@ -80,7 +80,7 @@ std::optional<TaskOutcome> WorkerPool::await_answer(Worker& worker, const TaskCo
         }
         if (pending.lost) {
             pending_.erase(id);
-            if (broken_) SHARDRUN_THROW(RankFatalError, *broken_);
+            if (broken_) SHARDRUN_THROW(tasks::RankFatalError, *broken_);
             // Killed for another task's timeout: this one did nothing wrong, send it again.
             if (worker.culprit && *worker.culprit != id && !draining_) return std::nullopt;
             return lost_outcome(worker, context);
@@ -106,7 +106,7 @@ std::shared_ptr<WorkerPool::Worker> WorkerPool::ready_worker(Lock& lock, const T
                                                              const std::function<WorkerLaunch()>& make_launch)
 {
     while (true) {
-        if (broken_) SHARDRUN_THROW(RankFatalError, *broken_);
+        if (broken_) SHARDRUN_THROW(tasks::RankFatalError, *broken_);
         if (draining_ || stopping(context)) return nullptr;
         const auto worker = worker_;
         if (worker && !worker->ended && !worker->retiring && worker->ready) return worker;
@@ -158,7 +158,7 @@ void WorkerPool::give_up(std::string message)
     broken_ = message;
     if (worker_ && !worker_->ended) retire(*worker_, "the rank stops", std::nullopt);
     changed_.notify_all();
-    SHARDRUN_THROW(RankFatalError, message);
+    SHARDRUN_THROW(tasks::RankFatalError, message);
 }
 
 void WorkerPool::retire(Worker& worker, const std::string& reason, std::optional<std::uint64_t> culprit)
@@ -234,4 +234,4 @@ TaskOutcome WorkerPool::answered(WorkerAnswer answer, const TaskContext& context
                                              : "the worker answered failed: " + answer.message);
 }
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

@@ -16,7 +16,11 @@
 #include "runner/exec/worker_protocol.hpp"
 #include "runner/tasks/task_kind.hpp"
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
+
+// What a worker gives back is a task kind's outcome (runner/tasks/task_kind.hpp).
+using tasks::TaskContext;
+using tasks::TaskOutcome;
 
 /** The exec: keys of `mode: worker` and the job-wide limits a worker obeys. */
 struct WorkerSettings {
@@ -93,4 +97,4 @@ private:
     std::string log_path_;
 };
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

@@ -14,7 +14,7 @@
 
 #include <cerrno>
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 namespace {
 
 std::vector<char*> c_strings(const std::vector<std::string>& strings)
@@ -111,4 +111,4 @@ void close_worker_fds(WorkerHandle& handle)
     }
 }
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 
 /** What to start as a rank's persistent exec worker. */
 struct WorkerLaunch {
@@ -46,4 +46,4 @@ bool write_to_worker(int fd, std::string_view text, const std::atomic<bool>& aba
 /** Closes the shardrun ends of the pipes and the pidfd (the process is not touched). */
 void close_worker_fds(WorkerHandle& handle);
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

@@ -7,7 +7,7 @@
 #include "runner/exec/results/result_json.hpp"
 #include "runner/exec/worker_binary.hpp"
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 namespace {
 
 struct TooDeep {};
@@ -130,4 +130,4 @@ WorkerAnswer parse_worker_answer(std::string_view line, const std::vector<io::Fi
     return answer;
 }
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

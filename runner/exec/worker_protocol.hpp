@@ -9,7 +9,11 @@
 #include "io/result_types.hpp"
 #include "runner/tasks/task_kind.hpp"
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
+
+// What a worker gives back is a task kind's outcome (runner/tasks/task_kind.hpp).
+using tasks::TaskContext;
+using tasks::TaskOutcome;
 
 /**
  * The line shardrun writes to a worker's stdin for one task (with its '\n'):
@@ -37,4 +41,4 @@ WorkerAnswer parse_worker_answer(std::string_view line, const std::vector<io::Fi
 /** The longest answer line the declared fields can need (longer lines are a protocol error). */
 std::size_t max_answer_bytes(const std::vector<io::FieldSpec>& fields);
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

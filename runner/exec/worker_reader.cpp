@@ -12,7 +12,7 @@
 #include "runner/exec/worker_pool.hpp"
 #include "runner/exec/worker_state.hpp"
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 namespace {
 
 // Reads what is available; false at end of file or on an error.
@@ -160,4 +160,4 @@ void WorkerPool::worker_ended(Worker& worker, int status)
     changed_.notify_all();
 }
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

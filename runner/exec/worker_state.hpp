@@ -10,7 +10,7 @@
 
 #include "runner/exec/worker_pool.hpp"
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 
 /**
  * @internal One started worker process and what the pool knows of it. Guarded by the
@@ -47,4 +47,4 @@ std::string describe_wait_status(int status);
 /** The exit code a task gets when its worker ended this way (128 + signal; 1 for status 0). */
 int exit_code_of(int status);
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

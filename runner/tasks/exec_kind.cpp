@@ -22,6 +22,9 @@
 extern char** environ;
 
 namespace shardrun::tasks {
+
+// Process supervision and result decoding are runner/exec/'s; this file only composes them.
+using namespace exec;
 namespace {
 
 std::optional<std::string> builtin_value(const TaskContext& context, std::string_view name)

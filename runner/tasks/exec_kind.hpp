@@ -45,7 +45,7 @@ private:
     TaskOutcome run_program(const TaskContext& context, const std::vector<std::string>& group_env,
                             const std::function<bool()>& peer_failed) const;
     /** The worker's argv, environment and log, expanded once for the rank (no per-task values). */
-    WorkerLaunch worker_launch(const TaskContext& context, const std::vector<std::string>& group_env) const;
+    exec::WorkerLaunch worker_launch(const TaskContext& context, const std::vector<std::string>& group_env) const;
     std::vector<std::string> merged_env(std::vector<std::string> own) const;
     /** argv[0] as the job file means it: a relative path with a '/' is relative to the job file's folder. */
     std::string from_job_dir(const std::string& program) const;
@@ -56,8 +56,8 @@ private:
     bool task_dir_before_start_;  ///< {task_dir} used, or results kept: the folder is made up front
     bool results_in_slot_;        ///< results declared, not kept: written into the output slot's folder
     std::vector<std::string> inherited_env_;
-    mutable TaskOutputPool outputs_;  ///< scratch stdout/stderr, one pair per running task
-    std::unique_ptr<WorkerPool> pool_;  ///< mode worker: the rank's worker, started on the first task
+    mutable exec::TaskOutputPool outputs_;  ///< scratch stdout/stderr, one pair per running task
+    std::unique_ptr<exec::WorkerPool> pool_;  ///< mode worker: the rank's worker, started on the first task
 };
 
 }  // namespace shardrun::tasks

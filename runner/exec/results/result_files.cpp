@@ -12,7 +12,7 @@
 
 namespace fs = std::filesystem;
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 namespace {
 
 bool exists(const std::string& path)
@@ -127,4 +127,4 @@ std::variant<io::TaskValues, std::string> read_task_results(const ResultChannels
     return values;
 }
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

@@ -8,7 +8,7 @@
 
 #include "io/result_types.hpp"
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 
 /** Where an exec task may leave its results; every path absolute. */
 struct ResultChannels {
@@ -46,4 +46,4 @@ std::variant<io::TaskValues, std::string> read_task_results(const ResultChannels
                                                             std::optional<std::size_t> rows,
                                                             std::vector<std::string>* read_files = nullptr);
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

@@ -15,7 +15,7 @@
 
 #include "base/error.hpp"
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 namespace {
 
 // A value named in a message: scalars shown (cut to 60 characters), containers by kind only,
@@ -249,4 +249,4 @@ std::variant<io::TaskValues, std::string> read_result_json(const std::string& pa
     return parse_result_json(text, fields, given_as_files);
 }
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

@@ -7,7 +7,7 @@
 
 #include "io/result_types.hpp"
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 
 /**
  * Reads the JSON object an exec task wrote to $SHARDRUN_RESULT and converts each declared
@@ -28,4 +28,4 @@ std::variant<io::TaskValues, std::string> parse_result_json(std::string_view tex
                                                             const std::vector<io::FieldSpec>& fields,
                                                             const std::vector<bool>* given_as_files = nullptr);
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

@@ -9,7 +9,7 @@
 #include <optional>
 #include <stdexcept>
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 namespace {
 
 // NumPy writes headers of at most a few hundred bytes (it refuses to read above 10000 by
@@ -227,4 +227,4 @@ std::variant<std::vector<std::byte>, std::string> read_npy_field(const std::stri
     return data;
 }
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

@@ -8,7 +8,7 @@
 
 #include "io/result_types.hpp"
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 
 /** The part of a .npy header shardrun checks. */
 struct NpyHeader {
@@ -37,4 +37,4 @@ std::variant<NpyHeader, std::string> parse_npy_header(std::string_view start);
 std::variant<std::vector<std::byte>, std::string> read_npy_field(const std::string& path, const io::FieldSpec& field,
                                                                   const std::vector<std::size_t>& shape);
 
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

@@ -10,7 +10,7 @@
 
 #include "tests/runner/exec/temp_dir.hpp"
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 namespace {
 
 using testing::TempDir;
@@ -204,4 +204,4 @@ TEST(Process, StopRequestEndsTheProcessWithoutATimeout)
 }
 
 }  // namespace
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

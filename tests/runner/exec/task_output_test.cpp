@@ -12,7 +12,7 @@
 #include "runner/exec/process_tree.hpp"
 #include "tests/runner/exec/temp_dir.hpp"
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 namespace {
 
 std::vector<std::string> entries(const std::string& dir)
@@ -69,4 +69,4 @@ TEST(TaskOutput, KeepsOnlyTheResultFilesThatExistAndRemovesItsFolderAtTheEnd)
 }
 
 }  // namespace
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

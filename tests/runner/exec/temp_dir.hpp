@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-namespace shardrun::tasks::testing {
+namespace shardrun::exec::testing {
 
 /** A fresh directory under /tmp, removed with everything in it at the end of the test. */
 class TempDir {
@@ -40,4 +40,4 @@ private:
     std::string path_;
 };
 
-}  // namespace shardrun::tasks::testing
+}  // namespace shardrun::exec::testing

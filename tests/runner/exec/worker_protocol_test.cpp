@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 namespace {
 
 const std::vector<io::FieldSpec> fields{{"v", io::DType::float64, {}, ""}, {"pair", io::DType::int32, {2}, ""}};
@@ -115,9 +115,9 @@ TEST(WorkerProtocol, DeepNestingIsRefusedBeforeParsingFurther)
 }
 
 }  // namespace
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 namespace {
 
 // base64 of the little-endian float32 values 1, 2, 3, 4 (Python: base64.b64encode(np.float32([1,2,3,4]).tobytes())).
@@ -158,4 +158,4 @@ TEST(WorkerProtocol, BinaryResultsMustMatchTheDeclaredField)
 }
 
 }  // namespace
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

@@ -13,7 +13,7 @@
 namespace shardrun::tasks {
 namespace {
 
-using testing::TempDir;
+using exec::testing::TempDir;
 
 // Prints the task's environment and argv, and writes its result file.
 const char* const report_script =

@@ -8,7 +8,7 @@
 
 #include "tests/runner/exec/temp_dir.hpp"
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 namespace {
 
 using testing::TempDir;
@@ -286,4 +286,4 @@ TEST(ResultJson, ABareNanThatIsNotAValueIsStillNotJson)
 }
 
 }  // namespace
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec

@@ -7,7 +7,7 @@
 
 #include "tests/runner/exec/temp_dir.hpp"
 
-namespace shardrun::tasks {
+namespace shardrun::exec {
 namespace {
 
 using testing::TempDir;
@@ -124,4 +124,4 @@ TEST(ReadNpyField, AcceptsAScalarAsShapeOne)
 }
 
 }  // namespace
-}  // namespace shardrun::tasks
+}  // namespace shardrun::exec
