@@ -8,6 +8,7 @@
 #include "collectives/mpi/environment.hpp"
 #include "collectives/mpi/mpi_communicator.hpp"
 #include "io/errors.hpp"
+#include "runner/env/launch_check.hpp"
 #include "runner/errors.hpp"
 #include "runner/run/agreement.hpp"
 
@@ -119,6 +120,7 @@ void BenchCommand::check(const po::variables_map&)
 
 int BenchCommand::run()
 {
+    env::check_launch();  // a launch MPI_Init cannot survive gets our one line, not Open MPI's 30
     collectives::MpiEnvironment mpi(nullptr, nullptr);
     const auto world = collectives::mpi::world();
     const bool leader = world->rank() == 0;

@@ -6,6 +6,7 @@
 #include "collectives/mpi/mpi_communicator.hpp"
 #include "runner/cli/common_options.hpp"
 #include "runner/env/info_report.hpp"
+#include "runner/env/launch_check.hpp"
 #include "runner/env/run_environment.hpp"
 #include "runner/run/agreement.hpp"
 
@@ -23,6 +24,7 @@ void InfoCommand::check(const po::variables_map& values) { overrides_ = read_arr
 
 int InfoCommand::run()
 {
+    env::check_launch();  // a launch MPI_Init cannot survive gets our one line, not Open MPI's 30
     collectives::MpiEnvironment mpi(nullptr, nullptr);
     const auto world = collectives::mpi::world();
     const auto node = collectives::mpi::split_by_node(*world);

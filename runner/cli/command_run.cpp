@@ -2,6 +2,7 @@
 
 #include "collectives/mpi/environment.hpp"
 #include "runner/cli/common_options.hpp"
+#include "runner/env/launch_check.hpp"
 #include "runner/errors.hpp"
 #include "runner/exec/process_tree.hpp"
 
@@ -44,6 +45,7 @@ int RunCommand::run()
 {
     // Before MPI starts threads: the guard is a fork of this process.
     exec::start_orphan_guard();
+    env::check_launch();  // a launch MPI_Init cannot survive gets our one line, not Open MPI's 30
     collectives::MpiEnvironment mpi(nullptr, nullptr);
     return run::run_job(options_);
 }

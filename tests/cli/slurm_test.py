@@ -6,6 +6,7 @@ test fails with the daemons' log tails: it is never skipped.
 
 - An array of 2 elements x 2 ranks and its dependent merge job give the same results as one
   `shardrun run` of the same job under mpiexec.
+- `srun --mpi=none shardrun run` (no PMIx for Open MPI) ends at once with one line of ours, exit 2.
 - The graceful stop Slurm sends before a time limit (`--signal=B:USR1@120`, delivered here with
   `scancel --signal=USR1 --batch`) requeues the element, whose restart resumes: every task is ok
   exactly once in the merged file and no committed task runs again.
@@ -190,6 +191,24 @@ class SlurmSubmitTest(unittest.TestCase):
                 self.assertEqual(merged[name][:].tolist(), single[name][:].tolist(), name)
             expected = [s * (x * x + 1) for x in range(8) for s in (1, -1)]
             self.assertEqual(merged["results/y"][:].tolist(), expected)
+
+    def test_srun_without_pmix_is_one_line_of_ours(self):
+        # What a site with MpiDefault=none gets: Open MPI would print its 30-line "not built with
+        # SLURM's PMI support"; shardrun says what to do before MPI_Init, once, and writes nothing.
+        work = scratch_dir()
+        job = write_job(work, SWEEP.replace("OUT", work))
+        proc = subprocess.run(["srun", "--mpi=none", "-N1", "-n2", SHARDRUN, "run", job, "--progress", "quiet"],
+                              capture_output=True, text=True, env=self.env, cwd=work, timeout=120)
+
+        self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr + self.diagnostics())
+        ours = [line for line in proc.stderr.splitlines() if line.startswith("shardrun:")]
+        self.assertEqual(len(ours), 1, proc.stderr)
+        log(f"srun --mpi=none: {ours[0]}")
+        self.assertRegex(ours[0], r"^shardrun: started by srun with --mpi=none in Slurm job \d+, but this Open MPI "
+                                  r"starts only with PMIx: use srun --mpi=pmix \(srun --mpi=list offers: [^)]*pmix[^)]*\) "
+                                  r"or mpirun inside the allocation$")
+        self.assertNotIn("PMI support", proc.stdout + proc.stderr)
+        self.assertEqual(sorted(os.listdir(work)), [os.path.basename(job)], "nothing written")
 
     def test_graceful_stop_requeues_and_resumes(self):
         t0 = time.monotonic()
