@@ -3,6 +3,7 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -30,6 +31,21 @@ void print_usage(std::ostream& out)
 }
 
 /**
+ * This process's rank as its launcher numbered it, read before (or without) MPI_Init: mpirun
+ * (OMPI_COMM_WORLD_RANK, PMIX_RANK), srun (PMIX_RANK, SLURM_PROCID in a step) or PMI; 0 when none.
+ */
+int launcher_rank()
+{
+    for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
+        if (const char* value = std::getenv(name); value != nullptr && *value != '\0') return std::atoi(value);
+    }
+    if (std::getenv("SLURM_STEP_ID") != nullptr) {
+        if (const char* value = std::getenv("SLURM_PROCID"); value != nullptr) return std::atoi(value);
+    }
+    return 0;
+}
+
+/**
  * Reports an error once and ends the job with `code`. With several ranks a failing rank
  * must abort the whole job, or the others wait forever in their next collective.
  */
@@ -47,6 +63,13 @@ int fail(const std::exception& error, int code)
     // Bad input is usually seen by every rank: give rank 0 a moment to report it and abort
     // the job, so the user reads one line instead of one per rank.
     if (size > 1 && rank != 0 && code == shardrun::exit_bad_input) sleep(2);
+    // Before MPI_Init (a usage error: every rank parsed the same command line) only the
+    // launcher's rank 0 says it; the others leave with the same code after a moment, so that
+    // mpirun, which ends the job at the first non-zero exit, does not cut rank 0's line off.
+    if (!mpi_live && code == shardrun::exit_bad_input && launcher_rank() != 0) {
+        sleep(2);
+        return code;
+    }
     std::cerr << "shardrun: " << (size > 1 ? "rank " + std::to_string(rank) + ": " : "") << error.what() << "\n";
     if (mpi_live && size > 1) MPI_Abort(MPI_COMM_WORLD, code);
     if (mpi_live) MPI_Finalize();

@@ -27,6 +27,23 @@ class UsageErrorsTest(unittest.TestCase):
         self.assertEqual(sorted(os.listdir(work)), ["job.yaml"], "a usage error wrote something")
 
 
+    def test_a_usage_error_under_mpirun_is_printed_once(self):
+        # Every rank parses the same command line before MPI_Init; only rank 0 may say so
+        # (issue 23, point 12: it was one line per rank, interleaved).
+        work = scratch_dir()
+        job = write_job(work, f"name: ok\ntask: noop\noutput: {{path: {work}/ok.h5}}\n")
+        for np in (2, 4):
+            for args in (["run", job, "--bogus"], ["run", job, "--resume", "--force"]):
+                with self.subTest(np=np, args=args[2:]):
+                    proc = run(args, np=np)
+
+                    self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+                    ours = [line for line in proc.stderr.splitlines() if line.startswith("shardrun:")]
+                    self.assertEqual(len(ours), 1, proc.stderr)
+                    self.assertIn("(see shardrun run --help)", ours[0])
+        self.assertEqual(sorted(os.listdir(work)), ["job.yaml"], "a usage error wrote something")
+
+
 class FailedTaskSummaryTest(unittest.TestCase):
     def test_the_summary_line_of_a_failed_task_ends_with_its_last_stderr_line(self):
         work = scratch_dir()
