@@ -3,13 +3,13 @@
 #include <mpi.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "runner/cli/commands.hpp"
+#include "runner/env/scheduler.hpp"
 #include "runner/errors.hpp"
 #include "runner/run/error_codes.hpp"
 #include "runner/version.hpp"
@@ -30,19 +30,14 @@ void print_usage(std::ostream& out)
     out << "\n'shardrun <command> --help' shows the options of a command.\n";
 }
 
-/**
- * This process's rank as its launcher numbered it, read before (or without) MPI_Init: mpirun
- * (OMPI_COMM_WORLD_RANK, PMIX_RANK), srun (PMIX_RANK, SLURM_PROCID in a step) or PMI; 0 when none.
- */
-int launcher_rank()
+/** This process's rank as its launcher numbered it, read without MPI (env/scheduler); 0 when none. */
+int launcher_rank() noexcept
 {
-    for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
-        if (const char* value = std::getenv(name); value != nullptr && *value != '\0') return std::atoi(value);
+    try {
+        return static_cast<int>(shardrun::env::detect_scheduler(shardrun::env::process_env()).launcher_rank.value_or(0));
+    } catch (const std::exception&) {
+        return 0;  // a malformed variable: say the error rather than nothing
     }
-    if (std::getenv("SLURM_STEP_ID") != nullptr) {
-        if (const char* value = std::getenv("SLURM_PROCID"); value != nullptr) return std::atoi(value);
-    }
-    return 0;
 }
 
 /**

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <vector>
 
+#include "runner/env/scheduler.hpp"
 #include "runner/errors.hpp"
 
 namespace shardrun::env {
@@ -50,7 +51,7 @@ void check_launch()
 {
     const auto env = process_env();
     // Every task of the step sees the same; the first says it, so the user reads one line.
-    const bool first = env("SLURM_PROCID").value_or("0") == "0";
+    const bool first = detect_scheduler(env).launcher_rank.value_or(0) == 0;
     const auto problem = launch_problem(env, [first] { return first ? srun_mpi_plugins() : std::string(); });
     if (problem.empty()) return;
     if (!first) std::exit(exit_bad_input);

@@ -27,8 +27,10 @@ void detect_slurm(const EnvLookup& env, SchedulerInfo& info)
 {
     info.name = "slurm";
     info.job_id = env("SLURM_ARRAY_JOB_ID").value_or(env("SLURM_JOB_ID").value_or(""));
-    if (has(env, "SLURM_PROCID")) {
-        if (info.launcher.empty()) info.launcher = "srun";
+    // srun numbers the tasks only when no MPI launcher did: mpirun's ranks inside a batch script
+    // inherit the batch step's SLURM_PROCID=0, and keep their own numbers.
+    if (has(env, "SLURM_PROCID") && info.launcher.empty()) {
+        info.launcher = "srun";
         info.launcher_rank = env_integer(env, "SLURM_PROCID");
         info.launcher_local_rank = env_integer(env, "SLURM_LOCALID");
     }

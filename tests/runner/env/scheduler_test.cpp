@@ -34,6 +34,18 @@ TEST(Scheduler, MpirunIsDetectedFromOpenMpiVariables)
     EXPECT_EQ(info.launcher_local_rank, 1);
 }
 
+TEST(Scheduler, MpirunInsideABatchScriptKeepsItsOwnRankNumbers)
+{
+    const auto info = detect_scheduler(env_from_map({{"SLURM_JOB_ID", "12"}, {"SLURM_PROCID", "0"}, {"SLURM_LOCALID", "0"},
+                                                     {"OMPI_COMM_WORLD_SIZE", "4"}, {"OMPI_COMM_WORLD_RANK", "3"},
+                                                     {"OMPI_COMM_WORLD_LOCAL_RANK", "1"}}));
+
+    EXPECT_EQ(info.name, "slurm");
+    EXPECT_EQ(info.launcher, "open-mpi");
+    EXPECT_EQ(info.launcher_rank, 3);
+    EXPECT_EQ(info.launcher_local_rank, 1);
+}
+
 TEST(Scheduler, MpichHydraLocalRank)
 {
     const auto info = detect_scheduler(env_from_map({{"PMI_RANK", "5"}, {"MPI_LOCALRANKID", "3"}}));
