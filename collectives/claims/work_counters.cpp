@@ -22,15 +22,23 @@ struct NodeShared {
     std::uint64_t next;  ///< next claim number of the pool (under lock)
     std::uint64_t end;   ///< end of the pool (under lock)
     std::uint64_t refills;
-    std::atomic<std::int64_t> ok, failed, running;
-    std::atomic<std::int32_t> stop;
+    std::atomic<std::int64_t> ok, failed, running, interrupted;
+    std::atomic<std::int32_t> stop;  ///< a StopLevel
 };
 
 enum MessageKind : std::int64_t { refill_kind = 1, progress_kind = 2, final_kind = 3, stop_kind = 4 };
 constexpr int service_tag = 71;
 constexpr int reply_tag = 72;
 constexpr int stop_tag = 73;
-using Message = std::array<std::int64_t, 5>;  // kind, sender, three values
+using Message = std::array<std::int64_t, 6>;  // kind, sender, four values
+
+// Raises `level` to at least `wanted`; levels never fall.
+void raise_level(std::atomic<std::int32_t>& level, std::int32_t wanted)
+{
+    auto current = level.load();
+    while (current < wanted && !level.compare_exchange_weak(current, wanted)) {
+    }
+}
 
 /** Holds the node's process-shared mutex for a scope (pthread's, which std::lock_guard cannot take). */
 class SharedMutexGuard {
@@ -60,8 +68,8 @@ struct WorkCounters::State {
     std::atomic<bool> abandon{false};
     bool finished = false;
     std::mutex stop_mutex;  // one thread of a rank at a time sends or takes stop messages
-    bool stop_sent = false;   // this rank told the service
-    bool stop_told = false;   // rank 0: the service told every rank
+    std::int32_t stop_sent = 0;   // the highest level this rank told the service
+    std::int32_t stop_told = 0;   // rank 0: the highest level the service told every rank
 
     std::uint64_t grant(std::uint64_t count)
     {
@@ -71,11 +79,12 @@ struct WorkCounters::State {
         return first;
     }
 
-    void add_shared(std::int64_t ok, std::int64_t failed, std::int64_t running)
+    void add_shared(const ProgressCounts& delta)
     {
-        shared->ok += ok;
-        shared->failed += failed;
-        shared->running += running;
+        shared->ok += delta.ok;
+        shared->failed += delta.failed;
+        shared->running += delta.running;
+        shared->interrupted += delta.interrupted;
     }
 
     // A pool runs dry: take the next grant of claim numbers for this node.
@@ -96,15 +105,18 @@ struct WorkCounters::State {
         ++shared->refills;
     }
 
-    // Rank 0, once some rank asked to stop: one notice to every other rank (they take it in
-    // stop_requested()); its own node already sees the flag.
+    // Rank 0, once some rank asked to drain or stop: one notice per level to every other rank
+    // (they take it in stop_level()); its own node already sees the level.
     void tell_stop()
     {
-        if (stop_told || shared->stop.load() == 0) return;
-        stop_told = true;
-        static const std::int64_t notice = 1;
+        const auto level = shared->stop.load();
+        if (level <= stop_told) return;
+        stop_told = level;
+        // isend reads its buffer later: one constant per level outlives the send.
+        static const std::array<std::int64_t, 3> notices{0, 1, 2};
         for (int r = 1; r < service->size(); ++r) {
-            service->isend(std::span<const std::int64_t>(&notice, 1), r, stop_tag).abandon();  // eager, a few bytes
+            service->isend(std::span<const std::int64_t>(&notices[static_cast<std::size_t>(level)], 1), r, stop_tag)
+                .abandon();  // eager, a few bytes
         }
     }
 
@@ -127,11 +139,11 @@ struct WorkCounters::State {
                 const auto first = static_cast<std::int64_t>(grant(static_cast<std::uint64_t>(message[2])));
                 service->send(std::span<const std::int64_t>(&first, 1), sender, reply_tag);
             } else if (message[0] == progress_kind) {
-                add_shared(message[2], message[3], message[4]);
+                add_shared({message[2], message[3], message[4], message[5]});
             } else if (message[0] == final_kind) {
                 --finals_left;
             } else if (message[0] == stop_kind) {
-                shared->stop.store(1);
+                raise_level(shared->stop, static_cast<std::int32_t>(message[2]));
             }
             tell_stop();
             if (finals_left > 0) request = service->irecv(std::span<std::int64_t>(message), any_source, service_tag);
@@ -187,17 +199,17 @@ void WorkCounters::add_progress(const ProgressCounts& delta)
 {
     auto& s = *state_;
     if (s.on_service_node) {
-        s.add_shared(delta.ok, delta.failed, delta.running);
+        s.add_shared(delta);
         return;
     }
-    const Message message{progress_kind, s.service->rank(), delta.ok, delta.failed, delta.running};
+    const Message message{progress_kind, s.service->rank(), delta.ok, delta.failed, delta.running, delta.interrupted};
     s.service->send(std::span<const std::int64_t>(message), 0, service_tag);
 }
 
 ProgressCounts WorkCounters::read_progress() const
 {
     const auto& shared = *state_->shared;
-    return {shared.ok.load(), shared.failed.load(), shared.running.load()};
+    return {shared.ok.load(), shared.failed.load(), shared.running.load(), shared.interrupted.load()};
 }
 
 std::uint64_t WorkCounters::refills() const
@@ -206,29 +218,32 @@ std::uint64_t WorkCounters::refills() const
     return state_->shared->refills;
 }
 
-void WorkCounters::request_stop()
+void WorkCounters::request_stop(StopLevel level)
 {
     auto& s = *state_;
-    s.shared->stop.store(1);
+    const auto wanted = static_cast<std::int32_t>(level);
+    raise_level(s.shared->stop, wanted);
     if (!s.several_nodes || s.service->rank() == 0) return;
     std::lock_guard lock(s.stop_mutex);
-    if (s.stop_sent || s.finished) return;
-    s.stop_sent = true;
-    const Message message{stop_kind, s.service->rank(), 0, 0, 0};
+    if (s.stop_sent >= wanted || s.finished) return;
+    s.stop_sent = wanted;
+    const Message message{stop_kind, s.service->rank(), wanted, 0, 0, 0};
     s.service->send(std::span<const std::int64_t>(message), 0, service_tag);
 }
 
-bool WorkCounters::stop_requested()
+StopLevel WorkCounters::stop_level()
 {
     auto& s = *state_;
-    if (s.shared->stop.load() != 0) return true;
-    if (!s.several_nodes || s.service->rank() == 0) return false;
-    std::lock_guard lock(s.stop_mutex);
-    if (s.finished || !s.service->iprobe(0, stop_tag)) return false;
-    std::int64_t notice = 0;
-    s.service->recv(std::span<std::int64_t>(&notice, 1), 0, stop_tag);
-    s.shared->stop.store(1);
-    return true;
+    if (s.several_nodes && s.service->rank() != 0) {
+        // Take in every notice the service sent (one per level it reached).
+        std::lock_guard lock(s.stop_mutex);
+        while (!s.finished && s.service->iprobe(0, stop_tag)) {
+            std::int64_t notice = 0;
+            s.service->recv(std::span<std::int64_t>(&notice, 1), 0, stop_tag);
+            raise_level(s.shared->stop, static_cast<std::int32_t>(notice));
+        }
+    }
+    return static_cast<StopLevel>(s.shared->stop.load());
 }
 
 void WorkCounters::finish()
@@ -241,7 +256,7 @@ void WorkCounters::finish()
     }
     if (!s.several_nodes) return;
     if (s.service->rank() != 0) {
-        const Message message{final_kind, s.service->rank(), 0, 0, 0};
+        const Message message{final_kind, s.service->rank(), 0, 0, 0, 0};
         s.service->send(std::span<const std::int64_t>(message), 0, service_tag);
     } else {
         s.thread.join();

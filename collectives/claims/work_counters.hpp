@@ -12,7 +12,15 @@ struct ProgressCounts {
     std::int64_t ok = 0;
     std::int64_t failed = 0;
     std::int64_t running = 0;
+    std::int64_t interrupted = 0;  ///< stopped by a signal: neither ok nor failed, left for --resume
 };
+
+/**
+ * How far a job has been asked to stop. Levels only rise.
+ * drain: no rank takes a new task; running tasks may finish (SIGUSR1, a failure budget spent).
+ * stop: running tasks are stopped too (SIGTERM, SIGINT, a drain that ran out of time).
+ */
+enum class StopLevel : std::int32_t { none = 0, drain = 1, stop = 2 };
 
 /**
  * The dynamic schedule's claim counter and the job's progress counts, on any transport.
@@ -50,13 +58,13 @@ public:
     /** Refills this node's pool asked for so far (0 on one node). */
     std::uint64_t refills() const;
     /**
-     * Asks every rank of the job to stop (a signal reached this one): a flag in node shared
-     * memory, and with several nodes a message to the claim service, which tells every rank.
-     * Thread-safe; repeated calls are harmless.
+     * Asks every rank of the job to drain or stop (a signal reached this one): a level in node
+     * shared memory, and with several nodes a message to the claim service, which tells every
+     * rank. Thread-safe; a level at or below the current one is ignored.
      */
-    void request_stop();
-    /** True once any rank asked to stop. Never blocks; with several nodes it may take a message in. */
-    bool stop_requested();
+    void request_stop(StopLevel level);
+    /** The highest level any rank asked for. Never blocks; with several nodes it may take a message in. */
+    StopLevel stop_level();
     /** Ends the claim service once every rank is done with it. Collective; idempotent. */
     void finish();
 

@@ -22,7 +22,7 @@ namespace {
 
 const std::vector<std::string> top_level_keys = {
     "name", "task", "params", "sweep", "data", "schedule", "device", "gpus_per_task", "slots_per_rank", "collective_timeout", "rank_timeout",
-    "retries", "timeout", "timeout_grace", "output", "exec"};
+    "retries", "timeout", "timeout_grace", "drain_timeout", "output", "exec"};
 
 std::vector<std::string> split_path(const std::string& path)
 {

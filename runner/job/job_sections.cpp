@@ -205,6 +205,7 @@ void parse_execution(const YAML::Node& root, const YamlContext& context, JobSpec
         spec.collective_timeout_seconds = read_duration(root["collective_timeout"], context, "collective_timeout");
     }
     if (root["rank_timeout"]) spec.rank_timeout_seconds = read_duration(root["rank_timeout"], context, "rank_timeout");
+    if (root["drain_timeout"]) spec.drain_timeout_seconds = read_duration(root["drain_timeout"], context, "drain_timeout");
 }
 
 OutputSpec parse_output(const YAML::Node& node, const YamlContext& context, const std::string& job_name)

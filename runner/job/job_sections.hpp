@@ -17,7 +17,7 @@ void parse_identity(const YAML::Node& root, const YamlContext& context, const st
 ParamMap parse_params(const YAML::Node& node, const YamlContext& context);
 /** `data:` — items/chunk or input/chunk. */
 DataSpec parse_data(const YAML::Node& node, const YamlContext& context);
-/** schedule, device, gpus_per_task, slots_per_rank, retries, timeout, timeout_grace. */
+/** schedule, device, gpus_per_task, slots_per_rank, retries, timeout, timeout_grace, drain_timeout. */
 void parse_execution(const YAML::Node& root, const YamlContext& context, JobSpec& spec);
 /** `output:` — path defaults to results/<name>.h5. */
 OutputSpec parse_output(const YAML::Node& node, const YamlContext& context, const std::string& job_name);

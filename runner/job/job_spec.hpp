@@ -91,6 +91,8 @@ struct JobSpec {
     double collective_timeout_seconds = 600;
     /** A rank silent (no heartbeat) this long is named and ends the job; 0: never. */
     double rank_timeout_seconds = 60;
+    /** After SIGUSR1, running tasks may finish this long before they are stopped; 90 s fits Slurm's --signal=B:USR1@120. */
+    double drain_timeout_seconds = 90;
     OutputSpec output;
     ExecSpec exec;
     FieldSites sites;

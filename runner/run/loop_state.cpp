@@ -11,7 +11,8 @@ LoopState::LoopState(const LoopSettings& settings, WorkSource& source, io::Resul
 std::optional<std::uint64_t> LoopState::next_id()
 {
     std::lock_guard lock(mutex_);
-    while (settings_.stop == nullptr || !settings_.stop->load()) {
+    const auto* closed = settings_.claims_closed != nullptr ? settings_.claims_closed : settings_.stop;
+    while (closed == nullptr || !closed->load()) {
         if (k_ >= batch_.count) {
             batch_ = source_.next();
             k_ = 0;
@@ -19,7 +20,7 @@ std::optional<std::uint64_t> LoopState::next_id()
         }
         const auto id = batch_.id(k_++);
         if (settings_.committed != nullptr && (*settings_.committed)[id]) {
-            ++stats_.skipped;
+            ++stats_.already_done;
             continue;
         }
         feed_.task_started();
@@ -32,11 +33,13 @@ void LoopState::finish(const io::TaskRecord& record, const tasks::TaskOutcome& o
 {
     std::lock_guard lock(mutex_);
     const bool ok = record.status == io::TaskStatus::ok;
-    feed_.task_finished(ok);
+    feed_.task_finished(ok, interrupted);
     if (!interrupted) {
         sink_.record(record, outcome.values);  // holds io::hdf5_mutex() itself
         stats_.add(record.task_id, record.end - record.start, ok, record.exit_code, outcome.message);
         ++uncommitted_;
+    } else {
+        ++stats_.interrupted;
     }
     // Reading the clock for every no-op task would cost more than the task: look at it
     // every 64 tasks, or after any task that took longer than a millisecond.

@@ -45,15 +45,18 @@ std::string ProgressReporter::line(const ProgressCounts& counts, double elapsed)
     const auto done = counts.ok + counts.failed;
     const double rate = elapsed > 0 ? static_cast<double>(done) / elapsed : 0.0;
     const auto left = total_ - skipped_ - done;
+    // The words of README's "Task states": an interrupted task is not done (--resume runs
+    // it), and a task an earlier run finished is "already done".
     if (mode_ == ProgressMode::json) {
-        return fmt::format(R"({{"event":"progress","done":{},"ok":{},"failed":{},"running":{},"skipped":{},"total":{},"tasks_per_s":{:.3f},"elapsed_s":{:.3f},"eta_s":{:.1f}}})",
-                           done + skipped_, counts.ok, counts.failed, counts.running, skipped_, total_, rate, elapsed,
-                           rate > 0 ? static_cast<double>(left) / rate : -1.0);
+        return fmt::format(R"({{"event":"progress","done":{},"ok":{},"failed":{},"interrupted":{},"running":{},"already_done":{},"total":{},"tasks_per_s":{:.3f},"elapsed_s":{:.3f},"eta_s":{:.1f}}})",
+                           done + skipped_, counts.ok, counts.failed, counts.interrupted, counts.running, skipped_,
+                           total_, rate, elapsed, rate > 0 ? static_cast<double>(left) / rate : -1.0);
     }
-    return fmt::format("[{:>6.1f}s] done {}/{} ({} ok, {} failed{}), running {}, {:.1f} tasks/s, ETA {}", elapsed,
+    return fmt::format("[{:>6.1f}s] done {}/{} ({} ok, {} failed{}){}, running {}, {:.1f} tasks/s, ETA {}", elapsed,
                        done + skipped_, total_, counts.ok, counts.failed,
-                       skipped_ ? fmt::format(", {} skipped", skipped_) : "", counts.running, rate,
-                       rate > 0 ? eta_text(static_cast<double>(left) / rate) : "?");
+                       skipped_ ? fmt::format(", {} already done", skipped_) : "",
+                       counts.interrupted ? fmt::format(", {} interrupted", counts.interrupted) : "", counts.running,
+                       rate, rate > 0 ? eta_text(static_cast<double>(left) / rate) : "?");
 }
 
 void ProgressReporter::update(const ProgressCounts& counts, bool final)
@@ -73,10 +76,10 @@ void ProgressReporter::update(const ProgressCounts& counts, bool final)
     }
 }
 
-void ProgressFeed::task_finished(bool ok)
+void ProgressFeed::task_finished(bool ok, bool interrupted)
 {
     --running_;
-    ++(ok ? ok_ : failed_);
+    ++(interrupted ? interrupted_ : ok ? ok_ : failed_);
 }
 
 void ProgressFeed::tick(bool force)
@@ -86,8 +89,8 @@ void ProgressFeed::tick(bool force)
     if (!force && now - last < 200'000'000) return;
     // One thread pushes at a time; the others find the slot taken and leave it to it.
     if (!last_push_ns_.compare_exchange_strong(last, now) && !force) return;
-    const ProgressCounts delta{ok_.exchange(0), failed_.exchange(0), running_.exchange(0)};
-    if (delta.ok == 0 && delta.failed == 0 && delta.running == 0) return;
+    const ProgressCounts delta{ok_.exchange(0), failed_.exchange(0), running_.exchange(0), interrupted_.exchange(0)};
+    if (delta.ok == 0 && delta.failed == 0 && delta.running == 0 && delta.interrupted == 0) return;
     counters_.add_progress(delta);
 }
 

@@ -46,13 +46,14 @@ public:
     explicit ProgressFeed(WorkCounters& counters) : counters_(counters) {}
 
     void task_started() { ++running_; }
-    void task_finished(bool ok);
+    /** `interrupted`: cut short by a stop, neither ok nor failed (--resume runs it again). */
+    void task_finished(bool ok, bool interrupted = false);
     /** Pushes pending counts when due; @param force  push now */
     void tick(bool force = false);
 
 private:
     WorkCounters& counters_;
-    std::atomic<std::int64_t> ok_{0}, failed_{0}, running_{0};
+    std::atomic<std::int64_t> ok_{0}, failed_{0}, running_{0}, interrupted_{0};
     std::atomic<std::int64_t> last_push_ns_{0};
 };
 

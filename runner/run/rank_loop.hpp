@@ -29,7 +29,12 @@ struct LoopSettings {
     int retries = 0;
     int slots = 1;                          ///< tasks run at once on this rank
     const std::vector<bool>* committed = nullptr;  ///< ids finished by an earlier run (resume)
+    /** Running tasks must stop (see interrupt.hpp); also closes claims when `claims_closed` is null. */
     const std::atomic<bool>* stop = nullptr;
+    /** No new task may start (a drain); running ones finish. */
+    const std::atomic<bool>* claims_closed = nullptr;
+    /** A drain that lasts this long becomes a stop (the watcher of RankLoopSetup::run). */
+    double drain_timeout_seconds = 90;
     double commit_interval_seconds = 1.0;
     /** false: commit only once, at the end (layout single, where commit() is collective). */
     bool periodic_commits = true;

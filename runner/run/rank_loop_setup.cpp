@@ -48,21 +48,35 @@ RankLoopSetup::~RankLoopSetup() = default;
 RankStats RankLoopSetup::run(io::ResultSink& sink)
 {
     // A signal reaches one rank (scancel of one task, a node's OOM killer, a user's kill): it
-    // stops the whole job. The watcher publishes this rank's signal and takes in the others'.
+    // drains or stops the whole job. The watcher publishes this rank's level, takes in the
+    // others', and turns a drain that outlived drain_timeout into a stop.
     std::optional<PeriodicThread> watcher;
     if (settings_.stop == &stop_requested()) {
-        watcher.emplace(std::chrono::milliseconds(20), [this, published = false]() mutable {
-            if (!published && stop_requested().load()) {
-                counters_->request_stop();
-                published = true;
-            } else if (!stop_requested().load() && counters_->stop_requested()) {
-                request_stop();
+        using Clock = std::chrono::steady_clock;
+        const auto drain_limit = std::chrono::duration<double>(settings_.drain_timeout_seconds);
+        watcher.emplace(std::chrono::milliseconds(20),
+                        [this, drain_limit, published = StopLevel::none, drain_started = std::optional<Clock::time_point>()]() mutable {
+            if (stop_level() > published) {
+                published = stop_level();
+                counters_->request_stop(published);
+            }
+            if (const auto job = counters_->stop_level(); job > stop_level()) request_stop(job);
+            if (stop_level() == StopLevel::drain) {
+                if (!drain_started) drain_started = Clock::now();
+                if (Clock::now() - *drain_started >= drain_limit) {
+                    drain_ran_out_ = true;
+                    request_stop(StopLevel::stop);
+                }
             }
             feed_->tick();
             return true;
         });
     }
-    return run_rank_loop(settings_, *source_, sink, *feed_);
+    auto stats = run_rank_loop(settings_, *source_, sink, *feed_);
+    // The loop may end (its task stopped at once) before the watcher's next tick: publish now.
+    if (watcher && stop_level() > StopLevel::none) counters_->request_stop(stop_level());
+    stats.drain_ran_out = drain_ran_out_;
+    return stats;
 }
 
 void RankLoopSetup::finish() { counters_->finish(); }

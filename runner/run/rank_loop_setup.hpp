@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <memory>
 
 #include "collectives/claims/work_counters.hpp"
@@ -47,6 +48,7 @@ private:
     std::unique_ptr<collectives::WorkCounters> counters_;
     std::unique_ptr<ProgressFeed> feed_;
     std::unique_ptr<WorkSource> source_;
+    std::atomic<bool> drain_ran_out_{false};  ///< set by run()'s watcher thread
 };
 
 /**

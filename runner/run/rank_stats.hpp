@@ -19,7 +19,10 @@ struct RankStats {
     int rank = 0;
     std::uint64_t ok = 0;
     std::uint64_t failed = 0;
-    std::uint64_t skipped = 0;   ///< committed by an earlier run (--resume)
+    std::uint64_t already_done = 0;  ///< committed by an earlier run (--resume)
+    std::uint64_t interrupted = 0;   ///< cut short by a stop; left pending for --resume
+    int signal = 0;                  ///< the first stop signal this rank received, 0 if none
+    bool drain_ran_out = false;      ///< this rank stopped its tasks when drain_timeout ran out
     double busy_seconds = 0;     ///< summed wall time of its tasks
     std::vector<std::pair<double, std::uint64_t>> slowest;  ///< (seconds, task id), longest first
     std::vector<FailedTask> failures;                       ///< first failures, capped

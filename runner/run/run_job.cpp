@@ -11,6 +11,7 @@
 
 #include "collectives/liveness/heartbeat_ring.hpp"
 #include "collectives/mpi/mpi_communicator.hpp"
+#include "runner/env/launcher_banner.hpp"
 #include "runner/env/run_environment.hpp"
 #include "runner/errors.hpp"
 #include "runner/placement/placement.hpp"
@@ -40,6 +41,8 @@ LoopSettings loop_settings(const PreparedJob& job, const env::RunEnvironment& en
                           environment.topology.world_rank, environment.topology.host,
                           std::filesystem::absolute(output.tasks_dir()).string(),  // SHARDRUN_TASK_DIR: absolute (issue 11.8)
                           job.spec.retries, job.spec.slots_per_rank, output.committed(), &stop_requested()};
+    settings.claims_closed = &claims_closed();
+    settings.drain_timeout_seconds = job.spec.drain_timeout_seconds;
     settings.periodic_commits = output.periodic_commits();
     settings.collective_timeout_seconds = job.spec.collective_timeout_seconds;
     return settings;
@@ -102,13 +105,18 @@ int run_job(const RunOptions& options)
                                                       static_cast<std::int64_t>(output.committed_count()));
         progress_thread = std::make_unique<ProgressThread>(loop->counters(), *reporter);
     }
-    const auto stats = loop->run(output.sink());
+    auto stats = loop->run(output.sink());
+    stats.signal = first_signal();
     loop->finish();
 
-    // One reduction for the two questions every rank needs answered at the end.
-    std::array<std::int32_t, 2> ending{stop_requested().load() ? 1 : 0, stats.failed > 0 ? 1 : 0};
-    world->allreduce(std::span<std::int32_t>(ending), collectives::ReduceOp::max);
-    const bool interrupted = ending[0] != 0, failed = ending[1] != 0;
+    // One reduction for the questions every rank needs answered at the end: did a drain or a
+    // stop close the claims, did a task fail, and how many tasks are accounted for (a drain
+    // that let every remaining task finish leaves a complete output: that run finished).
+    std::array<std::int64_t, 3> ending{claims_closed().load() ? 1 : 0, stats.failed > 0 ? 1 : 0,
+                                       static_cast<std::int64_t>(stats.ok + stats.failed + stats.already_done)};
+    world->allreduce(std::span<std::int64_t>(ending), collectives::ReduceOp::sum);
+    const bool failed = ending[1] != 0;
+    const bool interrupted = ending[0] != 0 && static_cast<std::uint64_t>(ending[2]) < element.size();
     progress_thread.reset();
     if (reporter) reporter->update(loop->counters().read_progress(), true);
     const auto all_stats = gather_stats(*world, stats);
@@ -119,6 +127,8 @@ int run_job(const RunOptions& options)
                          interrupted, output.path()};
         totals.array_index = environment.array.index;
         totals.array_count = environment.array.count;
+        totals.exit_code = interrupted ? exit_interrupted : failed ? exit_task_failed : exit_ok;
+        totals.launcher_banner_follows = totals.exit_code != exit_ok && env::open_mpi_banner_follows();
         print_summary(options, totals, all_stats);
     }
     return interrupted ? exit_interrupted : failed ? exit_task_failed : exit_ok;

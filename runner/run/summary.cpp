@@ -1,5 +1,7 @@
 #include "runner/run/summary.hpp"
 
+#include "runner/run/interrupt.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,7 +18,8 @@ nlohmann::json to_json(const RankStats& stats)
     for (const auto& f : stats.failures) failures.push_back({{"task_id", f.task_id}, {"exit_code", f.exit_code}, {"message", f.message}});
     auto slowest = nlohmann::json::array();
     for (const auto& [seconds, id] : stats.slowest) slowest.push_back({{"task_id", id}, {"seconds", seconds}});
-    return {{"rank", stats.rank}, {"ok", stats.ok}, {"failed", stats.failed}, {"skipped", stats.skipped},
+    return {{"rank", stats.rank}, {"ok", stats.ok}, {"failed", stats.failed}, {"already_done", stats.already_done},
+            {"interrupted", stats.interrupted}, {"signal", stats.signal}, {"drain_ran_out", stats.drain_ran_out},
             {"busy_seconds", stats.busy_seconds}, {"slowest", slowest}, {"failures", failures}};
 }
 
@@ -26,7 +29,10 @@ RankStats from_json(const nlohmann::json& j)
     stats.rank = j["rank"];
     stats.ok = j["ok"];
     stats.failed = j["failed"];
-    stats.skipped = j["skipped"];
+    stats.already_done = j["already_done"];
+    stats.interrupted = j["interrupted"];
+    stats.signal = j["signal"];
+    stats.drain_ran_out = j["drain_ran_out"];
     stats.busy_seconds = j["busy_seconds"];
     for (const auto& s : j["slowest"]) stats.slowest.emplace_back(s["seconds"], s["task_id"]);
     for (const auto& f : j["failures"]) stats.failures.push_back({f["task_id"], f["exit_code"], f["message"]});
@@ -34,7 +40,9 @@ RankStats from_json(const nlohmann::json& j)
 }
 
 struct Aggregate {
-    std::uint64_t ok = 0, failed = 0, skipped = 0;
+    std::uint64_t ok = 0, failed = 0, already_done = 0, interrupted = 0;
+    std::vector<std::string> signals;  ///< "SIGTERM to rank 1", in rank order
+    bool drain_ran_out = false;
     double busy_min = 0, busy_max = 0, busy_mean = 0;
     std::vector<std::pair<double, std::uint64_t>> slowest;
     std::vector<FailedTask> failures;
@@ -47,7 +55,10 @@ Aggregate aggregate(const std::vector<RankStats>& ranks)
     for (const auto& r : ranks) {
         all.ok += r.ok;
         all.failed += r.failed;
-        all.skipped += r.skipped;
+        all.already_done += r.already_done;
+        all.interrupted += r.interrupted;
+        if (r.signal != 0) all.signals.push_back(fmt::format("{} to rank {}", signal_name(r.signal), r.rank));
+        all.drain_ran_out = all.drain_ran_out || r.drain_ran_out;
         all.busy_min = std::min(all.busy_min, r.busy_seconds);
         all.busy_max = std::max(all.busy_max, r.busy_seconds);
         all.busy_mean += r.busy_seconds / static_cast<double>(ranks.size());
@@ -82,6 +93,30 @@ std::string element_lines(const RunTotals& totals)
     return out;
 }
 
+// What stopped the run, in the words of README's "Stopping a run": the signals by name and
+// the rank each reached (a USR1 is not assumed to be Slurm's time limit).
+std::string stop_cause(const Aggregate& all)
+{
+    std::string cause = all.signals.empty() ? std::string("a stop request")
+                                            : fmt::format("{}", fmt::join(all.signals.begin(),
+                                                                          all.signals.begin() + std::min<std::size_t>(3, all.signals.size()), ", "));
+    if (all.signals.size() > 3) cause += fmt::format(" and {} more", all.signals.size() - 3);
+    if (all.drain_ran_out) cause += ", then drain_timeout ran out";
+    return cause;
+}
+
+// "3 ok, 1 failed, 2 interrupted, 4 not started, 5 already done": the states of README's
+// "Task states"; the last three only when there are any.
+std::string counts_text(const RunTotals& totals, const Aggregate& all)
+{
+    std::string text = fmt::format("{} ok, {} failed", all.ok, all.failed);
+    if (all.interrupted > 0) text += fmt::format(", {} interrupted", all.interrupted);
+    const auto accounted = all.ok + all.failed + all.interrupted + all.already_done;
+    if (totals.tasks > accounted) text += fmt::format(", {} not started", totals.tasks - accounted);
+    if (all.already_done > 0) text += fmt::format(", {} already done", all.already_done);
+    return text;
+}
+
 }  // namespace
 
 std::vector<RankStats> gather_stats(collectives::Communicator& world, const RankStats& mine)
@@ -96,9 +131,9 @@ std::vector<RankStats> gather_stats(collectives::Communicator& world, const Rank
 std::string format_summary(const RunTotals& totals, const std::vector<RankStats>& ranks)
 {
     const auto all = aggregate(ranks);
-    std::string out = fmt::format("shardrun: {} {} in {:.2f} s: {} ok, {} failed, {} skipped of {} tasks\n", totals.job_name,
-                                  totals.interrupted ? "INTERRUPTED" : "finished", totals.wall_seconds, all.ok,
-                                  all.failed, all.skipped, totals.tasks);
+    std::string out = fmt::format("shardrun: {} {} in {:.2f} s: {} of {} tasks\n", totals.job_name,
+                                  totals.interrupted ? "INTERRUPTED" : "finished", totals.wall_seconds,
+                                  counts_text(totals, all), totals.tasks);
     out += fmt::format("  busy per rank: min {:.2f} s, mean {:.2f} s, max {:.2f} s; imbalance {:.2f} (max/mean)\n",
                        all.busy_min, all.busy_mean, all.busy_max, all.busy_mean > 0 ? all.busy_max / all.busy_mean : 1.0);
     if (!all.slowest.empty()) {
@@ -111,12 +146,19 @@ std::string format_summary(const RunTotals& totals, const std::vector<RankStats>
         out += fmt::format("  failed #{}: exit {}: {}\n", f.task_id, f.exit_code, f.message);
     }
     if (all.failures.size() > 20) out += fmt::format("  ... and {} more failed tasks\n", all.failed - 20);
-    if (totals.interrupted) out += "  interrupted: committed tasks are kept; run again with --resume to finish\n";
+    if (totals.interrupted) {
+        out += fmt::format("  interrupted by {}: committed tasks are kept; run again with --resume to finish\n",
+                           stop_cause(all));
+    }
     if (totals.array_count > 1) {
         out += element_lines(totals);
     } else if (!totals.output_path.empty()) {
         out += fmt::format("  results: {}\n", totals.output_path);
         out += fmt::format("  picture: shardrun report {}\n", totals.output_path);
+    }
+    if (totals.launcher_banner_follows) {
+        out += fmt::format("  (mpirun's note below only repeats exit code {}; `mpirun -q` leaves this summary last)\n",
+                           totals.exit_code);
     }
     return out;
 }
@@ -127,9 +169,11 @@ std::string summary_json(const RunTotals& totals, const std::vector<RankStats>& 
     auto per_rank = nlohmann::json::array();
     for (const auto& r : ranks) per_rank.push_back(to_json(r));
     nlohmann::json summary = {{"event", "summary"}, {"job", totals.job_name}, {"tasks", totals.tasks},
-                              {"ok", all.ok}, {"failed", all.failed}, {"skipped", all.skipped},
-                              {"interrupted", totals.interrupted}, {"wall_seconds", totals.wall_seconds},
+                              {"ok", all.ok}, {"failed", all.failed}, {"interrupted", all.interrupted},
+                              {"already_done", all.already_done}, {"stopped", totals.interrupted},
+                              {"exit_code", totals.exit_code}, {"wall_seconds", totals.wall_seconds},
                               {"output", totals.output_path}, {"ranks", per_rank}};
+    if (totals.interrupted) summary["stop_cause"] = stop_cause(all);
     if (totals.array_count > 1) {
         summary["array_index"] = totals.array_index;
         summary["array_count"] = totals.array_count;

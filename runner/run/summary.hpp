@@ -20,6 +20,9 @@ struct RunTotals {
     std::string output_path;
     long array_index = 0;  ///< this run's element of the array job (zero-based)
     long array_count = 1;  ///< more than 1: the run is one element; its results wait for `shardrun merge`
+    int exit_code = 0;     ///< what shardrun exits with (README, "Exit codes")
+    /** Open MPI's mpirun will print its non-zero-exit note after the summary (it was not run with -q). */
+    bool launcher_banner_follows = false;
 };
 
 /** The human summary printed by rank 0 at the end. */

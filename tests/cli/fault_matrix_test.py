@@ -13,7 +13,7 @@ import time
 import unittest
 
 from harness import (MPIEXEC, SHARDRUN, clean_env, kill_task_processes, rank_pid, run, scratch_dir,
-                     status_json, wait_for_no_task_processes)
+                     status_json, task_processes, wait_for_no_task_processes)
 from jobs import h5py_module, write_job
 
 NP = int(os.environ.get("FAULT_NP", "2"))
@@ -178,6 +178,112 @@ class FaultMatrixTest(unittest.TestCase):
         self.assertNotEqual(code, 0, err)
         self.assertIn(f"rank {NP - 1} on {socket.gethostname()} stopped responding: no heartbeat for", err)
         self.assert_not_complete()
+        self.resume_and_check()
+
+
+# Tasks far longer than every limit (issue 23, point 8): `sleep 1000` unless the test has made
+# OUT/short (sleep 2) or OUT/fast (no sleep) exist, so that --resume can finish the job.
+LONG_TASKS = 3 * NP
+GRACE = 3
+LONG_JOB = """
+name: long
+task: exec
+sweep: {a: {range: [0, LONG_TASKS, 1]}}
+schedule: dynamic
+timeout_grace: GRACEs
+drain_timeout: DRAINs
+exec:
+  argv: [sh, -c, 'if [ -e OUT/fast ]; then :; elif [ -e OUT/short ]; then sleep 2; else exec sleep 1000; fi; echo "{{\\"v\\": $SHARDRUN_PARAM_A}}" > $SHARDRUN_RESULT']
+  results: {v: float64}
+output: {path: OUT/long.h5, layout: LAYOUT}
+"""
+
+
+class LongTaskSignalTest(unittest.TestCase):
+    """SIGTERM stops and SIGUSR1 drains, the way Slurm users expect, with tasks far longer than
+    timeout_grace and drain_timeout: the times asserted are the limits the README promises."""
+
+    def start(self, drain=60, short=False):
+        self.work = scratch_dir()
+        self.addCleanup(kill_task_processes, self.work)
+        text = (LONG_JOB.replace("LAYOUT", LAYOUT).replace("OUT", self.work).replace("LONG_TASKS", str(LONG_TASKS))
+                .replace("GRACE", str(GRACE)).replace("DRAIN", str(drain)))
+        self.job = write_job(self.work, text)
+        self.out = os.path.join(self.work, "long.h5")
+        if short:
+            open(os.path.join(self.work, "short"), "w").close()
+        proc = subprocess.Popen([MPIEXEC, "--oversubscribe", "-np", str(NP), SHARDRUN, "run", self.job],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env())
+        self.addCleanup(lambda: proc.poll() is None and proc.kill())
+        self.pids = [rank_pid(self.job, r, time.time() + 30) for r in range(NP)]
+        # Every rank runs a task before the signal.
+        deadline = time.time() + 60
+        while len(task_processes(self.work)) < NP and time.time() < deadline:
+            time.sleep(0.05)
+        self.assertGreaterEqual(len(task_processes(self.work)), NP, "the ranks never started their tasks")
+        return proc
+
+    def wait(self, proc):
+        out, err = proc.communicate(timeout=120)
+        ended = time.time()
+        self.assertEqual(wait_for_no_task_processes(self.work, 10), [], "task processes outlived the job")
+        return proc.returncode, out, err, ended
+
+    def resume_and_check(self):
+        open(os.path.join(self.work, "fast"), "w").close()
+        resumed = run(["run", self.job, "-q", "--resume"], np=NP)
+        self.assertEqual(resumed.returncode, 0, resumed.stderr)
+        with h5py_module().File(self.out, "r") as f:
+            self.assertTrue(bool(f.attrs["complete"]))
+            self.assertEqual(list(f["results/v"][:]), [float(a) for a in range(LONG_TASKS)])
+
+    def test_sigterm_to_one_rank_stops_every_rank_within_the_grace(self):
+        proc = self.start()
+        os.kill(self.pids[NP - 1], signal.SIGTERM)
+        signalled = time.time()
+        code, out, err, ended = self.wait(proc)
+        self.assertEqual(code, 3, err)
+        self.assertLess(ended - signalled, GRACE + 2, "the job did not stop within timeout_grace + 2 s")
+        self.assertIn(f"interrupted by SIGTERM to rank {NP - 1}", out)
+        self.assertRegex(out, rf"0 ok, 0 failed, {NP} interrupted, {LONG_TASKS - NP} not started of {LONG_TASKS} tasks")
+        status = status_json(self.out)[1]
+        self.assertEqual((status["ok"], status["failed"], status["pending"]), (0, 0, LONG_TASKS),
+                         "an interrupted task must stay pending, never failed")
+        self.resume_and_check()
+
+    def test_sigusr1_lets_running_tasks_finish_and_starts_no_new_one(self):
+        proc = self.start(drain=60, short=True)
+        os.kill(self.pids[0], signal.SIGUSR1)
+        code, out, err, _ = self.wait(proc)
+        self.assertEqual(code, 3, err)
+        status = status_json(self.out)[1]
+        self.assertEqual(status["ok"], NP, "the running tasks should have finished, and no other started")
+        self.assertEqual(status["pending"], LONG_TASKS - NP)
+        self.assertIn("interrupted by SIGUSR1 to rank 0:", out)
+        self.resume_and_check()
+
+    def test_sigusr1_stops_the_tasks_when_drain_timeout_runs_out(self):
+        drain = 2
+        proc = self.start(drain=drain)
+        os.kill(self.pids[NP - 1], signal.SIGUSR1)
+        signalled = time.time()
+        code, out, err, ended = self.wait(proc)
+        self.assertEqual(code, 3, err)
+        self.assertGreaterEqual(ended - signalled, drain, "the tasks were stopped before drain_timeout")
+        self.assertLess(ended - signalled, drain + GRACE + 2, "the drain did not end within drain_timeout + grace")
+        self.assertIn(f"interrupted by SIGUSR1 to rank {NP - 1}, then drain_timeout ran out", out)
+        self.resume_and_check()
+
+    def test_a_signal_during_a_drain_stops_at_once(self):
+        proc = self.start(drain=600)
+        os.kill(self.pids[0], signal.SIGUSR1)
+        time.sleep(0.5)
+        self.assertIsNone(proc.poll(), "a drain of 600 s ended by itself")
+        os.kill(self.pids[0], signal.SIGTERM)
+        signalled = time.time()
+        code, out, err, ended = self.wait(proc)
+        self.assertEqual(code, 3, err)
+        self.assertLess(ended - signalled, GRACE + 2, "a second signal did not stop the drain")
         self.resume_and_check()
 
 

@@ -143,7 +143,7 @@ TEST(RankLoopRetries, CommittedTasksAreSkippedOnResume)
 
     for (const auto& record : run.sink.records) EXPECT_EQ(record.task_id % 2, 1u) << "task " << record.task_id;
     EXPECT_EQ(sum_over_ranks(run.sink.records.size()), 250u);
-    EXPECT_EQ(sum_over_ranks(run.stats.skipped), 250u);
+    EXPECT_EQ(sum_over_ranks(run.stats.already_done), 250u);
 }
 
 TEST(RankLoopRetries, StoppedLoopRecordsNothingMore)

@@ -15,7 +15,16 @@ TEST(ProgressReporter, PlainLineShowsCountsRateAndEta)
 
     const auto line = reporter.line({40, 5, 2}, 9.0);
 
-    EXPECT_EQ(line, "[   9.0s] done 55/100 (40 ok, 5 failed, 10 skipped), running 2, 5.0 tasks/s, ETA 0m09s");
+    EXPECT_EQ(line, "[   9.0s] done 55/100 (40 ok, 5 failed, 10 already done), running 2, 5.0 tasks/s, ETA 0m09s");
+}
+
+TEST(ProgressReporter, InterruptedTasksAreNotCountedAsDoneOrFailed)
+{
+    const ProgressReporter reporter(ProgressMode::plain, 10, 4, 0);
+
+    const auto line = reporter.line({0, 0, 0, 2}, 3.7);
+
+    EXPECT_EQ(line, "[   3.7s] done 0/4 (0 ok, 0 failed), 2 interrupted, running 0, 0.0 tasks/s, ETA ?");
 }
 
 TEST(ProgressReporter, EtaIsUnknownBeforeAnythingFinished)
@@ -26,7 +35,8 @@ TEST(ProgressReporter, EtaIsUnknownBeforeAnythingFinished)
 
     EXPECT_NE(line.find("done 0/100"), std::string::npos) << line;
     EXPECT_NE(line.find("ETA ?"), std::string::npos) << line;
-    EXPECT_EQ(line.find("skipped"), std::string::npos) << line;
+    EXPECT_EQ(line.find("already done"), std::string::npos) << line;
+    EXPECT_EQ(line.find("interrupted"), std::string::npos) << line;
 }
 
 TEST(ProgressReporter, LongEtaIsShownInHours)
@@ -50,6 +60,8 @@ TEST(ProgressReporter, JsonLineIsOneJsonObject)
     EXPECT_EQ(parsed["ok"], 40);
     EXPECT_EQ(parsed["failed"], 5);
     EXPECT_EQ(parsed["running"], 2);
+    EXPECT_EQ(parsed["interrupted"], 0);
+    EXPECT_EQ(parsed["already_done"], 10);
     EXPECT_EQ(parsed["total"], 100);
     EXPECT_DOUBLE_EQ(parsed["tasks_per_s"].get<double>(), 5.0);
     EXPECT_DOUBLE_EQ(parsed["eta_s"].get<double>(), 9.0);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
+
 #include <nlohmann/json.hpp>
 
 namespace shardrun::run {
@@ -27,7 +29,7 @@ TEST(Summary, CountsBusyTimeSlowestAndFailures)
 
     const auto text = format_summary(totals, two_ranks());
 
-    EXPECT_TRUE(contains(text, "heat finished in 12.50 s: 3 ok, 1 failed, 0 skipped of 4 tasks")) << text;
+    EXPECT_TRUE(contains(text, "heat finished in 12.50 s: 3 ok, 1 failed of 4 tasks\n")) << text;
     EXPECT_TRUE(contains(text, "min 2.00 s, mean 3.00 s, max 4.00 s; imbalance 1.33")) << text;
     EXPECT_TRUE(contains(text, "slowest: #1 3.000 s, #3 1.500 s")) << text;
     EXPECT_TRUE(contains(text, "failed #1: exit 127: cannot run 'sim': command not found")) << text;
@@ -43,6 +45,42 @@ TEST(Summary, InterruptedRunSaysHowToResume)
 
     EXPECT_TRUE(contains(text, "INTERRUPTED")) << text;
     EXPECT_TRUE(contains(text, "--resume")) << text;
+}
+
+TEST(Summary, InterruptedRunNamesTheSignalTheRankAndTheTaskStates)
+{
+    RunTotals totals{"heat", 10, 1.0, true, ""};
+    auto ranks = two_ranks();
+    ranks[0].already_done = 2;
+    ranks[1].interrupted = 1;
+    ranks[1].signal = SIGUSR1;
+    ranks[1].drain_ran_out = true;
+
+    const auto text = format_summary(totals, ranks);
+
+    // 3 ok + 1 failed + 1 interrupted + 2 already done of 10: 3 were never started.
+    EXPECT_TRUE(contains(text, "heat INTERRUPTED in 1.00 s: 3 ok, 1 failed, 1 interrupted, 3 not started, 2 already done of 10 tasks\n"))
+        << text;
+    EXPECT_TRUE(contains(text, "interrupted by SIGUSR1 to rank 1, then drain_timeout ran out:")) << text;
+    EXPECT_FALSE(contains(text, "time limit")) << "a USR1 is not assumed to be Slurm's: " << text;
+    const auto json = nlohmann::json::parse(summary_json(totals, ranks));
+    EXPECT_EQ(json["interrupted"], 1);
+    EXPECT_EQ(json["already_done"], 2);
+    EXPECT_EQ(json["stopped"], true);
+    EXPECT_EQ(json["stop_cause"], "SIGUSR1 to rank 1, then drain_timeout ran out");
+}
+
+TEST(Summary, EndsWithANoteWhenMpirunsBannerFollows)
+{
+    RunTotals totals{"heat", 4, 1.0, false, "results/heat.h5"};
+    totals.exit_code = 1;
+    totals.launcher_banner_follows = true;
+
+    const auto text = format_summary(totals, two_ranks());
+
+    const std::string last = "  (mpirun's note below only repeats exit code 1; `mpirun -q` leaves this summary last)\n";
+    ASSERT_GE(text.size(), last.size());
+    EXPECT_EQ(text.substr(text.size() - last.size()), last) << text;
 }
 
 TEST(Summary, ArrayElementNamesItsShardsAndTheMergeCommand)
