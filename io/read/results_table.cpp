@@ -1,10 +1,11 @@
-// read_results_table(): the master's /params, scalar /results and /tasks/status as columns.
+// read_results_table(): the master's /params, scalar /results and /tasks as columns.
 #include "io/read/results_table.hpp"
 
 #include <hdf5.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <set>
 
 #include "io/errors.hpp"
@@ -104,6 +105,65 @@ void add_task_and_status(hid_t file, ResultsTable& table)
     table.columns.push_back(TableColumn{"status", ColumnRole::status, std::move(names), false});
 }
 
+/** CF's Unix time units, as the master writes them on /tasks/start and /tasks/end. */
+bool is_unix_time(hid_t parent, const std::string& name)
+{
+    auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(parent, name.c_str(), H5P_DEFAULT));
+    const auto units = hdf5::read_string_attr(dataset.get(), "units");
+    return units && units->starts_with("seconds since 1970-01-01");
+}
+
+/** Cells <= 0 of a time column are missing: the task never started (the file holds 0 there). */
+void mark_unset_times(TableColumn& column)
+{
+    const auto& times = std::get<std::vector<double>>(column.values);
+    column.missing.resize(times.size());
+    for (std::size_t row = 0; row < times.size(); ++row) column.missing[row] = !(times[row] > 0);
+}
+
+/** `seconds` = end - start where the task started and ended (missing elsewhere). */
+void add_seconds(ResultsTable& table)
+{
+    const int start = table.find("start"), end = table.find("end");
+    if (start < 0 || end < 0 || !table.columns[start].is_float() || !table.columns[end].is_float()) return;
+    const auto& from = std::get<std::vector<double>>(table.columns[start].values);
+    const auto& to = std::get<std::vector<double>>(table.columns[end].values);
+    TableColumn seconds{"seconds", ColumnRole::record, std::vector<double>(table.task_count, 0.0), false};
+    seconds.missing.assign(table.task_count, true);
+    for (std::size_t row = 0; row < table.task_count; ++row) {
+        if (!(from[row] > 0) || !(to[row] >= from[row])) continue;
+        std::get<std::vector<double>>(seconds.values)[row] = to[row] - from[row];
+        seconds.missing[row] = false;
+    }
+    table.columns.push_back(std::move(seconds));
+}
+
+/**
+ * Every 1-D /tasks column but status (already the status column), read by its stored type, so
+ * that a column the format adds later (e.g. message) is there without a change here.
+ */
+void add_task_records(hid_t file, ResultsTable& table)
+{
+    auto tasks = SHARDRUN_H5_OPEN(Group, H5Gopen2(file, "tasks", H5P_DEFAULT));
+    const auto first = table.columns.size();
+    for (const auto& name : dataset_names(tasks.get())) {
+        if (name == "status" || name == "task") continue;
+        TableColumn column{name, ColumnRole::record, {}, false};
+        if (!read_column(tasks.get(), name, table.task_count, column)) continue;
+        column.is_time = column.is_float() && is_unix_time(tasks.get(), name);
+        if (column.is_time) mark_unset_times(column);
+        table.columns.push_back(std::move(column));
+    }
+    // Looked up among the /tasks columns only: a result field called start must not stand in.
+    ResultsTable records;
+    records.task_count = table.task_count;
+    records.columns.assign(std::make_move_iterator(table.columns.begin() + static_cast<std::ptrdiff_t>(first)),
+                           std::make_move_iterator(table.columns.end()));
+    table.columns.erase(table.columns.begin() + static_cast<std::ptrdiff_t>(first), table.columns.end());
+    add_seconds(records);
+    for (auto& column : records.columns) table.columns.push_back(std::move(column));
+}
+
 /** A param or result named like a built-in column (or like each other) gets its group as prefix. */
 void qualify_duplicates(ResultsTable& table)
 {
@@ -111,7 +171,9 @@ void qualify_duplicates(ResultsTable& table)
     for (auto& column : table.columns) {
         if (column.role == ColumnRole::task || column.role == ColumnRole::status) continue;
         if (!seen.insert(column.name).second) {
-            column.name = (column.role == ColumnRole::param ? "params/" : "results/") + column.name;
+            const char* group = column.role == ColumnRole::param ? "params/" : column.role == ColumnRole::result ? "results/"
+                                                                                                               : "tasks/";
+            column.name = group + column.name;
         }
     }
 }
@@ -164,6 +226,7 @@ ResultsTable read_results_table(const std::string& path)
         add_params(file.get(), table);
         add_results(file.get(), table);
         add_task_and_status(file.get(), table);
+        add_task_records(file.get(), table);
     } catch (const Hdf5Error& error) {
         SHARDRUN_THROW(OutputError, path + " is not a readable shardrun results file (" + error.cause() + ")");
     }

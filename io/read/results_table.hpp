@@ -10,8 +10,12 @@ namespace shardrun::io {
 /** The values of one table column, one per task (the stored type: float, integer or text). */
 using ColumnValues = std::variant<std::vector<double>, std::vector<std::int64_t>, std::vector<std::string>>;
 
-/** Where a column of the table comes from. */
-enum class ColumnRole { task, param, result, status };
+/**
+ * Where a column of the table comes from. `record` is a /tasks column other than status (how
+ * the task ran: attempts, rank, host, start, end, exit_code, message, ...) or the derived
+ * `seconds`; `shardrun table` prints those only when --columns names them.
+ */
+enum class ColumnRole { task, param, result, status, record };
 
 /** One column of the results table. */
 struct TableColumn {
@@ -22,6 +26,8 @@ struct TableColumn {
     bool single_precision = false;
     /** Per row, true where the cell has no value (a derived view, e.g. a pivot); empty: none is missing. */
     std::vector<bool> missing;
+    /** Unix seconds (CF units `seconds since 1970-01-01...`): printed as ISO 8601 UTC, compared as numbers. */
+    bool is_time = false;
 
     bool is_text() const noexcept { return std::holds_alternative<std::vector<std::string>>(values); }
     bool is_float() const noexcept { return std::holds_alternative<std::vector<double>>(values); }
@@ -29,8 +35,11 @@ struct TableColumn {
 
 /**
  * One row per task of a master results file: the task id, every /params column, every
- * scalar /results field (in the job's declared order) and the task's status. Result
- * cells of tasks that have no result (status other than ok) are missing, not fill values.
+ * scalar /results field (in the job's declared order), the task's status, then every other
+ * 1-D /tasks column (read generically, in name order) and `seconds` = end - start. Result
+ * cells of tasks that have no result (status other than ok) are missing, not fill values;
+ * so are start, end and seconds of a task that never started. A param or result named like
+ * a /tasks column keeps its name and the /tasks column is called `tasks/<name>`.
  * Kept as plain columns so that other views (`shardrun table --pivot`, which turns
  * `operation x device` rows into `operation, CPU s, GPU s, speedup`) are built from it.
  */

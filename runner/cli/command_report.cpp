@@ -11,6 +11,8 @@
 #include <sstream>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "io/errors.hpp"
 #include "runner/errors.hpp"
 
@@ -114,13 +116,21 @@ void ReportCommand::add_options(po::options_description& options, po::positional
     options.add_options()
         ("output", po::value<std::string>(&path_), "the results file (output.path of the job)")
         ("png", po::value<std::string>(&png_), "the picture to write (default: OUTPUT without .h5 + .report.png)")
-        ("html", po::value<std::string>(&html_), "also write an HTML page that embeds the picture");
+        ("html", po::value<std::string>(&html_), "also write an HTML page that embeds the picture")
+        ("stats", po::value<std::string>(&stats_), "also write the numbers behind the picture as JSON (runs, bars, "
+                                                    "busy and idle per rank, imbalance)")
+        ("run-gap", po::value<double>(&run_gap_)->default_value(60.0),
+         "seconds with no task running that separate two runs (the file records no run boundaries, so a "
+         "--resume is found this way); the time between runs is not idle");
     positional.add("output", 1);
 }
 
 void ReportCommand::check(const po::variables_map& values)
 {
     if (!values.count("output")) SHARDRUN_THROW(UsageError, "report: name the results file, e.g. shardrun report results/heat.h5");
+    if (!(run_gap_ > 0)) {
+        SHARDRUN_THROW(UsageError, fmt::format("report: --run-gap {}: give seconds above 0", run_gap_));
+    }
 }
 
 int ReportCommand::run()
@@ -137,6 +147,8 @@ int ReportCommand::run()
     std::vector<std::string> args = {report_python(), script.string(), path_};
     if (!png_.empty()) args.insert(args.end(), {"--png", png_});
     if (!html_.empty()) args.insert(args.end(), {"--html", html_});
+    if (!stats_.empty()) args.insert(args.end(), {"--stats", stats_});
+    args.insert(args.end(), {"--run-gap", fmt::format("{}", run_gap_)});
     const int code = spawn_and_wait(args, false);
     if (code == 127) SHARDRUN_THROW(io::OutputError, "report: cannot start " + args[0]);
     return code;

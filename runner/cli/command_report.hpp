@@ -7,8 +7,9 @@
 namespace shardrun::cli {
 
 /**
- * `shardrun report OUT [--png FILE] [--html FILE]`: a picture of a run drawn from /tasks (a
- * timeline of tasks per rank, task durations, busy time per rank) by scripts/shardrun-report.py
+ * `shardrun report OUT [--png FILE] [--html FILE] [--stats FILE] [--run-gap S]`: a picture of a
+ * run drawn from /attempts or /tasks (a timeline of attempts per rank with resumes marked, task
+ * durations, busy and idle time per rank) by scripts/shardrun-report.py
  * with Python's h5py and matplotlib. The script is looked up, first found wins:
  * $SHARDRUN_REPORT_SCRIPT; <the executable's folder>/../share/shardrun/ (an installed tree);
  * the source tree's scripts/ (a build tree); <install prefix>/share/shardrun/ (a program that
@@ -35,6 +36,8 @@ private:
     std::string path_;
     std::string png_;
     std::string html_;
+    std::string stats_;
+    double run_gap_ = 60.0;
 };
 
 }  // namespace shardrun::cli

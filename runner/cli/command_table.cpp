@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "io/read/results_table.hpp"
+#include "runner/cli/table_columns.hpp"
 #include "runner/cli/table_format.hpp"
 #include "runner/cli/table_pivot.hpp"
 #include "runner/errors.hpp"
@@ -19,12 +20,20 @@ void TableCommand::add_options(po::options_description& options, po::positional_
                                                   "tasks without a result last)")
         ("desc", po::bool_switch(&query_.descending), "descending order (largest first)")
         ("top", po::value<long long>(), "print only the first N rows (after --where and --sort)")
+        ("columns", po::value<std::string>(&columns_), "print these columns, in this order (task first unless named): "
+                                                        "any param, result, status, /tasks column (attempts, rank, host, "
+                                                        "device, start, end, exit_code, message, ...) or seconds (end - "
+                                                        "start), e.g. --columns exit_code,attempts,seconds,host,message")
         ("where", po::value<std::string>(&where_), "keep the rows where EXPR holds: NAME OP VALUE joined by 'and', "
                                                     "OP one of == != < <= > >=, e.g. 'val_accuracy>0.9 and status==ok'")
         ("pivot", po::value<std::string>(&pivot_), "turn this param's values into columns of --value, one row per "
-                                                    "combination of the other params; with two values a speedup "
-                                                    "column (first / second), e.g. --pivot device")
+                                                    "combination of the other params, and a ratio column named for "
+                                                    "what it divides (see --ratio), e.g. --pivot device")
         ("value", po::value<std::string>(&value_)->default_value("seconds"), "the number column --pivot spreads")
+        ("ratio", po::value<std::string>(&ratio_), "the ratio column of --pivot: A/B divides the value of A by "
+                                                    "B's (e.g. cuda/cpu); default with two values: how many times "
+                                                    "better the second is, first/second for a time (seconds, *_seconds, "
+                                                    "*_time, *_s, *_ms), second/first otherwise (gflops)")
         ("csv", po::bool_switch(&csv_), "print CSV (for pandas.read_csv)")
         ("json", po::bool_switch(&json_), "print a JSON array of records (for pandas.read_json)");
     positional.add("output", 1);
@@ -37,7 +46,9 @@ void TableCommand::check(const po::variables_map& values)
     if (values.count("sort")) query_.sort = sort_;
     has_where_ = values.count("where") > 0;
     has_pivot_ = values.count("pivot") > 0;
+    has_columns_ = values.count("columns") > 0;
     if (!has_pivot_ && !values["value"].defaulted()) SHARDRUN_THROW(UsageError, "table: --value needs --pivot PARAM");
+    if (!has_pivot_ && values.count("ratio")) SHARDRUN_THROW(UsageError, "table: --ratio needs --pivot PARAM");
     if (values.count("top")) {
         const auto top = values["top"].as<long long>();
         if (top < 0) SHARDRUN_THROW(UsageError, "table: --top " + std::to_string(top) + ": give a count of rows, 0 or more");
@@ -52,12 +63,15 @@ int TableCommand::run()
     // Reads the file only: no MPI, so it works on a login node.
     const auto read = io::read_results_table(path_);
     // --where picks tasks before the pivot; --sort and --top order and cut its rows.
-    const auto table = has_pivot_ ? pivot_table(read, select_rows(read, {query_.where, {}, false, {}}), pivot_, value_)
+    const auto table = has_pivot_ ? pivot_table(read, select_rows(read, {query_.where, {}, false, {}}), pivot_, value_, ratio_)
                                   : read;
     auto query = query_;
     if (has_pivot_) query.where.clear();
+    // Resolved before anything is printed, so that a bad name is one line and no table.
+    const auto columns = has_columns_ ? named_columns(table, columns_) : default_columns(table);
     const auto rows = select_rows(table, query);
-    std::cout << (csv_ ? table_csv(table, rows) : json_ ? table_json(table, rows) : table_text(table, rows));
+    std::cout << (csv_ ? table_csv(table, rows, columns) : json_ ? table_json(table, rows, columns)
+                                                         : table_text(table, rows, columns));
     return exit_ok;
 }
 

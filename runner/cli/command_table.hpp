@@ -8,8 +8,9 @@
 namespace shardrun::cli {
 
 /**
- * `shardrun table OUT [--sort F] [--desc] [--top N] [--where EXPR] [--pivot P [--value F]] [--csv|--json]`:
- * the params, scalar results and status of every task of a results file, one row per task;
+ * `shardrun table OUT [--columns A,B] [--sort F] [--desc] [--top N] [--where EXPR] [--pivot P [--value F] [--ratio A/B]]
+ * [--csv|--json]`: the params, scalar results and status of every task of a results file (or the
+ * columns --columns names, /tasks columns included), one row per task;
  * or, with --pivot, one row per combination of the other params (see pivot_table).
  */
 class TableCommand : public Command {
@@ -33,7 +34,10 @@ private:
     bool has_where_ = false;
     std::string pivot_;
     std::string value_;
+    std::string ratio_;
     bool has_pivot_ = false;
+    std::string columns_;
+    bool has_columns_ = false;
     std::string sort_;
     bool csv_ = false;
     bool json_ = false;

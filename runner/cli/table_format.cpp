@@ -5,12 +5,32 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <nlohmann/json.hpp>
+
+#include "runner/cli/table_columns.hpp"
 
 namespace shardrun::cli {
 namespace {
 
 enum class Style { text, csv };
+
+/** Unix seconds as ISO 8601 UTC with `digits` (3 or 6) decimals, e.g. 2026-11-26T00:12:37.250Z. */
+std::string iso8601(double seconds, int digits)
+{
+    const double scale = digits == 3 ? 1e3 : 1e6;
+    const auto ticks = static_cast<long long>(std::llround(seconds * scale));
+    const auto per_second = static_cast<long long>(scale);
+    // Floor division, so that a time before 1970 still gets a fraction in [0, 1).
+    auto whole = ticks / per_second;
+    auto fraction = ticks % per_second;
+    if (fraction < 0) fraction += per_second, --whole;
+    const auto time = static_cast<std::time_t>(whole);
+    std::tm utc{};
+    gmtime_r(&time, &utc);
+    return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:0{}}Z", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                       utc.tm_hour, utc.tm_min, utc.tm_sec, fraction, digits);
+}
 
 /** Shortest text that reads back as the stored value (float32 as float32). */
 std::string exact(double value, bool single_precision)
@@ -33,6 +53,7 @@ std::string cell(const io::ResultsTable& table, std::size_t column_index, std::s
     if (!table.present(column_index, row)) return style == Style::text ? "-" : "";
     const auto& column = table.columns[column_index];
     if (const auto* floats = std::get_if<std::vector<double>>(&column.values)) {
+        if (column.is_time) return iso8601((*floats)[row], style == Style::text ? 3 : 6);
         return style == Style::text ? fmt::format("{:.6g}", (*floats)[row]) : exact((*floats)[row], column.single_precision);
     }
     if (const auto* ints = std::get_if<std::vector<std::int64_t>>(&column.values)) return fmt::format("{}", (*ints)[row]);
@@ -47,6 +68,7 @@ nlohmann::ordered_json json_cell(const io::ResultsTable& table, std::size_t colu
     if (const auto* floats = std::get_if<std::vector<double>>(&column.values)) {
         const double value = (*floats)[row];
         if (!std::isfinite(value)) return nullptr;
+        if (column.is_time) return iso8601(value, 6);
         return column.single_precision ? std::stod(exact(value, true)) : value;
     }
     if (const auto* ints = std::get_if<std::vector<std::int64_t>>(&column.values)) return (*ints)[row];
@@ -60,14 +82,15 @@ void trim_right(std::string& line)
 
 }  // namespace
 
-std::string table_text(const io::ResultsTable& table, const std::vector<std::size_t>& rows)
+std::string table_text(const io::ResultsTable& table, const std::vector<std::size_t>& rows,
+                       const std::vector<std::size_t>& picked)
 {
-    const auto columns = table.columns.size();
+    const auto columns = picked.size();
     std::vector<std::vector<std::string>> cells(rows.size() + 1);
     std::vector<std::size_t> width(columns, 0);
     for (std::size_t c = 0; c < columns; ++c) {
-        cells[0].push_back(table.columns[c].name);
-        for (std::size_t r = 0; r < rows.size(); ++r) cells[r + 1].push_back(cell(table, c, rows[r], Style::text));
+        cells[0].push_back(table.columns[picked[c]].name);
+        for (std::size_t r = 0; r < rows.size(); ++r) cells[r + 1].push_back(cell(table, picked[c], rows[r], Style::text));
         for (const auto& line : cells) width[c] = std::max(width[c], line[c].size());
     }
     std::string out;
@@ -75,8 +98,9 @@ std::string table_text(const io::ResultsTable& table, const std::vector<std::siz
         std::string text;
         for (std::size_t c = 0; c < columns; ++c) {
             if (c > 0) text += "  ";
-            text += table.columns[c].is_text() ? fmt::format("{:<{}}", line[c], width[c])
-                                               : fmt::format("{:>{}}", line[c], width[c]);
+            const auto& column = table.columns[picked[c]];
+            text += column.is_text() || column.is_time ? fmt::format("{:<{}}", line[c], width[c])
+                                                       : fmt::format("{:>{}}", line[c], width[c]);
         }
         trim_right(text);
         out += text + "\n";
@@ -84,27 +108,44 @@ std::string table_text(const io::ResultsTable& table, const std::vector<std::siz
     return out;
 }
 
-std::string table_csv(const io::ResultsTable& table, const std::vector<std::size_t>& rows)
+std::string table_csv(const io::ResultsTable& table, const std::vector<std::size_t>& rows,
+                      const std::vector<std::size_t>& picked)
 {
     std::string out;
-    for (std::size_t c = 0; c < table.columns.size(); ++c) out += (c ? "," : "") + csv_quoted(table.columns[c].name);
+    for (std::size_t c = 0; c < picked.size(); ++c) out += (c ? "," : "") + csv_quoted(table.columns[picked[c]].name);
     out += "\n";
     for (const auto row : rows) {
-        for (std::size_t c = 0; c < table.columns.size(); ++c) out += (c ? "," : "") + cell(table, c, row, Style::csv);
+        for (std::size_t c = 0; c < picked.size(); ++c) out += (c ? "," : "") + cell(table, picked[c], row, Style::csv);
         out += "\n";
     }
     return out;
 }
 
-std::string table_json(const io::ResultsTable& table, const std::vector<std::size_t>& rows)
+std::string table_json(const io::ResultsTable& table, const std::vector<std::size_t>& rows,
+                       const std::vector<std::size_t>& picked)
 {
     std::string out = "[";
     for (std::size_t r = 0; r < rows.size(); ++r) {
         nlohmann::ordered_json record = nlohmann::ordered_json::object();
-        for (std::size_t c = 0; c < table.columns.size(); ++c) record[table.columns[c].name] = json_cell(table, c, rows[r]);
+        for (const auto c : picked) record[table.columns[c].name] = json_cell(table, c, rows[r]);
         out += (r ? ",\n" : "\n") + record.dump();
     }
     return out + (rows.empty() ? "]\n" : "\n]\n");
+}
+
+std::string table_text(const io::ResultsTable& table, const std::vector<std::size_t>& rows)
+{
+    return table_text(table, rows, default_columns(table));
+}
+
+std::string table_csv(const io::ResultsTable& table, const std::vector<std::size_t>& rows)
+{
+    return table_csv(table, rows, default_columns(table));
+}
+
+std::string table_json(const io::ResultsTable& table, const std::vector<std::size_t>& rows)
+{
+    return table_json(table, rows, default_columns(table));
 }
 
 }  // namespace shardrun::cli

@@ -1,6 +1,7 @@
 #include "runner/cli/table_pivot.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -121,25 +122,56 @@ void fill_cells(const io::ResultsTable& table, const PivotColumns& columns, cons
     }
 }
 
-/** speedup = the first value column / the second, where both cells are there and the second is not 0. */
-void add_speedup(io::ResultsTable& pivoted, std::size_t first_value)
+/**
+ * True for a value where less is better: a time (the derived seconds, a kernel's seconds, or a
+ * field whose name ends in _seconds, _time, _s or _ms). Such a ratio is slower / faster.
+ */
+bool is_time_like(const std::string& name)
 {
-    auto speedup = number_column("speedup", pivoted.task_count, false);
-    const auto& a = pivoted.columns[first_value];
-    const auto& b = pivoted.columns[first_value + 1];
+    const auto base = name.substr(name.rfind('/') + 1);
+    return base == "seconds" || base == "time" || base.ends_with("_seconds") || base.ends_with("_time") ||
+           base.ends_with("_s") || base.ends_with("_ms");
+}
+
+/** Which two value columns the ratio divides: the numerator's and the denominator's labels. */
+std::pair<std::string, std::string> ratio_terms(const std::vector<std::string>& labels, const std::string& ratio,
+                                                const std::string& pivot, const std::string& value)
+{
+    if (ratio.empty()) {
+        // The ratio reads "how many times better the second value is than the first" (cpu, then cuda:
+        // the GPU's speedup): first / second for a time, second / first for a rate such as gflops.
+        return is_time_like(value) ? std::pair{labels[0], labels[1]} : std::pair{labels[1], labels[0]};
+    }
+    const auto slash = ratio.find('/');
+    const std::pair terms{ratio.substr(0, slash), slash == std::string::npos ? "" : ratio.substr(slash + 1)};
+    for (const auto& term : {terms.first, terms.second}) {
+        if (std::find(labels.begin(), labels.end(), term) == labels.end() || terms.first == terms.second) {
+            SHARDRUN_THROW(UsageError, fmt::format("table: --ratio '{}': give two different values of {} as A/B, "
+                                                   "one of: {}", ratio, pivot, fmt::join(labels, ", ")));
+        }
+    }
+    return terms;
+}
+
+/** Column `<A>/<B>` = A's value / B's, where both cells are there and B's is not 0. */
+void add_ratio(io::ResultsTable& pivoted, std::size_t numerator, std::size_t denominator, const std::string& name)
+{
+    auto ratio = number_column(name, pivoted.task_count, false);
+    const auto& a = pivoted.columns[numerator];
+    const auto& b = pivoted.columns[denominator];
     for (std::size_t row = 0; row < pivoted.task_count; ++row) {
         const double divisor = std::get<std::vector<double>>(b.values)[row];
         if (a.missing[row] || b.missing[row] || divisor == 0) continue;
-        std::get<std::vector<double>>(speedup.values)[row] = std::get<std::vector<double>>(a.values)[row] / divisor;
-        speedup.missing[row] = false;
+        std::get<std::vector<double>>(ratio.values)[row] = std::get<std::vector<double>>(a.values)[row] / divisor;
+        ratio.missing[row] = false;
     }
-    pivoted.columns.push_back(std::move(speedup));
+    pivoted.columns.push_back(std::move(ratio));
 }
 
 }  // namespace
 
 io::ResultsTable pivot_table(const io::ResultsTable& table, const std::vector<std::size_t>& rows,
-                             const std::string& pivot, const std::string& value)
+                             const std::string& pivot, const std::string& value, const std::string& ratio)
 {
     const auto columns = pivot_columns(table, pivot, value);
     const auto grouping = group_tasks(table, columns.keys, rows);
@@ -161,7 +193,13 @@ io::ResultsTable pivot_table(const io::ResultsTable& table, const std::vector<st
             number_column(label + "_" + value, pivoted.task_count, table.columns[columns.value].single_precision));
     }
     fill_cells(table, columns, rows, grouping, labels, pivoted, first_value);
-    if (labels.size() == 2) add_speedup(pivoted, first_value);
+    if (labels.size() == 2 || !ratio.empty()) {
+        const auto [a, b] = ratio_terms(labels, ratio, table.columns[columns.pivot].name, table.columns[columns.value].name);
+        const auto offset = [&](const std::string& label) {
+            return first_value + static_cast<std::size_t>(std::find(labels.begin(), labels.end(), label) - labels.begin());
+        };
+        add_ratio(pivoted, offset(a), offset(b), a + "/" + b);
+    }
     return pivoted;
 }
 

@@ -5,7 +5,7 @@
   at 1 and 2 ranks. --set 'sweep.device=[cpu]' runs the CPU half alone (exit 0).
 - Every built-in kernel kind records `seconds` > 0 and finite, inside its task's own span.
 - examples/gpu-vs-cpu.yaml and gpu-vs-cpu-blur.yaml run (CPU part, sizes shrunk) and
-  `shardrun table --pivot device` prints operation, CPU s, GPU s, speedup from the stored values.
+  `shardrun table --pivot device` prints operation, CPU s, GPU s and their ratio cpu/cuda from the stored values.
 Bad device values are exit-2 cases of the bad-input catalogue (tests/bad-inputs)."""
 import csv
 import functools
@@ -200,7 +200,7 @@ class GpuVsCpuExample(unittest.TestCase):
                 self.assertTrue(all(float(r["cpu_seconds"]) > 0 for r in rows))
 
     def test_pivot_of_cpu_and_cuda(self):
-        # Without a GPU: the CPU column, and `-` for the GPU time and the speedup.
+        # Without a GPU: the CPU column, and `-` for the GPU time and the ratio.
         gpu = has_gpu()
         work = scratch_dir()
         proc, out = run_example(self, work, "gpu-vs-cpu.yaml", ["sweep.n=[64, 128]"])
@@ -210,7 +210,7 @@ class GpuVsCpuExample(unittest.TestCase):
 
         self.assertEqual(text.returncode, 0, text.stderr)
         lines = text.stdout.splitlines()
-        self.assertEqual(lines[0].split(), ["n", "cpu_seconds", "cuda_seconds", "speedup"])
+        self.assertEqual(lines[0].split(), ["n", "cpu_seconds", "cuda_seconds", "cpu/cuda"])
         self.assertEqual(len(lines), 3)
         for line in lines[1:]:
             cells = line.split()
@@ -220,9 +220,9 @@ class GpuVsCpuExample(unittest.TestCase):
             else:
                 self.assertEqual(cells[2:], ["-", "-"])
 
-    def test_speedup_is_computed_from_the_stored_values(self):
+    def test_ratio_is_computed_from_the_stored_values(self):
         # Two device values that both run here (auto is this rank's device, the CPU): a real
-        # two-column pivot whose speedup the test recomputes from /results/seconds.
+        # two-column pivot whose ratio (slower / faster time: cpu/auto) the test recomputes from /results/seconds.
         work = scratch_dir()
         proc, out = run_example(self, work, "gpu-vs-cpu.yaml", ["sweep.n=[64, 96, 128]", "sweep.device=[cpu, auto]"])
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
@@ -233,17 +233,17 @@ class GpuVsCpuExample(unittest.TestCase):
 
         rows = table_csv(self, out, "--pivot", "device", "--value", "seconds")
 
-        self.assertEqual(list(rows[0].keys()), ["n", "cpu_seconds", "auto_seconds", "speedup"])
+        self.assertEqual(list(rows[0].keys()), ["n", "cpu_seconds", "auto_seconds", "cpu/auto"])
         self.assertEqual([int(r["n"]) for r in rows], [64, 96, 128])
         for r in rows:
             n = int(r["n"])
             self.assertEqual(float(r["cpu_seconds"]), stored[(n, "cpu")])
             self.assertEqual(float(r["auto_seconds"]), stored[(n, "auto")])
-            self.assertEqual(float(r["speedup"]), stored[(n, "cpu")] / stored[(n, "auto")])
+            self.assertEqual(float(r["cpu/auto"]), stored[(n, "cpu")] / stored[(n, "auto")])
         records = json.loads(run(["table", out, "--pivot", "device", "--json"]).stdout)
         self.assertEqual([r["n"] for r in records], [64, 96, 128])
-        by_speed = table_csv(self, out, "--pivot", "device", "--sort", "speedup", "--desc", "--top", "1")
-        self.assertEqual(float(by_speed[0]["speedup"]), max(float(r["speedup"]) for r in rows))
+        by_speed = table_csv(self, out, "--pivot", "device", "--sort", "cpu/auto", "--desc", "--top", "1")
+        self.assertEqual(float(by_speed[0]["cpu/auto"]), max(float(r["cpu/auto"]) for r in rows))
         only = table_csv(self, out, "--pivot", "device", "--where", "n>=96")
         self.assertEqual([int(r["n"]) for r in only], [96, 128])
 
