@@ -24,12 +24,14 @@ struct NodeShared {
     std::uint64_t refills;
     std::atomic<std::int64_t> ok, failed, running;
     std::atomic<std::int32_t> stop;
+    std::atomic<std::int32_t> drain;
 };
 
-enum MessageKind : std::int64_t { refill_kind = 1, progress_kind = 2, final_kind = 3, stop_kind = 4 };
+enum MessageKind : std::int64_t { refill_kind = 1, progress_kind = 2, final_kind = 3, stop_kind = 4, drain_kind = 5 };
 constexpr int service_tag = 71;
 constexpr int reply_tag = 72;
 constexpr int stop_tag = 73;
+constexpr int drain_tag = 74;
 using Message = std::array<std::int64_t, 5>;  // kind, sender, three values
 
 /** Holds the node's process-shared mutex for a scope (pthread's, which std::lock_guard cannot take). */
@@ -62,6 +64,7 @@ struct WorkCounters::State {
     std::mutex stop_mutex;  // one thread of a rank at a time sends or takes stop messages
     bool stop_sent = false;   // this rank told the service
     bool stop_told = false;   // rank 0: the service told every rank
+    bool drain_sent = false, drain_told = false;  // the same for drain
 
     std::uint64_t grant(std::uint64_t count)
     {
@@ -100,12 +103,43 @@ struct WorkCounters::State {
     // stop_requested()); its own node already sees the flag.
     void tell_stop()
     {
-        if (stop_told || shared->stop.load() == 0) return;
-        stop_told = true;
+        tell(stop_told, shared->stop, stop_tag);
+        tell(drain_told, shared->drain, drain_tag);
+    }
+
+    void tell(bool& told, const std::atomic<std::int32_t>& flag, int tag)
+    {
+        if (told || flag.load() == 0) return;
+        told = true;
         static const std::int64_t notice = 1;
         for (int r = 1; r < service->size(); ++r) {
-            service->isend(std::span<const std::int64_t>(&notice, 1), r, stop_tag).abandon();  // eager, a few bytes
+            service->isend(std::span<const std::int64_t>(&notice, 1), r, tag).abandon();  // eager, a few bytes
         }
+    }
+
+    // Another rank: raises `flag` and, off rank 0, tells the service once.
+    void ask(bool& sent, std::atomic<std::int32_t>& flag, MessageKind kind)
+    {
+        flag.store(1);
+        if (!several_nodes || service->rank() == 0) return;
+        std::lock_guard lock(stop_mutex);
+        if (sent || finished) return;
+        sent = true;
+        const Message message{kind, service->rank(), 0, 0, 0};
+        service->send(std::span<const std::int64_t>(message), 0, service_tag);
+    }
+
+    // True once `flag` is up here, or rank 0's notice on `tag` arrived (then raises it).
+    bool asked(std::atomic<std::int32_t>& flag, int tag)
+    {
+        if (flag.load() != 0) return true;
+        if (!several_nodes || service->rank() == 0) return false;
+        std::lock_guard lock(stop_mutex);
+        if (finished || !service->iprobe(0, tag)) return false;
+        std::int64_t notice = 0;
+        service->recv(std::span<std::int64_t>(&notice, 1), 0, tag);
+        flag.store(1);
+        return true;
     }
 
     void serve()
@@ -132,6 +166,8 @@ struct WorkCounters::State {
                 --finals_left;
             } else if (message[0] == stop_kind) {
                 shared->stop.store(1);
+            } else if (message[0] == drain_kind) {
+                shared->drain.store(1);
             }
             tell_stop();
             if (finals_left > 0) request = service->irecv(std::span<std::int64_t>(message), any_source, service_tag);
@@ -206,30 +242,13 @@ std::uint64_t WorkCounters::refills() const
     return state_->shared->refills;
 }
 
-void WorkCounters::request_stop()
-{
-    auto& s = *state_;
-    s.shared->stop.store(1);
-    if (!s.several_nodes || s.service->rank() == 0) return;
-    std::lock_guard lock(s.stop_mutex);
-    if (s.stop_sent || s.finished) return;
-    s.stop_sent = true;
-    const Message message{stop_kind, s.service->rank(), 0, 0, 0};
-    s.service->send(std::span<const std::int64_t>(message), 0, service_tag);
-}
+void WorkCounters::request_stop() { state_->ask(state_->stop_sent, state_->shared->stop, stop_kind); }
 
-bool WorkCounters::stop_requested()
-{
-    auto& s = *state_;
-    if (s.shared->stop.load() != 0) return true;
-    if (!s.several_nodes || s.service->rank() == 0) return false;
-    std::lock_guard lock(s.stop_mutex);
-    if (s.finished || !s.service->iprobe(0, stop_tag)) return false;
-    std::int64_t notice = 0;
-    s.service->recv(std::span<std::int64_t>(&notice, 1), 0, stop_tag);
-    s.shared->stop.store(1);
-    return true;
-}
+bool WorkCounters::stop_requested() { return state_->asked(state_->shared->stop, stop_tag); }
+
+void WorkCounters::request_drain() { state_->ask(state_->drain_sent, state_->shared->drain, drain_kind); }
+
+bool WorkCounters::drain_requested() { return state_->asked(state_->shared->drain, drain_tag); }
 
 void WorkCounters::finish()
 {

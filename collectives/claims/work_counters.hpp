@@ -57,6 +57,13 @@ public:
     void request_stop();
     /** True once any rank asked to stop. Never blocks; with several nodes it may take a message in. */
     bool stop_requested();
+    /**
+     * Asks every rank to take no new task and let running ones finish (the job gave up on its
+     * failures): carried like request_stop(), on its own flag. Thread-safe; repeated calls are harmless.
+     */
+    void request_drain();
+    /** True once any rank asked to drain. Never blocks. */
+    bool drain_requested();
     /** Ends the claim service once every rank is done with it. Collective; idempotent. */
     void finish();
 

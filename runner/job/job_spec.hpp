@@ -70,6 +70,9 @@ struct FieldSites {
     }
 };
 
+/** fail_fast: true. Five alike failures in a row, before any success, is a broken job, not bad luck. */
+inline constexpr std::int64_t default_fail_fast = 5;
+
 /** A validated job file with its --set overrides applied. */
 struct JobSpec {
     std::string file;           ///< path as given
@@ -91,6 +94,10 @@ struct JobSpec {
     double collective_timeout_seconds = 600;
     /** A rank silent (no heartbeat) this long is named and ends the job; 0: never. */
     double rank_timeout_seconds = 60;
+    /** Stop taking tasks after this many failed (after their retries); 0: no limit. */
+    std::int64_t max_failures = 0;
+    /** Stop when the first this-many tasks all failed with one exit code; 0: off. */
+    std::int64_t fail_fast = default_fail_fast;
     OutputSpec output;
     ExecSpec exec;
     FieldSites sites;

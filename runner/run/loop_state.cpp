@@ -1,5 +1,7 @@
 #include "runner/run/loop_state.hpp"
 
+#include "runner/run/failure_budget.hpp"
+
 namespace shardrun::run {
 
 LoopState::LoopState(const LoopSettings& settings, WorkSource& source, io::ResultSink& sink, ProgressFeed& feed)
@@ -11,7 +13,11 @@ LoopState::LoopState(const LoopSettings& settings, WorkSource& source, io::Resul
 std::optional<std::uint64_t> LoopState::next_id()
 {
     std::lock_guard lock(mutex_);
-    while (settings_.stop == nullptr || !settings_.stop->load()) {
+    const auto taking = [this] {
+        return (settings_.stop == nullptr || !settings_.stop->load()) &&
+               (settings_.failures == nullptr || !settings_.failures->exhausted());
+    };
+    while (taking()) {
         if (k_ >= batch_.count) {
             batch_ = source_.next();
             k_ = 0;
@@ -37,6 +43,7 @@ void LoopState::finish(const io::TaskRecord& record, const tasks::TaskOutcome& o
         sink_.record(record, outcome.values);  // holds io::hdf5_mutex() itself
         stats_.add(record.task_id, record.end - record.start, ok, record.exit_code, outcome.message);
         ++uncommitted_;
+        if (settings_.failures != nullptr) settings_.failures->record(ok, record.exit_code);
     }
     // Reading the clock for every no-op task would cost more than the task: look at it
     // every 64 tasks, or after any task that took longer than a millisecond.

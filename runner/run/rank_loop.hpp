@@ -16,6 +16,8 @@
 
 namespace shardrun::run {
 
+class FailureBudget;
+
 /** What a rank needs to run its tasks. */
 struct LoopSettings {
     const tasks::TaskKind* kind = nullptr;
@@ -30,6 +32,8 @@ struct LoopSettings {
     int slots = 1;                          ///< tasks run at once on this rank
     const std::vector<bool>* committed = nullptr;  ///< ids finished by an earlier run (resume)
     const std::atomic<bool>* stop = nullptr;
+    /** Once exhausted (max_failures, fail_fast), no new task starts; running ones finish. */
+    FailureBudget* failures = nullptr;
     double commit_interval_seconds = 1.0;
     /** false: commit only once, at the end (layout single, where commit() is collective). */
     bool periodic_commits = true;

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "collectives/stall_guard.hpp"
+#include "runner/run/failure_budget.hpp"
 #include "runner/run/interrupt.hpp"
 #include "runner/run/periodic_thread.hpp"
 
@@ -61,6 +62,11 @@ RankStats RankLoopSetup::run(io::ResultSink& sink)
             feed_->tick();
             return true;
         });
+    }
+    // Failures end the job on every rank as a drain: one rank's decision reaches the others here.
+    std::optional<PeriodicThread> budget_watch;
+    if (settings_.failures != nullptr) {
+        budget_watch.emplace(std::chrono::milliseconds(20), [this] { return settings_.failures->poll(*counters_); });
     }
     return run_rank_loop(settings_, *source_, sink, *feed_);
 }

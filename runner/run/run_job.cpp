@@ -16,6 +16,7 @@
 #include "runner/placement/placement.hpp"
 #include "runner/run/agreement.hpp"
 #include "runner/run/device_choice.hpp"
+#include "runner/run/failure_budget.hpp"
 #include "runner/run/interrupt.hpp"
 #include "runner/run/output_session.hpp"
 #include "runner/run/prepared_job.hpp"
@@ -31,7 +32,18 @@ void print_summary(const RunOptions& options, const RunTotals& totals, const std
         std::cout << summary_json(totals, stats) << std::endl;
     } else if (options.progress != ProgressMode::quiet) {
         std::cout << format_summary(totals, stats) << std::flush;
+    } else if (!totals.stop_reason.empty()) {
+        std::cerr << "shardrun: " << totals.stop_reason << "\n";  // -q keeps no summary, but why it stopped is kept
     }
+}
+
+/** The reason of the first rank that gave up on failures; empty when none did. Collective. */
+std::string stop_reason_of(collectives::Communicator& world, const FailureBudget& budget)
+{
+    for (const auto& reason : collectives::allgather_strings(world, budget.reason())) {
+        if (!reason.empty()) return reason;
+    }
+    return "";
 }
 
 LoopSettings loop_settings(const PreparedJob& job, const env::RunEnvironment& environment, OutputSession& output)
@@ -77,10 +89,13 @@ int run_job(const RunOptions& options)
                                                 static_cast<std::uint64_t>(environment.array.count));
     OutputSession output(*world, job, environment, element, options.resume, options.force);
 
+    FailureBudget failures({job.spec.max_failures, job.spec.fail_fast});
     std::unique_ptr<RankLoopSetup> loop;
     run_agreed(*world, [&] {
-        loop = std::make_unique<RankLoopSetup>(*world, *node, loop_settings(job, environment, output), job.spec.schedule,
-                                               element, job.spec.gpus_per_task);
+        auto settings = loop_settings(job, environment, output);
+        settings.failures = &failures;
+        loop = std::make_unique<RankLoopSetup>(*world, *node, std::move(settings), job.spec.schedule, element,
+                                               job.spec.gpus_per_task);
     });
     // A rank that stops responding (SIGSTOP, a hung node) is named by the next rank, which
     // stops the job: the others flush what finished, then the job ends (exit 1). It watches
@@ -112,6 +127,7 @@ int run_job(const RunOptions& options)
     progress_thread.reset();
     if (reporter) reporter->update(loop->counters().read_progress(), true);
     const auto all_stats = gather_stats(*world, stats);
+    const auto stop_reason = stop_reason_of(*world, failures);
     output.finish(interrupted);
     if (topo.world_rank == 0) {
         RunTotals totals{job.spec.name, element.size(),
@@ -119,6 +135,7 @@ int run_job(const RunOptions& options)
                          interrupted, output.path()};
         totals.array_index = environment.array.index;
         totals.array_count = environment.array.count;
+        totals.stop_reason = stop_reason;
         print_summary(options, totals, all_stats);
     }
     return interrupted ? exit_interrupted : failed ? exit_task_failed : exit_ok;

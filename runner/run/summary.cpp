@@ -111,6 +111,11 @@ std::string format_summary(const RunTotals& totals, const std::vector<RankStats>
         out += fmt::format("  failed #{}: exit {}: {}\n", f.task_id, f.exit_code, f.message);
     }
     if (all.failures.size() > 20) out += fmt::format("  ... and {} more failed tasks\n", all.failed - 20);
+    if (!totals.stop_reason.empty()) {
+        out += fmt::format("  {}; committed results are kept; fix the cause, then run again (--resume runs the tasks "
+                           "not started, --force starts over)\n",
+                           totals.stop_reason);
+    }
     if (totals.interrupted) out += "  interrupted: committed tasks are kept; run again with --resume to finish\n";
     if (totals.array_count > 1) {
         out += element_lines(totals);
@@ -130,6 +135,7 @@ std::string summary_json(const RunTotals& totals, const std::vector<RankStats>& 
                               {"ok", all.ok}, {"failed", all.failed}, {"skipped", all.skipped},
                               {"interrupted", totals.interrupted}, {"wall_seconds", totals.wall_seconds},
                               {"output", totals.output_path}, {"ranks", per_rank}};
+    if (!totals.stop_reason.empty()) summary["stopped"] = totals.stop_reason;
     if (totals.array_count > 1) {
         summary["array_index"] = totals.array_index;
         summary["array_count"] = totals.array_count;
