@@ -10,6 +10,7 @@
 #include "io/master/master_file.hpp"
 #include "io/output/consolidation.hpp"
 #include "io/output/element_manifest.hpp"
+#include "io/output/element_match.hpp"
 #include "io/output/output_layout.hpp"
 #include "io/params/file_param_source.hpp"
 #include "io/read/task_stream.hpp"
@@ -29,8 +30,12 @@ struct Elements {
 Elements read_elements(const std::string& path)
 {
     Elements elements;
-    for (const int index : layout::element_indexes(path)) {
-        if (auto manifest = read_manifest(path, index)) elements.present.emplace_back(index, std::move(*manifest));
+    elements.present = read_element_manifests(path);
+    // Merging an element of another job or array count would mix its rows in: name it, merge nothing.
+    if (const auto mismatches = mismatched_elements(elements.present); !mismatches.empty()) {
+        SHARDRUN_THROW(OutputError, path + ": " + describe(mismatches) + "; nothing merged: rerun the element(s) with " +
+                                    "this job and --array-count (--force), or delete their folders under " +
+                                    layout::shards_dir(path).string());
     }
     for (const auto& [index, manifest] : elements.present) {
         elements.any_consolidated = elements.any_consolidated || manifest.consolidated;
@@ -139,10 +144,6 @@ MergeReport merge_output(const std::string& path)
     TaskStream stream(0, info.metadata.task_count, info.fields, true);  // copying verifies results
     std::vector<bool> seen(static_cast<std::size_t>(report.array_count), false);
     for (const auto& [index, manifest] : elements.present) {
-        if (manifest.job_hash != info.hash) {
-            SHARDRUN_THROW(OutputError, layout::element_dir(path, index).string() + " belongs to a different job (parameters hash " +
-                                        manifest.job_hash.substr(0, 12) + "); rerun that element with --force");
-        }
         if (index < report.array_count) seen[static_cast<std::size_t>(index)] = true;
         add_element_rows(stream, path, index, manifest.consolidated, manifest.metadata.first_task,
                          manifest.metadata.end_task);

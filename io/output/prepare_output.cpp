@@ -12,6 +12,7 @@
 #include "io/job_output.hpp"
 #include "io/master/item_rows.hpp"
 #include "io/output/element_manifest.hpp"
+#include "io/output/element_match.hpp"
 #include "io/output/output_layout.hpp"
 #include "io/single/single_sink.hpp"
 
@@ -192,6 +193,8 @@ OutputLock::~OutputLock()
 OutputLock prepare_output(const OutputOptions& options, const JobMetadata& metadata)
 {
     check_path_kind(options);
+    // Before anything is created: an element of another job or array count writes nothing.
+    check_element_fits(options.path, metadata);
     const auto master = fs::absolute(options.path);
     make_dirs(master.parent_path(), options.path);
     make_dirs(layout::shards_dir(options.path), options.path);

@@ -35,7 +35,7 @@ std::vector<int> finished_elements(const StatusReport& report)
     };
     for (int index = 0; index < report.array_count; ++index) {
         if (!in(report.missing_elements, index) && !in(report.running_elements, index) &&
-            !in(report.unfinished_elements, index)) {
+            !in(report.unfinished_elements, index) && !in(report.mismatched_elements, index)) {
             finished.push_back(index);
         }
     }
@@ -55,7 +55,7 @@ void element_lines(std::ostringstream& out, const StatusReport& report)
             << (finished.empty() ? "" : " (" + join(finished) + ")") << "; their results: " << report.path
             << ".shards/a<index>/\n";
     }
-    const bool all = static_cast<int>(finished.size()) == count;
+    const bool all = static_cast<int>(finished.size()) == count && report.mismatched_elements.empty();
     if (std::filesystem::exists(report.path)) {
         out << "  merged file: " << report.path << " (merge again after an element reruns: "
             << merge_command(report.path) << ")\n";
@@ -86,6 +86,10 @@ std::string status_text(const StatusReport& report)
     if (!report.running_elements.empty()) out << "  running array elements: " << join(report.running_elements) << "\n";
     if (!report.unfinished_elements.empty()) {
         out << "  unfinished array elements (rerun with --resume): " << join(report.unfinished_elements) << "\n";
+    }
+    for (const auto& problem : report.element_problems) {
+        out << "  does not belong (not counted; merge refuses it): " << problem << "; rerun that element with this "
+            << "job and --array-count (--force), or delete its folder\n";
     }
     if (!report.master_problem.empty()) {
         out << "  the results file cannot be opened: " << report.master_problem
@@ -119,7 +123,9 @@ std::string status_json(const StatusReport& report)
                      {"ranks", ranks},              {"failed_tasks", failed},
                      {"missing_elements", report.missing_elements},
                      {"running_elements", report.running_elements},
-                     {"unfinished_elements", report.unfinished_elements}};
+                     {"unfinished_elements", report.unfinished_elements},
+                     {"mismatched_elements", report.mismatched_elements},
+                     {"element_problems", report.element_problems}};
     if (report.array_count > 1) {
         j["finished_elements"] = finished_elements(report);
         j["merge_command"] = merge_command(report.path);

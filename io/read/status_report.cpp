@@ -10,6 +10,7 @@
 #include "io/hdf5/handle.hpp"
 #include "io/output/consolidation.hpp"
 #include "io/output/element_manifest.hpp"
+#include "io/output/element_match.hpp"
 #include "io/output/output_layout.hpp"
 #include "io/read/task_stream.hpp"
 
@@ -70,16 +71,23 @@ StatusReport from_shards(const std::string& path, std::size_t stderr_lines)
 {
     StatusReport report;
     report.path = path;
-    std::vector<std::pair<int, ElementManifest>> manifests;
-    for (const int index : layout::element_indexes(path)) {
-        if (auto manifest = read_manifest(path, index)) manifests.emplace_back(index, std::move(*manifest));
-    }
+    auto manifests = read_element_manifests(path);
     if (manifests.empty()) SHARDRUN_THROW(OutputError, path + " has no readable array element in " + layout::shards_dir(path).string());
     report.task_count = manifests.front().second.metadata.task_count;
     report.array_count = manifests.front().second.metadata.array_count;
+    // An element of another job or count is named, not counted: its rows are not this job's.
+    for (auto& mismatch : mismatched_elements(manifests)) {
+        report.mismatched_elements.push_back(mismatch.index);
+        report.element_problems.push_back(std::move(mismatch.why));
+    }
+    const auto mismatched = [&](int index) {
+        return std::find(report.mismatched_elements.begin(), report.mismatched_elements.end(), index) !=
+               report.mismatched_elements.end();
+    };
     PerRank per_rank;
     std::vector<bool> seen(static_cast<std::size_t>(report.array_count), false);
     for (const auto& [index, manifest] : manifests) {
+        if (mismatched(index)) continue;
         if (index < report.array_count) seen[static_cast<std::size_t>(index)] = true;
         const auto& m = manifest.metadata;
         const auto end = std::max(m.first_task, std::min(m.end_task, report.task_count));
@@ -144,7 +152,7 @@ StatusReport status_report(const std::string& path, std::size_t stderr_lines)
         SHARDRUN_THROW(OutputError, "no output at " + path + " (neither the file nor " + layout::shards_dir(path).string() +
                                     " exists); check the path");
     }
-    report.complete = report.pending == 0 && report.missing_elements.empty();
+    report.complete = report.pending == 0 && report.missing_elements.empty() && report.mismatched_elements.empty();
     // What users open is the master: the shards may be complete while it is torn or foreign.
     if (report.array_count == 1 && fs::exists(path)) {
         try {

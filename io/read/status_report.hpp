@@ -39,6 +39,9 @@ struct StatusReport {
     std::vector<int> missing_elements;
     std::vector<int> running_elements;      ///< lock held right now
     std::vector<int> unfinished_elements;   ///< started, not finished, not running
+    /** Elements of another job or array count than the lowest one, or beyond the count: not counted. */
+    std::vector<int> mismatched_elements;
+    std::vector<std::string> element_problems;  ///< why, one sentence per mismatched element
     /** Set when <path> exists but cannot be opened as results (then complete is false). */
     std::string master_problem;
     bool complete = false;

@@ -20,6 +20,8 @@ void RunCommand::add_options(po::options_description& options, po::positional_op
          "resolve the job's relative paths here instead of in the job file's folder (submit's copies use it)")
         ("resume", po::bool_switch(&options_.resume), "skip tasks committed by an earlier run of the same job")
         ("force", po::bool_switch(&options_.force), "delete an existing output and start over (not with --resume)")
+        ("max-failures", po::value<std::string>(&max_failures_),
+         "stop taking tasks after N failed tasks (the job field max_failures: N)")
         ("progress", po::value<std::string>(&progress_)->default_value("auto"),
          "auto | tty | plain | json | quiet")
         ("progress-interval", po::value<double>(&options_.progress_interval_seconds)->default_value(10),
@@ -32,6 +34,8 @@ void RunCommand::add_options(po::options_description& options, po::positional_op
 void RunCommand::check(const po::variables_map& values)
 {
     options_.array = read_array_options(values);
+    // As an override of the job field: one parser checks it, and its error names the value given.
+    if (values.count("max-failures")) options_.overrides.push_back("max_failures=" + max_failures_);
     options_.progress = quiet_ ? run::ProgressMode::quiet : run::parse_progress_mode(progress_);
     if (!(options_.progress_interval_seconds > 0)) SHARDRUN_THROW(UsageError, "--progress-interval must be positive");
     // --force deletes what --resume would keep: together they would silently throw committed results away.

@@ -21,6 +21,7 @@ protected:
 private:
     run::RunOptions options_;
     std::string progress_;
+    std::string max_failures_;  ///< --max-failures, passed on as --set max_failures=N
     bool quiet_ = false;
 };
 

@@ -13,6 +13,7 @@
 #include "runner/job/argv_template.hpp"
 #include "runner/job/exec_results.hpp"
 #include "runner/job/job_paths.hpp"
+#include "runner/job/failure_fields.hpp"
 #include "runner/job/job_sections.hpp"
 #include "runner/job/resolved_json.hpp"
 #include "runner/job/yaml_checks.hpp"
@@ -22,7 +23,7 @@ namespace {
 
 const std::vector<std::string> top_level_keys = {
     "name", "task", "params", "sweep", "data", "schedule", "device", "gpus_per_task", "slots_per_rank", "collective_timeout", "rank_timeout",
-    "retries", "timeout", "timeout_grace", "drain_timeout", "output", "exec"};
+    "retries", "timeout", "timeout_grace", "drain_timeout", "max_failures", "fail_fast", "output", "exec"};
 
 std::vector<std::string> split_path(const std::string& path)
 {
@@ -238,6 +239,7 @@ JobSpec parse_job(const std::string& file, const std::string& text, const std::v
                            context.where(root["data"]["items"], "data.items") + ": data.items");
     }
     parse_execution(root, context, spec);
+    parse_failure_fields(root, context, spec);
     spec.output = parse_output(root["output"], context, spec.name);
     spec.exec = parse_exec(root["exec"], context, spec.task);
     check_exec_templates(root["exec"], context, spec);

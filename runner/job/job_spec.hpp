@@ -70,6 +70,9 @@ struct FieldSites {
     }
 };
 
+/** fail_fast: true. Five alike failures in a row, before any success, is a broken job, not bad luck. */
+inline constexpr std::int64_t default_fail_fast = 5;
+
 /** A validated job file with its --set overrides applied. */
 struct JobSpec {
     std::string file;           ///< path as given
@@ -93,6 +96,10 @@ struct JobSpec {
     double rank_timeout_seconds = 60;
     /** After SIGUSR1, running tasks may finish this long before they are stopped; 90 s fits Slurm's --signal=B:USR1@120. */
     double drain_timeout_seconds = 90;
+    /** Stop taking tasks after this many failed (after their retries); 0: no limit. */
+    std::int64_t max_failures = 0;
+    /** Stop when the first this-many tasks all failed with one exit code; 0: off. */
+    std::int64_t fail_fast = default_fail_fast;
     OutputSpec output;
     ExecSpec exec;
     FieldSites sites;

@@ -1,5 +1,7 @@
 #include "runner/run/loop_state.hpp"
 
+#include "runner/run/failure_budget.hpp"
+
 namespace shardrun::run {
 
 LoopState::LoopState(const LoopSettings& settings, WorkSource& source, io::ResultSink& sink, ProgressFeed& feed)
@@ -11,8 +13,13 @@ LoopState::LoopState(const LoopSettings& settings, WorkSource& source, io::Resul
 std::optional<std::uint64_t> LoopState::next_id()
 {
     std::lock_guard lock(mutex_);
+    // Claims close at a drain or a stop (settings_.claims_closed), or at once when this rank's
+    // own failures spent the budget (the job-wide drain follows within a watcher tick).
     const auto* closed = settings_.claims_closed != nullptr ? settings_.claims_closed : settings_.stop;
-    while (closed == nullptr || !closed->load()) {
+    const auto taking = [&] {
+        return (closed == nullptr || !closed->load()) && (settings_.failures == nullptr || !settings_.failures->exhausted());
+    };
+    while (taking()) {
         if (k_ >= batch_.count) {
             batch_ = source_.next();
             k_ = 0;
@@ -38,6 +45,7 @@ void LoopState::finish(const io::TaskRecord& record, const tasks::TaskOutcome& o
         sink_.record(record, outcome.values);  // holds io::hdf5_mutex() itself
         stats_.add(record.task_id, record.end - record.start, ok, record.exit_code, outcome.message);
         ++uncommitted_;
+        if (settings_.failures != nullptr) settings_.failures->record(ok, record.exit_code);
     } else {
         ++stats_.interrupted;
     }

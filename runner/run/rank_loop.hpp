@@ -16,6 +16,8 @@
 
 namespace shardrun::run {
 
+class FailureBudget;
+
 /** What a rank needs to run its tasks. */
 struct LoopSettings {
     const tasks::TaskKind* kind = nullptr;
@@ -35,6 +37,8 @@ struct LoopSettings {
     const std::atomic<bool>* claims_closed = nullptr;
     /** A drain that lasts this long becomes a stop (the watcher of RankLoopSetup::run). */
     double drain_timeout_seconds = 90;
+    /** Once exhausted (max_failures, fail_fast), no new task starts; running ones finish. */
+    FailureBudget* failures = nullptr;
     double commit_interval_seconds = 1.0;
     /** false: commit only once, at the end (layout single, where commit() is collective). */
     bool periodic_commits = true;

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "collectives/stall_guard.hpp"
+#include "runner/run/failure_budget.hpp"
 #include "runner/run/interrupt.hpp"
 #include "runner/run/periodic_thread.hpp"
 
@@ -72,8 +73,15 @@ RankStats RankLoopSetup::run(io::ResultSink& sink)
             return true;
         });
     }
+    // Failures end the job on every rank as a drain: one rank's decision reaches the others here.
+    std::optional<PeriodicThread> budget_watch;
+    if (settings_.failures != nullptr) {
+        budget_watch.emplace(std::chrono::milliseconds(20), [this] { return settings_.failures->poll(*counters_); });
+    }
     auto stats = run_rank_loop(settings_, *source_, sink, *feed_);
-    // The loop may end (its task stopped at once) before the watcher's next tick: publish now.
+    // The loop may end (its task stopped at once, its budget spent on its last task) before
+    // the watchers' next tick: publish now.
+    if (settings_.failures != nullptr) settings_.failures->poll(*counters_);
     if (watcher && stop_level() > StopLevel::none) counters_->request_stop(stop_level());
     stats.drain_ran_out = drain_ran_out_;
     return stats;

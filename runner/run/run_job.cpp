@@ -17,6 +17,7 @@
 #include "runner/placement/placement.hpp"
 #include "runner/run/agreement.hpp"
 #include "runner/run/device_choice.hpp"
+#include "runner/run/failure_budget.hpp"
 #include "runner/run/interrupt.hpp"
 #include "runner/run/output_session.hpp"
 #include "runner/run/prepared_job.hpp"
@@ -32,7 +33,18 @@ void print_summary(const RunOptions& options, const RunTotals& totals, const std
         std::cout << summary_json(totals, stats) << std::endl;
     } else if (options.progress != ProgressMode::quiet) {
         std::cout << format_summary(totals, stats) << std::flush;
+    } else if (!totals.stop_reason.empty()) {
+        std::cerr << "shardrun: " << totals.stop_reason << "\n";  // -q keeps no summary, but why it stopped is kept
     }
+}
+
+/** The reason of the first rank that gave up on failures; empty when none did. Collective. */
+std::string stop_reason_of(collectives::Communicator& world, const FailureBudget& budget)
+{
+    for (const auto& reason : collectives::allgather_strings(world, budget.reason())) {
+        if (!reason.empty()) return reason;
+    }
+    return "";
 }
 
 LoopSettings loop_settings(const PreparedJob& job, const env::RunEnvironment& environment, OutputSession& output)
@@ -80,10 +92,13 @@ int run_job(const RunOptions& options)
                                                 static_cast<std::uint64_t>(environment.array.count));
     OutputSession output(*world, job, environment, element, options.resume, options.force);
 
+    FailureBudget failures({job.spec.max_failures, job.spec.fail_fast});
     std::unique_ptr<RankLoopSetup> loop;
     run_agreed(*world, [&] {
-        loop = std::make_unique<RankLoopSetup>(*world, *node, loop_settings(job, environment, output), job.spec.schedule,
-                                               element, job.spec.gpus_per_task);
+        auto settings = loop_settings(job, environment, output);
+        settings.failures = &failures;
+        loop = std::make_unique<RankLoopSetup>(*world, *node, std::move(settings), job.spec.schedule, element,
+                                               job.spec.gpus_per_task);
     });
     // A rank that stops responding (SIGSTOP, a hung node) is named by the next rank, which
     // stops the job: the others flush what finished, then the job ends (exit 1). It watches
@@ -110,13 +125,17 @@ int run_job(const RunOptions& options)
     loop->finish();
 
     // One reduction for the questions every rank needs answered at the end: did a drain or a
-    // stop close the claims, did a task fail, and how many tasks are accounted for (a drain
-    // that let every remaining task finish leaves a complete output: that run finished).
-    std::array<std::int64_t, 3> ending{claims_closed().load() ? 1 : 0, stats.failed > 0 ? 1 : 0,
-                                       static_cast<std::int64_t>(stats.ok + stats.failed + stats.already_done)};
+    // stop close the claims, did a task fail, how many tasks are accounted for (a drain that let
+    // every remaining task finish leaves a complete output: that run finished), and did a
+    // signal reach any rank (a signal interrupts even a run that was giving up on failures).
+    std::array<std::int64_t, 4> ending{claims_closed().load() ? 1 : 0, stats.failed > 0 ? 1 : 0,
+                                       static_cast<std::int64_t>(stats.ok + stats.failed + stats.already_done),
+                                       first_signal() != 0 ? 1 : 0};
     world->allreduce(std::span<std::int64_t>(ending), collectives::ReduceOp::sum);
+    const auto stop_reason = stop_reason_of(*world, failures);
     const bool failed = ending[1] != 0;
-    const bool interrupted = ending[0] != 0 && static_cast<std::uint64_t>(ending[2]) < element.size();
+    const bool incomplete = static_cast<std::uint64_t>(ending[2]) < element.size();
+    const bool interrupted = ending[0] != 0 && incomplete && (stop_reason.empty() || ending[3] != 0);
     progress_thread.reset();
     if (reporter) reporter->update(loop->counters().read_progress(), true);
     const auto all_stats = gather_stats(*world, stats);
@@ -129,6 +148,7 @@ int run_job(const RunOptions& options)
         totals.array_count = environment.array.count;
         totals.exit_code = interrupted ? exit_interrupted : failed ? exit_task_failed : exit_ok;
         totals.launcher_banner_follows = totals.exit_code != exit_ok && env::open_mpi_banner_follows();
+        totals.stop_reason = stop_reason;
         print_summary(options, totals, all_stats);
     }
     return interrupted ? exit_interrupted : failed ? exit_task_failed : exit_ok;

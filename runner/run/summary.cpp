@@ -146,6 +146,11 @@ std::string format_summary(const RunTotals& totals, const std::vector<RankStats>
         out += fmt::format("  failed #{}: exit {}: {}\n", f.task_id, f.exit_code, f.message);
     }
     if (all.failures.size() > 20) out += fmt::format("  ... and {} more failed tasks\n", all.failed - 20);
+    if (!totals.stop_reason.empty()) {
+        out += fmt::format("  {}; committed results are kept; fix the cause, then run again (--resume runs the tasks "
+                           "not started, --force starts over)\n",
+                           totals.stop_reason);
+    }
     if (totals.interrupted) {
         out += fmt::format("  interrupted by {}: committed tasks are kept; run again with --resume to finish\n",
                            stop_cause(all));
@@ -170,10 +175,15 @@ std::string summary_json(const RunTotals& totals, const std::vector<RankStats>& 
     for (const auto& r : ranks) per_rank.push_back(to_json(r));
     nlohmann::json summary = {{"event", "summary"}, {"job", totals.job_name}, {"tasks", totals.tasks},
                               {"ok", all.ok}, {"failed", all.failed}, {"interrupted", all.interrupted},
-                              {"already_done", all.already_done}, {"stopped", totals.interrupted},
+                              {"already_done", all.already_done},
                               {"exit_code", totals.exit_code}, {"wall_seconds", totals.wall_seconds},
                               {"output", totals.output_path}, {"ranks", per_rank}};
-    if (totals.interrupted) summary["stop_cause"] = stop_cause(all);
+    // "stopped": why the run ended early, when it did (a signal, or its failures).
+    if (!totals.stop_reason.empty()) {
+        summary["stopped"] = totals.stop_reason;
+    } else if (totals.interrupted) {
+        summary["stopped"] = "interrupted by " + stop_cause(all);
+    }
     if (totals.array_count > 1) {
         summary["array_index"] = totals.array_index;
         summary["array_count"] = totals.array_count;

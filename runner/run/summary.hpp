@@ -19,6 +19,8 @@ struct RunTotals {
     bool interrupted = false;
     std::string output_path;
     long array_index = 0;  ///< this run's element of the array job (zero-based)
+    /** Set when the run gave up on its failures (max_failures, fail_fast): why, in one sentence. */
+    std::string stop_reason;
     long array_count = 1;  ///< more than 1: the run is one element; its results wait for `shardrun merge`
     int exit_code = 0;     ///< what shardrun exits with (README, "Exit codes")
     /** Open MPI's mpirun will print its non-zero-exit note after the summary (it was not run with -q). */

@@ -127,7 +127,8 @@ class TaskFailureTest(unittest.TestCase):
             self.assertFalse(os.path.exists(os.path.join(tasks, str(i))), f"task {i} wrote nothing to keep")
 
     def test_command_not_found_is_exit_127(self):
-        work, proc = self.run_job(["/no/such/program", "{i}"])
+        # Every task's own code is the point here, not the default fail_fast (failure_budget_test).
+        work, proc = self.run_job(["/no/such/program", "{i}"], extra_keys="fail_fast: false")
         self.assertEqual(proc.returncode, 1)
         status, codes, _, _ = self.tasks(work)
         self.assertEqual(status, [2] * 6)
@@ -145,7 +146,7 @@ class TaskFailureTest(unittest.TestCase):
         self.assertEqual(values, [2.0, 1.0, 2.0, 1.0, 2.0, 1.0])
 
     def test_timeout_kills_the_task(self):
-        work, proc = self.run_job(["sh", "-c", "sleep 30"], extra_keys="timeout: 0.3s\n            timeout_grace: 0.2s")
+        work, proc = self.run_job(["sh", "-c", "sleep 30"], extra_keys="timeout: 0.3s\n            timeout_grace: 0.2s\n            fail_fast: false")
         self.assertEqual(proc.returncode, 1)
         status, codes, _, _ = self.tasks(work)
         self.assertEqual(codes, [124] * 6)

@@ -66,8 +66,7 @@ TEST(Summary, InterruptedRunNamesTheSignalTheRankAndTheTaskStates)
     const auto json = nlohmann::json::parse(summary_json(totals, ranks));
     EXPECT_EQ(json["interrupted"], 1);
     EXPECT_EQ(json["already_done"], 2);
-    EXPECT_EQ(json["stopped"], true);
-    EXPECT_EQ(json["stop_cause"], "SIGUSR1 to rank 1, then drain_timeout ran out");
+    EXPECT_EQ(json["stopped"], "interrupted by SIGUSR1 to rank 1, then drain_timeout ran out");
 }
 
 TEST(Summary, EndsWithANoteWhenMpirunsBannerFollows)
