@@ -49,6 +49,8 @@ struct TaskRecord {
     double start = 0.0;
     double end = 0.0;
     std::int32_t exit_code = 0;
+    std::string message;      ///< why it did not succeed, one line (/tasks/message); empty when ok
+    std::string attempt_log;  ///< every attempt of it, as io/tasks/attempt_log.hpp encodes them (/attempts)
 };
 
 /**

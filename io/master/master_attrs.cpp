@@ -12,6 +12,7 @@
 #include "io/hdf5/field_io.hpp"
 #include "io/hdf5/types.hpp"
 #include "io/master/master_file.hpp"
+#include "io/tasks/attempts_group.hpp"
 #include "io/output/element_manifest.hpp"
 #include "io/params/param_source.hpp"
 
@@ -71,6 +72,10 @@ void write_task_columns(hid_t file, const TaskRows& rows)
     hdf5::write_column(tasks.get(), "start", H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE, rows.start.data(), n);
     hdf5::write_column(tasks.get(), "end", H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE, rows.end.data(), n);
     hdf5::write_column(tasks.get(), "exit_code", H5T_NATIVE_INT32, H5T_NATIVE_INT32, rows.exit_code.data(), n);
+    hdf5::write_strings(tasks.get(), "message", rows.message);
+    AttemptsWriter attempts(file);
+    attempts.append(rows);
+    attempts.finish();
 }
 
 void write_time_units(hid_t file)

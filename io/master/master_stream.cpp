@@ -9,6 +9,7 @@
 #include "io/hdf5/types.hpp"
 #include "io/master/master_file.hpp"
 #include "io/single/single_sink.hpp"
+#include "io/tasks/attempts_group.hpp"
 
 namespace fs = std::filesystem;
 
@@ -17,7 +18,7 @@ namespace {
 
 /** The open /tasks columns and /results datasets of a master being written. */
 struct MasterColumns {
-    hdf5::Dataset status, attempts, rank, host, device, start, end, exit_code;
+    hdf5::Dataset status, attempts, rank, host, device, start, end, exit_code, message;
     std::vector<hdf5::Dataset> results;
 };
 
@@ -32,7 +33,7 @@ MasterColumns create_columns(hid_t file, const std::vector<FieldSpec>& fields, s
                           column("rank", H5T_NATIVE_INT32),     column("host", string_type.get()),
                           column("device", string_type.get()), column("start", H5T_NATIVE_DOUBLE),
                           column("end", H5T_NATIVE_DOUBLE),     column("exit_code", H5T_NATIVE_INT32),
-                          {}};
+                          column("message", string_type.get()), {}};
     hdf5::write_attr(columns.status.get(), "values", std::string("pending=0 ok=1 failed=2 skipped=3"));
     for (const auto& field : fields) {
         columns.results.push_back(
@@ -54,6 +55,7 @@ void write_block(MasterColumns& columns, const std::vector<FieldSpec>& fields, s
     hdf5::write_column_block(columns.start.get(), H5T_NATIVE_DOUBLE, first, n, block.start.data());
     hdf5::write_column_block(columns.end.get(), H5T_NATIVE_DOUBLE, first, n, block.end.data());
     hdf5::write_column_block(columns.exit_code.get(), H5T_NATIVE_INT32, first, n, block.exit_code.data());
+    hdf5::write_strings_block(columns.message.get(), first, block.message);
     for (std::size_t f = 0; f < fields.size(); ++f) {
         if (n > 0) hdf5::write_field_block(columns.results[f].get(), fields[f], first, n, block.fields[f].data());
     }
@@ -109,13 +111,16 @@ StatusCounts write_master_streamed(const fs::path& target, const MasterInfo& inf
     write_master_file(target, [&](hid_t file) {
         {
             auto columns = create_columns(file, info.fields, task_count);
+            AttemptsWriter attempts(file);
             const int descriptor = posix_descriptor(file);
             TaskRows block;
             while (stream.next(block)) {
                 write_block(columns, info.fields, stream.first_id(), block);
+                attempts.append(block);
                 counts.add(block);
                 start_writeback(descriptor);
             }
+            attempts.finish();
             columns = MasterColumns{};
         }
         finish_master_file(file, info, task_count, counts, info.complete && counts.pending == 0);

@@ -98,7 +98,13 @@ std::string status_text(const StatusReport& report)
     if (report.array_count > 1) element_lines(out, report);
     for (const auto& task : report.failed_tasks) {
         out << "  failed task " << task.task_id << " (element " << task.array_index << ", rank " << task.rank
-            << ", exit code " << task.exit_code << ")\n";
+            << ", exit code " << task.exit_code << ", " << task.attempts << (task.attempts == 1 ? " attempt" : " attempts")
+            << ")" << (task.message.empty() ? "" : ": " + task.message) << "\n";
+        if (!task.logs.empty()) {
+            out << "    logs:";
+            for (const auto& file : task.logs) out << " " << file;
+            out << "\n";
+        }
         for (const auto& line : task.stderr_tail) out << "    | " << line << "\n";
     }
     return out.str();
@@ -113,7 +119,8 @@ std::string status_json(const StatusReport& report)
     }
     for (const auto& task : report.failed_tasks) {
         failed.push_back({{"task_id", task.task_id}, {"array_index", task.array_index}, {"rank", task.rank},
-                          {"exit_code", task.exit_code}, {"stderr_tail", task.stderr_tail}});
+                          {"exit_code", task.exit_code}, {"attempts", task.attempts}, {"message", task.message},
+                          {"logs", task.logs}, {"stderr_tail", task.stderr_tail}});
     }
     nlohmann::json j{{"path", report.path},         {"task_count", report.task_count},
                      {"master_problem", report.master_problem},

@@ -34,6 +34,35 @@ std::vector<std::string> tail_lines(const fs::path& file, std::size_t count)
     return {lines.begin(), lines.end()};
 }
 
+/**
+ * The per-attempt output files of a task folder and its members' folders (stdout.<k>,
+ * stderr.<k>); the plain stdout and stderr (the latest attempt's) only where no numbered
+ * one exists (a folder written before they were numbered, or a worker's log).
+ */
+std::vector<std::string> log_files(const fs::path& task_dir)
+{
+    std::vector<std::string> files;
+    std::error_code error;
+    std::vector<fs::path> folders{task_dir};
+    for (const auto& entry : fs::directory_iterator(task_dir, error)) {
+        if (entry.is_directory(error) && entry.path().filename().string().rfind("member", 0) == 0) {
+            folders.push_back(entry.path());
+        }
+    }
+    for (const auto& folder : folders) {
+        std::vector<std::string> numbered, plain;
+        for (const auto& entry : fs::directory_iterator(folder, error)) {
+            const auto name = entry.path().filename().string();
+            if (name == "stdout" || name == "stderr") plain.push_back(entry.path().string());
+            if (name.rfind("stdout.", 0) == 0 || name.rfind("stderr.", 0) == 0) numbered.push_back(entry.path().string());
+        }
+        auto& chosen = numbered.empty() ? plain : numbered;
+        files.insert(files.end(), chosen.begin(), chosen.end());
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
 using PerRank = std::map<std::pair<int, int>, RankCounts>;
 
 /** Counts the final rows of `stream` (task ids of element `index`) a block at a time. */
@@ -50,8 +79,10 @@ void count_stream(StatusReport& report, TaskStream& stream, int index, PerRank& 
             (status == ok ? counts.ok : status == failed ? counts.failed : counts.skipped) += 1;
             if (status != failed) continue;
             const auto id = block.task_id[i];
+            const auto stderr_path = layout::task_stderr_path(report.path, id);
             report.failed_tasks.push_back(FailedTask{id, index, block.rank[i], block.exit_code[i],
-                                                     tail_lines(layout::task_stderr_path(report.path, id), stderr_lines)});
+                                                     tail_lines(stderr_path, stderr_lines), block.message[i],
+                                                     block.attempts[i], log_files(stderr_path.parent_path())});
         }
     }
 }
@@ -164,6 +195,12 @@ StatusReport status_report(const std::string& path, std::size_t stderr_lines)
         }
     }
     return report;
+}
+
+bool output_running(const std::string& path)
+{
+    const auto indexes = layout::element_indexes(path);
+    return std::any_of(indexes.begin(), indexes.end(), [&](int index) { return layout::lock_held(path, index); });
 }
 
 }  // namespace shardrun::io

@@ -19,13 +19,17 @@ struct RankCounts {
     std::uint64_t ok = 0, failed = 0, skipped = 0;
 };
 
-/** A failed task, with the end of its stderr when the exec task kept one. */
+/** A failed task: its reason, its logs, and the end of its stderr when the exec task kept one. */
 struct FailedTask {
     std::uint64_t task_id = 0;
     int array_index = 0;
     int rank = 0;
     std::int32_t exit_code = 0;
     std::vector<std::string> stderr_tail;  ///< last lines of <path>.tasks/<id>/stderr
+    std::string message;                   ///< /tasks/message: why it failed
+    std::int32_t attempts = 0;
+    /** The output files kept for it: <path>.tasks/<id>/{stdout,stderr}.<attempt> and member<k>/..., sorted. */
+    std::vector<std::string> logs;
 };
 
 /** What `shardrun status` prints. */
@@ -52,6 +56,9 @@ struct StatusReport {
  * @throws OutputError when neither <path> nor <path>.shards/ exists
  */
 StatusReport status_report(const std::string& path, std::size_t stderr_lines = 5);
+
+/** Whether a run is writing `path` right now (the lock of one of its array elements is held). */
+bool output_running(const std::string& path);
 
 /** A human-readable table of `report`. */
 std::string status_text(const StatusReport& report);

@@ -57,6 +57,8 @@ void write_contents(hid_t file, const SegmentHeader& header, const TaskRows& row
     hdf5::write_column(file, "tasks", row_type.get(), row_type.get(), packed.data(), n);
     hdf5::write_fixed_strings(file, "host", rows.host);
     hdf5::write_fixed_strings(file, "device", rows.device);
+    hdf5::write_fixed_strings(file, "message", rows.message);
+    hdf5::write_fixed_strings(file, "attempt_log", rows.attempt_log);
     auto results = hdf5::ensure_group(file, "results");
     std::vector<std::string> names;
     for (std::size_t f = 0; f < fields.size(); ++f) {
@@ -90,6 +92,10 @@ TaskRows read_columns(hid_t file)
     }
     rows.host = hdf5::read_strings(file, "host");
     rows.device = hdf5::read_strings(file, "device");
+    // Absent from segments written before them: empty texts (as the checksum assumes).
+    for (auto [name, column] : {std::pair{"message", &rows.message}, std::pair{"attempt_log", &rows.attempt_log}}) {
+        *column = hdf5::has_link(file, name) ? hdf5::read_strings(file, name) : std::vector<std::string>(rows.size());
+    }
     return rows;
 }
 
@@ -97,7 +103,8 @@ bool lengths_agree(const TaskRows& rows)
 {
     const auto n = rows.size();
     return rows.status.size() == n && rows.attempts.size() == n && rows.rank.size() == n && rows.host.size() == n &&
-           rows.device.size() == n && rows.start.size() == n && rows.end.size() == n && rows.exit_code.size() == n;
+           rows.device.size() == n && rows.start.size() == n && rows.end.size() == n && rows.exit_code.size() == n &&
+           rows.message.size() == n && rows.attempt_log.size() == n;
 }
 
 Segment read_verified(const fs::path& path, bool with_fields)

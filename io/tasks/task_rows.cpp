@@ -7,6 +7,7 @@
 #include <string>
 
 #include "io/errors.hpp"
+#include "io/tasks/attempt_log.hpp"
 #include "io/output/checksum.hpp"
 
 namespace shardrun::io {
@@ -40,6 +41,8 @@ void TaskRows::clear()
     start.clear();
     end.clear();
     exit_code.clear();
+    message.clear();
+    attempt_log.clear();
     for (auto& field : fields) field.clear();
 }
 
@@ -54,6 +57,8 @@ void TaskRows::append(const TaskRecord& record, const TaskValues& values, const 
     start.push_back(record.start);
     end.push_back(record.end);
     exit_code.push_back(record.exit_code);
+    message.push_back(one_line(record.message));
+    attempt_log.push_back(record.attempt_log);
     fields.resize(specs.size());
     for (std::size_t f = 0; f < specs.size(); ++f) {
         if (values.empty()) {
@@ -67,7 +72,7 @@ void TaskRows::append(const TaskRecord& record, const TaskValues& values, const 
 TaskRecord TaskRows::record(std::size_t i) const
 {
     return TaskRecord{task_id[i], static_cast<TaskStatus>(status[i]), attempts[i], rank[i], host[i], device[i],
-                      start[i],   end[i],                             exit_code[i]};
+                      start[i],   end[i],                             exit_code[i], message[i], attempt_log[i]};
 }
 
 void TaskRows::assign_pending(std::uint64_t first, std::size_t n)
@@ -82,6 +87,8 @@ void TaskRows::assign_pending(std::uint64_t first, std::size_t n)
     start.assign(n, 0.0);
     end.assign(n, 0.0);
     exit_code.assign(n, 0);
+    message.assign(n, "");
+    attempt_log.assign(n, "");
 }
 
 bool TaskRows::take_if_better(std::size_t k, const TaskRows& from, std::size_t i)
@@ -93,6 +100,8 @@ bool TaskRows::take_if_better(std::size_t k, const TaskRows& from, std::size_t i
     const auto current = status[k];
     const bool better = current == pending || (candidate == ok && current != ok) ||
                         (current != ok && candidate != ok && from.end[i] >= end[k]);
+    // A task run again (a resume) keeps the attempts of every run, whichever row wins.
+    attempt_log[k] = merge_attempt_logs(attempt_log[k], from.attempt_log[i]);
     if (!better) return false;
     status[k] = candidate;
     attempts[k] = from.attempts[i];
@@ -102,6 +111,7 @@ bool TaskRows::take_if_better(std::size_t k, const TaskRows& from, std::size_t i
     start[k] = from.start[i];
     end[k] = from.end[i];
     exit_code[k] = from.exit_code[i];
+    message[k] = from.message[i];
     return true;
 }
 
@@ -117,6 +127,12 @@ std::uint32_t TaskRows::columns_checksum() const
     crc = crc_of(crc, exit_code);
     for (const auto* column : {&host, &device}) {
         for (const auto& text : *column) crc = crc32c(crc, text.c_str(), text.size() + 1);
+    }
+    // Only the texts there are: a segment written before these columns existed checks as before.
+    for (const auto* column : {&message, &attempt_log}) {
+        for (const auto& text : *column) {
+            if (!text.empty()) crc = crc32c(crc, text.c_str(), text.size() + 1);
+        }
     }
     return crc;
 }

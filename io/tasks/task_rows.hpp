@@ -23,6 +23,8 @@ struct TaskRows {
     std::vector<double> start;
     std::vector<double> end;
     std::vector<std::int32_t> exit_code;
+    std::vector<std::string> message;      ///< /tasks/message
+    std::vector<std::string> attempt_log;  ///< encoded attempts (io/tasks/attempt_log.hpp), spread into /attempts
     std::vector<std::vector<std::byte>> fields;
 
     std::size_t size() const noexcept { return task_id.size(); }
@@ -35,6 +37,7 @@ struct TaskRows {
      * The row-winner rule, the one place it is written: row `i` of `from` replaces row `k` of
      * this when k is pending, when i is ok and k is not (ok is final), or when neither is ok
      * and i ended no earlier (a resumed run re-ran a failed task). Returns whether it did;
+     * the attempts of both rows are kept either way (each attempt once).
      * fields are the caller's (readers keep a pointer to the winning row's values instead).
      */
     bool take_if_better(std::size_t k, const TaskRows& from, std::size_t i);

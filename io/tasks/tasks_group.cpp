@@ -6,6 +6,7 @@
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/handle.hpp"
 #include "io/hdf5/types.hpp"
+#include "io/tasks/attempts_group.hpp"
 
 namespace shardrun::io {
 
@@ -25,6 +26,10 @@ TaskRows read_tasks_group(hid_t file, std::uint64_t first, std::size_t count)
     rows.start = hdf5::read_column_block<double>(open("start").get(), H5T_NATIVE_DOUBLE, first, count);
     rows.end = hdf5::read_column_block<double>(open("end").get(), H5T_NATIVE_DOUBLE, first, count);
     rows.exit_code = hdf5::read_column_block<std::int32_t>(open("exit_code").get(), H5T_NATIVE_INT32, first, count);
+    // A file written before /tasks/message and /attempts existed (or a single file) has none.
+    rows.message = hdf5::has_link(tasks.get(), "message") ? hdf5::read_strings_block(open("message").get(), first, count)
+                                                           : std::vector<std::string>(count);
+    rows.attempt_log = read_attempt_logs(file, first, count);
     return rows;
 }
 

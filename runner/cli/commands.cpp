@@ -4,6 +4,7 @@
 #include "runner/cli/command_export.hpp"
 #include "runner/cli/command_info.hpp"
 #include "runner/cli/command_kinds.hpp"
+#include "runner/cli/command_logs.hpp"
 #include "runner/cli/command_merge.hpp"
 #include "runner/cli/command_plan.hpp"
 #include "runner/cli/command_report.hpp"
@@ -21,6 +22,7 @@ const std::vector<CommandFactory>& command_factories()
         [] { return std::make_unique<RunCommand>(); },
         [] { return std::make_unique<PlanCommand>(); },
         [] { return std::make_unique<StatusCommand>(); },
+        [] { return std::make_unique<LogsCommand>(); },
         [] { return std::make_unique<MergeCommand>(); },
         [] { return std::make_unique<TableCommand>(); },
         [] { return std::make_unique<ExportCommand>(); },

@@ -6,9 +6,14 @@
 
 #include <fmt/format.h>
 
+#include <dirent.h>
+
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
+#include <string_view>
 
 namespace shardrun::exec {
 namespace {
@@ -80,6 +85,23 @@ std::string clear_stale_outputs(const std::string& task_dir)
     auto error = remove_outputs(dir_fd, task_dir);
     close(dir_fd);
     return error;
+}
+
+int kept_attempts(const std::string& task_dir)
+{
+    DIR* dir = opendir(task_dir.c_str());  // most tasks have no folder: one failed call
+    if (dir == nullptr) return 0;
+    int highest = 0;
+    while (const dirent* entry = readdir(dir)) {
+        const std::string_view name(entry->d_name);
+        for (const std::string_view stream : {"stdout.", "stderr."}) {
+            if (name.substr(0, stream.size()) != stream) continue;
+            const int k = std::atoi(std::string(name.substr(stream.size())).c_str());
+            highest = std::max(highest, k);
+        }
+    }
+    closedir(dir);
+    return highest;
 }
 
 }  // namespace shardrun::exec

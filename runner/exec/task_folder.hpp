@@ -26,4 +26,11 @@ std::string prepare_task_dir(const std::string& task_dir, bool* fresh = nullptr)
  */
 std::string clear_stale_outputs(const std::string& task_dir);
 
+/**
+ * The highest attempt number k of the per-attempt output `stdout.<k>` or `stderr.<k>` kept in
+ * `task_dir` (0 when none, or no folder): what earlier runs of the task left, so that a resumed
+ * run numbers its attempts after them instead of overwriting their output.
+ */
+int kept_attempts(const std::string& task_dir);
+
 }  // namespace shardrun::exec

@@ -132,7 +132,7 @@ std::string TaskOutput::stderr_tail() const
     return line.size() > 160 ? line.substr(0, 157) + "..." : line;
 }
 
-std::string TaskOutput::keep(const std::string& task_dir)
+std::string TaskOutput::keep(const std::string& task_dir, int attempt)
 {
     int dir_fd = -1;
     std::string error;
@@ -144,13 +144,22 @@ std::string TaskOutput::keep(const std::string& task_dir)
             continue;
         }
         if (dir_fd < 0 && !(error = open_task_dir(task_dir, dir_fd)).empty()) break;
-        if (renameat(AT_FDCWD, scratch_path(stream).c_str(), dir_fd, stream_names[stream]) != 0) {
-            error = fmt::format("cannot keep {}/{}: {}", task_dir, stream_names[stream], errno_text(errno));
+        const auto own = fmt::format("{}.{}", stream_names[stream], attempt);
+        if (renameat(AT_FDCWD, scratch_path(stream).c_str(), dir_fd, own.c_str()) != 0) {
+            error = fmt::format("cannot keep {}/{}: {}", task_dir, own, errno_text(errno));
             break;
         }
         close(fds_[stream]);
         fds_[stream] = -1;
         open_scratch(stream);
+        // The plain name follows the latest attempt: a link made aside, then renamed over the old one.
+        const auto aside = fmt::format(".{}.link", stream_names[stream]);
+        unlinkat(dir_fd, aside.c_str(), 0);
+        if (linkat(dir_fd, own.c_str(), dir_fd, aside.c_str(), 0) != 0 ||
+            renameat(dir_fd, aside.c_str(), dir_fd, stream_names[stream]) != 0) {
+            error = fmt::format("cannot link {}/{} to {}: {}", task_dir, stream_names[stream], own, errno_text(errno));
+            break;
+        }
     }
     if (dir_fd >= 0) close(dir_fd);
     return error;

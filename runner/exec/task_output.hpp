@@ -35,10 +35,15 @@ public:
     std::string stderr_tail() const;
 
     /**
-     * After the program ended: a non-empty file becomes <task_dir>/stdout or stderr (creating
-     * task_dir); an empty one stays here for the next task. @return an error message, or empty
+     * After the program ended: a non-empty file becomes <task_dir>/stdout.<attempt> or
+     * stderr.<attempt> (creating task_dir), every attempt's own, and <task_dir>/stdout or
+     * stderr is made a hard link to it (the latest output, where readers have always looked);
+     * an empty one stays here for the next task. @return an error message, or empty
      */
-    std::string keep(const std::string& task_dir);
+    std::string keep(const std::string& task_dir, int attempt);
+
+    /** The live file of stream 0 (stdout) or 1 (stderr) while a task writes into it. */
+    std::string scratch_path(int stream) const;
 
     /**
      * This slot's own folder for a task's result files ($SHARDRUN_RESULT, _DIR, _H5), made on
@@ -54,7 +59,6 @@ public:
     std::string keep_results(const std::string& task_dir, const std::vector<std::string>& names);
 
 private:
-    std::string scratch_path(int stream) const;
     void open_scratch(int stream);
     void close_scratch(int stream);
 

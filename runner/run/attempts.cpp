@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <array>
 #include <cstdint>
 #include <exception>
@@ -15,6 +16,11 @@ namespace shardrun::run {
 namespace {
 
 bool stopping(const LoopSettings& settings) { return settings.stop != nullptr && settings.stop->load(); }
+
+double unix_now()
+{
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
 
 bool in_group(const LoopSettings& settings) { return settings.group != nullptr && settings.group->size() > 1; }
 
@@ -80,6 +86,7 @@ AttemptsEnd run_attempts(const LoopSettings& settings, tasks::TaskContext& conte
     AttemptsEnd end;
     auto& outcome = end.outcome;
     for (context.attempt = 1; context.attempt <= settings.retries + 1; ++context.attempt) {
+        const double started = unix_now();
         try {
             outcome = run_kind(settings, context, device_problem);
         } catch (const collectives::CollectiveStall& stall) {
@@ -97,11 +104,14 @@ AttemptsEnd run_attempts(const LoopSettings& settings, tasks::TaskContext& conte
         }
         const auto agreed = agree(settings, outcome);
         end.stop = agreed.stop;
-        if (agreed.all_ok) break;
-        if (outcome.status == io::TaskStatus::ok) {
+        if (!agreed.all_ok && outcome.status == io::TaskStatus::ok) {
             outcome = tasks::TaskOutcome::failure(
                 agreed.exit_code, fmt::format("group member {} failed (exit code {})", agreed.first_failed, agreed.exit_code));
         }
+        const bool ok = outcome.status == io::TaskStatus::ok;
+        end.attempts.push_back(io::AttemptRecord{context.attempt_base + context.attempt, outcome.exit_code, started,
+                                                 unix_now(), settings.rank, ok ? std::string() : outcome.message});
+        if (agreed.all_ok) break;
         // A member without the GPU its task asks for fails each attempt at once: members retry
         // together, as giving up early would need one more agreement. Alone, it gives up now.
         if (agreed.stop || (!grouped && !device_problem.empty())) break;

@@ -1,6 +1,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
+
+#include "io/tasks/attempt_log.hpp"
 
 #include "runner/run/rank_loop.hpp"
 #include "runner/tasks/task_kind.hpp"
@@ -12,6 +15,8 @@ struct AttemptsEnd {
     tasks::TaskOutcome outcome;  ///< the last attempt's, shaped: failed when its values do not fit the fields
     /** This rank, or a member of its group, is stopping: a failed outcome was cut short, not final. */
     bool stop = false;
+    /** Every attempt made, numbered from context.attempt_base + 1 (this rank's view; the leader's is recorded). */
+    std::vector<io::AttemptRecord> attempts;
 };
 
 /**

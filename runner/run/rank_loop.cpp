@@ -2,6 +2,7 @@
 
 #include "collectives/stall_guard.hpp"
 #include "runner/run/attempts.hpp"
+#include "runner/exec/task_folder.hpp"
 #include "runner/run/device_choice.hpp"
 #include "runner/run/loop_state.hpp"
 #include "runner/run/periodic_thread.hpp"
@@ -41,7 +42,15 @@ io::TaskRecord begin_task(const LoopSettings& settings, tasks::TaskContext& cont
         context.device = *chosen.binding;
         device_problem = std::move(chosen.problem);
     }
+    context.attempt_base = context.task_dir.empty() ? 0 : exec::kept_attempts(context.task_dir);
     return {id, io::TaskStatus::ok, 0, settings.rank, settings.host, context.device.label(), unix_now(), 0, 0};
+}
+
+// What /tasks/message and /attempts keep of the attempts: the reason the summary prints.
+void fill_reason(io::TaskRecord& record, const AttemptsEnd& end)
+{
+    if (record.status != io::TaskStatus::ok) record.message = end.outcome.message;
+    record.attempt_log = io::encode_attempts(end.attempts);
 }
 
 void run_slot(const LoopSettings& settings, LoopState& state)
@@ -63,6 +72,7 @@ void run_slot(const LoopSettings& settings, LoopState& state)
         record.status = end.outcome.status;
         record.attempts = context.attempt;
         record.exit_code = end.outcome.exit_code;
+        fill_reason(record, end);
         state.finish(record, end.outcome, end.outcome.status != io::TaskStatus::ok && end.stop);
     }
 }
@@ -102,6 +112,7 @@ void run_group_member(const LoopSettings& settings, LoopState& state)
         record.status = end.outcome.status;
         record.attempts = context.attempt;
         record.exit_code = end.outcome.exit_code;
+        fill_reason(record, end);
         state.finish(record, end.outcome, end.outcome.status != io::TaskStatus::ok && end.stop);
     }
 }

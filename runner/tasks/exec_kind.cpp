@@ -10,7 +10,9 @@
 #include <set>
 
 #include "io/input/dataset_reader.hpp"
+#include "runner/exec/error_line.hpp"
 #include "runner/exec/group_rendezvous.hpp"
+#include "runner/exec/live_index.hpp"
 #include "runner/exec/process.hpp"
 #include "runner/exec/process_tree.hpp"
 #include "runner/exec/results/result_files.hpp"
@@ -159,8 +161,12 @@ TaskOutcome ExecKind::run(const TaskContext& context) const
     });
     exits.finish(outcome.status == io::TaskStatus::ok ? 0 : outcome.exit_code != 0 ? outcome.exit_code : 1);
     if (outcome.status != io::TaskStatus::ok && failed_peer >= 0) {
-        outcome.message = fmt::format("stopped because group member {} failed (exit code {})", failed_peer,
-                                      exits.codes()[static_cast<size_t>(failed_peer)]);
+        // The member has kept its output before it sent its exit code: its own reason is on disk.
+        const auto member_stderr = fmt::format("{}/member{}/stderr", context.task_dir, failed_peer);
+        const auto line = group.rank == 0 ? first_error_line(member_stderr) : std::string();
+        outcome.message = fmt::format("stopped because group member {} failed (exit code {}){}", failed_peer,
+                                      exits.codes()[static_cast<size_t>(failed_peer)],
+                                      line.empty() ? "" : fmt::format(": {} (its stderr: {})", line, member_stderr));
     }
     return outcome;
 }
@@ -203,10 +209,15 @@ TaskOutcome ExecKind::run_program(const TaskContext& context, const std::vector<
     process.timeout_seconds = timeout_seconds_;
     process.grace_seconds = grace_seconds_;
     process.token = task_token(context.task_id, context.attempt);
+    const int attempt = context.attempt_base + context.attempt;
+    // `shardrun logs` finds the running task's live files by its id through this index.
+    LiveIndex live(live_index_path(tasks_dir_of(context), context.task_id, context.group.rank),
+                   {output->scratch_path(0), output->scratch_path(1), attempt, context.host});
     const auto ended = run_process(process, [&] { return (context.stop && context.stop->load()) || peer_failed(); });
     // The last line the program wrote to stderr usually says why it failed: the summary shows it.
     const auto tail = ended.started && ended.exit_code != 0 ? output->stderr_tail() : std::string();
-    const auto kept = output->keep(context.task_dir);
+    const auto kept = output->keep(context.task_dir, attempt);
+    live.remove();  // after keep(): a reader that finds no index finds the output kept
     // What a failed task wrote as results goes to its folder beside its stdout and stderr, for
     // the user to look at; best effort, the task has failed either way.
     const auto keep_results = [&] {

@@ -57,6 +57,9 @@ struct TaskContext {
     int attempt = 1;
     const std::atomic<bool>* stop = nullptr;  ///< set when shardrun is interrupted: end early
     GroupContext group;                     ///< every member runs the same task id at the same time
+    /** Attempts earlier runs made of this task (their output is kept in its folder): attempt
+     *  `attempt` of this run is attempt attempt_base + attempt of the task, in /attempts and its files. */
+    int attempt_base = 0;
 };
 
 /** What a task run produced. */

@@ -82,7 +82,8 @@ class ExecSweepTest(unittest.TestCase):
         self.assertEqual(os.path.dirname(os.path.dirname(result[0])), os.path.join(work, "rec.h5.tasks"))
         self.assertEqual(os.path.basename(result[0]), "result.json")
         self.assertIn("SHARDRUN_RESULT_DIR=" + os.path.dirname(result[0]) + "\n", out)
-        self.assertEqual(os.listdir(os.path.join(work, "rec.h5.tasks", "57")), ["stdout"])
+        # Attempt 1's own file, and the plain name linked to it (issue 23).
+        self.assertEqual(sorted(os.listdir(os.path.join(work, "rec.h5.tasks", "57"))), ["stdout", "stdout.1"])
         # The slots' scratch files and folders go with the ranks that made them.
         self.assertEqual([n for n in os.listdir(os.path.join(work, "rec.h5.tasks")) if n.startswith(".scratch-")], [])
 

@@ -36,7 +36,8 @@ class TaskFilesTest(unittest.TestCase):
         proc = run(["run", job], np=2)
 
         self.assertEqual(proc.returncode, 1, proc.stderr)
-        self.assertEqual(self.listing(), ["1", "1/stdout", "2", "2/stderr"])
+        # Each attempt's own file (issue 23), and the plain name linked to the latest one.
+        self.assertEqual(self.listing(), ["1", "1/stdout", "1/stdout.1", "2", "2/stderr", "2/stderr.1"])
         with open(os.path.join(self.tasks, "1", "stdout")) as f:
             self.assertEqual(f.read(), "hello\n")
         self.assertIn("exited with status 3: bad input 2", proc.stdout + proc.stderr)
@@ -58,7 +59,8 @@ output: {{path: {self.work}/files.h5}}
         proc = run(["run", job, "-q"])
 
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        self.assertEqual(self.listing(), ["0"])
+        # The first attempt's stderr stays as its own file; the plain name, the latest output, is gone.
+        self.assertEqual(self.listing(), ["0", "0/stderr.1"])
 
     def test_folders_exist_up_front_for_results_and_task_dir(self):
         job = write_job(self.work, f"""

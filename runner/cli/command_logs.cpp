@@ -1,0 +1,56 @@
+#include "runner/cli/command_logs.hpp"
+
+#include <filesystem>
+#include <iostream>
+
+#include "runner/cli/log_follow.hpp"
+#include "runner/errors.hpp"
+
+namespace po = boost::program_options;
+
+namespace shardrun::cli {
+
+void LogsCommand::add_options(po::options_description& options, po::positional_options_description& positional)
+{
+    options.add_options()
+        ("output", po::value<std::string>(&path_), "the results file (output.path of the job)")
+        ("task", po::value<std::string>(&task_text_), "the task id")
+        ("attempt", po::value<int>(&attempt_), "that attempt's output (1 = the first; default: the latest)")
+        ("member", po::value<int>(&member_), "a group member's output (member 1, 2, ...; default: the leader's)")
+        ("stderr", po::bool_switch(&stderr_), "stderr instead of stdout")
+        ("follow,f", po::bool_switch(&follow_), "keep printing new lines until the task ends");
+    positional.add("output", 1).add("task", 1);
+}
+
+void LogsCommand::check(const po::variables_map& values)
+{
+    if (!values.count("output") || !values.count("task")) {
+        SHARDRUN_THROW(UsageError, "logs: name the results file and a task id, e.g. shardrun logs results/heat.h5 3");
+    }
+    if (task_text_.empty() || task_text_.find_first_not_of("0123456789") != std::string::npos || task_text_.size() > 19) {
+        SHARDRUN_THROW(UsageError, "logs: the task id must be a non-negative integer, not '" + task_text_ + "'");
+    }
+    task_ = std::stoull(task_text_);
+    if (values.count("attempt") && attempt_ < 1) {
+        SHARDRUN_THROW(UsageError, "logs: --attempt counts from 1, not " + std::to_string(attempt_));
+    }
+    if (values.count("member") && member_ < 0) {
+        SHARDRUN_THROW(UsageError, "logs: --member is a group member number (0 = the leader), not " + std::to_string(member_));
+    }
+}
+
+int LogsCommand::run()
+{
+    namespace fs = std::filesystem;
+    if (!fs::exists(path_) && !fs::exists(path_ + ".shards") && !fs::exists(path_ + ".tasks")) {
+        SHARDRUN_THROW(UsageError, "logs: no output at " + path_ + " (neither it nor " + path_ + ".tasks exists); check the path");
+    }
+    const LogTarget target{path_, task_, attempt_, member_, stderr_};
+    if (follow_ ? follow_log(target) : print_log(target)) return exit_ok;
+    std::cerr << "shardrun: logs: task " << task_ << (member_ > 0 ? " member " + std::to_string(member_) : "")
+              << (attempt_ > 0 ? " attempt " + std::to_string(attempt_) : "") << " has no " << (stderr_ ? "stderr" : "stdout")
+              << " in " << path_ << ".tasks/ (output is kept only when a task writes some; not started yet, or wrote none)\n";
+    return exit_task_failed;
+}
+
+}  // namespace shardrun::cli
