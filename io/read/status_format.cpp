@@ -71,16 +71,24 @@ void element_lines(std::ostringstream& out, const StatusReport& report)
 std::string status_text(const StatusReport& report)
 {
     std::ostringstream out;
+    // The words of README's "Task states": pending is what --resume runs; `skipped` (a status
+    // value older outputs may hold, never written now) is shown only where a file has some.
+    const bool any_skipped = report.skipped > 0;
     out << report.path << ": " << report.task_count << " tasks, " << report.array_count << " array element(s): "
-        << report.ok << " ok, " << report.failed << " failed, " << report.skipped << " skipped, " << report.pending
-        << " pending — " << (report.complete ? "complete" : "NOT complete") << "\n";
-    out << "  element  rank        ok    failed   skipped\n";
+        << report.ok << " ok, " << report.failed << " failed, ";
+    if (any_skipped) out << report.skipped << " skipped, ";
+    out << report.pending << " pending — " << (report.complete ? "complete" : "NOT complete") << "\n";
+    out << "  element  rank        ok    failed" << (any_skipped ? "   skipped" : "") << "\n";
     for (const auto& row : report.ranks) {
         char line[96];
-        std::snprintf(line, sizeof line, "  %7d  %4d  %8llu  %8llu  %8llu\n", row.array_index, row.rank,
-                      static_cast<unsigned long long>(row.ok), static_cast<unsigned long long>(row.failed),
-                      static_cast<unsigned long long>(row.skipped));
+        std::snprintf(line, sizeof line, "  %7d  %4d  %8llu  %8llu", row.array_index, row.rank,
+                      static_cast<unsigned long long>(row.ok), static_cast<unsigned long long>(row.failed));
         out << line;
+        if (any_skipped) {
+            std::snprintf(line, sizeof line, "  %8llu", static_cast<unsigned long long>(row.skipped));
+            out << line;
+        }
+        out << "\n";
     }
     if (!report.missing_elements.empty()) out << "  missing array elements: " << join(report.missing_elements) << "\n";
     if (!report.running_elements.empty()) out << "  running array elements: " << join(report.running_elements) << "\n";

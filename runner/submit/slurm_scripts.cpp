@@ -51,17 +51,20 @@ if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ] || [ -d "$output.shards/a$element" ]; t
 fi
 )";
 
-// --signal=B:USR1@120 sends USR1 to this shell only. The trap sends SIGTERM to this element's
-// steps through scancel (srun itself turns a SIGTERM into SIGKILL for its tasks): shardrun stops
-// taking tasks, flushes what is committed and exits 3. Once the step has ended, the element
-// is requeued and starts again with --resume.
+// --signal=B:USR1@120 sends USR1 to this shell only. The trap passes it on to this element's
+// steps through scancel (srun itself would turn a signal it gets into SIGKILL for its tasks):
+// shardrun drains, letting running tasks finish within drain_timeout (default 90 s, inside the
+// 120 s), flushes what is committed and exits 3. Once the step has ended, the element is
+// requeued and starts again with --resume. The line names the signal and the time left rather
+// than assuming Slurm's time limit sent it: a user's `scancel --signal=USR1 --batch` lands here too.
 constexpr const char* stop_logic = R"(
 stop_requested=0
 # shellcheck disable=SC2317  # run by the trap
 on_usr1() {
     stop_requested=1
-    echo "shardrun: time limit near (SIGUSR1): stopping array element $element gracefully; it will be requeued and resume"
-    scancel --signal=TERM "$self" || echo "shardrun: scancel --signal=TERM $self failed" >&2
+    left=$(squeue -h -j "${SLURM_JOB_ID:-}" -o %L 2>/dev/null || true)
+    echo "shardrun: SIGUSR1 to the batch script (time left: ${left:-unknown}; --signal=B:USR1@120 sends it 120 s before the time limit): draining array element $element; it will be requeued and resume"
+    scancel --signal=USR1 "$self" || echo "shardrun: scancel --signal=USR1 $self failed" >&2
 }
 trap on_usr1 USR1
 )";

@@ -200,7 +200,7 @@ class SlurmScriptsTest(unittest.TestCase):
         self.assertIn("srun --mpi=pmix", proc.stderr)
         self.assertFalse(os.path.exists(os.path.join(s.work, "srun.args")))
 
-    def test_usr1_stops_the_step_and_requeues_the_element(self):
+    def test_usr1_drains_the_step_and_requeues_the_element(self):
         s = Submission(self, "slurm", "--array", "4", "--dry-run")
         bin_dir = self.fake_slurm(s.work)
         env = clean_env({"PATH": bin_dir + ":" + os.environ["PATH"], "FAKE_HOLD": "1", "SLURM_JOB_ID": "42",
@@ -214,12 +214,15 @@ class SlurmScriptsTest(unittest.TestCase):
         out, err = proc.communicate(timeout=30)
         self.assertEqual(proc.returncode, 3, out + err)
         with open(os.path.join(s.work, "scancel.args")) as f:
-            self.assertEqual(f.read().split(), ["--signal=TERM", "40_2"], "this element, not the whole array")
+            # USR1 to the step: shardrun drains (drain_timeout 90 s fits the 120 s of --signal=B:USR1@120).
+            self.assertEqual(f.read().split(), ["--signal=USR1", "40_2"], "this element, not the whole array")
         with open(os.path.join(s.work, "squeue.args")) as f:
             self.assertIn("-j 40_2", f.read(), "the requeue waits until the element's step is gone")
         with open(os.path.join(s.work, "scontrol.args")) as f:
             self.assertEqual(f.read().split(), ["requeue", "40_2"])
-        self.assertIn("stopping array element 2 gracefully", out)
+        self.assertIn("shardrun: SIGUSR1 to the batch script (time left: unknown;", out)
+        self.assertIn("draining array element 2; it will be requeued and resume", out)
+        self.assertNotIn("time limit near", out, "a USR1 sent by hand is not Slurm's time limit")
 
     def test_merge_script_names_missing_elements(self):
         s = Submission(self, "slurm", "--array", "2", "--dry-run")
