@@ -77,9 +77,13 @@ void write_reasons(const std::string& path, const TaskReasons& reasons)
             for (auto k = begin; k < next; ++k) messages[reasons.task_id[k] - first] = reasons.message[k];
             hdf5::write_strings_block(message.get(), first, messages);
         }
+        // The new group holds every row now. The old one goes before the new `row` dimension
+        // is made, so _Netcdf4Dimid does not count up with every commit and a run's file
+        // numbers its dimensions as a master does (row first). A kill in between leaves a
+        // complete /attempts that only lacks its dimension, which the next commit makes.
+        if (had_attempts) SHARDRUN_H5_CHECK(H5Ldelete(file.get(), old_attempts, H5P_DEFAULT));
         attempts.finish();
     }
-    if (had_attempts) SHARDRUN_H5_CHECK(H5Ldelete(file.get(), old_attempts, H5P_DEFAULT));
     message.reset();  // else H5Fclose only detaches and a full disk goes unreported
     file.close();
 }
