@@ -12,6 +12,8 @@
 #include "io/master/master_file.hpp"
 #include "io/output/output_layout.hpp"
 #include "io/single/row_selection.hpp"
+#include "io/single/single_reasons.hpp"
+#include "io/single/task_reasons.hpp"
 
 namespace fs = std::filesystem;
 
@@ -49,6 +51,12 @@ hdf5::PropList parallel_access(MPI_Comm comm)
     return fapl;
 }
 
+hdf5::File open_parallel(MPI_Comm comm, const std::string& file)
+{
+    const auto fapl = parallel_access(comm);
+    return SHARDRUN_H5_OPEN(File, H5Fopen(file.c_str(), H5F_ACC_RDWR, fapl.get()));
+}
+
 hdf5::PropList collective_transfer()
 {
     auto dxpl = SHARDRUN_H5_OPEN(PropList, H5Pcreate(H5P_DATASET_XFER));
@@ -60,18 +68,17 @@ hdf5::PropList collective_transfer()
 
 SingleSink::SingleSink(const OutputOptions& options, const JobMetadata& metadata, std::vector<FieldSpec> fields,
                        MPI_Comm comm)
-    : fields_(std::move(fields)), comm_(comm)
+    : fields_(std::move(fields)), comm_(comm), path_(layout::single_path(options.path, metadata.array_index).string())
 {
     hdf5::silence_hdf5_errors();
     buffer_.fields.resize(fields_.size());
-    const auto file = layout::single_path(options.path, metadata.array_index).string();
+    const auto& file = path_;
     std::error_code error;
     fs::create_directories(fs::path(file).parent_path(), error);
     const bool reuse = reusable(comm_, file, metadata.task_count);
     try {
         if (reuse) {
-            const auto fapl = parallel_access(comm_);
-            file_ = SHARDRUN_H5_OPEN(File, H5Fopen(file.c_str(), H5F_ACC_RDWR, fapl.get()));
+            file_ = open_parallel(comm_, file);
         } else {
             create_file(file, metadata);
         }
@@ -81,7 +88,7 @@ SingleSink::SingleSink(const OutputOptions& options, const JobMetadata& metadata
     }
 }
 
-SingleSink::~SingleSink() = default;  // file_ closes collectively (every rank destroys its sink)
+SingleSink::~SingleSink() = default;  // an open file_ closes collectively (every rank destroys its sink)
 
 void SingleSink::create_file(const std::string& file, const JobMetadata& metadata)
 {
@@ -111,6 +118,7 @@ void SingleSink::commit_locked()
     std::sort(order.begin(), order.end(), [&](auto a, auto b) { return buffer_.task_id[a] < buffer_.task_id[b]; });
     const auto dxpl = collective_transfer();
     try {
+        if (!file_) file_ = open_parallel(comm_, path_);  // closed by the previous commit's last step
         for (std::size_t f = 0; f < fields_.size(); ++f) {
             auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(file_.get(), ("results/" + fields_[f].name).c_str(), H5P_DEFAULT));
             // Tasks usually arrive in id order: then the buffer is written as it is.
@@ -128,7 +136,43 @@ void SingleSink::commit_locked()
         SHARDRUN_THROW(WriteError, "cannot commit results to the single-layout file: " + failure.cause() +
                                    "; free disk space and rerun with --resume");
     }
+    write_reasons_on_rank0();
     buffer_.clear();
+}
+
+void SingleSink::write_reasons_on_rank0()
+{
+    // Why rank 0 and not a fixed-width column: parallel HDF5 1.10 writes no variable-length
+    // data, and a fixed width would cut messages and cap the attempts per task, where the
+    // schema (and every reader) of a shards master takes them whole. One gather per commit
+    // is cheap: layout single commits once per run. The file is closed on every rank first:
+    // HDF5 does not open one file twice with different drivers.
+    const auto reasons = gather_reasons(comm_, buffer_);
+    try {
+        file_.close();
+    } catch (const Hdf5Error& failure) {
+        SHARDRUN_THROW(WriteError, "cannot commit results to the single-layout file: " + failure.cause() +
+                                   "; free disk space and rerun with --resume");
+    }
+    int rank = 0;
+    MPI_Comm_rank(comm_, &rank);
+    std::string failed;
+    if (rank == 0) {
+        try {
+            write_reasons(path_, reasons);
+        } catch (const Hdf5Error& failure) {
+            failed = failure.cause();
+        }
+    }
+    // Every rank learns rank 0's outcome and fails alike, as after a failed collective write.
+    int length = static_cast<int>(failed.size());
+    MPI_Bcast(&length, 1, MPI_INT, 0, comm_);
+    failed.resize(static_cast<std::size_t>(length));
+    MPI_Bcast(failed.data(), length, MPI_CHAR, 0, comm_);
+    if (!failed.empty()) {
+        SHARDRUN_THROW(WriteError, "cannot write the task messages and attempts to " + path_ + ": " + failed +
+                                   "; free disk space and rerun with --resume");
+    }
 }
 
 }  // namespace shardrun::io::single

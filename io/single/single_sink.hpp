@@ -19,6 +19,9 @@ inline constexpr std::size_t fixed_string_bytes = 64;
  * <path>.shards/a<index>/single.h5 through MPI-IO (OMPIO). The constructor, commit() and
  * the destructor are collective over `comm`. commit() writes /results rows, flushes,
  * then the /tasks rows and flushes again, so a row whose status reads ok has its results.
+ * Then the variable-length part, /tasks/message and /attempts, which parallel HDF5 1.10
+ * cannot write: the ranks gather it on rank 0, close the file, and rank 0 writes it alone
+ * (single_reasons.hpp); the next commit, if any, opens the file again.
  */
 class SingleSink : public ResultSink {
 public:
@@ -31,12 +34,14 @@ public:
 private:
     void create_file(const std::string& file, const JobMetadata& metadata);
     void write_tasks(const std::vector<std::size_t>& order, hid_t transfer);
+    void write_reasons_on_rank0();
 
     std::vector<FieldSpec> fields_;
     TaskRows buffer_;
     std::vector<std::byte> sorted_;  ///< rows of one field in task order; reused across commits
     MPI_Comm comm_;
-    hdf5::File file_;
+    std::string path_;
+    hdf5::File file_;  ///< open (through MPI-IO) from construction to each commit's end
 };
 
 /** Creates the /tasks columns [T] of a single-layout file, filled with pending rows. */

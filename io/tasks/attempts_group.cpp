@@ -89,11 +89,12 @@ void AttemptsWriter::finish()
     columns_.clear();
 }
 
-std::vector<std::string> read_attempt_logs(hid_t file, std::uint64_t first, std::size_t count)
+std::vector<std::string> read_attempt_logs(hid_t file, std::uint64_t first, std::size_t count,
+                                           const std::string& group_name)
 {
     std::vector<std::string> logs(count);
-    if (count == 0 || !hdf5::has_link(file, "attempts/task")) return logs;
-    auto group = SHARDRUN_H5_OPEN(Group, H5Gopen2(file, "attempts", H5P_DEFAULT));
+    if (count == 0 || !hdf5::has_link(file, group_name + "/task")) return logs;
+    auto group = SHARDRUN_H5_OPEN(Group, H5Gopen2(file, group_name.c_str(), H5P_DEFAULT));
     const auto open = [&](const char* name) { return SHARDRUN_H5_OPEN(Dataset, H5Dopen2(group.get(), name, H5P_DEFAULT)); };
     auto task = open("task");
     const std::uint64_t rows = hdf5::dataset_length(task.get());

@@ -36,8 +36,11 @@ private:
 
 /**
  * The attempt_log of the tasks [first, first + count) of a file that has /attempts (empty
- * strings when it has none: a master written before it existed, or a single-layout file).
+ * strings when it has none: a master written before it existed, or a single-layout file
+ * before its first commit). `group` names another group of the same columns (a single
+ * file's /attempts while its replacement is written).
  */
-std::vector<std::string> read_attempt_logs(hid_t file, std::uint64_t first, std::size_t count);
+std::vector<std::string> read_attempt_logs(hid_t file, std::uint64_t first, std::size_t count,
+                                           const std::string& group = "attempts");
 
 }  // namespace shardrun::io

@@ -26,7 +26,8 @@ TaskRows read_tasks_group(hid_t file, std::uint64_t first, std::size_t count)
     rows.start = hdf5::read_column_block<double>(open("start").get(), H5T_NATIVE_DOUBLE, first, count);
     rows.end = hdf5::read_column_block<double>(open("end").get(), H5T_NATIVE_DOUBLE, first, count);
     rows.exit_code = hdf5::read_column_block<std::int32_t>(open("exit_code").get(), H5T_NATIVE_INT32, first, count);
-    // A file written before /tasks/message and /attempts existed (or a single file) has none.
+    // A file written before /tasks/message and /attempts existed (or a single file before its
+    // first commit) has none.
     rows.message = hdf5::has_link(tasks.get(), "message") ? hdf5::read_strings_block(open("message").get(), first, count)
                                                            : std::vector<std::string>(count);
     rows.attempt_log = read_attempt_logs(file, first, count);

@@ -2,7 +2,9 @@
 the summary prints, /attempts every attempt (h5py and xarray), `status` (plain and --json) the
 reason and the log paths per failed task, a failed group member is named with its own error,
 every attempt's output is kept, and `shardrun logs` prints a task's output by id after it ended
-and, with --follow, while it runs."""
+and, with --follow, while it runs. The message and attempts cases run for both output layouts
+(shards, and single: one file through MPI-IO) at 1, 2 and 4 ranks, a resume included, and
+`table --columns message` and `report` read both alike."""
 import json
 import os
 import subprocess
@@ -18,6 +20,8 @@ from xarray_check import ensure_xarray
 
 ensure_xarray()
 import xarray as xr  # noqa: E402
+
+LAYOUTS = ("shards", "single")
 
 # Task 0 succeeds at once; 1 fails its first attempt, then succeeds; 2 always fails.
 RETRIED = r"""
@@ -67,10 +71,16 @@ class FailuresTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
         return job, proc
 
-    def check_retried_file(self, attempts_of_task2=2):
+    def check_retried_file(self, attempts_of_task2=2, layout="shards"):
         # $SHARDRUN_ATTEMPT counts within one run; /attempts counts across runs (a resume goes on).
         last_try = 2
         with h5py.File(self.out) as f:
+            self.assertEqual(f.attrs["layout"], layout)
+            # Variable-length UTF-8 in both layouts, as the schema says (a single file's MPI-IO
+            # part holds only fixed-width strings).
+            for name in ("tasks/message", "attempts/message"):
+                info = h5py.check_string_dtype(f[name].dtype)
+                self.assertEqual((info.encoding, info.length), ("utf-8", None), name)
             messages = f["tasks/message"].asstr()[:]
         self.assertEqual(messages[0], "")
         self.assertEqual(messages[1], "")
@@ -95,26 +105,56 @@ class FailuresTest(unittest.TestCase):
         self.assertIn("bad value 2 try 1", rows[3][6])
 
     def test_reason_and_attempts_are_stored_with_quiet_progress(self):
-        for np in (1, 2, 4):
-            with self.subTest(np=np):
-                self.setUp()
+        for layout in LAYOUTS:
+            for np in (1, 2, 4):
+                with self.subTest(layout=layout, np=np):
+                    self.setUp()
 
-                self.run_retried(np)
+                    self.run_retried(np, layout)
 
-                self.check_retried_file()
+                    self.check_retried_file(layout=layout)
 
     def test_xarray_opens_attempts_and_tasks(self):
-        self.run_retried(2)
+        for layout in LAYOUTS:
+            with self.subTest(layout=layout):
+                self.setUp()
+                self.run_retried(2, layout)
 
-        attempts = xr.open_dataset(self.out, engine="h5netcdf", group="attempts")
-        tasks = xr.open_dataset(self.out, engine="h5netcdf", group="tasks")
+                attempts = xr.open_dataset(self.out, engine="h5netcdf", group="attempts")
+                tasks = xr.open_dataset(self.out, engine="h5netcdf", group="tasks")
 
-        self.assertEqual(set(attempts.data_vars) | set(attempts.coords),
-                         {"task", "attempt", "exit_code", "start", "end", "rank", "message"})
-        self.assertEqual(attempts.sizes["row"], 5)
-        self.assertIn("bad value 2", str(tasks["message"].values[2]))
-        attempts.close()
-        tasks.close()
+                self.assertEqual(set(attempts.data_vars) | set(attempts.coords),
+                                 {"task", "attempt", "exit_code", "start", "end", "rank", "message"})
+                self.assertEqual(attempts.sizes["row"], 5)
+                self.assertEqual([int(t) for t in attempts["task"].values], [0, 1, 1, 2, 2])
+                self.assertEqual([int(c) for c in attempts["exit_code"].values], [0, 5, 0, 7, 7])
+                self.assertIn("bad value 2 try 2", str(attempts["message"].values[4]))
+                self.assertEqual(tasks["message"].dims, ("task",))
+                self.assertIn("bad value 2", str(tasks["message"].values[2]))
+                attempts.close()
+                tasks.close()
+
+    def test_table_and_report_read_both_layouts_alike(self):
+        tables, bars = {}, {}
+        for layout in LAYOUTS:
+            self.setUp()
+            self.run_retried(2, layout)
+
+            table = run(["table", self.out, "--columns", "status,attempts,exit_code,message"])
+            stats_path = self.out + ".stats.json"
+            report = run(["report", self.out, "--png", self.out + ".png", "--stats", stats_path])
+
+            self.assertEqual(table.returncode, 0, table.stderr)
+            self.assertIn("exited with status 7: ValueError: bad value 2 try 2", table.stdout)
+            self.assertEqual(report.returncode, 0, report.stderr)
+            with open(stats_path) as f:
+                stats = json.load(f)
+            self.assertEqual(stats["source"], "attempts", layout)
+            tables[layout] = table.stdout
+            bars[layout] = (stats["bars"], stats["failed_bars"])
+        self.assertEqual(tables["single"], tables["shards"])
+        self.assertEqual(bars["single"], bars["shards"])
+        self.assertEqual(bars["single"], (5, 3))
 
     def test_every_attempt_output_is_kept(self):
         self.run_retried(2)
@@ -130,11 +170,17 @@ class FailuresTest(unittest.TestCase):
             self.assertIn("bad value 2 try 2", f.read())
 
     def test_status_prints_reason_and_logs(self):
-        self.run_retried(2)
+        for layout in LAYOUTS:
+            with self.subTest(layout=layout):
+                self.setUp()
+                self.run_retried(2, layout)
 
-        plain = run(["status", self.out])
-        as_json = run(["status", self.out, "--json"])
+                plain = run(["status", self.out])
+                as_json = run(["status", self.out, "--json"])
 
+                self.check_status(plain, as_json)
+
+    def check_status(self, plain, as_json):
         self.assertIn("failed task 2 (element 0, rank", plain.stdout)
         self.assertIn("exit code 7, 2 attempts): exited with status 7: ValueError: bad value 2 try 2", plain.stdout)
         self.assertIn(f"logs: {self.tasks}/2/stderr.1 {self.tasks}/2/stderr.2 {self.tasks}/2/stdout.1", plain.stdout)
@@ -146,14 +192,32 @@ class FailuresTest(unittest.TestCase):
         self.assertIn(f"{self.tasks}/2/stderr.1", failed[0]["logs"])
 
     def test_resume_goes_on_counting_attempts(self):
-        job, _ = self.run_retried(2)
+        for layout in LAYOUTS:
+            for np in (1, 2, 4):
+                with self.subTest(layout=layout, np=np):
+                    self.setUp()
+                    job, _ = self.run_retried(np, layout)
 
-        proc = run(["run", job, "--resume", "-q"], np=2)
+                    proc = run(["run", job, "--resume", "-q"], np=np)
 
-        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
-        self.check_retried_file(attempts_of_task2=4)
-        for k in (1, 2, 3, 4):
-            self.assertTrue(os.path.exists(os.path.join(self.tasks, "2", f"stderr.{k}")), k)
+                    self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+                    self.check_retried_file(attempts_of_task2=4, layout=layout)
+                    for k in (1, 2, 3, 4):
+                        self.assertTrue(os.path.exists(os.path.join(self.tasks, "2", f"stderr.{k}")), k)
+
+    def test_second_resume_of_a_single_file_keeps_every_attempt(self):
+        # A resume reopens the finished file for MPI-IO and rewrites /attempts: twice in a row
+        # must neither lose nor repeat a row.
+        job, _ = self.run_retried(2, "single")
+
+        for np in (4, 1):
+            proc = run(["run", job, "--resume", "-q"], np=np)
+
+            self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        self.check_retried_file(attempts_of_task2=6, layout="single")
+        attempts = xr.open_dataset(self.out, engine="h5netcdf", group="attempts")
+        self.assertEqual(attempts.sizes["row"], 9)
+        attempts.close()
 
     def test_logs_after_the_end(self):
         self.run_retried(2)

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <sstream>
 
+#include "io/tasks/attempt_log.hpp"
+
 #include "output_test_support.hpp"
 
 namespace shardrun::io::testing {
@@ -35,6 +37,27 @@ std::vector<T> read_all(hid_t file, const std::string& name, hid_t memory_type)
         H5Tclose(type);
     }
     H5Tclose(file_type);
+    H5Dclose(dataset);
+    if (status < 0) throw std::runtime_error("cannot read " + name);
+    return values;
+}
+
+/** A whole 1-D dataset of variable-length strings. */
+std::vector<std::string> read_vlen_strings(hid_t file, const std::string& name)
+{
+    const hid_t dataset = H5Dopen2(file, name.c_str(), H5P_DEFAULT);
+    if (dataset < 0) throw std::runtime_error("no dataset " + name);
+    std::vector<char*> pointers(element_count(dataset), nullptr);
+    const hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, H5T_VARIABLE);
+    H5Tset_cset(type, H5T_CSET_UTF8);
+    const herr_t status = H5Dread(dataset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data());
+    std::vector<std::string> values;
+    for (char* text : pointers) {
+        values.emplace_back(text ? text : "");
+        H5free_memory(text);
+    }
+    H5Tclose(type);
     H5Dclose(dataset);
     if (status < 0) throw std::runtime_error("cannot read " + name);
     return values;
@@ -94,6 +117,42 @@ std::string check_master(const std::string& path, std::uint64_t task_count, cons
             }
         }
     }
+    return problem.str();
+}
+
+std::string check_reasons(const std::string& path, std::uint64_t task_count)
+{
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file < 0) return "cannot open " + path;
+    std::vector<std::string> messages, attempt_messages;
+    std::vector<std::int64_t> task, attempt, exit_code;
+    try {
+        messages = read_vlen_strings(file, "tasks/message");
+        attempt_messages = read_vlen_strings(file, "attempts/message");
+        task = read_ints(file, "attempts/task");
+        attempt = read_ints(file, "attempts/attempt");
+        exit_code = read_ints(file, "attempts/exit_code");
+    } catch (const std::exception& error) {
+        H5Fclose(file);
+        return error.what();
+    }
+    H5Fclose(file);
+    if (messages.size() != task_count) return "tasks/message has " + std::to_string(messages.size()) + " rows";
+    std::ostringstream problem;
+    std::size_t row = 0;
+    for (std::uint64_t id = 0; id < task_count && problem.str().empty(); ++id) {
+        const auto want = with_reasons(test_record(id, 0));
+        if (messages[id] != want.message) problem << "task " << id << ": message '" << messages[id] << "'";
+        for (const auto& a : decode_attempts(want.attempt_log)) {
+            if (row >= task.size() || task[row] != static_cast<std::int64_t>(id) || attempt[row] != a.attempt ||
+                exit_code[row] != a.exit_code || attempt_messages[row] != a.message) {
+                problem << "task " << id << ": attempt " << a.attempt << " is not row " << row << " of /attempts";
+                break;
+            }
+            ++row;
+        }
+    }
+    if (problem.str().empty() && row != task.size()) problem << "/attempts has " << task.size() << " rows, expected " << row;
     return problem.str();
 }
 

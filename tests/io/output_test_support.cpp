@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "io/tasks/attempt_log.hpp"
+
 namespace shardrun::io::testing {
 
 namespace {
@@ -103,6 +105,20 @@ TaskRecord test_record(std::uint64_t id, int rank)
     record.start = 1.7e9 + double(id);
     record.end = record.start + 0.5;
     record.exit_code = fails(id) ? 40 + static_cast<int>(id % 5) : 0;
+    return record;
+}
+
+TaskRecord with_reasons(TaskRecord record)
+{
+    const bool failed = record.status != TaskStatus::ok;
+    if (failed) record.message = "exit code " + std::to_string(record.exit_code);
+    std::vector<AttemptRecord> attempts;
+    for (std::int32_t k = 1; k <= (failed ? record.attempts : 1); ++k) {
+        const double start = record.start + 0.1 * (k - 1);
+        attempts.push_back(AttemptRecord{k, record.exit_code, start, start + 0.05, record.rank,
+                                         failed ? "exit code " + std::to_string(record.exit_code) : ""});
+    }
+    record.attempt_log = encode_attempts(attempts);
     return record;
 }
 

@@ -27,6 +27,11 @@ TaskValues test_values(std::uint64_t id, const std::vector<FieldSpec>& fields);
 /** A finished record of task `id` on `rank`; failed when id % 7 == 3 with exit code 40 + id % 5. */
 TaskRecord test_record(std::uint64_t id, int rank);
 bool fails(std::uint64_t id);
+/**
+ * `record` with the /tasks/message and attempt log a runner gives it: a failed task
+ * "exit code N" and `attempts` attempts (each failed with N), an ok task one attempt.
+ */
+TaskRecord with_reasons(TaskRecord record);
 
 /** /params: alpha (float64 = 0.5 * id), n (int64 = id % 3), label (string "p<id>"). */
 std::vector<ParamColumn> test_params(std::uint64_t task_count);
@@ -50,5 +55,12 @@ std::string read_root_string(hid_t file, const std::string& name);
  * Returns "" when everything matches, else the first mismatch.
  */
 std::string check_master(const std::string& path, std::uint64_t task_count, const std::vector<std::uint64_t>& pending = {});
+
+/**
+ * Checks /tasks/message and /attempts of the master at `path` against
+ * with_reasons(test_record(...)) for every task: the message of each row, and exactly its
+ * attempts, sorted by task then attempt. "" when everything matches, else the first mismatch.
+ */
+std::string check_reasons(const std::string& path, std::uint64_t task_count);
 
 }  // namespace shardrun::io::testing

@@ -1,5 +1,7 @@
 // Both layouts under mpiexec at 1, 2 and 4 ranks: interleaved ids, a commit per round
-// (ranks with nothing still join), rank 0 finalizes and reads every row back.
+// (ranks with nothing still join), rank 0 finalizes and reads every row back, with each
+// task's /tasks/message and /attempts rows (layout single: rank 0 writes those alone after
+// each collective commit).
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <mpi.h>
@@ -31,6 +33,7 @@ TEST_P(ParallelOutput, EveryRowOfEveryRankReachesTheMaster)
     EXPECT_TRUE(summary.complete);
     EXPECT_EQ(summary.ok + summary.failed, 101u);
     EXPECT_EQ(testing::check_master(options.path, 101), "");
+    EXPECT_EQ(testing::check_reasons(options.path, 101), "");
     const hid_t file = H5Fopen(options.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
     ASSERT_GE(file, 0);
     int size = 1;
@@ -56,6 +59,8 @@ TEST_P(ParallelOutput, ResumeReRunsOnlyFailedTasksAndKeepsEveryRow)
     EXPECT_EQ(summary.ok, ok);
     EXPECT_TRUE(summary.complete);
     EXPECT_EQ(testing::check_master(options.path, 40), "");
+    // The re-run failed tasks made the same attempts (same start, same rank): each is kept once.
+    EXPECT_EQ(testing::check_reasons(options.path, 40), "");
 }
 
 TEST_P(ParallelOutput, MergeOfTwoArrayElementsEqualsTheWholeJob)
@@ -71,6 +76,7 @@ TEST_P(ParallelOutput, MergeOfTwoArrayElementsEqualsTheWholeJob)
     EXPECT_EQ(report.exit_code(), 0);
     EXPECT_TRUE(report.summary.complete);
     EXPECT_EQ(testing::check_master(options.path, 61), "");
+    EXPECT_EQ(testing::check_reasons(options.path, 61), "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, ParallelOutput, ::testing::Values(Layout::shards, Layout::single),

@@ -55,7 +55,7 @@ OutputSummary run_parallel_job(const OutputOptions& options, std::uint64_t task_
             for (auto id = c * chunk; id < std::min(task_count, (c + 1) * chunk); ++id) {
                 if (id < metadata.first_task || id >= metadata.end_task) continue;
                 if (std::binary_search(done.begin(), done.end(), id)) continue;
-                sink->record(test_record(id, rank), test_values(id, fields));
+                sink->record(with_reasons(test_record(id, rank)), test_values(id, fields));
             }
         }
         sink->commit();

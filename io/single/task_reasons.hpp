@@ -1,0 +1,34 @@
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/tasks/task_rows.hpp"
+
+namespace shardrun::io::single {
+
+/**
+ * @internal The variable-length part of the task rows a single-layout commit wrote: each
+ * task's /tasks/message and its encoded attempt log (io/tasks/attempt_log.hpp), sorted by
+ * task id. Parallel HDF5 1.10 cannot write variable-length data, so the ranks hand these to
+ * rank 0, which writes them without MPI-IO (single_reasons.hpp).
+ */
+struct TaskReasons {
+    std::vector<std::uint64_t> task_id;
+    std::vector<std::string> message;
+    std::vector<std::string> attempt_log;
+
+    std::size_t size() const noexcept { return task_id.size(); }
+};
+
+/**
+ * Collective over `comm`: the task_id, message and attempt_log of every rank's `rows`, on
+ * rank 0 (sorted by task id); empty on the other ranks. One MPI_Gatherv of bytes.
+ * @throws WriteError on every rank when one rank holds more than 2 GiB of them (MPI's int counts)
+ */
+TaskReasons gather_reasons(MPI_Comm comm, const TaskRows& rows);
+
+}  // namespace shardrun::io::single
