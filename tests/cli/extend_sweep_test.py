@@ -113,6 +113,15 @@ class ExtendSweepTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertEqual(proc.stdout.strip(), "9")
 
+    def test_export_grid_refuses_an_extended_file(self):
+        self.extend_axis(1)
+
+        proc = run(["export", self.out, "--grid", os.path.join(self.work, "grid.nc")])
+
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("is a sweep extended by --resume", proc.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.work, "grid.nc")))
+
     def refused(self, sweep, scale, expected):
         self.start("{a: [1, 2, 3], b: [10, 20]}", 2)
         listing = sorted(glob.glob(os.path.join(self.work, "**"), recursive=True))
