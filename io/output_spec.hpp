@@ -47,6 +47,12 @@ struct JobMetadata {
     std::uint64_t first_task = 0;      ///< first task id of this array element
     std::uint64_t end_task = 0;        ///< one past its last task id (first == end: no tasks)
     std::vector<std::string> param_names;
+    /**
+     * params_json of the jobs this one extends (a --resume whose sweep gained values), oldest
+     * first; empty for a job never extended. Their ids come first: ids 0..T0-1 are the first
+     * job's, then each extension appends the points it added (README, "Extending a sweep").
+     */
+    std::vector<std::string> earlier_jobs;
 };
 
 /** One /params/<name> column: one value per task of the whole job (length T). */
@@ -64,7 +70,13 @@ struct TaskRanges {
 /** Lowercase hex SHA-256 of `text` (OpenSSL EVP). */
 std::string sha256_hex(const std::string& text);
 
-/** The job identity stored in outputs: sha256_hex(metadata.params_json). */
+/**
+ * The job identity stored in outputs: sha256_hex(metadata.params_json), or for an extended job
+ * the hash of its whole lineage (earlier_jobs then params_json), since that decides its ids.
+ */
 std::string job_hash(const JobMetadata& metadata);
+
+/** The identity of the job `metadata` extends (its lineage less the last job); "" when it extends none. */
+std::string extended_job_hash(const JobMetadata& metadata);
 
 }  // namespace shardrun::io

@@ -29,6 +29,8 @@ void write_root_attrs(hid_t file, const MasterInfo& info)
     hdf5::write_attr(file, "job_text", m.job_text);
     hdf5::write_attr(file, "params_json", m.params_json);
     hdf5::write_attr(file, "params_sha256", info.hash);
+    // The jobs an extended sweep grew from: a later --resume needs them to keep the ids.
+    if (!m.earlier_jobs.empty()) hdf5::write_attr(file, "earlier_params_json", nlohmann::json(m.earlier_jobs).dump());
     hdf5::write_attr(file, "created", iso8601_utc(info.created));
     hdf5::write_attr(file, "finished", iso8601_utc(info.finished));
     hdf5::write_attr(file, "world_size", std::int64_t{m.world_size});

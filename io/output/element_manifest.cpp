@@ -29,7 +29,8 @@ json metadata_json(const JobMetadata& m)
                 {"git_commit", m.git_commit},   {"array_index", m.array_index}, {"array_count", m.array_count},
                 {"world_size", m.world_size},   {"hostnames", m.hostnames},     {"library_versions", m.library_versions},
                 {"task_count", m.task_count},   {"first_task", m.first_task},   {"end_task", m.end_task},
-                {"param_names", m.param_names}};
+                {"param_names", m.param_names},
+                {"earlier_jobs", m.earlier_jobs}};
 }
 
 JobMetadata parse_metadata(const json& j)
@@ -50,6 +51,7 @@ JobMetadata parse_metadata(const json& j)
     j.at("first_task").get_to(m.first_task);
     j.at("end_task").get_to(m.end_task);
     j.at("param_names").get_to(m.param_names);
+    m.earlier_jobs = j.value("earlier_jobs", std::vector<std::string>{});
     return m;
 }
 

@@ -84,9 +84,12 @@ bool complete_master_of(const OutputOptions& options, const JobMetadata& metadat
     hdf5::silence_hdf5_errors();
     try {
         auto file = SHARDRUN_H5_OPEN(File, H5Fopen(options.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-        return hdf5::read_string_attr(file.get(), "params_sha256") == job_hash(metadata) &&
-               hdf5::read_string_attr(file.get(), "layout") == "shards" &&
-               hdf5::read_int_attr(file.get(), "task_count") == static_cast<std::int64_t>(metadata.task_count) &&
+        const auto hash = hdf5::read_string_attr(file.get(), "params_sha256");
+        // The master of the job this one extends holds ids 0..T-1 with their parameters (fewer tasks).
+        const bool extended = !metadata.earlier_jobs.empty() && hash == extended_job_hash(metadata);
+        return (hash == job_hash(metadata) || extended) && hdf5::read_string_attr(file.get(), "layout") == "shards" &&
+               (extended ||
+                hdf5::read_int_attr(file.get(), "task_count") == static_cast<std::int64_t>(metadata.task_count)) &&
                hdf5::read_bool_attr(file.get(), "complete") == true;
     } catch (const Hdf5Error&) {
         return false;
@@ -165,7 +168,9 @@ void check_existing(const OutputOptions& options, const JobMetadata& metadata)
                                     "), or use --force to start over");
     }
     const auto hash = recorded_hash(options, metadata.array_index);
-    if (!hash.empty() && hash != job_hash(metadata)) {
+    // An extended sweep (the runner checked it only adds points) continues its predecessor's output.
+    const bool extends = !metadata.earlier_jobs.empty() && hash == extended_job_hash(metadata);
+    if (!hash.empty() && hash != job_hash(metadata) && !extends) {
         SHARDRUN_THROW(OutputError, options.path + " was written by a different job (parameters hash " + hash.substr(0, 12) +
                                     ", this job " + job_hash(metadata).substr(0, 12) +
                                     "); use --force to overwrite it or choose another output.path");

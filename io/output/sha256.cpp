@@ -1,5 +1,7 @@
 #include <openssl/evp.h>
 
+#include <nlohmann/json.hpp>
+
 #include <memory>
 #include <stdexcept>
 
@@ -24,6 +26,19 @@ std::string sha256_hex(const std::string& text)
     return out;
 }
 
-std::string job_hash(const JobMetadata& metadata) { return sha256_hex(metadata.params_json); }
+std::string job_hash(const JobMetadata& metadata)
+{
+    if (metadata.earlier_jobs.empty()) return sha256_hex(metadata.params_json);
+    return sha256_hex(nlohmann::json(metadata.earlier_jobs).dump() + '\n' + metadata.params_json);
+}
+
+std::string extended_job_hash(const JobMetadata& metadata)
+{
+    if (metadata.earlier_jobs.empty()) return "";
+    JobMetadata previous;
+    previous.earlier_jobs.assign(metadata.earlier_jobs.begin(), metadata.earlier_jobs.end() - 1);
+    previous.params_json = metadata.earlier_jobs.back();
+    return job_hash(previous);
+}
 
 }  // namespace shardrun::io

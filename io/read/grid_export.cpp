@@ -192,6 +192,12 @@ std::string stored_job_json(const std::string& master_path)
     hdf5::silence_hdf5_errors();
     try {
         auto file = SHARDRUN_H5_OPEN(File, H5Fopen(master_path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+        // An extended sweep appended its added points after the old ids: not the grid's order.
+        if (hdf5::read_string_attr(file.get(), "earlier_params_json")) {
+            SHARDRUN_THROW(OutputError, "export: --grid needs a cartesian sweep; " + master_path +
+                                        " is a sweep extended by --resume (added points come after the old ids, not in "
+                                        "grid order); use shardrun table or the /params columns");
+        }
         if (auto json = hdf5::read_string_attr(file.get(), "params_json")) return *json;
     } catch (const Hdf5Error& error) {
         SHARDRUN_THROW(OutputError, master_path + " is not a readable shardrun results file (" + error.cause() + ")");

@@ -41,6 +41,7 @@ io::JobMetadata make_metadata(collectives::Communicator& world, const PreparedJo
     metadata.first_task = element.first;
     metadata.end_task = element.last;
     metadata.param_names = job.spec.sweep.names();
+    metadata.earlier_jobs = job.earlier_jobs;
     return metadata;
 }
 

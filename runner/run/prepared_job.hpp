@@ -19,6 +19,8 @@ struct PreparedJob {
     std::uint64_t items = 0;               ///< data items (from data.items or the input dataset)
     std::vector<io::FieldSpec> fields;     ///< result fields every task writes
     std::unique_ptr<job::TaskSpace> space;
+    /** Resolved jobs this one extends, oldest first (run/sweep_extension.hpp); empty otherwise. */
+    std::vector<std::string> earlier_jobs;
 
     std::uint64_t task_count() const noexcept { return space->size(); }
 };

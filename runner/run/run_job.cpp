@@ -23,6 +23,7 @@
 #include "runner/run/prepared_job.hpp"
 #include "runner/run/rank_loop_setup.hpp"
 #include "runner/run/summary.hpp"
+#include "runner/run/sweep_extension.hpp"
 
 namespace shardrun::run {
 namespace {
@@ -87,6 +88,11 @@ int run_job(const RunOptions& options)
                                        "service is a thread of rank 0)");
         }
     });
+    // Before the output is prepared: a sweep that gained values keeps its finished ids.
+    if (options.resume && !options.force) {
+        extend_for_resume(*world, job, static_cast<int>(environment.array.index),
+                          static_cast<int>(environment.array.count));
+    }
     const auto& topo = environment.topology;
     const auto element = placement::array_block(job.task_count(), static_cast<std::uint64_t>(environment.array.index),
                                                 static_cast<std::uint64_t>(environment.array.count));

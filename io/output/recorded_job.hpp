@@ -1,0 +1,26 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+/**
+ * @file
+ * The job an existing output was written by, as --resume needs it to decide whether a changed
+ * job file only extends the sweep: its resolved job and the jobs it already extended.
+ */
+namespace shardrun::io {
+
+struct RecordedJob {
+    std::string params_json;                ///< the resolved job (task, params, sweep, data, exec)
+    std::vector<std::string> earlier_jobs;  ///< the jobs it extends, oldest first
+};
+
+/**
+ * The job recorded for element `array_index` of <path>: its manifest, else the master's
+ * attributes; nullopt when neither exists or the master is not a shardrun file (prepare_output
+ * then says so). @throws OutputError when the manifest is unreadable
+ */
+std::optional<RecordedJob> recorded_job(const std::string& path, int array_index);
+
+}  // namespace shardrun::io

@@ -1,0 +1,60 @@
+// --resume after the sweep gained values: decide whether the job only grew, then grow its ids.
+#include "runner/run/sweep_extension.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "io/output/recorded_job.hpp"
+#include "runner/errors.hpp"
+#include "runner/job/extended_sweep.hpp"
+#include "runner/job/job_change.hpp"
+#include "runner/run/agreement.hpp"
+
+namespace shardrun::run {
+namespace {
+
+/** The recorded lineage (earlier jobs, then the recorded job), read on rank 0 and given to all. */
+std::vector<std::string> recorded_lineage(collectives::Communicator& world, const PreparedJob& job, int array_index)
+{
+    std::string mine;
+    run_agreed(world, [&] {
+        if (world.rank() != 0) return;
+        if (const auto recorded = io::recorded_job(job.spec.output.path, array_index)) {
+            auto lineage = recorded->earlier_jobs;
+            lineage.push_back(recorded->params_json);
+            mine = nlohmann::json(lineage).dump();
+        }
+    });
+    const auto text = collectives::allgather_strings(world, mine).front();
+    return text.empty() ? std::vector<std::string>{} : nlohmann::json::parse(text).get<std::vector<std::string>>();
+}
+
+}  // namespace
+
+void extend_for_resume(collectives::Communicator& world, PreparedJob& job, int array_index, int array_count)
+{
+    auto lineage = recorded_lineage(world, job, array_index);
+    run_agreed(world, [&] {
+        const auto& now = job.spec.resolved_json;
+        if (lineage.empty() || (lineage.size() == 1 && lineage.back() == now)) return;  // the same job
+        const auto& path = job.spec.output.path;
+        if (lineage.back() != now) {
+            if (const auto change = job::job_change(lineage.back(), now)) {
+                SHARDRUN_THROW(JobFileError, job.spec.file + ": cannot --resume " + path + ": " + *change +
+                                             "; a resumed job may only add sweep values or points (use --force to start "
+                                             "over, or another output.path)");
+            }
+            lineage.push_back(now);
+        }
+        // Stable ids need the master to grow in place: one element, shards (README, "Extending a sweep").
+        if (job.spec.output.layout == "single" || array_count != 1 || array_index != 0) {
+            SHARDRUN_THROW(UsageError, job.spec.file + ": cannot --resume " + path + " with added sweep values: "
+                                       "extending a sweep works with output.layout shards and no array job");
+        }
+        job.spec.sweep = job::extended_sweep(lineage, job.spec.file);
+        job.space = std::make_unique<job::TaskSpace>(job::TaskSpace::of(job.spec, job.items));
+        lineage.pop_back();
+        job.earlier_jobs = std::move(lineage);
+    });
+}
+
+}  // namespace shardrun::run
