@@ -89,6 +89,15 @@ void attach_dimension_scale(hid_t dataset, hid_t scale, unsigned axis)
     SHARDRUN_H5_CHECK(H5DSattach_scale(dataset, scale, axis));
 }
 
+void detach_dimension_scale(hid_t dataset, hid_t scale, unsigned axis)
+{
+    // H5DSis_attached fails on an axis that never had a scale.
+    if (H5DSget_num_scales(dataset, axis) <= 0) return;
+    if (SHARDRUN_H5_CHECK(H5DSis_attached(dataset, scale, axis)) > 0) {
+        SHARDRUN_H5_CHECK(H5DSdetach_scale(dataset, scale, axis));
+    }
+}
+
 void detach_dimension_scales(hid_t dataset)
 {
     auto space = SHARDRUN_H5_OPEN(Dataspace, H5Dget_space(dataset));

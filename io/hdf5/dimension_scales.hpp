@@ -44,6 +44,9 @@ Dataset create_bare_dimension(hid_t file, hid_t group, const std::string& name, 
 /** Labels axis `axis` of `dataset` with the dimension `scale` (replacing none already there). */
 void attach_dimension_scale(hid_t dataset, hid_t scale, unsigned axis);
 
+/** Detaches `scale` from axis `axis` of `dataset` where it is attached; does nothing elsewhere. */
+void detach_dimension_scale(hid_t dataset, hid_t scale, unsigned axis);
+
 /** Detaches every dimension scale from every axis of `dataset` (before it is deleted). */
 void detach_dimension_scales(hid_t dataset);
 

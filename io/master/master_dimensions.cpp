@@ -1,6 +1,8 @@
 // netCDF-4 dimensions of a master file, so that xarray (h5netcdf) opens every group with
-// no options: one `task` coordinate at the root, a bare dimension per further axis.
+// no options: a `task` coordinate at the root and in every group, a bare dimension per
+// further axis.
 #include <hdf5.h>
+#include <hdf5_hl.h>
 
 #include <cstdint>
 #include <algorithm>
@@ -40,20 +42,30 @@ std::vector<std::string> variables_of(hid_t group)
     return names;
 }
 
-/** /task: the task ids 0..T-1, the coordinate every group below the root shares. */
-hdf5::Dataset task_coordinate(hid_t file, std::uint64_t task_count)
+/**
+ * `<parent>/task`: the task ids 0..T-1 as a coordinate variable. One sits at the root and one
+ * in each group: a dimension scale in `/` is visible to a group's datasets (netCDF scoping),
+ * but `xr.open_dataset(path, group=...)` reads only the group's own variables, so the ids of a
+ * single-group open come from the group's own coordinate.
+ */
+hdf5::Dataset task_coordinate(hid_t file, hid_t parent, std::uint64_t task_count)
 {
-    if (!hdf5::has_link(file, "task")) {
-        // A block at a time: rank 0 holds no per-task array for the master (io/README.md).
-        auto column = hdf5::create_column(file, "task", H5T_STD_I64LE, task_count);
-        std::vector<std::int64_t> ids;
-        for (std::uint64_t first = 0; first < task_count; first += stream_block_rows()) {
-            ids.resize(static_cast<std::size_t>(std::min<std::uint64_t>(stream_block_rows(), task_count - first)));
-            std::iota(ids.begin(), ids.end(), static_cast<std::int64_t>(first));
-            hdf5::write_column_block(column.get(), H5T_NATIVE_INT64, first, ids.size(), ids.data());
+    if (hdf5::has_link(parent, "task")) {
+        auto task = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(parent, "task", H5P_DEFAULT));
+        // The job parser refuses params and fields named task; anything else is not ours to relabel.
+        if (SHARDRUN_H5_CHECK(H5DSis_scale(task.get())) <= 0) {
+            SHARDRUN_THROW(Hdf5Error, "cannot write the task coordinate: a dataset named task is there already");
         }
+        return task;
     }
-    auto task = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(file, "task", H5P_DEFAULT));
+    // A block at a time: rank 0 holds no per-task array for the master (io/README.md).
+    auto task = hdf5::create_column(parent, "task", H5T_STD_I64LE, task_count);
+    std::vector<std::int64_t> ids;
+    for (std::uint64_t first = 0; first < task_count; first += stream_block_rows()) {
+        ids.resize(static_cast<std::size_t>(std::min<std::uint64_t>(stream_block_rows(), task_count - first)));
+        std::iota(ids.begin(), ids.end(), static_cast<std::int64_t>(first));
+        hdf5::write_column_block(task.get(), H5T_NATIVE_INT64, first, ids.size(), ids.data());
+    }
     hdf5::make_dimension_scale(file, task.get());
     return task;
 }
@@ -84,15 +96,19 @@ void write_fill_value_attr(hid_t dataset)
  * dimension `<variable>_dim<k-1>` of the same group. Variables whose first axis is not the
  * task axis are left alone.
  */
-void label_group(hid_t file, const char* group_name, hid_t task, std::uint64_t task_count, bool results)
+void label_group(hid_t file, const char* group_name, hid_t root_task, std::uint64_t task_count, bool results)
 {
     if (!hdf5::has_link(file, group_name)) return;
     auto group = SHARDRUN_H5_OPEN(Group, H5Gopen2(file, group_name, H5P_DEFAULT));
+    const auto task = task_coordinate(file, group.get(), task_count);
     for (const auto& name : variables_of(group.get())) {
         auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(group.get(), name.c_str(), H5P_DEFAULT));
         const auto dims = hdf5::dataset_extents(dataset.get());
         if (dims.empty() || dims[0] != task_count) continue;
-        hdf5::attach_dimension_scale(dataset.get(), task, 0);
+        // A file labelled before groups had their own coordinate carries /task on axis 0:
+        // two scales on one axis are "malformed" to h5netcdf.
+        hdf5::detach_dimension_scale(dataset.get(), root_task, 0);
+        hdf5::attach_dimension_scale(dataset.get(), task.get(), 0);
         for (std::size_t axis = 1; axis < dims.size(); ++axis) {
             const auto dim_name = name + "_dim" + std::to_string(axis - 1);
             auto scale = hdf5::create_bare_dimension(file, group.get(), dim_name, dims[axis]);
@@ -106,7 +122,8 @@ void label_group(hid_t file, const char* group_name, hid_t task, std::uint64_t t
 
 void write_dimensions(hid_t file, std::uint64_t task_count)
 {
-    const auto task = task_coordinate(file, task_count);
+    auto root = SHARDRUN_H5_OPEN(Group, H5Gopen2(file, "/", H5P_DEFAULT));
+    const auto task = task_coordinate(file, root.get(), task_count);
     label_group(file, "results", task.get(), task_count, true);
     label_group(file, "params", task.get(), task_count, false);
     label_group(file, "ranges", task.get(), task_count, false);

@@ -44,13 +44,17 @@ bool read_column(hid_t parent, const std::string& name, std::uint64_t rows, Tabl
     }
 }
 
-/** Names of the datasets directly under `group`, in name order. */
+/**
+ * Names of the datasets directly under `group`, in name order, without its dimension scales
+ * (every group's own `task` ids, the bare `<field>_dim<k>` axes): they label columns, they are none.
+ */
 std::vector<std::string> dataset_names(hid_t group)
 {
     std::vector<std::string> names;
     const auto collect = [](hid_t parent, const char* name, const H5L_info_t*, void* out) -> herr_t {
         H5O_info_t info;
-        if (H5Oget_info_by_name(parent, name, &info, H5P_DEFAULT) >= 0 && info.type == H5O_TYPE_DATASET) {
+        if (H5Oget_info_by_name(parent, name, &info, H5P_DEFAULT) >= 0 && info.type == H5O_TYPE_DATASET &&
+            H5Aexists_by_name(parent, name, "CLASS", H5P_DEFAULT) <= 0) {
             static_cast<std::vector<std::string>*>(out)->emplace_back(name);
         }
         return 0;

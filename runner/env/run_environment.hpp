@@ -20,10 +20,11 @@ struct RunEnvironment {
  * Detects the whole environment of this rank. Collective over `world`.
  * @param node  the members of world that share memory with this rank
  * @param cuda  whether the CUDA backend may be loaded to find this rank's GPU (detect_build_features)
- * @throws UsageError on contradictory array variables or overrides
+ * @param gpus_per_rank  GPUs this process gets, packed by node (pack_devices)
+ * @throws UsageError on contradictory array variables or overrides, or more GPUs asked than the node has
  */
 RunEnvironment detect_run_environment(const ArrayOverrides& overrides, collectives::Communicator& world,
                                       collectives::Communicator& node,
-                                      kernels::CudaProbe cuda = kernels::CudaProbe::load);
+                                      kernels::CudaProbe cuda = kernels::CudaProbe::load, int gpus_per_rank = 1);
 
 }  // namespace shardrun::env

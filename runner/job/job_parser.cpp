@@ -22,7 +22,7 @@ namespace shardrun::job {
 namespace {
 
 const std::vector<std::string> top_level_keys = {
-    "name", "task", "params", "sweep", "data", "schedule", "device", "gpus_per_task", "slots_per_rank", "collective_timeout", "rank_timeout",
+    "name", "task", "params", "sweep", "data", "schedule", "device", "gpus_per_task", "gpus_per_rank", "slots_per_rank", "collective_timeout", "rank_timeout",
     "retries", "timeout", "timeout_grace", "drain_timeout", "max_failures", "fail_fast", "output", "exec"};
 
 std::vector<std::string> split_path(const std::string& path)

@@ -193,6 +193,12 @@ void parse_execution(const YAML::Node& root, const YamlContext& context, JobSpec
     }
     if (root["gpus_per_task"]) spec.gpus_per_task = read_int(root["gpus_per_task"], context, "gpus_per_task", 1);
     if (root["slots_per_rank"]) spec.slots_per_rank = read_int(root["slots_per_rank"], context, "slots_per_rank", 1);
+    if (root["gpus_per_rank"]) spec.gpus_per_rank = read_int(root["gpus_per_rank"], context, "gpus_per_rank", 1);
+    if (spec.gpus_per_rank > 1 && spec.device == DevicePreference::cpu) {
+        // device: cpu keeps every rank off the GPU: the GPUs asked for would sit idle, unseen.
+        context.fail(root["gpus_per_rank"], "gpus_per_rank", "asks for GPUs, but device: cpu keeps every rank on the CPU; "
+                                                             "use device: auto or cuda, or leave gpus_per_rank out");
+    }
     if (spec.gpus_per_task > 1 && spec.slots_per_rank > 1) {
         // A group runs one task at a time on all its members; parallel slots would interleave its collectives.
         context.fail(root["slots_per_rank"] ? root["slots_per_rank"] : root["gpus_per_task"], "slots_per_rank",

@@ -86,6 +86,7 @@ struct JobSpec {
     ScheduleSpec schedule;
     DevicePreference device = DevicePreference::automatic;
     int gpus_per_task = 1;
+    int gpus_per_rank = 1;  ///< GPUs one process sees (CUDA_VISIBLE_DEVICES with N entries, packed by node)
     int slots_per_rank = 1;
     int retries = 0;
     double timeout_seconds = 0;  ///< 0 = none

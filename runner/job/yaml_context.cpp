@@ -99,6 +99,10 @@ void YamlContext::check_dataset_name(const YAML::Node& node, std::string_view pa
     if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
         fail(node, path, fmt::format("'{}' cannot name a dataset in the results file; use a non-empty name without '/'", name));
     }
+    // Every group of the results file holds its own `task` coordinate (the task ids).
+    if (name == "task") {
+        fail(node, path, "'task' is the task-id coordinate of every group in the results file; choose another name");
+    }
 }
 
 void YamlContext::check_keys(const YAML::Node& node, std::string_view path,

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "runner/env/device_binding.hpp"
+#include "runner/errors.hpp"
 #include "runner/placement/placement.hpp"
 
 namespace shardrun::run {
@@ -29,8 +31,20 @@ std::uint64_t count_claims(const PreparedJob& job, placement::IdRange element, i
     return n;
 }
 
+// The device(s) one rank gets on a node of `gpus_per_node` GPUs, as `run` binds them.
+std::string member_device(int local_rank, int gpus_per_rank, const PlanNodes& nodes)
+{
+    if (nodes.gpus_per_node <= 0) return "cpu";
+    if (gpus_per_rank == 1) return fmt::format("cuda:{}", local_rank % nodes.gpus_per_node);
+    const auto packed = env::pack_devices(nodes.gpus_per_node, std::nullopt, local_rank, gpus_per_rank);
+    if (!packed.problem.empty()) {
+        SHARDRUN_THROW(UsageError, fmt::format("--gpus-per-node {}: {}", nodes.gpus_per_node, packed.problem));
+    }
+    return packed.binding.label();
+}
+
 // Every group's members, with the host and device each would get.
-std::vector<GroupPlan> group_members(int ranks, int gpus_per_task, const PlanNodes& nodes)
+std::vector<GroupPlan> group_members(int ranks, int gpus_per_task, int gpus_per_rank, const PlanNodes& nodes)
 {
     const int per_node = nodes.ranks_per_node > 0 ? nodes.ranks_per_node : ranks;
     std::vector<placement::RankPlace> places;
@@ -46,8 +60,7 @@ std::vector<GroupPlan> group_members(int ranks, int gpus_per_task, const PlanNod
         group.group = layout.group;
         group.spans_nodes = layout.spans_nodes;
         if (layout.rank_in_group == 0) group.first_rank = r;
-        group.members.push_back({r, host, nodes.gpus_per_node > 0 ? fmt::format("cuda:{}", local % nodes.gpus_per_node)
-                                                                  : std::string("cpu")});
+        group.members.push_back({r, host, member_device(local, gpus_per_rank, nodes)});
     }
     return groups;
 }
@@ -73,7 +86,8 @@ PlanReport make_plan(const PreparedJob& job, int ranks, int array_count, int ele
                       job.space->sweep_points(), job.space->chunks(), job.items, ranks, job.spec.gpus_per_task,
                       array_count, 1, ranks, false, {}, 1.0, 0};
     const auto layout = placement::group_layout(0, ranks, job.spec.gpus_per_task, nodes.ranks_per_node);
-    const auto members = group_members(ranks, job.spec.gpus_per_task, nodes);
+    const auto members = group_members(ranks, job.spec.gpus_per_task, job.spec.gpus_per_rank, nodes);
+    report.gpus_per_rank = job.spec.gpus_per_rank;
     report.ranks_per_node = nodes.ranks_per_node > 0 ? std::min(nodes.ranks_per_node, ranks) : ranks;
     report.nodes = (ranks + report.ranks_per_node - 1) / report.ranks_per_node;
     report.groups_span_nodes = std::any_of(members.begin(), members.end(), [](const auto& g) { return g.spans_nodes; });
@@ -107,6 +121,11 @@ std::string plan_text(const PlanReport& report)
     out += fmt::format("{} ranks on {} node{} ({} per node) in groups of {}, {} array element{}, schedule {}\n",
                        report.ranks, report.nodes, report.nodes == 1 ? "" : "s", report.ranks_per_node,
                        report.gpus_per_task, report.array_count, report.array_count == 1 ? "" : "s", report.schedule);
+    if (report.gpus_per_rank > 1) {
+        out += fmt::format("{} GPUs per rank (one process sees them all), packed by node: local rank r gets GPUs "
+                           "r*{} .. r*{}+{}\n", report.gpus_per_rank, report.gpus_per_rank, report.gpus_per_rank,
+                           report.gpus_per_rank - 1);
+    }
     if (report.groups_span_nodes) {
         out += fmt::format("groups span nodes: gpus_per_task {} does not fit the {} ranks of one node\n",
                            report.gpus_per_task, report.ranks_per_node);
@@ -143,7 +162,7 @@ std::string plan_json(const PlanReport& report)
     const nlohmann::json json = {{"job", report.job_name}, {"task", report.task_kind}, {"schedule", report.schedule}, {"output", report.output},
                                  {"tasks", report.tasks}, {"sweep_points", report.sweep_points},
                                  {"chunks", report.chunks}, {"items", report.items}, {"ranks", report.ranks},
-                                 {"gpus_per_task", report.gpus_per_task}, {"array_count", report.array_count},
+                                 {"gpus_per_task", report.gpus_per_task}, {"gpus_per_rank", report.gpus_per_rank}, {"array_count", report.array_count},
                                  {"nodes", report.nodes}, {"ranks_per_node", report.ranks_per_node},
                                  {"groups_span_nodes", report.groups_span_nodes},
                                  {"dynamic_claims", report.dynamic_claims}, {"imbalance", report.imbalance},

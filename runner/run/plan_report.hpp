@@ -54,11 +54,12 @@ struct PlanReport {
     std::vector<GroupPlan> groups;
     double imbalance = 1.0;         ///< max/mean tasks per group (static), 1 + tail estimate (dynamic)
     std::uint64_t dynamic_claims = 0;
+    int gpus_per_rank = 1;          ///< GPUs each process sees, packed by node
 };
 
 /**
  * @param element  the array element to show, or -1 for every element
- * @throws UsageError when gpus_per_task does not divide ranks
+ * @throws UsageError when gpus_per_task does not divide ranks, or a node's ranks ask more GPUs than it has
  */
 PlanReport make_plan(const PreparedJob& job, int ranks, int array_count, int element, const PlanNodes& nodes = {});
 

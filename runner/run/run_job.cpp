@@ -79,7 +79,7 @@ int run_job(const RunOptions& options)
         const auto cuda = job.spec.device == job::DevicePreference::cpu    ? kernels::CudaProbe::skip
                           : job.spec.device == job::DevicePreference::cuda ? kernels::CudaProbe::load
                                                                            : kernels::CudaProbe::if_driver;
-        environment = env::detect_run_environment(options.array, *world, *node, cuda);
+        environment = env::detect_run_environment(options.array, *world, *node, cuda, job.spec.gpus_per_rank);
         environment.device = choose_device(job.spec, environment.device);
         // Checked here, before the output is touched: groups form later, collectively.
         placement::group_layout(0, environment.topology.world_size, job.spec.gpus_per_task);

@@ -58,6 +58,43 @@ class PlanTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 2)
         self.assertIn("gpus_per_task: 3 does not divide the 4 ranks", proc.stderr)
 
+    def test_gpus_per_rank_packs_by_node(self):
+        # The command of issue 24, point 8: 8 ranks, 4 per node, 8 GPUs per node, 2 per rank.
+        job = "task: exec\ngpus_per_rank: 2\nexec: {argv: [/bin/true]}\nsweep: {a: [1, 2, 3, 4, 5, 6, 7, 8]}\n"
+        report = self.plan(job, "--ranks", "8", "--ranks-per-node", "4", "--gpus-per-node", "8")
+        self.assertEqual(report["gpus_per_rank"], 2)
+        devices = {m["rank"]: (m["host"], m["device"]) for g in report["groups"] for m in g["members"]}
+        self.assertEqual(devices[0], ("node0", "cuda:0+1"))
+        self.assertEqual(devices[3], ("node0", "cuda:6+7"))
+        self.assertEqual(devices[4], ("node1", "cuda:0+1"))
+        self.assertEqual(devices[7], ("node1", "cuda:6+7"))
+        text = run(["plan", write_job(scratch_dir(), job), "--ranks", "8", "--ranks-per-node", "4",
+                    "--gpus-per-node", "8"])
+        self.assertEqual(text.returncode, 0, text.stderr)
+        self.assertIn("2 GPUs per rank", text.stdout)
+
+    def test_gpus_per_rank_with_groups(self):
+        job = "task: exec\ngpus_per_task: 2\ngpus_per_rank: 2\nexec: {argv: [/bin/true]}\n"
+        report = self.plan(job, "--ranks", "4", "--ranks-per-node", "4", "--gpus-per-node", "8")
+        self.assertEqual([[m["device"] for m in g["members"]] for g in report["groups"]],
+                         [["cuda:0+1", "cuda:2+3"], ["cuda:4+5", "cuda:6+7"]])
+
+    def test_gpus_per_rank_bad_combinations_exit_2_with_one_line(self):
+        cases = [
+            ("gpus_per_rank: 2\n", ["--ranks", "8", "--ranks-per-node", "4", "--gpus-per-node", "6"],
+             "needs GPUs 6..7 for local rank 3, but this node shows 6"),
+            ("gpus_per_rank: 2\ndevice: cpu\n", [], "gpus_per_rank: asks for GPUs, but device: cpu"),
+            ("gpus_per_rank: 0\n", [], "gpus_per_rank"),
+            ("gpus_per_rank: 1.5\n", [], "gpus_per_rank"),
+        ]
+        for extra, args, fragment in cases:
+            with self.subTest(extra=extra):
+                work = scratch_dir()
+                proc = run(["plan", write_job(work, "task: noop\n" + extra), *args])
+                self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+                self.assertIn(fragment, proc.stderr)
+                self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -73,6 +73,8 @@ def check_h5py_layout(test, f, task_count):
     for group_name in GROUPS:
         if group_name not in f:
             continue
+        test.assertTrue(_is_scale(f[group_name]["task"]), f"/{group_name}/task is no dimension scale")
+        test.assertEqual(f[group_name]["task"][:].tolist(), list(range(task_count)), f"/{group_name}/task")
         for name, dataset in _variables(f[group_name]).items():
             where = f"/{group_name}/{name}"
             if _over_items(dataset):
@@ -83,7 +85,8 @@ def check_h5py_layout(test, f, task_count):
             for axis, (dim, label) in enumerate(zip(dataset.dims, _dim_names(name, dataset))):
                 test.assertEqual(len(dim), 1, f"{where} axis {axis} has {len(dim)} dimension scales")
                 scale = dim[0]
-                expected = "/task" if label == "task" else f"/{group_name}/{label}"
+                # Each group labels its task axis with its own /<group>/task (issue 24, point 6).
+                expected = f"/{group_name}/{label}"
                 test.assertEqual(scale.name, expected, where)
                 test.assertEqual(scale.shape, (dataset.shape[axis],), where)
             string = h5py.check_string_dtype(dataset.dtype)
@@ -102,7 +105,7 @@ def check_h5py_layout(test, f, task_count):
             test.fail(f"root attribute {name} reads as bytes, not str")
 
 
-def check_xarray_groups(test, path, f):
+def check_xarray_groups(test, path, f, task_count):
     """open_dataset per group with no options shows exactly the h5py variables and values."""
     import numpy as np
     import xarray as xr
@@ -110,6 +113,10 @@ def check_xarray_groups(test, path, f):
         if group_name not in f:
             continue
         with xr.open_dataset(path, engine="h5netcdf", group=group_name) as ds:
+            # A single-group open keeps the task ids (issue 24, point 6): sortby and isel
+            # must not fall back to positions 0..n-1.
+            test.assertIn("task", ds.coords, group_name)
+            test.assertEqual(ds["task"].values.tolist(), list(range(task_count)), group_name)
             variables = _variables(f[group_name])
             names = set(ds.data_vars) | (set(ds.coords) - {"task"})
             test.assertEqual(names, set(variables), group_name)
@@ -129,6 +136,17 @@ def check_xarray_groups(test, path, f):
                     np.testing.assert_array_equal(seen.values, want, err_msg=f"/{group_name}/{name}")
             if group_name == "params":
                 test.assertEqual(set(ds.coords) - {"task"}, set(variables), "params are coordinates")
+
+
+def check_attempts(test, path, f):
+    """/attempts keeps its own layout: one row per attempt, the task id a column on `row`."""
+    import numpy as np
+    import xarray as xr
+    if "attempts" not in f:
+        return
+    with xr.open_dataset(path, engine="h5netcdf", group="attempts") as ds:
+        test.assertEqual(ds["task"].dims, ("row",))
+        np.testing.assert_array_equal(ds["task"].values, f["attempts/task"][:])
 
 
 def check_datatree(test, path, f, task_count):
@@ -171,6 +189,7 @@ def check_results_file(test, path, task_count):
     import h5py
     with h5py.File(path, "r") as f:
         check_h5py_layout(test, f, task_count)
-        check_xarray_groups(test, path, f)
+        check_xarray_groups(test, path, f, task_count)
+        check_attempts(test, path, f)
         check_datatree(test, path, f, task_count)
     check_ncdump(test, path, task_count)
