@@ -132,7 +132,8 @@ void write_file_atomically(const fs::path& target, const std::string& text)
     written = written && ::fsync(fd) == 0;
     const int saved = errno;
     if (fd >= 0) ::close(fd);
-    const std::string then = "check free space and permissions of " + target.parent_path().string();
+    const std::string then =
+        "check free space and permissions of " + target.parent_path().string() + ", then rerun with --resume";
     if (!written) {
         if (fd >= 0) std::remove(temp.c_str());
         throw_write_error("cannot write " + temp.string(), saved, then);

@@ -1,6 +1,9 @@
 #include "io/single/single_sink.hpp"
 
+#include <sys/statvfs.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <numeric>
@@ -40,6 +43,18 @@ bool reusable(MPI_Comm comm, const std::string& file, std::uint64_t task_count)
     return reuse != 0;
 }
 
+/**
+ * MPI-IO reports a failed write as "file write failed", without the system's errno: when the
+ * file's file system has no space left, that is the reason a user can act on.
+ */
+std::string write_reason(const Hdf5Error& failure, const std::string& path)
+{
+    struct statvfs disk {};
+    const auto folder = fs::path(path).parent_path();
+    if (::statvfs(folder.c_str(), &disk) == 0 && disk.f_bavail == 0) return std::strerror(ENOSPC);
+    return failure.cause();
+}
+
 hdf5::PropList parallel_access(MPI_Comm comm)
 {
     auto fapl = SHARDRUN_H5_OPEN(PropList, H5Pcreate(H5P_FILE_ACCESS));
@@ -65,6 +80,7 @@ SingleSink::SingleSink(const OutputOptions& options, const JobMetadata& metadata
     hdf5::silence_hdf5_errors();
     buffer_.fields.resize(fields_.size());
     const auto file = layout::single_path(options.path, metadata.array_index).string();
+    path_ = file;
     std::error_code error;
     fs::create_directories(fs::path(file).parent_path(), error);
     const bool reuse = reusable(comm_, file, metadata.task_count);
@@ -125,7 +141,7 @@ void SingleSink::commit_locked()
         write_tasks(order, dxpl.get());
         SHARDRUN_H5_CHECK(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL));
     } catch (const Hdf5Error& failure) {
-        SHARDRUN_THROW(WriteError, "cannot commit results to the single-layout file: " + failure.cause() +
+        SHARDRUN_THROW(WriteError, "cannot commit results to " + path_ + ": " + write_reason(failure, path_) +
                                    "; free disk space and rerun with --resume");
     }
     buffer_.clear();

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string>
+
 #include <mpi.h>
 
 #include <vector>
@@ -36,6 +38,7 @@ private:
     TaskRows buffer_;
     std::vector<std::byte> sorted_;  ///< rows of one field in task order; reused across commits
     MPI_Comm comm_;
+    std::string path_;  // the element's single.h5, named in errors
     hdf5::File file_;
 };
 
