@@ -47,6 +47,12 @@ bool writable(hid_t file) noexcept
 /** The file descriptor of a file opened with the POSIX (sec2) driver; -1 for other drivers. */
 int posix_descriptor(hid_t file) noexcept
 {
+    // An MPI-IO file first, asked without a collective call: H5Fget_access_plist of such a
+    // file duplicates its communicator (MPI_Comm_dup), which hangs when the other ranks are
+    // not closing the file at that moment.
+    hbool_t atomic = false;
+    if (H5Fget_mpi_atomicity(file, &atomic) >= 0) return -1;
+    H5Eclear2(H5E_DEFAULT);
     const hid_t fapl = H5Fget_access_plist(file);
     if (fapl < 0) return -1;
     const bool sec2 = H5Pget_driver(fapl) == H5FD_SEC2;

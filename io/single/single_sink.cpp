@@ -126,6 +126,7 @@ void SingleSink::commit_locked()
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::sort(order.begin(), order.end(), [&](auto a, auto b) { return buffer_.task_id[a] < buffer_.task_id[b]; });
     const auto dxpl = collective_transfer();
+    const Collective collective{dxpl.get(), comm_};
     try {
         for (std::size_t f = 0; f < fields_.size(); ++f) {
             auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(file_.get(), ("results/" + fields_[f].name).c_str(), H5P_DEFAULT));
@@ -135,11 +136,11 @@ void SingleSink::commit_locked()
                 gather_rows(buffer_.fields[f], fields_[f].bytes(), order, sorted_);
                 rows = sorted_.data();
             }
-            write_rows(dataset.get(), fields_[f], buffer_.task_id, order, rows, dxpl.get());
+            write_rows(dataset.get(), fields_[f], buffer_.task_id, order, rows, collective);
         }
-        SHARDRUN_H5_CHECK(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL));
-        write_tasks(order, dxpl.get());
-        SHARDRUN_H5_CHECK(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL));
+        agree(collective, H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
+        write_tasks(order, collective);
+        agree(collective, H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
     } catch (const Hdf5Error& failure) {
         SHARDRUN_THROW(WriteError, "cannot commit results to " + path_ + ": " + write_reason(failure, path_) +
                                    "; free disk space and rerun with --resume");

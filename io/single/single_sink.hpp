@@ -9,6 +9,7 @@
 #include "io/hdf5/handle.hpp"
 #include "io/output_spec.hpp"
 #include "io/result_sink.hpp"
+#include "io/single/row_selection.hpp"
 #include "io/tasks/task_rows.hpp"
 
 namespace shardrun::io::single {
@@ -32,7 +33,7 @@ public:
 
 private:
     void create_file(const std::string& file, const JobMetadata& metadata);
-    void write_tasks(const std::vector<std::size_t>& order, hid_t transfer);
+    void write_tasks(const std::vector<std::size_t>& order, const Collective& transfer);
 
     std::vector<FieldSpec> fields_;
     TaskRows buffer_;

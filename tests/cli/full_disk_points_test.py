@@ -212,15 +212,18 @@ class FullDiskPointsTest(unittest.TestCase):
         self.assert_reference(os.path.join(self.disk, "out.h5"))
 
     def test_layout_single(self):
-        # One rank: the parallel file's commit. (Two ranks: see io/README.md, not yet clean.)
-        mount_tmpfs(self, self.disk, "1m")
-        job = self.job("single")
+        # The ranks' collective commit into the element's one parallel file: a share that fails
+        # on one rank fails it on all (before, the others hung in the next collective write).
+        for np in (1, 2):
+            with self.subTest(np=np):
+                mount_tmpfs(self, self.disk, "1m")
+                job = self.job("single")
 
-        proc = self.run_job(job, 1)
+                proc = self.run_job(job, np)
 
-        self.assert_failed_cleanly(proc, "single")
-        self.resume_after_room(job, 1)
-
+                self.assert_failed_cleanly(proc, "single.h5")
+                self.resume_after_room(job, np)
+                subprocess.run(["umount", self.disk], check=True)
 
 if __name__ == "__main__":
     unittest.main()
