@@ -1,18 +1,20 @@
 #include "io/hdf5/file_close.hpp"
 
-#include <mpi.h>
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
-#include <string>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <mutex>
+#include <string>
+#include <utility>
 #include <vector>
+
+#include <fcntl.h>
+#include <mpi.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "io/hdf5/handle.hpp"
 
@@ -50,9 +52,11 @@ int posix_descriptor(hid_t file) noexcept
     // An MPI-IO file first, asked without a collective call: H5Fget_access_plist of such a
     // file duplicates its communicator (MPI_Comm_dup), which hangs when the other ranks are
     // not closing the file at that moment.
+#ifdef H5_HAVE_PARALLEL
     hbool_t atomic = false;
     if (H5Fget_mpi_atomicity(file, &atomic) >= 0) return -1;
     H5Eclear2(H5E_DEFAULT);
+#endif
     const hid_t fapl = H5Fget_access_plist(file);
     if (fapl < 0) return -1;
     const bool sec2 = H5Pget_driver(fapl) == H5FD_SEC2;
@@ -80,7 +84,7 @@ int close_leftovers_at_finalize(MPI_Comm, int, void*, void*)
 
 }  // namespace
 
-void close_file_checked(hid_t file)
+void close_file_checked(hid_t& file)
 {
     int error_number = 0;
     if (writable(file) && !reserve_for_flush(file, &error_number)) {
@@ -88,14 +92,24 @@ void close_file_checked(hid_t file)
         const std::string reason = std::strerror(error_number);
         throw Hdf5Error(__FILE__, __LINE__, "cannot reserve space for the last writes of an HDF5 file: " + reason, reason);
     }
-    if (H5Fclose(file) < 0) {
-        note_failed_close(file);
-        throw_hdf5_error("H5Fclose(file)", __FILE__, __LINE__);
+    const hid_t id = std::exchange(file, H5I_INVALID_HID);  // after H5Fclose, failed or not, never touched again
+    if (H5Fclose(id) < 0) {
+        try {
+            throw_hdf5_error("H5Fclose(file)", __FILE__, __LINE__);  // reads the error stack first
+        } catch (...) {
+            note_failed_close(id);
+            throw;
+        }
     }
 }
 
 void close_file_quietly(hid_t file) noexcept
 {
+    try {
+        if (is_poisoned(file)) return;
+    } catch (...) {
+        return;
+    }
     int error_number = 0;
     if (writable(file) && !reserve_for_flush(file, &error_number)) discard_pending_writes(file);
     if (H5Fclose(file) < 0) {
@@ -111,6 +125,13 @@ bool reserve_for_flush(hid_t file, int* error_number) noexcept
     if (descriptor < 0 || H5Fget_filesize(file, &size) < 0) {
         H5Eclear2(H5E_DEFAULT);
         return true;  // not the POSIX driver (MPI-IO): nothing to reserve with
+    }
+    // A file-size limit (ulimit -f) is not checked by fallocate with FALLOC_FL_KEEP_SIZE, but
+    // the flush's writes past it would fail (EFBIG).
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && size > limit.rlim_cur) {
+        if (error_number) *error_number = EFBIG;
+        return false;
     }
     // Blocks for every byte up to the end of HDF5's allocation, without changing the size the
     // driver knows: the flush then writes into space the file already owns.

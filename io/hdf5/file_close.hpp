@@ -19,10 +19,12 @@ namespace shardrun::io::hdf5 {
  */
 
 /**
- * Closes `file` after reserving the space its flush needs. On failure throws Hdf5Error (the
- * cause, e.g. "No space left on device") and `file` stays open, still the caller's to close.
+ * Closes `file` after reserving the space its flush needs. When the space cannot be reserved,
+ * throws Hdf5Error (the cause, e.g. "No space left on device") and `file` stays open, still
+ * the caller's to close. Once H5Fclose has been called, `file` is set to H5I_INVALID_HID even
+ * when it failed (then the freed id is remembered and never touched again) and this throws.
  */
-void close_file_checked(hid_t file);
+void close_file_checked(hid_t& file);
 
 /**
  * Closes `file` and never throws: when the space its flush needs cannot be reserved, what it

@@ -64,8 +64,7 @@ public:
     {
         if (id_ < 0) return;
         if constexpr (Close == &H5Fclose) {
-            close_file_checked(id_);
-            id_ = H5I_INVALID_HID;
+            close_file_checked(id_);  // sets id_ invalid once H5Fclose was called
         } else {
             const hid_t id = std::exchange(id_, H5I_INVALID_HID);
             SHARDRUN_H5_CHECK(Close(id));
