@@ -38,6 +38,7 @@ void silence_hdf5_errors()
 {
     static std::once_flag once;
     std::call_once(once, [] { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); });
+    close_leftovers_before_shutdown();
 }
 
 void throw_hdf5_error(const char* call, const char* file, int line)

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "io/errors.hpp"
+#include "io/hdf5/file_close.hpp"
 
 namespace shardrun::io::hdf5 {
 
@@ -55,17 +56,30 @@ public:
     hid_t get() const noexcept { return id_; }
     explicit operator bool() const noexcept { return id_ >= 0; }
 
-    /** Closes now and reports a failure (H5Fclose flushes, so it can fail on a full disk). */
+    /**
+     * Closes now and reports a failure. A file is flushed first (file_close.hpp): a full disk
+     * throws while the id is still whole and still this handle's, which then closes it quietly.
+     */
     void close()
     {
-        const hid_t id = std::exchange(id_, H5I_INVALID_HID);
-        if (id >= 0) SHARDRUN_H5_CHECK(Close(id));
+        if (id_ < 0) return;
+        if constexpr (Close == &H5Fclose) {
+            close_file_checked(id_);  // sets id_ invalid once H5Fclose was called
+        } else {
+            const hid_t id = std::exchange(id_, H5I_INVALID_HID);
+            SHARDRUN_H5_CHECK(Close(id));
+        }
     }
 
-    /** Closes, ignoring errors (destructors must not throw). */
+    /** Closes, ignoring errors (destructors must not throw); a file never leaves HDF5 poisoned. */
     void reset() noexcept
     {
-        if (id_ >= 0) Close(id_);
+        if (id_ < 0) return;
+        if constexpr (Close == &H5Fclose) {
+            close_file_quietly(id_);
+        } else {
+            Close(id_);
+        }
         id_ = H5I_INVALID_HID;
     }
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "io/errors.hpp"
@@ -65,17 +66,26 @@ void copy_results(hid_t file, const std::vector<FieldSpec>& fields, TaskTable& t
  */
 void write_master(const std::filesystem::path& target, const MasterInfo& info, TaskTable& table);
 
-/** fsyncs `temp`, renames it to `target` and fsyncs the folder. @throws OutputError */
-void publish(const std::filesystem::path& temp, const std::filesystem::path& target);
+/** How a run whose master could not be written goes on (merge says "rerun shardrun merge"). */
+inline constexpr std::string_view retry_run = "rerun with --resume";
 
-/** The message of a master that could not be written: `what`, HDF5's reason, what to do. */
-std::string write_failed_message(const std::string& what, const Hdf5Error& error);
+/**
+ * fsyncs `temp`, renames it to `target` and fsyncs the folder; on failure removes `temp`.
+ * @throws WriteError (full disk, I/O error) or OutputError (permissions), ending with `retry`
+ */
+void publish(const std::filesystem::path& temp, const std::filesystem::path& target,
+             std::string_view retry = retry_run);
+
+/** The message of a master that could not be written: `what`, the system's reason, what to do. */
+std::string write_failed_message(const std::string& what, const Hdf5Error& error, std::string_view retry = retry_run);
 
 /**
  * Creates `target`.tmp, lets `write_contents` write the master into it, then publishes it
- * to `target`. An HDF5 failure removes the temp file and throws an OutputError with write_failed_message().
+ * to `target`. Any failure removes the temp file; an HDF5 failure (a full disk) throws a
+ * WriteError (exit 1) with write_failed_message().
  */
-void write_master_file(const std::filesystem::path& target, const std::function<void(hid_t file)>& write_contents);
+void write_master_file(const std::filesystem::path& target, const std::function<void(hid_t file)>& write_contents,
+                       std::string_view retry = retry_run);
 
 /**
  * What every master has besides its rows, written once /tasks and /results are: /params
@@ -92,7 +102,8 @@ void finish_master_file(hid_t file, const MasterInfo& info, std::uint64_t task_c
  * @param stream  a stream of the whole job ([0, T)) with fields
  * @return the counts of the rows written
  */
-StatusCounts write_master_streamed(const std::filesystem::path& target, const MasterInfo& info, TaskStream& stream);
+StatusCounts write_master_streamed(const std::filesystem::path& target, const MasterInfo& info, TaskStream& stream,
+                                  std::string_view retry = retry_run);
 
 /**
  * layout single: turns the element's data file into a master in place (attributes, params,

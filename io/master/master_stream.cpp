@@ -104,7 +104,8 @@ void start_writeback(int descriptor)
 
 }  // namespace
 
-StatusCounts write_master_streamed(const fs::path& target, const MasterInfo& info, TaskStream& stream)
+StatusCounts write_master_streamed(const fs::path& target, const MasterInfo& info, TaskStream& stream,
+                                  std::string_view retry)
 {
     const auto task_count = info.metadata.task_count;
     StatusCounts counts;
@@ -124,7 +125,7 @@ StatusCounts write_master_streamed(const fs::path& target, const MasterInfo& inf
             columns = MasterColumns{};
         }
         finish_master_file(file, info, task_count, counts, info.complete && counts.pending == 0);
-    });
+    }, retry);
     return counts;
 }
 
@@ -155,7 +156,7 @@ StatusCounts finish_single_streamed(const fs::path& single, const fs::path& targ
         finish_master_file(file.get(), info, info.metadata.task_count, counts, info.complete && counts.pending == 0);
         file.close();
     } catch (const Hdf5Error& error) {
-        SHARDRUN_THROW(OutputError, write_failed_message("cannot finish " + single.string(), error));
+        SHARDRUN_THROW(WriteError, write_failed_message("cannot finish " + single.string(), error));
     }
     if (!target.empty()) publish(single, target);
     return counts;

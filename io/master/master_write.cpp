@@ -14,18 +14,22 @@ namespace fs = std::filesystem;
 
 namespace shardrun::io::master {
 
-void publish(const fs::path& temp, const fs::path& target)
+void publish(const fs::path& temp, const fs::path& target, std::string_view retry)
 {
     if (!layout::sync_path(temp) || std::rename(temp.c_str(), target.c_str()) != 0) {
-        SHARDRUN_THROW(OutputError, "cannot write " + target.string() + ": " + std::strerror(errno) +
-                                    "; check free space and permissions, then rerun with --resume");
+        const int saved = errno;
+        if (temp != target) std::remove(temp.c_str());  // a master that was not published is not kept
+        layout::throw_write_error("cannot write " + target.string(), saved,
+                                  "check free space and permissions, then " + std::string(retry));
     }
     layout::sync_path(fs::absolute(target).parent_path());
 }
 
-std::string write_failed_message(const std::string& what, const Hdf5Error& error)
+std::string write_failed_message(const std::string& what, const Hdf5Error& error, std::string_view retry)
 {
-    return what + ": " + error.what() + "; free disk space and rerun with --resume";
+    // The system's reason (error.cause(), e.g. "No space left on device"), not HDF5's call
+    // chain: that is what the user can act on.
+    return what + ": " + error.cause() + "; free disk space and " + std::string(retry);
 }
 
 void finish_master_file(hid_t file, const MasterInfo& info, std::uint64_t task_count, const StatusCounts& counts,
@@ -42,7 +46,8 @@ void finish_master_file(hid_t file, const MasterInfo& info, std::uint64_t task_c
     write_root_attrs(file, attrs);
 }
 
-void write_master_file(const fs::path& target, const std::function<void(hid_t file)>& write_contents)
+void write_master_file(const fs::path& target, const std::function<void(hid_t file)>& write_contents,
+                       std::string_view retry)
 {
     hdf5::silence_hdf5_errors();
     const fs::path temp = target.string() + ".tmp";
@@ -50,12 +55,15 @@ void write_master_file(const fs::path& target, const std::function<void(hid_t fi
     try {
         auto file = SHARDRUN_H5_OPEN(File, H5Fcreate(temp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT));
         write_contents(file.get());
-        file.close();
+        file.close();  // flushes first: a full disk throws here at the latest, and `file` still closes cleanly
     } catch (const Hdf5Error& error) {
         std::remove(temp.c_str());
-        SHARDRUN_THROW(OutputError, write_failed_message("cannot write the master file " + temp.string(), error));
+        SHARDRUN_THROW(WriteError, write_failed_message("cannot write the master file " + temp.string(), error, retry));
+    } catch (...) {
+        std::remove(temp.c_str());
+        throw;
     }
-    publish(temp, target);
+    publish(temp, target, retry);
 }
 
 void write_master(const fs::path& target, const MasterInfo& info, TaskTable& table)

@@ -167,7 +167,7 @@ MergeReport merge_output(const std::string& path)
                           ? complete_master_counts(path, info.hash)
                           : std::nullopt;
     info.complete = report.missing_elements.empty();  // and no task left pending, which the writer sees
-    const auto counts = kept ? *kept : master::write_master_streamed(path, info, stream);
+    const auto counts = kept ? *kept : master::write_master_streamed(path, info, stream, "rerun shardrun merge");
     for (const auto& problem : stream.problems()) std::cerr << "shardrun: warning: " << problem << "\n";
     auto& summary = report.summary;
     summary.ok = counts.ok;

@@ -128,17 +128,36 @@ void write_file_atomically(const fs::path& target, const std::string& text)
         written = n > 0;
         done += written ? static_cast<std::size_t>(n) : 0;
     }
+    // A page cache that took the bytes may still fail at the fsync (a full disk on NFS).
+    written = written && ::fsync(fd) == 0;
     const int saved = errno;
     if (fd >= 0) ::close(fd);
+    const std::string then =
+        "check free space and permissions of " + target.parent_path().string() + ", then rerun with --resume";
     if (!written) {
-        SHARDRUN_THROW(OutputError, "cannot write " + temp.string() + ": " + std::strerror(saved) +
-                                    "; check free space and permissions of " + target.parent_path().string());
+        if (fd >= 0) std::remove(temp.c_str());
+        throw_write_error("cannot write " + temp.string(), saved, then);
     }
-    if (!sync_path(temp) || std::rename(temp.c_str(), target.c_str()) != 0) {
-        SHARDRUN_THROW(OutputError, "cannot write " + target.string() + ": " + std::strerror(errno) +
-                                    "; check free space and permissions of " + target.parent_path().string());
+    if (std::rename(temp.c_str(), target.c_str()) != 0) {
+        const int renamed = errno;
+        std::remove(temp.c_str());
+        throw_write_error("cannot write " + target.string(), renamed, then);
     }
     sync_path(target.parent_path());
+}
+
+void throw_write_error(const std::string& what, int error_number, const std::string& then)
+{
+    const std::string message = what + ": " + std::strerror(error_number) + "; " + then;
+    switch (error_number) {
+    case ENOSPC:
+    case EDQUOT:
+    case EFBIG:
+    case EIO:
+        SHARDRUN_THROW(WriteError, message);
+    default:
+        SHARDRUN_THROW(OutputError, message);
+    }
 }
 
 }  // namespace shardrun::io::layout

@@ -42,7 +42,17 @@ bool sync_path(const std::filesystem::path& path);
  */
 void clear_for_create(const std::filesystem::path& path);
 
-/** Writes `text` to `target` durably: temp file, fsync, rename, fsync of the folder. */
+/**
+ * Writes `text` to `target` durably: temp file, fsync, rename, fsync of the folder. On
+ * failure the temp file is removed and throw_write_error() says why.
+ */
 void write_file_atomically(const std::filesystem::path& target, const std::string& text);
+
+/**
+ * Throws for a write that failed with `error_number`: "<what>: <strerror>; <then>". A full
+ * disk, quota or I/O error is a WriteError (exit 1: the run's input was fine); anything else
+ * (permissions, a missing folder) an OutputError (exit 2).
+ */
+[[noreturn]] void throw_write_error(const std::string& what, int error_number, const std::string& then);
 
 }  // namespace shardrun::io::layout

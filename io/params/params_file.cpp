@@ -1,5 +1,6 @@
 #include "io/params/params_file.hpp"
 
+#include <cerrno>
 #include <cstdio>
 
 #include "io/hdf5/handle.hpp"
@@ -19,11 +20,13 @@ void write_params_file(const fs::path& file, const ParamSource& source)
         master::write_params(h5.get(), source);
         h5.close();
     } catch (const Hdf5Error& error) {
-        std::remove(temp.c_str());
-        SHARDRUN_THROW(OutputError, "cannot write " + temp.string() + ": " + error.what() + "; free disk space and rerun with --resume");
+        std::remove(temp.c_str());  // `h5` closed without poisoning HDF5 (handle.hpp): nothing is left open
+        SHARDRUN_THROW(WriteError, "cannot write " + temp.string() + ": " + error.cause() + "; free disk space and rerun with --resume");
     }
     if (!layout::sync_path(temp) || std::rename(temp.c_str(), file.c_str()) != 0) {
-        SHARDRUN_THROW(OutputError, "cannot write " + file.string() + "; check free space and rerun with --resume");
+        const int saved = errno;
+        std::remove(temp.c_str());
+        layout::throw_write_error("cannot write " + file.string(), saved, "check free space, then rerun with --resume");
     }
 }
 

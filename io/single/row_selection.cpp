@@ -1,6 +1,7 @@
 #include "io/single/row_selection.hpp"
 
 #include <cstring>
+#include <string>
 
 #include "io/hdf5/handle.hpp"
 #include "io/hdf5/types.hpp"
@@ -16,9 +17,18 @@ void gather_rows(const std::vector<std::byte>& data, std::size_t row_bytes, cons
     }
 }
 
+void agree(const Collective& collective, herr_t status, const char* call)
+{
+    int failed = status < 0 ? 1 : 0;
+    int any = failed;
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, collective.comm);
+    if (failed) hdf5::throw_hdf5_error(call, __FILE__, __LINE__);
+    if (any) SHARDRUN_THROW(Hdf5Error, std::string(call) + " failed on another rank");
+}
+
 void write_rows(hid_t dataset, hid_t memory_type, const std::vector<hsize_t>& row_shape,
                 const std::vector<std::uint64_t>& ids, const std::vector<std::size_t>& order, const void* data,
-                hid_t transfer)
+                const Collective& transfer)
 {
     auto file_space = SHARDRUN_H5_OPEN(Dataspace, H5Dget_space(dataset));
     std::vector<hsize_t> memory_dims{order.size()};
@@ -39,11 +49,12 @@ void write_rows(hid_t dataset, hid_t memory_type, const std::vector<hsize_t>& ro
                                               nullptr, count.data(), nullptr));
         i = j;
     }
-    SHARDRUN_H5_CHECK(H5Dwrite(dataset, memory_type, memory_space.get(), file_space.get(), transfer, data));
+    agree(transfer, H5Dwrite(dataset, memory_type, memory_space.get(), file_space.get(), transfer.transfer, data),
+          "H5Dwrite");
 }
 
 void write_rows(hid_t dataset, const FieldSpec& spec, const std::vector<std::uint64_t>& ids,
-                const std::vector<std::size_t>& order, const void* data, hid_t transfer)
+                const std::vector<std::size_t>& order, const void* data, const Collective& transfer)
 {
     const std::vector<hsize_t> shape(spec.shape.begin(), spec.shape.end());
     write_rows(dataset, hdf5::native_type(spec.dtype), shape, ids, order, data, transfer);

@@ -1,6 +1,9 @@
 #include "io/single/single_sink.hpp"
 
+#include <sys/statvfs.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <numeric>
@@ -40,6 +43,18 @@ bool reusable(MPI_Comm comm, const std::string& file, std::uint64_t task_count)
     }
     MPI_Bcast(&reuse, 1, MPI_INT, 0, comm);
     return reuse != 0;
+}
+
+/**
+ * MPI-IO reports a failed write as "file write failed", without the system's errno: when the
+ * file's file system has no space left, that is the reason a user can act on.
+ */
+std::string write_reason(const Hdf5Error& failure, const std::string& path)
+{
+    struct statvfs disk {};
+    const auto folder = fs::path(path).parent_path();
+    if (::statvfs(folder.c_str(), &disk) == 0 && disk.f_bavail == 0) return std::strerror(ENOSPC);
+    return failure.cause();
 }
 
 hdf5::PropList parallel_access(MPI_Comm comm)
@@ -117,6 +132,7 @@ void SingleSink::commit_locked()
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::sort(order.begin(), order.end(), [&](auto a, auto b) { return buffer_.task_id[a] < buffer_.task_id[b]; });
     const auto dxpl = collective_transfer();
+    const Collective collective{dxpl.get(), comm_};
     try {
         if (!file_) file_ = open_parallel(comm_, path_);  // closed by the previous commit's last step
         for (std::size_t f = 0; f < fields_.size(); ++f) {
@@ -127,13 +143,13 @@ void SingleSink::commit_locked()
                 gather_rows(buffer_.fields[f], fields_[f].bytes(), order, sorted_);
                 rows = sorted_.data();
             }
-            write_rows(dataset.get(), fields_[f], buffer_.task_id, order, rows, dxpl.get());
+            write_rows(dataset.get(), fields_[f], buffer_.task_id, order, rows, collective);
         }
-        SHARDRUN_H5_CHECK(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL));
-        write_tasks(order, dxpl.get());
-        SHARDRUN_H5_CHECK(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL));
+        agree(collective, H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
+        write_tasks(order, collective);
+        agree(collective, H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "H5Fflush");
     } catch (const Hdf5Error& failure) {
-        SHARDRUN_THROW(WriteError, "cannot commit results to the single-layout file: " + failure.cause() +
+        SHARDRUN_THROW(WriteError, "cannot commit results to " + path_ + ": " + write_reason(failure, path_) +
                                    "; free disk space and rerun with --resume");
     }
     write_reasons_on_rank0();

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string>
+
 #include <mpi.h>
 
 #include <vector>
@@ -7,6 +9,7 @@
 #include "io/hdf5/handle.hpp"
 #include "io/output_spec.hpp"
 #include "io/result_sink.hpp"
+#include "io/single/row_selection.hpp"
 #include "io/tasks/task_rows.hpp"
 
 namespace shardrun::io::single {
@@ -33,15 +36,15 @@ public:
 
 private:
     void create_file(const std::string& file, const JobMetadata& metadata);
-    void write_tasks(const std::vector<std::size_t>& order, hid_t transfer);
+    void write_tasks(const std::vector<std::size_t>& order, const Collective& transfer);
     void write_reasons_on_rank0();
 
     std::vector<FieldSpec> fields_;
     TaskRows buffer_;
     std::vector<std::byte> sorted_;  ///< rows of one field in task order; reused across commits
     MPI_Comm comm_;
-    std::string path_;
-    hdf5::File file_;  ///< open (through MPI-IO) from construction to each commit's end
+    std::string path_;  ///< the element's single.h5, named in errors
+    hdf5::File file_;   ///< open (through MPI-IO) from construction to each commit's end
 };
 
 /** Creates the /tasks columns [T] of a single-layout file, filled with pending rows. */

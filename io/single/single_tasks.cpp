@@ -38,7 +38,7 @@ std::vector<char> fixed_strings(const std::vector<std::string>& values, const st
 
 template <typename T>
 void write_column_rows(hid_t group, const char* name, hid_t type, const std::vector<T>& column,
-                       const std::vector<std::uint64_t>& ids, const std::vector<std::size_t>& order, hid_t transfer)
+                       const std::vector<std::uint64_t>& ids, const std::vector<std::size_t>& order, const Collective& transfer)
 {
     std::vector<T> sorted(order.size());
     for (std::size_t i = 0; i < order.size(); ++i) sorted[i] = column[order[i]];
@@ -117,7 +117,7 @@ void create_task_columns(hid_t file, std::uint64_t task_count)
     create_column(tasks.get(), "exit_code", H5T_NATIVE_INT32, &zero, task_count);
 }
 
-void SingleSink::write_tasks(const std::vector<std::size_t>& order, hid_t transfer)
+void SingleSink::write_tasks(const std::vector<std::size_t>& order, const Collective& transfer)
 {
     auto tasks = SHARDRUN_H5_OPEN(Group, H5Gopen2(file_.get(), "tasks", H5P_DEFAULT));
     const auto& ids = buffer_.task_id;

@@ -3,15 +3,18 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "io/errors.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/env/scheduler.hpp"
 #include "runner/errors.hpp"
 #include "runner/run/error_codes.hpp"
+#include "runner/run/interrupt.hpp"
 #include "runner/version.hpp"
 
 namespace {
@@ -41,6 +44,22 @@ int launcher_rank() noexcept
 }
 
 /**
+ * Waits `rank` half-seconds (at most 5 s) for a lower rank's report. Open MPI ends a job whose
+ * rank called MPI_Abort by sending SIGTERM to the others, which this process catches as a stop
+ * (runner/run/interrupt.hpp): a first signal that arrives while waiting means another rank has
+ * reported: false then (stay silent); true when the wait ran out or a signal had come before it.
+ */
+bool should_report_here(int rank)
+{
+    if (shardrun::run::first_signal() != 0) return true;
+    for (int tick = 0; tick < std::min(rank, 10) * 10; ++tick) {
+        usleep(50'000);
+        if (shardrun::run::first_signal() != 0) return false;
+    }
+    return true;
+}
+
+/**
  * Reports an error once and ends the job with `code`. With several ranks a failing rank
  * must abort the whole job, or the others wait forever in their next collective.
  */
@@ -58,6 +77,12 @@ int fail(const std::exception& error, int code)
     // Bad input is usually seen by every rank: give rank 0 a moment to report it and abort
     // the job, so the user reads one line instead of one per rank.
     if (size > 1 && rank != 0 && code == shardrun::exit_bad_input) sleep(2);
+    // A full disk is usually met by several ranks at once: the lowest of them says it, and
+    // its MPI_Abort ends the others while they wait their turn (a rank alone still says it).
+    if (size > 1 && rank != 0 && dynamic_cast<const shardrun::io::WriteError*>(&error) != nullptr &&
+        !should_report_here(rank)) {
+        return code;
+    }
     // Before MPI_Init (a usage error: every rank parsed the same command line) only the
     // launcher's rank 0 says it; the others leave with the same code after a moment, so that
     // mpirun, which ends the job at the first non-zero exit, does not cut rank 0's line off.

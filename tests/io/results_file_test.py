@@ -63,9 +63,10 @@ def check(path, layout):
                 else:
                     want = [expected(task, field_index, k) for k in range(row.size)]
                     assert (row == want).all(), (name, task, row, want)
-            # netCDF-4 dimensions: /task on axis 0, a bare <field>_dim<k> on each further axis.
+            # netCDF-4 dimensions: the group's own task coordinate on axis 0 (README "Results"), a bare
+            # <field>_dim<k> on each further axis.
             names = [[scale.name for scale in dim.values()] for dim in d.dims]
-            assert names == [["/task"]] + [["/results/%s_dim%d" % (name, k)] for k in range(d.ndim - 1)], names
+            assert names == [["/results/task"]] + [["/results/%s_dim%d" % (name, k)] for k in range(d.ndim - 1)], names
             assert d.attrs["_FillValue"] == d.fillvalue or np.isnan(d.attrs["_FillValue"]), name
         assert f["results/energy"].attrs["units"] == "J"
         assert np.isnan(f["results/energy"].fillvalue)
@@ -75,8 +76,11 @@ def check(path, layout):
         assert list(f["params/label"].asstr()[:5]) == ["p0", "p1", "p2", "p3", "p4"]
         assert f["task"][:].tolist() == list(range(TASKS))
         for group in ("params", "ranges", "tasks"):
+            assert f[group]["task"][:].tolist() == list(range(TASKS)), group
             for name, column in f[group].items():
-                assert [scale.name for scale in column.dims[0].values()] == ["/task"], (group, name)
+                if name == "task":
+                    continue  # the coordinate itself
+                assert [scale.name for scale in column.dims[0].values()] == [f"/{group}/task"], (group, name)
         for d in (f["params/label"], f["tasks/host"], f["tasks/device"]):
             info = h5py.check_string_dtype(d.dtype)
             assert (info.encoding, info.length) == ("utf-8", None), (d.name, d.dtype)
