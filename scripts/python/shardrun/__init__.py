@@ -1,4 +1,4 @@
-"""Helpers for programs run by shardrun (https://github.com/... README, "exec tasks" and "worker mode").
+"""Helpers for programs run by shardrun (README: "Exec tasks" and "Worker mode").
 
 Task mode (one process per task):
 
