@@ -1,105 +1,24 @@
-"""Helper for shardrun's persistent exec workers (`exec.mode: worker`), standard library only.
+"""Worker mode's helper under its old name: the same loop as the `shardrun` package (scripts/python/).
 
     import shardrun_worker
-    model = load_model()                      # once per rank: the reason for worker mode
-    for task in shardrun_worker.tasks():      # sends the ready line, then one task per stdin line
-        with task:                            # an exception fails this task only, the worker goes on
-            start, end = task.range
-            task.done({"embedding": model(rows[start:end])})
+    for task in shardrun_worker.tasks():
+        with task:
+            task.done({"embedding": model(rows[slice(*task.range)])})
 
-A task has task_id, task_count, params (dict), range ((start, end) or None), attempt,
-input (data.input, "file.h5:/dataset", or None) and task_dir (a folder reserved for it;
-shardrun does not create it). Results are the job's
-declared exec.results fields: numbers, nested lists, or NumPy arrays (sent as base64 bytes,
-{"dtype", "shape", "base64"}, when their dtype is the declared one; as lists otherwise).
-Answers go to the file descriptor $SHARDRUN_ANSWER_FD, so print() to stdout stays harmless
-(it lands in the rank's worker log). Copy this file next to your program or put scripts/
-on PYTHONPATH; installing it is optional.
+Kept so programs that put scripts/ on PYTHONPATH go on working; new programs `pip install
+scripts/python` and `import shardrun`. Without the installed package, the one beside this file is used.
 """
-import base64
-import json
 import os
 import sys
-import threading
+
+try:
+    import shardrun._worker as _worker
+except ImportError:
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "python"))
+    import shardrun._worker as _worker
+
+Task = _worker.Task
+tasks = _worker.tasks
+answer = _worker.answer
 
 __all__ = ["Task", "tasks", "answer"]
-
-_lock = threading.Lock()
-_channel = None
-
-
-_BINARY_DTYPES = ("float32", "float64", "int32", "int64")
-
-
-def _json_default(value):
-    # NumPy arrays of the declared dtypes travel as base64 bytes: no float printing or parsing.
-    dtype = getattr(value, "dtype", None)
-    if getattr(value, "ndim", 0) >= 1 and getattr(dtype, "name", None) in _BINARY_DTYPES and \
-            dtype.byteorder in ("=", "<", "|") and sys.byteorder == "little":
-        return {"dtype": dtype.name, "shape": list(value.shape),
-                "base64": base64.b64encode(value.tobytes()).decode("ascii")}
-    if hasattr(value, "tolist"):
-        return value.tolist()  # other NumPy arrays and scalars, without importing NumPy
-    raise TypeError(f"result of type {type(value).__name__} is not JSON serialisable")
-
-
-def answer(message):
-    """Writes one answer object as a line on $SHARDRUN_ANSWER_FD (thread-safe)."""
-    global _channel
-    line = json.dumps(message, default=_json_default, separators=(",", ":")) + "\n"
-    with _lock:
-        if _channel is None:
-            fd = int(os.environ["SHARDRUN_ANSWER_FD"])
-            _channel = os.fdopen(fd, "w", buffering=1, encoding="utf-8", closefd=False)
-        _channel.write(line)
-        _channel.flush()
-
-
-class Task:
-    """One task read from stdin; answer it once with done() or fail()."""
-
-    def __init__(self, request):
-        self.task_id = request["task_id"]
-        self.task_count = request.get("task_count")
-        self.params = request.get("params") or {}
-        self.range = tuple(request["range"]) if request.get("range") is not None else None
-        self.attempt = request.get("attempt", 1)
-        self.task_dir = request.get("task_dir")
-        self.input = request.get("input")  # data.input ("file.h5:/dataset") when the job has one
-        self.answered = False
-
-    def done(self, results=None):
-        """Reports success with the declared result fields ({} when the job declares none)."""
-        self._send({"task_id": self.task_id, "status": "ok", "results": results or {}})
-
-    def fail(self, message):
-        """Reports failure; shardrun records it (retries apply) and sends the next task."""
-        self._send({"task_id": self.task_id, "status": "failed", "message": str(message)})
-
-    def _send(self, message):
-        if self.answered:
-            raise RuntimeError(f"task {self.task_id} was already answered")
-        self.answered = True
-        answer(message)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, kind, error, _traceback):
-        if error is not None and not self.answered and not isinstance(error, (KeyboardInterrupt, SystemExit)):
-            self.fail(f"{kind.__name__}: {error}")
-            return True
-        if error is None and not self.answered:
-            self.fail("the worker finished the task without answering it")
-        return False
-
-
-def tasks(stream=None):
-    """Sends the ready line, then yields a Task for every line on stdin until shardrun closes it."""
-    stream = stream or sys.stdin.buffer
-    answer({"ready": True})
-    for line in stream:
-        if not line.endswith(b"\n"):
-            break  # a line cut short by a stop: shardrun no longer waits for its answer
-        if line.strip():
-            yield Task(json.loads(line))

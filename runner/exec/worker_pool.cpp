@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <iostream>
 #include <filesystem>
 #include <stdexcept>
 
@@ -21,6 +22,16 @@ std::chrono::steady_clock::duration seconds(double s)
 {
     return std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s));
 }
+
+double unix_now()
+{
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// A large model may take minutes to load: a note after this long says the rank still waits, and why it might.
+constexpr auto slow_start_note_after = std::chrono::seconds(30);
+// An answer printed on stdout may be a debug echo of one also sent on fd 3: give fd 3 this long to bring it.
+constexpr auto hint_grace = std::chrono::seconds(1);
 
 }  // namespace
 
@@ -50,11 +61,18 @@ TaskOutcome WorkerPool::run_task(const TaskContext& context, const std::function
     Lock lock(mutex_);
     while (true) {
         if (stopping(context)) begin_drain();
-        auto worker = draining_ ? nullptr : ready_worker(lock, context, make_launch);
+        const bool was_ready = worker_ && worker_->ready && !worker_->ended && !worker_->retiring;
+        std::uint64_t started_generation = 0;
+        auto worker = draining_ ? nullptr : ready_worker(lock, context, make_launch, started_generation);
         if (!worker) return TaskOutcome::failure(1, "shardrun is stopping; the task was not sent to the worker");
         pending_[id] = Pending{worker->generation, ++sequence_, std::nullopt, false};
         worker->last_task = id;
         const auto sent = Clock::now();
+        const double sent_unix = unix_now();
+        // Its load is the rank's start-up (counted once, by the slot that started it), not this task's time.
+        const double startup = worker->generation == started_generation
+                                   ? std::chrono::duration<double>(worker->ready_at - worker->started).count()
+                                   : 0.0;
         lock.unlock();
         {
             std::lock_guard write_lock(worker->write_mutex);
@@ -62,7 +80,11 @@ TaskOutcome WorkerPool::run_task(const TaskContext& context, const std::function
             if (worker->handle.stdin_fd >= 0) write_to_worker(worker->handle.stdin_fd, line, worker->abandon);
         }
         lock.lock();
-        if (auto outcome = await_answer(*worker, context, sent, peer_failed, lock)) return std::move(*outcome);
+        if (auto outcome = await_answer(*worker, context, sent, peer_failed, lock)) {
+            if (!was_ready) outcome->began = sent_unix;
+            outcome->startup_seconds = startup;
+            return std::move(*outcome);
+        }
     }
 }
 
@@ -85,6 +107,10 @@ std::optional<TaskOutcome> WorkerPool::await_answer(Worker& worker, const TaskCo
             if (worker.culprit && *worker.culprit != id && !draining_) return std::nullopt;
             return lost_outcome(worker, context);
         }
+        if (auto outcome = stdout_answered(worker, context, sent)) {
+            pending_.erase(id);
+            return outcome;
+        }
         if (settings_.timeout_seconds > 0 && Clock::now() - sent >= seconds(settings_.timeout_seconds)) {
             pending_.erase(id);
             retire(worker, fmt::format("task {} timed out after {} s", id, settings_.timeout_seconds), id);
@@ -103,28 +129,61 @@ std::optional<TaskOutcome> WorkerPool::await_answer(Worker& worker, const TaskCo
 }
 
 std::shared_ptr<WorkerPool::Worker> WorkerPool::ready_worker(Lock& lock, const TaskContext& context,
-                                                             const std::function<WorkerLaunch()>& make_launch)
+                                                             const std::function<WorkerLaunch()>& make_launch,
+                                                             std::uint64_t& started_generation)
 {
     while (true) {
         if (broken_) SHARDRUN_THROW(tasks::RankFatalError, *broken_);
         if (draining_ || stopping(context)) return nullptr;
         const auto worker = worker_;
         if (worker && !worker->ended && !worker->retiring && worker->ready) return worker;
+        if (worker && !worker->ended && !worker->retiring) check_starting(*worker, context);
         if (worker && !worker->ended && !worker->retiring &&
             Clock::now() - worker->started > seconds(settings_.start_timeout_seconds)) {
             retire(*worker, "no ready line in time", std::nullopt);
-            give_up(fmt::format("exec.worker_start_timeout: the worker '{}' on rank {} sent no ready line within {} s; "
-                                "its output ends: {}",
+            const auto tail = worker_log_tail(log_path_);
+            give_up(fmt::format("exec.worker_start_timeout: the worker '{}' on rank {} sent no ready line within {} s "
+                                "on $SHARDRUN_ANSWER_FD (fd 3); its output ends: {}",
                                 worker->program, context.rank, settings_.start_timeout_seconds,
-                                worker_log_tail(log_path_)));
+                                tail.empty() ? "(it wrote none, or kept it in its stdout buffer)" : tail));
         }
         if (!worker || worker->ended) {
             start_worker(make_launch);
+            started_generation = generation_;
             continue;
         }
         // Starting, or ending after a timeout: wait for its ready line or its end.
         changed_.wait_for(lock, std::chrono::milliseconds(100));
     }
+}
+
+void WorkerPool::check_starting(Worker& worker, const TaskContext& context)
+{
+    const auto now = Clock::now();
+    if (worker.stdout_answer && worker.stdout_answer->ready && now - worker.stdout_answer_at >= hint_grace) {
+        give_up(fmt::format("the exec worker '{}' on rank {} is not ready: {}", worker.program, context.rank,
+                            worker.stdout_answer->hint));
+    }
+    if (worker.slow_noted || now - worker.started < slow_start_note_after) return;
+    worker.slow_noted = true;
+    const auto note = fmt::format("rank {}: the exec worker '{}' is not ready after {} s; still waiting (up to "
+                                  "exec.worker_start_timeout, {} s) for its ready line on $SHARDRUN_ANSWER_FD (fd 3)",
+                                  context.rank, worker.program,
+                                  std::chrono::duration_cast<std::chrono::seconds>(slow_start_note_after).count(),
+                                  settings_.start_timeout_seconds);
+    append_worker_note(log_path_, note);
+    std::cerr << "shardrun: " << note << "\n";
+}
+
+std::optional<TaskOutcome> WorkerPool::stdout_answered(const Worker& worker, const TaskContext& context,
+                                                       Clock::time_point sent)
+{
+    const auto& seen = worker.stdout_answer;
+    if (!seen || seen->ready || worker.stdout_answer_at < sent) return std::nullopt;
+    if (seen->task_id && *seen->task_id != context.task_id) return std::nullopt;
+    if (Clock::now() - worker.stdout_answer_at < hint_grace) return std::nullopt;
+    write_task_stderr(context.task_dir, log_path_);
+    return TaskOutcome::failure(1, seen->hint);
 }
 
 void WorkerPool::start_worker(const std::function<WorkerLaunch()>& make_launch)
@@ -142,6 +201,8 @@ void WorkerPool::start_worker(const std::function<WorkerLaunch()>& make_launch)
     auto worker = std::make_shared<Worker>();
     worker->generation = ++generation_;
     worker->program = launch.argv.front();
+    worker->log_path = log_path_;
+    worker->log_offset = log_size(log_path_);
     const int error = spawn_worker(launch, worker->handle);
     if (error != 0) {
         give_up(fmt::format("cannot start the exec worker '{}': {}", worker->program,

@@ -65,8 +65,12 @@ private:
     using Lock = std::unique_lock<std::mutex>;
     using Clock = std::chrono::steady_clock;
 
+    /** The running, ready worker; `started_generation` is set when this call had to start it. */
     std::shared_ptr<Worker> ready_worker(Lock& lock, const TaskContext& context,
-                                         const std::function<WorkerLaunch()>& make_launch);
+                                         const std::function<WorkerLaunch()>& make_launch,
+                                         std::uint64_t& started_generation);
+    /** The 30 s note, or the rank's end when the worker printed its ready line on stdout. */
+    void check_starting(Worker& worker, const TaskContext& context);
     void start_worker(const std::function<WorkerLaunch()>& make_launch);
     /** Waits for the task's answer, its worker's end, its timeout or a peer's failure; nullopt: send it again. */
     std::optional<TaskOutcome> await_answer(Worker& worker, const TaskContext& context, Clock::time_point sent,
@@ -77,6 +81,8 @@ private:
     void police(Worker& worker, Clock::time_point now);
     TaskOutcome lost_outcome(const Worker& worker, const TaskContext& context);
     TaskOutcome answered(WorkerAnswer answer, const TaskContext& context);
+    /** The task fails now when its worker printed the answer on stdout (after hint_grace, as fd 3 may yet bring it). */
+    std::optional<TaskOutcome> stdout_answered(const Worker& worker, const TaskContext& context, Clock::time_point sent);
 
     void read_answers(std::shared_ptr<Worker> worker);
     void deliver(Worker& worker, std::string_view line);

@@ -88,6 +88,9 @@ WorkerAnswer parse_worker_answer(std::string_view line, const std::vector<io::Fi
     std::size_t depth = 4;  // answer, results, a binary field's object and its shape list
     for (const auto& field : fields) depth = std::max(depth, field.shape.size() + 2);
     nlohmann::json document;
+    // NaN and ±inf as Python's json writes them are values here too, as in $SHARDRUN_RESULT.
+    const auto quoted = quote_non_finite(line);
+    if (quoted) line = *quoted;
     try {
         document = nlohmann::json::parse(line, [depth](int level, nlohmann::json::parse_event_t, nlohmann::json&) {
             if (static_cast<std::size_t>(level) > depth) throw TooDeep{};

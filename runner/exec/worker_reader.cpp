@@ -56,6 +56,7 @@ void WorkerPool::read_answers(std::shared_ptr<Worker> worker)
     const auto limit = max_answer_bytes(settings_.fields);
     std::string buffer;
     bool open = true, exited = false, overlong = false;
+    StdoutAnswerWatch watch(worker->log_path, worker->log_offset);
     while (open && !exited) {
         pollfd fds[2] = {{handle.answer_fd, POLLIN, 0}, {handle.pidfd, POLLIN, 0}};
         poll(fds, handle.pidfd >= 0 ? 2 : 1, 100);
@@ -81,7 +82,14 @@ void WorkerPool::read_answers(std::shared_ptr<Worker> worker)
             overlong = true;
         }
         if (overlong) buffer.clear();
+        // Outside the lock: reading the log may take a moment when the worker prints much.
+        auto printed = watch.next();
         std::lock_guard lock(mutex_);
+        if (printed && !worker->retiring) {
+            worker->stdout_answer = std::move(printed);
+            worker->stdout_answer_at = Clock::now();
+            changed_.notify_all();
+        }
         police(*worker, Clock::now());
     }
     // Its answer pipe closed but it lives on: give it the grace period, as in a drain, then kill it.
@@ -114,6 +122,7 @@ void WorkerPool::deliver(Worker& worker, std::string_view line)
     std::lock_guard lock(mutex_);
     if (answer.kind == WorkerAnswer::Kind::ready) {
         worker.ready = true;
+        worker.ready_at = Clock::now();
         changed_.notify_all();
         return;
     }

@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "runner/exec/stdout_answer.hpp"
 #include "runner/exec/worker_pool.hpp"
 
 namespace shardrun::exec {
@@ -22,6 +23,12 @@ struct WorkerPool::Worker {
     std::uint64_t generation = 0;
     std::string program;                  ///< argv[0], for messages
     Clock::time_point started{};
+    Clock::time_point ready_at{};         ///< when its ready line came: started..ready_at is its load
+    std::string log_path;                 ///< the rank's worker log, its stdout and stderr
+    off_t log_offset = 0;                 ///< the rank's log size at its spawn: its own output follows
+    bool slow_noted = false;              ///< the "not ready after 30 s" note was given
+    std::optional<StdoutAnswer> stdout_answer;  ///< the last answer-like line it printed on stdout
+    Clock::time_point stdout_answer_at{};
     bool ready = false;
     bool ended = false;
     int status = 0;                       ///< waitpid status once ended

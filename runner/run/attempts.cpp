@@ -85,6 +85,7 @@ AttemptsEnd run_attempts(const LoopSettings& settings, tasks::TaskContext& conte
     const bool checks_values = !grouped || settings.group->rank() == 0;
     AttemptsEnd end;
     auto& outcome = end.outcome;
+    double startup_seconds = 0;
     for (context.attempt = 1; context.attempt <= settings.retries + 1; ++context.attempt) {
         const double started = unix_now();
         try {
@@ -109,7 +110,11 @@ AttemptsEnd run_attempts(const LoopSettings& settings, tasks::TaskContext& conte
                 agreed.exit_code, fmt::format("group member {} failed (exit code {})", agreed.first_failed, agreed.exit_code));
         }
         const bool ok = outcome.status == io::TaskStatus::ok;
-        end.attempts.push_back(io::AttemptRecord{context.attempt_base + context.attempt, outcome.exit_code, started,
+        // A worker's load is the rank's start-up: the attempt begins when the worker said ready.
+        const double began = outcome.began.value_or(started);
+        startup_seconds += outcome.startup_seconds;
+        if (end.attempts.empty() && outcome.began) end.began = began;
+        end.attempts.push_back(io::AttemptRecord{context.attempt_base + context.attempt, outcome.exit_code, began,
                                                  unix_now(), settings.rank, ok ? std::string() : outcome.message});
         if (agreed.all_ok) break;
         // A member without the GPU its task asks for fails each attempt at once: members retry
@@ -117,6 +122,7 @@ AttemptsEnd run_attempts(const LoopSettings& settings, tasks::TaskContext& conte
         if (agreed.stop || (!grouped && !device_problem.empty())) break;
     }
     context.attempt = std::min(context.attempt, settings.retries + 1);
+    outcome.startup_seconds = startup_seconds;
     if (!grouped) end.stop = stopping(settings);
     return end;
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@ struct AttemptsEnd {
     bool stop = false;
     /** Every attempt made, numbered from context.attempt_base + 1 (this rank's view; the leader's is recorded). */
     std::vector<io::AttemptRecord> attempts;
+    /** When the first attempt's work began, if later than its call (it waited for a worker to start). */
+    std::optional<double> began;
 };
 
 /**

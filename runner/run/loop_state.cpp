@@ -40,6 +40,7 @@ void LoopState::finish(const io::TaskRecord& record, const tasks::TaskOutcome& o
 {
     std::lock_guard lock(mutex_);
     const bool ok = record.status == io::TaskStatus::ok;
+    stats_.startup_seconds += outcome.startup_seconds;
     feed_.task_finished(ok, interrupted);
     if (!interrupted) {
         sink_.record(record, outcome.values);  // holds io::hdf5_mutex() itself

@@ -68,6 +68,7 @@ void run_slot(const LoopSettings& settings, LoopState& state)
                                  task_dirs ? fmt::format("{}/{}", settings.tasks_dir, *id) : std::string(),
                                  device_problem);
         const auto end = run_attempts(settings, context, device_problem);
+        if (end.began) record.start = *end.began;  // the worker's load is not the task's time
         record.end = unix_now();
         record.status = end.outcome.status;
         record.attempts = context.attempt;
@@ -103,6 +104,7 @@ void run_group_member(const LoopSettings& settings, LoopState& state)
                                    : fmt::format("{}/{}/member{}", settings.tasks_dir, id, group.rank());
         auto record = begin_task(settings, context, params, id, std::move(task_dir), device_problem);
         const auto end = run_attempts(settings, context, device_problem);  // collective over the group
+        if (end.began) record.start = *end.began;
         record.end = unix_now();
         if (!leader) {
             // A member is as busy as its leader; only the leader counts the task itself.

@@ -24,6 +24,7 @@ struct RankStats {
     int signal = 0;                  ///< the first stop signal this rank received, 0 if none
     bool drain_ran_out = false;      ///< this rank stopped its tasks when drain_timeout ran out
     double busy_seconds = 0;     ///< summed wall time of its tasks
+    double startup_seconds = 0;  ///< exec workers: spawn to ready line, summed over the workers it started
     std::vector<std::pair<double, std::uint64_t>> slowest;  ///< (seconds, task id), longest first
     std::vector<FailedTask> failures;                       ///< first failures, capped
 

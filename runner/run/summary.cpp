@@ -20,7 +20,7 @@ nlohmann::json to_json(const RankStats& stats)
     for (const auto& [seconds, id] : stats.slowest) slowest.push_back({{"task_id", id}, {"seconds", seconds}});
     return {{"rank", stats.rank}, {"ok", stats.ok}, {"failed", stats.failed}, {"already_done", stats.already_done},
             {"interrupted", stats.interrupted}, {"signal", stats.signal}, {"drain_ran_out", stats.drain_ran_out},
-            {"busy_seconds", stats.busy_seconds}, {"slowest", slowest}, {"failures", failures}};
+            {"busy_seconds", stats.busy_seconds}, {"startup_seconds", stats.startup_seconds}, {"slowest", slowest}, {"failures", failures}};
 }
 
 RankStats from_json(const nlohmann::json& j)
@@ -34,6 +34,7 @@ RankStats from_json(const nlohmann::json& j)
     stats.signal = j["signal"];
     stats.drain_ran_out = j["drain_ran_out"];
     stats.busy_seconds = j["busy_seconds"];
+    stats.startup_seconds = j["startup_seconds"];
     for (const auto& s : j["slowest"]) stats.slowest.emplace_back(s["seconds"], s["task_id"]);
     for (const auto& f : j["failures"]) stats.failures.push_back({f["task_id"], f["exit_code"], f["message"]});
     return stats;
@@ -117,6 +118,21 @@ std::string counts_text(const RunTotals& totals, const Aggregate& all)
     return text;
 }
 
+// Exec workers' load (spawn to ready line) is the ranks' start-up, kept out of the tasks' seconds.
+std::string startup_line(const std::vector<RankStats>& ranks)
+{
+    double low = 0, high = 0;
+    bool any = false;
+    for (const auto& r : ranks) {
+        if (r.startup_seconds <= 0) continue;
+        low = any ? std::min(low, r.startup_seconds) : r.startup_seconds;
+        high = std::max(high, r.startup_seconds);
+        any = true;
+    }
+    if (!any) return "";
+    return fmt::format("  worker start-up per rank: min {:.2f} s, max {:.2f} s (not counted in the tasks' seconds)\n", low, high);
+}
+
 }  // namespace
 
 std::vector<RankStats> gather_stats(collectives::Communicator& world, const RankStats& mine)
@@ -136,6 +152,7 @@ std::string format_summary(const RunTotals& totals, const std::vector<RankStats>
                                   counts_text(totals, all), totals.tasks);
     out += fmt::format("  busy per rank: min {:.2f} s, mean {:.2f} s, max {:.2f} s; imbalance {:.2f} (max/mean)\n",
                        all.busy_min, all.busy_mean, all.busy_max, all.busy_mean > 0 ? all.busy_max / all.busy_mean : 1.0);
+    if (auto startup = startup_line(ranks); !startup.empty()) out += startup;
     if (!all.slowest.empty()) {
         std::vector<std::string> slow;
         for (const auto& [seconds, id] : all.slowest) slow.push_back(fmt::format("#{} {:.3f} s", id, seconds));

@@ -19,6 +19,7 @@
 #include "runner/exec/results/result_json.hpp"
 #include "runner/exec/task_folder.hpp"
 #include "runner/exec/task_output.hpp"
+#include "runner/exec/typed_env.hpp"
 #include "runner/job/argv_template.hpp"
 
 extern char** environ;
@@ -122,6 +123,8 @@ std::vector<std::string> ExecKind::environment(const TaskContext& context, const
     for (const auto& [name, value] : context.params->entries()) {
         own.push_back(job::param_env_name(name) + "=" + job::param_text(value));
     }
+    own.push_back("SHARDRUN_PARAMS=" + params_json(*context.params));
+    own.push_back("SHARDRUN_RESULT_FIELDS=" + result_fields_json(spec_.results));
     for (const auto& [name, value] : spec_.env) own.push_back(name + "=" + job::expand_placeholders(value, lookup));
     return merged_env(std::move(own));
 }
@@ -278,9 +281,18 @@ WorkerLaunch ExecKind::worker_launch(const TaskContext& context, const std::vect
     own.push_back(fmt::format("SHARDRUN_TASK_COUNT={}", context.task_count));
     own.push_back(fmt::format("SHARDRUN_RANK={}", context.rank));
     own.push_back("SHARDRUN_WORKER=1");
+    // Each task's params come on stdin; the declared dtypes are the same for the worker's whole life.
+    own.push_back("SHARDRUN_RESULT_FIELDS=" + result_fields_json(spec_.results));
     // The orphan guard finds the worker and whatever it starts by this token when the rank dies.
     own.push_back(fmt::format("{}={}/worker", task_token_variable, rank_token()));
     if (context.device.cuda) own.push_back("CUDA_VISIBLE_DEVICES=" + context.device.visible_id);
+    // Python keeps print() to a file in an 8 KiB buffer: unbuffered, the log shows the worker's output
+    // as it comes, and a ready line printed on stdout by mistake is seen (and answered with a hint) at once.
+    const auto sets_unbuffered = [](std::string_view entry) { return entry.rfind("PYTHONUNBUFFERED=", 0) == 0; };
+    if (std::none_of(inherited_env_.begin(), inherited_env_.end(), sets_unbuffered) &&
+        std::none_of(spec_.env.begin(), spec_.env.end(), [](const auto& entry) { return entry.first == "PYTHONUNBUFFERED"; })) {
+        own.push_back("PYTHONUNBUFFERED=1");
+    }
     for (const auto& [name, value] : spec_.env) own.push_back(name + "=" + job::expand_placeholders(value, lookup));
     launch.env = merged_env(std::move(own));
     // One log per rank beside the task folders (<output>.tasks/), which a member's folder nests one deeper in.

@@ -68,6 +68,13 @@ struct TaskOutcome {
     int exit_code = 0;
     std::string message;   ///< why it failed, one line
     io::TaskValues values; ///< one buffer per field of fields(), empty when failed
+    /**
+     * Unix time the task's own work began, when that is later than the call of run(): a task
+     * that first waited for its exec worker to load starts when the worker said ready.
+     */
+    std::optional<double> began;
+    /** Seconds this call spent starting a worker (spawn to ready line): the rank's start-up, not the task's. */
+    double startup_seconds = 0;
 
     /** The one way to build a failed outcome: no values, `exit_code` and one line saying why. */
     static TaskOutcome failure(int exit_code, std::string message)

@@ -129,6 +129,31 @@ std::vector<std::byte> to_bytes(const nlohmann::json& value, const io::FieldSpec
     return {};
 }
 
+
+// Bounds before parsing: the declared fields need about 32 characters a number; the nesting
+// needs one level for the object and one per dimension.
+struct Bounds {
+    std::uintmax_t max_bytes;
+    std::size_t depth;
+};
+
+Bounds bounds_of(const std::vector<io::FieldSpec>& fields)
+{
+    std::size_t elements = 0, depth = 1;
+    for (const auto& field : fields) {
+        elements += field.elements();
+        depth = std::max(depth, field.shape.size() + 1);
+    }
+    return {(1u << 20) + 32 * static_cast<std::uintmax_t>(elements), depth};
+}
+
+std::string too_big(std::uintmax_t bytes, std::uintmax_t max_bytes)
+{
+    return fmt::format("$SHARDRUN_RESULT is {} bytes; the declared fields allow at most {}", bytes, max_bytes);
+}
+
+}  // namespace
+
 // Python's json.dumps writes NaN, Infinity and -Infinity bare, which JSON (and nlohmann)
 // refuses. Where a value may stand (not inside a string, not as a key) they are quoted, so
 // the parse succeeds and leaf_value converts them. nullopt (no copy) when there are none.
@@ -165,30 +190,6 @@ std::optional<std::string> quote_non_finite(std::string_view text)
     out.append(text.substr(copied));
     return out;
 }
-
-// Bounds before parsing: the declared fields need about 32 characters a number; the nesting
-// needs one level for the object and one per dimension.
-struct Bounds {
-    std::uintmax_t max_bytes;
-    std::size_t depth;
-};
-
-Bounds bounds_of(const std::vector<io::FieldSpec>& fields)
-{
-    std::size_t elements = 0, depth = 1;
-    for (const auto& field : fields) {
-        elements += field.elements();
-        depth = std::max(depth, field.shape.size() + 1);
-    }
-    return {(1u << 20) + 32 * static_cast<std::uintmax_t>(elements), depth};
-}
-
-std::string too_big(std::uintmax_t bytes, std::uintmax_t max_bytes)
-{
-    return fmt::format("$SHARDRUN_RESULT is {} bytes; the declared fields allow at most {}", bytes, max_bytes);
-}
-
-}  // namespace
 
 std::variant<io::TaskValues, std::string> parse_result_json(std::string_view text,
                                                             const std::vector<io::FieldSpec>& fields,

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -27,5 +28,11 @@ std::variant<io::TaskValues, std::string> read_result_json(const std::string& pa
 std::variant<io::TaskValues, std::string> parse_result_json(std::string_view text,
                                                             const std::vector<io::FieldSpec>& fields,
                                                             const std::vector<bool>* given_as_files = nullptr);
+
+/**
+ * Python's json.dumps writes NaN, Infinity and -Infinity bare, which JSON refuses: the text with
+ * them quoted where a value stands (the conversion reads "NaN" as NaN), or nullopt when it has none.
+ */
+std::optional<std::string> quote_non_finite(std::string_view text);
 
 }  // namespace shardrun::exec
