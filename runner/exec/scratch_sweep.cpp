@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "runner/exec/live_index.hpp"
 #include "runner/exec/process_tree.hpp"
 
 namespace shardrun::exec {
@@ -40,6 +41,14 @@ void remove_dead_scratch(const std::string& tasks_dir, const std::string& host)
         const auto name = it->path().filename().string();
         const auto token = scratch_token(name, prefix);
         if (!token.empty() && !rank_token_alive(token)) dead.push_back(it->path().string());
+        // A running task's index (live_index.hpp) names its slot's scratch files: when the rank
+        // that wrote it is dead, the index is as stale as they are.
+        if (name.rfind(".running-", 0) == 0) {
+            const auto entry = read_live_index(it->path().string());
+            const auto live = entry ? std::filesystem::path(entry->stdout_path).filename().string() : std::string();
+            const auto owner = scratch_token(live, prefix);
+            if (!owner.empty() && !rank_token_alive(owner)) dead.push_back(it->path().string());
+        }
     }
     for (const auto& path : dead) std::filesystem::remove_all(path, error);
 }

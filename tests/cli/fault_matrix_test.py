@@ -79,8 +79,8 @@ class FaultMatrixTest(unittest.TestCase):
         self.assertEqual(resumed.returncode, 0, resumed.stderr)
         self.assertEqual(wait_for_no_task_processes(self.work, 10), [])
         # A killed rank's scratch stdout, stderr and result folder go when the next run starts.
-        scratch = [n for n in os.listdir(self.out + ".tasks") if n.startswith(".scratch-")]
-        self.assertEqual(scratch, [], "scratch files of dead ranks were left behind")
+        scratch = [n for n in os.listdir(self.out + ".tasks") if n.startswith((".scratch-", ".running-"))]
+        self.assertEqual(scratch, [], "scratch files or running-task indexes of dead ranks were left behind")
         with h5py_module().File(self.out, "r") as f:
             self.assertTrue(bool(f.attrs["complete"]))
             self.assertEqual(list(f["results/v"][:]), [float(a) for a in range(TASKS)])
