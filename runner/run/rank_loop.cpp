@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <csignal>
 #include <chrono>
 #include <exception>
 #include <mutex>
@@ -53,6 +54,17 @@ void fill_reason(io::TaskRecord& record, const AttemptsEnd& end)
     record.attempt_log = io::encode_attempts(end.attempts);
 }
 
+// A task that did not succeed was interrupted, not failed, when the stop cut it short, or when
+// it died of SIGUSR1 while the job drains: Slurm's `scancel --signal=USR1` (the batch script's
+// way of passing on --signal=B:USR1@120) reaches every process of the step, the tasks' too.
+bool interrupted(const LoopSettings& settings, const AttemptsEnd& end)
+{
+    if (end.outcome.status == io::TaskStatus::ok) return false;
+    if (end.stop) return true;
+    const bool draining = settings.claims_closed != nullptr && settings.claims_closed->load();
+    return draining && end.outcome.exit_code == 128 + SIGUSR1;
+}
+
 void run_slot(const LoopSettings& settings, LoopState& state)
 {
     // One ParamMap per slot, updated in place: the swept values change, the fixed ones stay.
@@ -74,7 +86,7 @@ void run_slot(const LoopSettings& settings, LoopState& state)
         record.attempts = context.attempt;
         record.exit_code = end.outcome.exit_code;
         fill_reason(record, end);
-        state.finish(record, end.outcome, end.outcome.status != io::TaskStatus::ok && end.stop);
+        state.finish(record, end.outcome, interrupted(settings, end));
     }
 }
 
@@ -115,7 +127,7 @@ void run_group_member(const LoopSettings& settings, LoopState& state)
         record.attempts = context.attempt;
         record.exit_code = end.outcome.exit_code;
         fill_reason(record, end);
-        state.finish(record, end.outcome, end.outcome.status != io::TaskStatus::ok && end.stop);
+        state.finish(record, end.outcome, interrupted(settings, end));
     }
 }
 
