@@ -49,14 +49,18 @@ RankLoopSetup::~RankLoopSetup() = default;
 RankStats RankLoopSetup::run(io::ResultSink& sink)
 {
     // A signal reaches one rank (scancel of one task, a node's OOM killer, a user's kill): it
-    // drains or stops the whole job. The watcher publishes this rank's level, takes in the
-    // others', and turns a drain that outlived drain_timeout into a stop.
+    // drains or stops the whole job; so do one rank's failures (max_failures, fail_fast), as a
+    // drain. One watcher thread publishes this rank's level and budget, takes in the others',
+    // and turns a drain that outlived drain_timeout into a stop.
+    const bool signals = settings_.stop == &stop_requested();
     std::optional<PeriodicThread> watcher;
-    if (settings_.stop == &stop_requested()) {
+    if (signals || settings_.failures != nullptr) {
         using Clock = std::chrono::steady_clock;
         const auto drain_limit = std::chrono::duration<double>(settings_.drain_timeout_seconds);
-        watcher.emplace(std::chrono::milliseconds(20),
-                        [this, drain_limit, published = StopLevel::none, drain_started = std::optional<Clock::time_point>()]() mutable {
+        watcher.emplace(std::chrono::milliseconds(20), [this, signals, drain_limit, published = StopLevel::none,
+                                                        drain_started = std::optional<Clock::time_point>()]() mutable {
+            if (settings_.failures != nullptr) settings_.failures->poll(*counters_);
+            if (!signals) return true;
             if (stop_level() > published) {
                 published = stop_level();
                 counters_->request_stop(published);
@@ -73,16 +77,11 @@ RankStats RankLoopSetup::run(io::ResultSink& sink)
             return true;
         });
     }
-    // Failures end the job on every rank as a drain: one rank's decision reaches the others here.
-    std::optional<PeriodicThread> budget_watch;
-    if (settings_.failures != nullptr) {
-        budget_watch.emplace(std::chrono::milliseconds(20), [this] { return settings_.failures->poll(*counters_); });
-    }
     auto stats = run_rank_loop(settings_, *source_, sink, *feed_);
     // The loop may end (its task stopped at once, its budget spent on its last task) before
     // the watchers' next tick: publish now.
     if (settings_.failures != nullptr) settings_.failures->poll(*counters_);
-    if (watcher && stop_level() > StopLevel::none) counters_->request_stop(stop_level());
+    if (signals && stop_level() > StopLevel::none) counters_->request_stop(stop_level());
     stats.drain_ran_out = drain_ran_out_;
     return stats;
 }
