@@ -31,7 +31,10 @@ std::string value_key(const SweepDimension& dimension, std::uint64_t index)
     ParamMap params;
     dimension.apply(index, params);
     std::string key;
-    for (const auto& [name, value] : params.entries()) {
+    for (const auto& entry : params.entries()) {
+        // Not a structured binding: clang before 16 cannot capture one in a lambda.
+        const auto& name = entry.first;
+        const auto& value = entry.second;
         key += std::visit([&](const auto& v) { return fmt::format("{}={}:{}\n", name, value.index(), v); }, value);
     }
     return key;
