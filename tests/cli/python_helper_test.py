@@ -21,8 +21,8 @@ LR, EPOCHS, WARM, TAG = [0.5, 0.25], [2, 3], True, "abc"
 
 def torch_python():
     """A Python that imports torch: $SHARDRUN_TORCH_PYTHON, else the first of a few known places."""
-    candidates = [os.environ.get("SHARDRUN_TORCH_PYTHON"), "/opt/shardrun-pyenv/bin/python", NUMPY_PYTHON,
-                  shutil.which("python3")]
+    candidates = [os.environ.get("SHARDRUN_TORCH_PYTHON"), "/opt/shardrun-torch/bin/python",  # scripts/install-torch
+                  "/opt/shardrun-pyenv/bin/python", NUMPY_PYTHON, shutil.which("python3")]
     for python in filter(None, candidates):
         if os.path.exists(python) and subprocess.run([python, "-c", "import torch, numpy"],
                                                      capture_output=True).returncode == 0:
