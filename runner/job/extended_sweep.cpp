@@ -12,19 +12,6 @@
 namespace shardrun::job {
 namespace {
 
-/** The sweep of a resolved job; a points_file's contents (inlined there) read as points:. */
-Sweep sweep_of(const std::string& resolved, const std::string& file)
-{
-    const auto root = YAML::Load(resolved);
-    if (!root["sweep"]) return Sweep();
-    YAML::Node sweep;
-    for (const auto& entry : root["sweep"]) {
-        const auto key = entry.first.as<std::string>();
-        sweep[key == "points_file" ? "points" : key] = entry.second;
-    }
-    return parse_sweep(sweep, YamlContext(file, {}), ".");
-}
-
 /** Value `index` of `dimension` as text that is equal exactly when the values are (type included). */
 std::string value_key(const SweepDimension& dimension, std::uint64_t index)
 {
@@ -105,10 +92,22 @@ private:
 
 }  // namespace
 
+Sweep resolved_sweep(const std::string& resolved, const std::string& file)
+{
+    const auto root = YAML::Load(resolved);
+    if (!root["sweep"]) return Sweep();
+    YAML::Node sweep;
+    for (const auto& entry : root["sweep"]) {
+        const auto key = entry.first.as<std::string>();
+        sweep[key == "points_file" ? "points" : key] = entry.second;
+    }
+    return parse_sweep(sweep, YamlContext(file, {}), ".");
+}
+
 Sweep extended_sweep(const std::vector<std::string>& jobs, const std::string& file)
 {
     std::vector<Sweep> sweeps;
-    for (const auto& job : jobs) sweeps.push_back(sweep_of(job, file));
+    for (const auto& job : jobs) sweeps.push_back(resolved_sweep(job, file));
     std::vector<std::vector<std::uint64_t>> added;
     for (std::size_t j = 1; j < sweeps.size(); ++j) added.push_back(added_points(sweeps[j - 1], sweeps[j], file));
     return Sweep({std::make_shared<const ExtendedPoints>(std::move(sweeps), std::move(added))});
