@@ -3,7 +3,7 @@ over a sweep of epochs [3, 5] is stored [T, 5], each task's row padded with NaN 
 `epochs` values, with `loss_length` holding each task's length; a 2-D `[float32, "{epochs}", 2]`
 likewise. Real mpiexec at PARAM_SHAPES_NP ranks (ctest runs 1, 2 and 4), both layouts, answers
 through $SHARDRUN_RESULT (JSON), .npy files and worker answers; read back with h5py, xarray
-and `shardrun table`. A task answering a length other than its own value fails with the reason
+and `shardrun table`; an array job's elements merge the same way. A task answering a length other than its own value fails with the reason
 and stores nothing. An added sweep value above the stored length is refused on --resume."""
 import math
 import os
@@ -75,6 +75,17 @@ class ParamShapesTest(unittest.TestCase):
                     done = run(["run", job, "-q"], np=NP)
                     self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
                     self.check_rows(out)
+
+    def test_an_array_job_merges_its_elements_padded(self):
+        for layout in ("shards", "single"):
+            with self.subTest(layout=layout):
+                work, job, out = self.start("json", layout)
+                for index in (0, 1):
+                    done = run(["run", job, "-q", "--array-index", str(index), "--array-count", "2"], np=NP)
+                    self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+                merged = run(["merge", out])
+                self.assertEqual(merged.returncode, 0, merged.stdout + merged.stderr)
+                self.check_rows(out)
 
     def test_xarray_and_table_read_the_padded_axis_and_the_lengths(self):
         for layout in ("shards", "single"):
