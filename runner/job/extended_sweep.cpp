@@ -18,8 +18,11 @@ std::string value_key(const SweepDimension& dimension, std::uint64_t index)
     ParamMap params;
     dimension.apply(index, params);
     std::string key;
-    for (const auto& [name, value] : params.entries()) {
-        key += std::visit([&](const auto& v) { return fmt::format("{}={}:{}\n", name, value.index(), v); }, value);
+    // Not a structured binding: clang 14 (the fuzzing build) cannot capture one in the lambda.
+    for (const auto& entry : params.entries()) {
+        const auto& name = entry.first;
+        const auto type = entry.second.index();
+        key += std::visit([&](const auto& v) { return fmt::format("{}={}:{}\n", name, type, v); }, entry.second);
     }
     return key;
 }

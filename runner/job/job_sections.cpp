@@ -87,16 +87,17 @@ std::optional<std::string> parameter_dimension(const YAML::Node& node, const Yam
         if (text.size() < 3 || text.back() != '}') {
             context.fail(node, path, fmt::format("'{}' is not a dimension; allowed: a whole number (at least 1), rows, or "
                                                  "\"{{name}}\" naming an integer parameter",
-                                                 text));
+                                                 one_line(text)));
         }
         name = text.substr(1, text.size() - 2);
     } else {
         return std::nullopt;
     }
-    if (name.empty() || name.find_first_of("{} ") != std::string::npos) {
+    const bool control = std::any_of(name.begin(), name.end(), [](char c) { return std::iscntrl(static_cast<unsigned char>(c)); });
+    if (name.empty() || control || name.find_first_of("{} ") != std::string::npos) {
         context.fail(node, path, fmt::format("'{{{}}}' is not a parameter dimension; allowed: \"{{name}}\" naming an integer "
                                              "parameter",
-                                             name));
+                                             one_line(name)));
     }
     return name;
 }

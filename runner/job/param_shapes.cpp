@@ -20,7 +20,7 @@ std::string extent_problem(const ParamValue& value)
     const auto* integer = std::get_if<std::int64_t>(&value);
     if (integer == nullptr) {
         return fmt::format("{} is not an integer", std::holds_alternative<std::string>(value)
-                                                       ? fmt::format("'{}'", param_text(value))
+                                                       ? fmt::format("'{}'", one_line(param_text(value)))
                                                        : param_text(value));
     }
     if (*integer < 1) return fmt::format("{} is below 1", *integer);
