@@ -31,6 +31,11 @@ std::size_t FieldSpec::elements() const noexcept
     return count;
 }
 
+std::string length_field_name(const std::string& field)
+{
+    return field + "_length";
+}
+
 const char* task_status_name(TaskStatus status) noexcept
 {
     switch (status) {

@@ -27,12 +27,23 @@ struct FieldSpec {
      * as [items, shape[1:]...] (io/master/item_rows.hpp).
      */
     bool item_rows = false;
+    /**
+     * A parameter names the extent of axis `length_axis` (`[float64, "{epochs}"]` in the job
+     * file): shape[length_axis] is the parameter's largest value over the job's tasks, a task
+     * with a smaller value is padded with the fill value along that axis, and the int64 field
+     * `<name>_length` (length_field_name) holds each task's own value. Empty for fixed shapes.
+     */
+    std::string length_param;
+    std::size_t length_axis = 0;
 
     /** Elements per task (product of shape, 1 for a scalar). */
     std::size_t elements() const noexcept;
     /** Bytes per task. */
     std::size_t bytes() const noexcept { return elements() * dtype_size(dtype); }
 };
+
+/** "<field>_length": the result field that holds each task's extent of a parameter-shaped field. */
+std::string length_field_name(const std::string& field);
 
 /** Final or provisional state of a task, as stored in /tasks/status. */
 enum class TaskStatus : std::int8_t { pending = 0, ok = 1, failed = 2, skipped = 3 };

@@ -66,11 +66,15 @@ ElementManifest parse_manifest(const json& j)
     j.at("complete").get_to(manifest.complete);
     manifest.consolidated = j.value("consolidated", false);
     for (const auto& field : j.at("fields")) {
-        manifest.fields.push_back(FieldSpec{field.at("name").get<std::string>(),
-                                            parse_dtype(field.at("dtype").get<std::string>()),
-                                            field.at("shape").get<std::vector<std::size_t>>(),
-                                            field.at("units").get<std::string>()});
-        manifest.fields.back().item_rows = field.value("item_rows", false);
+        FieldSpec spec;
+        spec.name = field.at("name").get<std::string>();
+        spec.dtype = parse_dtype(field.at("dtype").get<std::string>());
+        spec.shape = field.at("shape").get<std::vector<std::size_t>>();
+        spec.units = field.at("units").get<std::string>();
+        spec.item_rows = field.value("item_rows", false);
+        spec.length_param = field.value("length_param", std::string());
+        spec.length_axis = field.value("length_axis", std::size_t{0});
+        manifest.fields.push_back(std::move(spec));
     }
     return manifest;
 }
@@ -97,6 +101,10 @@ void write_manifest(const std::string& path, const ElementManifest& manifest)
         fields.push_back(json{{"name", field.name}, {"dtype", dtype_name(field.dtype)},
                               {"shape", field.shape}, {"units", field.units}});
         if (field.item_rows) fields.back()["item_rows"] = true;
+        if (!field.length_param.empty()) {
+            fields.back()["length_param"] = field.length_param;
+            fields.back()["length_axis"] = field.length_axis;
+        }
     }
     const json j{{"format", "shardrun-element/1"},
                  {"metadata", metadata_json(manifest.metadata)},

@@ -9,8 +9,10 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "runner/exec/results/task_shapes.hpp"
 #include "runner/exec/worker_log.hpp"
 #include "runner/exec/worker_state.hpp"
+#include "runner/job/param_shapes.hpp"
 #include "runner/tasks/rank_fatal.hpp"
 
 namespace shardrun::exec {
@@ -58,6 +60,9 @@ TaskOutcome WorkerPool::run_task(const TaskContext& context, const std::function
 {
     const auto id = context.task_id;
     const auto line = worker_request_line(context);
+    // A parameter-sized field's answer is checked against this task's own value (job/param_shapes.hpp).
+    const auto shapes = job::has_param_shapes(settings_.fields) ? task_shapes(settings_.fields, std::nullopt, context.params)
+                                                                 : std::vector<io::FieldSpec>{};
     Lock lock(mutex_);
     while (true) {
         if (stopping(context)) begin_drain();
@@ -65,7 +70,7 @@ TaskOutcome WorkerPool::run_task(const TaskContext& context, const std::function
         std::uint64_t started_generation = 0;
         auto worker = draining_ ? nullptr : ready_worker(lock, context, make_launch, started_generation);
         if (!worker) return TaskOutcome::failure(1, "shardrun is stopping; the task was not sent to the worker");
-        pending_[id] = Pending{worker->generation, ++sequence_, std::nullopt, false};
+        pending_[id] = Pending{worker->generation, ++sequence_, std::nullopt, false, shapes};
         worker->last_task = id;
         const auto sent = Clock::now();
         const double sent_unix = unix_now();
@@ -284,13 +289,19 @@ TaskOutcome WorkerPool::lost_outcome(const Worker& worker, const TaskContext& co
 
 TaskOutcome WorkerPool::answered(WorkerAnswer answer, const TaskContext& context)
 {
+    const bool sized = job::has_param_shapes(settings_.fields);
     if (answer.kind == WorkerAnswer::Kind::task && answer.ok) {
         TaskOutcome outcome;
         outcome.values = std::move(answer.values);
+        if (sized) pad_to_declared(outcome.values, task_shapes(settings_.fields, std::nullopt, context.params), settings_.fields);
         return outcome;
     }
     write_task_stderr(context.task_dir, log_path_);
-    if (answer.kind == WorkerAnswer::Kind::malformed) return TaskOutcome::failure(0, answer.message);
+    if (answer.kind == WorkerAnswer::Kind::malformed) {
+        return TaskOutcome::failure(0, sized ? with_length_note(answer.message, task_shapes(settings_.fields, std::nullopt,
+                                                                                            context.params))
+                                             : answer.message);
+    }
     return TaskOutcome::failure(1, answer.message.empty() ? "the worker answered status failed"
                                              : "the worker answered failed: " + answer.message);
 }

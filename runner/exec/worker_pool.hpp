@@ -61,6 +61,8 @@ private:
         std::uint64_t sequence = 0;  ///< order of sending: a malformed line without task_id fails the oldest
         std::optional<WorkerAnswer> answer;
         bool lost = false;           ///< its worker ended before answering
+        /** The shapes its results must have, when a parameter sizes a field; empty: the declared ones. */
+        std::vector<io::FieldSpec> shapes;
     };
     using Lock = std::unique_lock<std::mutex>;
     using Clock = std::chrono::steady_clock;

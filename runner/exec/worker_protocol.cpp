@@ -83,7 +83,8 @@ std::size_t max_answer_bytes(const std::vector<io::FieldSpec>& fields)
     return (std::size_t{1} << 20) + 32 * elements;
 }
 
-WorkerAnswer parse_worker_answer(std::string_view line, const std::vector<io::FieldSpec>& fields)
+WorkerAnswer parse_worker_answer(std::string_view line, const std::vector<io::FieldSpec>& fields,
+                                 const AnswerShapes& shapes_of)
 {
     std::size_t depth = 4;  // answer, results, a binary field's object and its shape list
     for (const auto& field : fields) depth = std::max(depth, field.shape.size() + 2);
@@ -127,7 +128,7 @@ WorkerAnswer parse_worker_answer(std::string_view line, const std::vector<io::Fi
     const auto results = document.find("results");
     if (results == document.end()) return malformed("status ok without 'results'", task_id);
     if (!results->is_object()) return malformed("'results' must be an object of the declared fields", task_id);
-    auto values = result_values(*results, fields);
+    auto values = shapes_of ? result_values(*results, shapes_of(task_id)) : result_values(*results, fields);
     if (auto* reason = std::get_if<std::string>(&values)) return malformed(*reason, task_id);
     answer.values = std::move(std::get<io::TaskValues>(values));
     return answer;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,11 +33,16 @@ struct WorkerAnswer {
     io::TaskValues values;                 ///< the declared fields, when ok
 };
 
+/** The shapes the results of task `task_id` must have (parameter dimensions at its own values). */
+using AnswerShapes = std::function<std::vector<io::FieldSpec>(std::uint64_t task_id)>;
+
 /**
  * Decodes an answer line: {"ready": true}, or {"task_id", "status": "ok"|"failed",
  * "message", "results": {declared fields}}. Results are converted as $SHARDRUN_RESULT files are.
+ * @param shapes_of  when given, the shapes the named task's results must have instead of `fields`'
  */
-WorkerAnswer parse_worker_answer(std::string_view line, const std::vector<io::FieldSpec>& fields);
+WorkerAnswer parse_worker_answer(std::string_view line, const std::vector<io::FieldSpec>& fields,
+                                 const AnswerShapes& shapes_of = {});
 
 /** The longest answer line the declared fields can need (longer lines are a protocol error). */
 std::size_t max_answer_bytes(const std::vector<io::FieldSpec>& fields);

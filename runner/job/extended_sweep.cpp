@@ -12,30 +12,17 @@
 namespace shardrun::job {
 namespace {
 
-/** The sweep of a resolved job; a points_file's contents (inlined there) read as points:. */
-Sweep sweep_of(const std::string& resolved, const std::string& file)
-{
-    const auto root = YAML::Load(resolved);
-    if (!root["sweep"]) return Sweep();
-    YAML::Node sweep;
-    for (const auto& entry : root["sweep"]) {
-        const auto key = entry.first.as<std::string>();
-        sweep[key == "points_file" ? "points" : key] = entry.second;
-    }
-    return parse_sweep(sweep, YamlContext(file, {}), ".");
-}
-
 /** Value `index` of `dimension` as text that is equal exactly when the values are (type included). */
 std::string value_key(const SweepDimension& dimension, std::uint64_t index)
 {
     ParamMap params;
     dimension.apply(index, params);
     std::string key;
+    // Not a structured binding: clang 14 (the fuzzing build) cannot capture one in the lambda.
     for (const auto& entry : params.entries()) {
-        // Not a structured binding: clang before 16 cannot capture one in a lambda.
         const auto& name = entry.first;
-        const auto& value = entry.second;
-        key += std::visit([&](const auto& v) { return fmt::format("{}={}:{}\n", name, value.index(), v); }, value);
+        const auto type = entry.second.index();
+        key += std::visit([&](const auto& v) { return fmt::format("{}={}:{}\n", name, type, v); }, entry.second);
     }
     return key;
 }
@@ -108,10 +95,22 @@ private:
 
 }  // namespace
 
+Sweep resolved_sweep(const std::string& resolved, const std::string& file)
+{
+    const auto root = YAML::Load(resolved);
+    if (!root["sweep"]) return Sweep();
+    YAML::Node sweep;
+    for (const auto& entry : root["sweep"]) {
+        const auto key = entry.first.as<std::string>();
+        sweep[key == "points_file" ? "points" : key] = entry.second;
+    }
+    return parse_sweep(sweep, YamlContext(file, {}), ".");
+}
+
 Sweep extended_sweep(const std::vector<std::string>& jobs, const std::string& file)
 {
     std::vector<Sweep> sweeps;
-    for (const auto& job : jobs) sweeps.push_back(sweep_of(job, file));
+    for (const auto& job : jobs) sweeps.push_back(resolved_sweep(job, file));
     std::vector<std::vector<std::uint64_t>> added;
     for (std::size_t j = 1; j < sweeps.size(); ++j) added.push_back(added_points(sweeps[j - 1], sweeps[j], file));
     return Sweep({std::make_shared<const ExtendedPoints>(std::move(sweeps), std::move(added))});

@@ -19,4 +19,7 @@ namespace shardrun::job {
  */
 Sweep extended_sweep(const std::vector<std::string>& jobs, const std::string& file);
 
+/** The sweep of a job's resolved_json(); a points_file's contents (inlined there) read as points:. */
+Sweep resolved_sweep(const std::string& resolved, const std::string& file);
+
 }  // namespace shardrun::job

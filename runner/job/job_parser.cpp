@@ -15,6 +15,7 @@
 #include "runner/job/job_paths.hpp"
 #include "runner/job/failure_fields.hpp"
 #include "runner/job/job_sections.hpp"
+#include "runner/job/param_shapes.hpp"
 #include "runner/job/resolved_json.hpp"
 #include "runner/job/yaml_checks.hpp"
 
@@ -245,6 +246,7 @@ JobSpec parse_job(const std::string& file, const std::string& text, const std::v
     check_exec_templates(root["exec"], context, spec);
     resolve_job_paths(root["exec"], context, job_dir_of(file, given_job_dir), spec);
     resolve_item_rows(root["exec"], context, spec);
+    resolve_param_shapes(root["exec"], context, spec);
     spec.resolved_json = resolved_json(with_points_file_contents(root, job_dir));
     return spec;
 }

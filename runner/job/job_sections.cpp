@@ -6,6 +6,7 @@
 #include <cctype>
 #include <filesystem>
 #include <limits>
+#include <optional>
 
 #include "runner/job/duration.hpp"
 #include "runner/job/exec_results.hpp"
@@ -72,6 +73,35 @@ ScheduleSpec parse_schedule(const YAML::Node& node, const YamlContext& context)
     return schedule;
 }
 
+/**
+ * A result dimension that names a parameter: "{epochs}", or {epochs} unquoted (YAML reads that
+ * as a mapping of one key without a value). nullopt for anything else (a number, rows).
+ */
+std::optional<std::string> parameter_dimension(const YAML::Node& node, const YamlContext& context, const std::string& path)
+{
+    std::string name;
+    if (node.IsMap() && node.size() == 1 && node.begin()->first.IsScalar() && node.begin()->second.IsNull()) {
+        name = node.begin()->first.Scalar();
+    } else if (node.IsScalar() && !node.Scalar().empty() && node.Scalar().front() == '{') {
+        const auto& text = node.Scalar();
+        if (text.size() < 3 || text.back() != '}') {
+            context.fail(node, path, fmt::format("'{}' is not a dimension; allowed: a whole number (at least 1), rows, or "
+                                                 "\"{{name}}\" naming an integer parameter",
+                                                 one_line(text)));
+        }
+        name = text.substr(1, text.size() - 2);
+    } else {
+        return std::nullopt;
+    }
+    const bool control = std::any_of(name.begin(), name.end(), [](char c) { return std::iscntrl(static_cast<unsigned char>(c)); });
+    if (name.empty() || control || name.find_first_of("{} ") != std::string::npos) {
+        context.fail(node, path, fmt::format("'{{{}}}' is not a parameter dimension; allowed: \"{{name}}\" naming an integer "
+                                             "parameter",
+                                             one_line(name)));
+    }
+    return name;
+}
+
 io::FieldSpec parse_result_field(const std::string& name, const YAML::Node& node, const YamlContext& context,
                                  const std::string& path)
 {
@@ -87,8 +117,31 @@ io::FieldSpec parse_result_field(const std::string& name, const YAML::Node& node
     for (size_t i = 1; node.IsSequence() && i < node.size(); ++i) {
         // `rows`: a data chunk's rows; its extent, data.chunk, is set by resolve_item_rows.
         if (node[i].IsScalar() && node[i].Scalar() == "rows") {
+            if (!field.length_param.empty()) {
+                context.fail(node[i], fmt::format("{}[{}]", path, i),
+                             "rows cannot be combined with a parameter dimension in one field; allowed: [dtype, rows, n, ...] "
+                             "or [dtype, \"{name}\", ...]");
+            }
             if (i != 1) context.fail(node[i], fmt::format("{}[{}]", path, i), "rows may only be the first dimension: [dtype, rows, ...]");
             field.item_rows = true;
+            field.shape.push_back(1);
+            continue;
+        }
+        if (auto param = parameter_dimension(node[i], context, fmt::format("{}[{}]", path, i))) {
+            // Its extent, the parameter's largest value, is set by resolve_param_shapes.
+            if (field.item_rows) {
+                context.fail(node[i], fmt::format("{}[{}]", path, i),
+                             "a parameter dimension cannot be combined with rows in one field; allowed: [dtype, rows, n, ...] "
+                             "or [dtype, \"{name}\", ...]");
+            }
+            if (!field.length_param.empty()) {
+                context.fail(node[i], fmt::format("{}[{}]", path, i),
+                             fmt::format("only one dimension of a field may name a parameter ({{{}}} is already one); allowed: one "
+                                         "\"{{name}}\" dimension per field",
+                                         field.length_param));
+            }
+            field.length_param = std::move(*param);
+            field.length_axis = field.shape.size();
             field.shape.push_back(1);
             continue;
         }

@@ -1,6 +1,7 @@
 #pragma once
 
-// @internal The sweep's axis types, used only by sweep_dimensions.cpp (which parses them).
+// @internal The sweep's axis types, used by sweep_dimensions.cpp (which parses them) and
+// param_shapes.cpp (which bounds a generated axis by its ends: monotonic()).
 
 #include <algorithm>
 #include <cmath>
@@ -96,8 +97,7 @@ public:
         const auto* member = member_of(name);
         return member ? member->name_where(name) : "";
     }
-
-private:
+    /** The member axis that sets `name`; nullptr when none does. */
     const SweepDimension* member_of(std::string_view name) const
     {
         for (const auto& member : members_) {
@@ -106,6 +106,7 @@ private:
         return nullptr;
     }
 
+private:
     std::vector<std::shared_ptr<const SweepDimension>> members_;
 };
 
@@ -143,5 +144,18 @@ private:
     ValueSites sites_;
     std::vector<std::string> name_sites_;
 };
+
+/**
+ * True when the values `dimension` gives `name` only grow or only shrink with the index (a
+ * generated axis: linspace, logspace, range, alone or in a zip:), so its first and last
+ * values bound all the others.
+ */
+inline bool monotonic(const SweepDimension& dimension, std::string_view name)
+{
+    if (dynamic_cast<const ComputedDimension*>(&dimension) != nullptr) return true;
+    const auto* group = dynamic_cast<const GroupDimension*>(&dimension);
+    const auto* member = group != nullptr ? group->member_of(name) : nullptr;
+    return member != nullptr && monotonic(*member, name);
+}
 
 }  // namespace shardrun::job::axes

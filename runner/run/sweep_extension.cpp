@@ -1,12 +1,14 @@
 // --resume after the sweep gained values: decide whether the job only grew, then grow its ids.
 #include "runner/run/sweep_extension.hpp"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "io/output/recorded_job.hpp"
 #include "runner/errors.hpp"
 #include "runner/job/extended_sweep.hpp"
 #include "runner/job/job_change.hpp"
+#include "runner/job/param_shapes.hpp"
 #include "runner/run/agreement.hpp"
 
 namespace shardrun::run {
@@ -49,6 +51,21 @@ void extend_for_resume(collectives::Communicator& world, PreparedJob& job, int a
         if (job.spec.output.layout == "single" || array_count != 1 || array_index != 0) {
             SHARDRUN_THROW(UsageError, job.spec.file + ": cannot --resume " + path + " with added sweep values: "
                                        "extending a sweep works with output.layout shards and no array job");
+        }
+        // The master's parameter-sized axes keep the first run's largest values: an added value above one cannot fit.
+        for (const auto& field : job.spec.exec.results) {
+            if (field.length_param.empty()) continue;
+            const auto before = job::parameter_extent(job::resolved_sweep(lineage.front(), job.spec.file), job.spec.params,
+                                                      field.length_param);
+            const auto* stored = std::get_if<std::uint64_t>(&before);
+            if (stored != nullptr && *stored != field.shape[field.length_axis]) {
+                SHARDRUN_THROW(JobFileError, fmt::format("{}: cannot --resume {}: exec.results.{} is stored {} long (the largest "
+                                                         "{{{}}} of the first run), and the added sweep values reach {}; a "
+                                                         "resumed job may only add values up to {} (use --force to start "
+                                                         "over, or another output.path)",
+                                                         job.spec.file, path, field.name, *stored, field.length_param,
+                                                         field.shape[field.length_axis], *stored));
+            }
         }
         job.spec.sweep = job::extended_sweep(lineage, job.spec.file);
         job.space = std::make_unique<job::TaskSpace>(job::TaskSpace::of(job.spec, job.items));

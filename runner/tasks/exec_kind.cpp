@@ -17,10 +17,12 @@
 #include "runner/exec/process_tree.hpp"
 #include "runner/exec/results/result_files.hpp"
 #include "runner/exec/results/result_json.hpp"
+#include "runner/exec/results/task_shapes.hpp"
 #include "runner/exec/task_folder.hpp"
 #include "runner/exec/task_output.hpp"
 #include "runner/exec/typed_env.hpp"
 #include "runner/job/argv_template.hpp"
+#include "runner/job/param_shapes.hpp"
 
 extern char** environ;
 
@@ -155,7 +157,7 @@ TaskOutcome ExecKind::run(const TaskContext& context) const
         if (!pool_) return run_program(context, group_env, peer_failed);
         return pool_->run_task(context, [&] { return worker_launch(context, group_env); }, peer_failed);
     };
-    if (group.comm == nullptr || group.size == 1) return run_member([] { return false; });
+    if (group.comm == nullptr || group.size == 1) return with_lengths(run_member([] { return false; }), context);
     PeerExits exits(*group.comm);
     int failed_peer = -1;
     auto outcome = run_member([&] {
@@ -170,6 +172,15 @@ TaskOutcome ExecKind::run(const TaskContext& context) const
         outcome.message = fmt::format("stopped because group member {} failed (exit code {}){}", failed_peer,
                                       exits.codes()[static_cast<size_t>(failed_peer)],
                                       line.empty() ? "" : fmt::format(": {} (its stderr: {})", line, member_stderr));
+    }
+    return with_lengths(std::move(outcome), context);
+}
+
+TaskOutcome ExecKind::with_lengths(TaskOutcome outcome, const TaskContext& context) const
+{
+    // The <field>_length columns (job/param_shapes.hpp) come after the declared fields.
+    if (outcome.status == io::TaskStatus::ok && !outcome.values.empty() && job::has_param_shapes(spec_.results)) {
+        append_lengths(outcome.values, task_shapes(spec_.results, std::nullopt, context.params));
     }
     return outcome;
 }
@@ -240,11 +251,12 @@ TaskOutcome ExecKind::run_program(const TaskContext& context, const std::vector<
     TaskOutcome outcome;
     if (spec_.results.empty()) return outcome;
     const auto rows = context.range ? std::optional<std::size_t>(context.range->end - context.range->start) : std::nullopt;
+    const auto shapes = task_shapes(spec_.results, rows, context.params);
     std::vector<std::string> read;
-    auto values = read_task_results(channels, spec_.results, rows, &read);
+    auto values = read_task_results(channels, spec_.results, shapes, &read);
     if (auto* reason = std::get_if<std::string>(&values)) {
         keep_results();
-        return TaskOutcome::failure(0, *reason);
+        return TaskOutcome::failure(0, with_length_note(*reason, shapes));
     }
     outcome.values = std::move(std::get<io::TaskValues>(values));
     // The values are in memory now; a rank that dies before committing them runs the task again.

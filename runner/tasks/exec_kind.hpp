@@ -9,6 +9,7 @@
 #include "runner/exec/task_output.hpp"
 #include "runner/exec/worker_pool.hpp"
 #include "runner/job/job_spec.hpp"
+#include "runner/job/param_shapes.hpp"
 #include "runner/tasks/task_kind.hpp"
 
 namespace shardrun::tasks {
@@ -31,7 +32,8 @@ public:
 
     std::string_view name() const noexcept override { return "exec"; }
     void validate(const job::ParamMap& params, const JobView& job) const override;
-    std::vector<io::FieldSpec> fields(const job::ParamMap& params) const override { return spec_.results; }
+    /** The declared results, then a <field>_length column per parameter-shaped field (job/param_shapes.hpp). */
+    std::vector<io::FieldSpec> fields(const job::ParamMap& /*params*/) const override { return job::stored_fields(spec_.results); }
     bool fields_depend_on_params() const noexcept override { return false; }
     bool uses_task_dir() const noexcept override { return true; }
     TaskOutcome run(const TaskContext& context) const override;
@@ -47,6 +49,8 @@ private:
     /** The worker's argv, environment and log, expanded once for the rank (no per-task values). */
     exec::WorkerLaunch worker_launch(const TaskContext& context, const std::vector<std::string>& group_env) const;
     std::vector<std::string> merged_env(std::vector<std::string> own) const;
+    /** A successful outcome with the <field>_length values of this task appended to its declared fields'. */
+    TaskOutcome with_lengths(TaskOutcome outcome, const TaskContext& context) const;
     /** argv[0] as the job file means it: a relative path with a '/' is relative to the job file's folder. */
     std::string from_job_dir(const std::string& program) const;
 

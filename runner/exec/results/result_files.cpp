@@ -6,9 +6,9 @@
 #include <filesystem>
 
 #include "io/input/result_datasets.hpp"
-#include "io/tasks/task_rows.hpp"
 #include "runner/exec/results/result_json.hpp"
 #include "runner/exec/results/result_npy.hpp"
+#include "runner/exec/results/task_shapes.hpp"
 
 namespace fs = std::filesystem;
 
@@ -19,25 +19,6 @@ bool exists(const std::string& path)
 {
     std::error_code ignored;
     return fs::exists(fs::symlink_status(path, ignored));
-}
-
-/** The fields with the shape this task must deliver: a short last chunk has fewer rows. */
-std::vector<io::FieldSpec> task_shapes(const std::vector<io::FieldSpec>& fields, std::optional<std::size_t> rows)
-{
-    auto shapes = fields;
-    for (auto& field : shapes) {
-        if (field.item_rows && rows && !field.shape.empty()) field.shape[0] = *rows;
-    }
-    return shapes;
-}
-
-/** Pads a field of `rows` rows with the fill value up to its declared rows. */
-void pad_rows(std::vector<std::byte>& bytes, const io::FieldSpec& field)
-{
-    if (bytes.size() >= field.bytes()) return;
-    auto row = field;
-    row.shape.erase(row.shape.begin());
-    io::append_fill(bytes, row, (field.bytes() - bytes.size()) / row.bytes());
 }
 
 std::string missing_message(const io::FieldSpec& field)
@@ -77,10 +58,9 @@ void remove_files(const std::vector<std::string>& files)
 
 std::variant<io::TaskValues, std::string> read_task_results(const ResultChannels& channels,
                                                             const std::vector<io::FieldSpec>& fields,
-                                                            std::optional<std::size_t> rows,
+                                                            const std::vector<io::FieldSpec>& shapes,
                                                             std::vector<std::string>* read_files)
 {
-    const auto shapes = task_shapes(fields, rows);
     io::TaskValues values(fields.size());
     std::vector<bool> from_files(fields.size(), false);
     for (std::size_t f = 0; f < fields.size(); ++f) {
@@ -121,9 +101,7 @@ std::variant<io::TaskValues, std::string> read_task_results(const ResultChannels
             if (!from_files[f]) return missing_message(fields[f]);
         }
     }
-    for (std::size_t f = 0; f < fields.size(); ++f) {
-        if (fields[f].item_rows) pad_rows(values[f], fields[f]);
-    }
+    pad_to_declared(values, shapes, fields);
     return values;
 }
 

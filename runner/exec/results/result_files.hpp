@@ -35,15 +35,16 @@ void remove_files(const std::vector<std::string>& files);
 /**
  * Reads the declared fields from wherever the task wrote each: $SHARDRUN_RESULT_DIR/<field>.npy,
  * a dataset of $SHARDRUN_RESULT_H5, or $SHARDRUN_RESULT (JSON). A field given in two places, or
- * in none, fails the task. A field with item_rows takes `rows` rows (a short last chunk) and is
- * padded with its fill value to its declared rows.
- * @param rows  rows of this task's data range (end - start); nullopt without a range
+ * in none, fails the task. Each field must have its task shape (task_shapes.hpp: a short last
+ * chunk's rows, a parameter dimension's value in this task), and is padded with its fill value
+ * to its declared shape.
+ * @param shapes  `fields` in the shapes this task must write (task_shapes())
  * @param read_files  when given, gets the paths of the files the values came from
  * @return the values, or a one-line reason
  */
 std::variant<io::TaskValues, std::string> read_task_results(const ResultChannels& channels,
                                                             const std::vector<io::FieldSpec>& fields,
-                                                            std::optional<std::size_t> rows,
+                                                            const std::vector<io::FieldSpec>& shapes,
                                                             std::vector<std::string>* read_files = nullptr);
 
 }  // namespace shardrun::exec
