@@ -38,8 +38,14 @@ std::variant<std::vector<std::byte>, std::string> decode_binary_result(const nlo
     const bool shape_ok = shape != value.end() && shape->is_array() &&
                           (*shape == nlohmann::json(field.shape) || (field.shape.empty() && *shape == nlohmann::json{1}));
     if (!shape_ok) {
-        return fmt::format("results field '{}': binary shape {} is not its declared {}", field.name,
-                           shape == value.end() ? "missing" : shape->dump(), shape_text(field.shape));
+        const auto given = shape == value.end() ? std::string("missing") : shape->dump();
+        if (field.item_rows) {
+            return fmt::format("results field '{}': binary shape {} is not this task's {} (a rows field answers "
+                               "end - start = {} rows of its range)", field.name, given, shape_text(field.shape),
+                               field.shape.front());
+        }
+        return fmt::format("results field '{}': binary shape {} is not its declared {}", field.name, given,
+                           shape_text(field.shape));
     }
     if (!data.is_string()) return fmt::format("results field '{}': base64 must be a string", field.name);
     auto text = data.get<std::string>();

@@ -53,11 +53,11 @@ WorkerPool::~WorkerPool()
     }
 }
 
-TaskOutcome WorkerPool::run_task(const TaskContext& context, const std::function<WorkerLaunch()>& make_launch,
-                                 const std::function<bool()>& peer_failed)
+TaskOutcome WorkerPool::run_task(const TaskContext& context, const AnswerPlace& place,
+                                 const std::function<WorkerLaunch()>& make_launch, const std::function<bool()>& peer_failed)
 {
     const auto id = context.task_id;
-    const auto line = worker_request_line(context);
+    const auto line = worker_request_line(context, place.result_dir);
     Lock lock(mutex_);
     while (true) {
         if (stopping(context)) begin_drain();
@@ -80,7 +80,7 @@ TaskOutcome WorkerPool::run_task(const TaskContext& context, const std::function
             if (worker->handle.stdin_fd >= 0) write_to_worker(worker->handle.stdin_fd, line, worker->abandon);
         }
         lock.lock();
-        if (auto outcome = await_answer(*worker, context, sent, peer_failed, lock)) {
+        if (auto outcome = await_answer(*worker, context, place, sent, peer_failed, lock)) {
             if (!was_ready) outcome->began = sent_unix;
             outcome->startup_seconds = startup;
             return std::move(*outcome);
@@ -88,7 +88,7 @@ TaskOutcome WorkerPool::run_task(const TaskContext& context, const std::function
     }
 }
 
-std::optional<TaskOutcome> WorkerPool::await_answer(Worker& worker, const TaskContext& context,
+std::optional<TaskOutcome> WorkerPool::await_answer(Worker& worker, const TaskContext& context, const AnswerPlace& place,
                                                     Clock::time_point sent, const std::function<bool()>& peer_failed,
                                                     Lock& lock)
 {
@@ -98,6 +98,10 @@ std::optional<TaskOutcome> WorkerPool::await_answer(Worker& worker, const TaskCo
         if (pending.answer) {
             auto answer = std::move(*pending.answer);
             pending_.erase(id);
+            // Decoding a large answer (or reading its .npy files) must not hold up the reader or other slots.
+            lock.unlock();
+            convert_worker_results(answer, settings_.fields, place);
+            lock.lock();
             return answered(std::move(answer), context);
         }
         if (pending.lost) {

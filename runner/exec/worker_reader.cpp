@@ -118,7 +118,7 @@ void WorkerPool::read_answers(std::shared_ptr<Worker> worker)
 void WorkerPool::deliver(Worker& worker, std::string_view line)
 {
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;
-    auto answer = parse_worker_answer(line, settings_.fields);
+    auto answer = read_worker_answer(line, settings_.fields);
     std::lock_guard lock(mutex_);
     if (answer.kind == WorkerAnswer::Kind::ready) {
         worker.ready = true;

@@ -21,25 +21,6 @@ bool exists(const std::string& path)
     return fs::exists(fs::symlink_status(path, ignored));
 }
 
-/** The fields with the shape this task must deliver: a short last chunk has fewer rows. */
-std::vector<io::FieldSpec> task_shapes(const std::vector<io::FieldSpec>& fields, std::optional<std::size_t> rows)
-{
-    auto shapes = fields;
-    for (auto& field : shapes) {
-        if (field.item_rows && rows && !field.shape.empty()) field.shape[0] = *rows;
-    }
-    return shapes;
-}
-
-/** Pads a field of `rows` rows with the fill value up to its declared rows. */
-void pad_rows(std::vector<std::byte>& bytes, const io::FieldSpec& field)
-{
-    if (bytes.size() >= field.bytes()) return;
-    auto row = field;
-    row.shape.erase(row.shape.begin());
-    io::append_fill(bytes, row, (field.bytes() - bytes.size()) / row.bytes());
-}
-
 std::string missing_message(const io::FieldSpec& field)
 {
     return fmt::format("results field '{}' was not written: no $SHARDRUN_RESULT_DIR/{}.npy, no dataset /{} in "
@@ -69,6 +50,23 @@ void remove_result_files(const ResultChannels& channels, const std::vector<io::F
     for (const auto& name : result_file_names(fields)) fs::remove(channels.dir + "/" + name, ignored);
 }
 
+std::vector<io::FieldSpec> task_field_shapes(const std::vector<io::FieldSpec>& fields, std::optional<std::size_t> rows)
+{
+    auto shapes = fields;
+    for (auto& field : shapes) {
+        if (field.item_rows && rows && !field.shape.empty()) field.shape[0] = *rows;
+    }
+    return shapes;
+}
+
+void pad_item_rows(std::vector<std::byte>& bytes, const io::FieldSpec& field)
+{
+    if (!field.item_rows || field.shape.empty() || bytes.size() >= field.bytes()) return;
+    auto row = field;
+    row.shape.erase(row.shape.begin());
+    io::append_fill(bytes, row, (field.bytes() - bytes.size()) / row.bytes());
+}
+
 void remove_files(const std::vector<std::string>& files)
 {
     std::error_code ignored;
@@ -80,7 +78,7 @@ std::variant<io::TaskValues, std::string> read_task_results(const ResultChannels
                                                             std::optional<std::size_t> rows,
                                                             std::vector<std::string>* read_files)
 {
-    const auto shapes = task_shapes(fields, rows);
+    const auto shapes = task_field_shapes(fields, rows);
     io::TaskValues values(fields.size());
     std::vector<bool> from_files(fields.size(), false);
     for (std::size_t f = 0; f < fields.size(); ++f) {
@@ -122,7 +120,7 @@ std::variant<io::TaskValues, std::string> read_task_results(const ResultChannels
         }
     }
     for (std::size_t f = 0; f < fields.size(); ++f) {
-        if (fields[f].item_rows) pad_rows(values[f], fields[f]);
+        pad_item_rows(values[f], fields[f]);
     }
     return values;
 }

@@ -29,6 +29,15 @@ std::vector<std::string> result_file_names(const std::vector<io::FieldSpec>& fie
 /** Removes every result file `fields` may have (an earlier attempt's); the folder stays. */
 void remove_result_files(const ResultChannels& channels, const std::vector<io::FieldSpec>& fields);
 
+/**
+ * The fields with the shape one task delivers: a field with item_rows has `rows` rows (its
+ * data range's end - start; a short last chunk has fewer than data.chunk), the others keep theirs.
+ */
+std::vector<io::FieldSpec> task_field_shapes(const std::vector<io::FieldSpec>& fields, std::optional<std::size_t> rows);
+
+/** Pads a field with item_rows, given with a task's rows, with its fill value up to its declared rows. */
+void pad_item_rows(std::vector<std::byte>& bytes, const io::FieldSpec& field);
+
 /** Removes `files` (what read_task_results read), each tried once. */
 void remove_files(const std::vector<std::string>& files);
 
