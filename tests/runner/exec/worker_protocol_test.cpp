@@ -160,6 +160,24 @@ TEST(WorkerProtocol, BinaryResultsMustMatchTheDeclaredField)
     EXPECT_NE(answer("float32", "[2, 2]", four_floats).message.find("shape"), std::string::npos);
     EXPECT_NE(answer("float32", "[4]", three_floats).message.find("holds 12 bytes"), std::string::npos);
     EXPECT_NE(answer("float32", "[4]", "AACAPwAAAEAAAEBAAACAQ!==").message.find("alphabet"), std::string::npos);
+    EXPECT_NE(answer("float32", "[4]", "AAC!PwAAAEAAAEBAAACAQA==").message.find("alphabet"), std::string::npos);
+}
+
+TEST(WorkerProtocol, BinaryResultsOfEveryPaddingDecode)
+{
+    // float32 [1, 2] (one '='), [1, 2, 3] (none) and [1, 2, 3, 4] (two), as Python's base64 writes them.
+    const std::vector<std::pair<std::size_t, std::string>> cases{
+        {2, "AACAPwAAAEA="}, {3, three_floats}, {4, four_floats}};
+    for (const auto& [count, data] : cases) {
+        const std::vector<io::FieldSpec> one{{"e", io::DType::float32, {count}, ""}};
+        const auto answer = parse_worker_answer(fmt::format(R"({{"task_id": 1, "status": "ok", "results": {{"e": {{
+            "dtype": "float32", "shape": [{}], "base64": "{}"}}}}}})", count, data), one);
+
+        ASSERT_TRUE(answer.ok) << answer.message;
+        std::vector<float> e(count);
+        std::memcpy(e.data(), answer.values[0].data(), count * sizeof(float));
+        for (std::size_t i = 0; i < count; ++i) EXPECT_EQ(e[i], static_cast<float>(i + 1)) << data;
+    }
 }
 
 }  // namespace
