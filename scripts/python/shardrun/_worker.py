@@ -13,7 +13,7 @@ does not create it) and result_dir (a folder shardrun made for this task's <fiel
 None when the job declares no results). Results are the job's declared exec.results fields:
 numbers, nested lists, NumPy arrays or torch tensors; a `rows` field gives end - start rows.
 Arrays travel in the declared dtype as base64 bytes in the answer line ({"dtype", "shape",
-"base64"}) or, from 1 MiB up, as result_dir/<field>.npy left out of the line (measured faster
+"base64"}) or, from 16 KiB up, as result_dir/<field>.npy left out of the line (measured faster
 there; SHARDRUN_ARRAY_TRANSPORT=npy or base64 forces one). Answers go to the file descriptor
 $SHARDRUN_ANSWER_FD, so print() to stdout stays harmless (it lands in the rank's worker log).
 """
@@ -32,7 +32,7 @@ _channel = None
 
 _BINARY_DTYPES = ("float32", "float64", "int32", "int64")
 # Arrays of at least this many bytes go as $result_dir/<field>.npy, smaller ones as base64 in the line.
-_NPY_FROM_BYTES = 1 << 20
+_NPY_FROM_BYTES = 16 << 10
 
 
 def _json_default(value):
