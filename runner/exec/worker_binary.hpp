@@ -17,7 +17,10 @@ namespace shardrun::exec {
  */
 bool is_binary_result(const nlohmann::json& value);
 
-/** The field's bytes from a binary result, or a one-line reason (dtype, shape or size mismatch). */
+/**
+ * The field's bytes from a binary result, or a one-line reason (dtype, shape or size mismatch).
+ * @param field  with the shape this task delivers (a rows field: its range's rows; results/task_shapes.hpp)
+ */
 std::variant<std::vector<std::byte>, std::string> decode_binary_result(const nlohmann::json& value,
                                                                         const io::FieldSpec& field);
 

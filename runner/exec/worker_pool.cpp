@@ -55,14 +55,11 @@ WorkerPool::~WorkerPool()
     }
 }
 
-TaskOutcome WorkerPool::run_task(const TaskContext& context, const std::function<WorkerLaunch()>& make_launch,
-                                 const std::function<bool()>& peer_failed)
+TaskOutcome WorkerPool::run_task(const TaskContext& context, const AnswerPlace& place,
+                                 const std::function<WorkerLaunch()>& make_launch, const std::function<bool()>& peer_failed)
 {
     const auto id = context.task_id;
-    const auto line = worker_request_line(context);
-    // A parameter-sized field's answer is checked against this task's own value (job/param_shapes.hpp).
-    const auto shapes = job::has_param_shapes(settings_.fields) ? task_shapes(settings_.fields, std::nullopt, context.params)
-                                                                 : std::vector<io::FieldSpec>{};
+    const auto line = worker_request_line(context, place.result_dir);
     Lock lock(mutex_);
     while (true) {
         if (stopping(context)) begin_drain();
@@ -70,7 +67,7 @@ TaskOutcome WorkerPool::run_task(const TaskContext& context, const std::function
         std::uint64_t started_generation = 0;
         auto worker = draining_ ? nullptr : ready_worker(lock, context, make_launch, started_generation);
         if (!worker) return TaskOutcome::failure(1, "shardrun is stopping; the task was not sent to the worker");
-        pending_[id] = Pending{worker->generation, ++sequence_, std::nullopt, false, shapes};
+        pending_[id] = Pending{worker->generation, ++sequence_, std::nullopt, false};
         worker->last_task = id;
         const auto sent = Clock::now();
         const double sent_unix = unix_now();
@@ -85,7 +82,7 @@ TaskOutcome WorkerPool::run_task(const TaskContext& context, const std::function
             if (worker->handle.stdin_fd >= 0) write_to_worker(worker->handle.stdin_fd, line, worker->abandon);
         }
         lock.lock();
-        if (auto outcome = await_answer(*worker, context, sent, peer_failed, lock)) {
+        if (auto outcome = await_answer(*worker, context, place, sent, peer_failed, lock)) {
             if (!was_ready) outcome->began = sent_unix;
             outcome->startup_seconds = startup;
             return std::move(*outcome);
@@ -93,7 +90,7 @@ TaskOutcome WorkerPool::run_task(const TaskContext& context, const std::function
     }
 }
 
-std::optional<TaskOutcome> WorkerPool::await_answer(Worker& worker, const TaskContext& context,
+std::optional<TaskOutcome> WorkerPool::await_answer(Worker& worker, const TaskContext& context, const AnswerPlace& place,
                                                     Clock::time_point sent, const std::function<bool()>& peer_failed,
                                                     Lock& lock)
 {
@@ -103,6 +100,10 @@ std::optional<TaskOutcome> WorkerPool::await_answer(Worker& worker, const TaskCo
         if (pending.answer) {
             auto answer = std::move(*pending.answer);
             pending_.erase(id);
+            // Decoding a large answer (or reading its .npy files) must not hold up the reader or other slots.
+            lock.unlock();
+            convert_worker_results(answer, settings_.fields, place);
+            lock.lock();
             return answered(std::move(answer), context);
         }
         if (pending.lost) {
@@ -292,8 +293,7 @@ TaskOutcome WorkerPool::answered(WorkerAnswer answer, const TaskContext& context
     const bool sized = job::has_param_shapes(settings_.fields);
     if (answer.kind == WorkerAnswer::Kind::task && answer.ok) {
         TaskOutcome outcome;
-        outcome.values = std::move(answer.values);
-        if (sized) pad_to_declared(outcome.values, task_shapes(settings_.fields, std::nullopt, context.params), settings_.fields);
+        outcome.values = std::move(answer.values);  // padded to the declared shapes by convert_worker_results
         return outcome;
     }
     write_task_stderr(context.task_dir, log_path_);

@@ -48,11 +48,12 @@ public:
 
     /**
      * Sends one task and waits for its answer.
+     * @param place        the task's rows and result folder, sent with it and checked in its answer
      * @param make_launch  builds the worker's argv/env/log; called only when one must start
      * @param peer_failed  polled while waiting; true kills the worker (a group member failed)
      */
-    TaskOutcome run_task(const TaskContext& context, const std::function<WorkerLaunch()>& make_launch,
-                         const std::function<bool()>& peer_failed);
+    TaskOutcome run_task(const TaskContext& context, const AnswerPlace& place,
+                         const std::function<WorkerLaunch()>& make_launch, const std::function<bool()>& peer_failed);
 
 private:
     struct Worker;
@@ -61,8 +62,6 @@ private:
         std::uint64_t sequence = 0;  ///< order of sending: a malformed line without task_id fails the oldest
         std::optional<WorkerAnswer> answer;
         bool lost = false;           ///< its worker ended before answering
-        /** The shapes its results must have, when a parameter sizes a field; empty: the declared ones. */
-        std::vector<io::FieldSpec> shapes;
     };
     using Lock = std::unique_lock<std::mutex>;
     using Clock = std::chrono::steady_clock;
@@ -75,8 +74,8 @@ private:
     void check_starting(Worker& worker, const TaskContext& context);
     void start_worker(const std::function<WorkerLaunch()>& make_launch);
     /** Waits for the task's answer, its worker's end, its timeout or a peer's failure; nullopt: send it again. */
-    std::optional<TaskOutcome> await_answer(Worker& worker, const TaskContext& context, Clock::time_point sent,
-                                            const std::function<bool()>& peer_failed, Lock& lock);
+    std::optional<TaskOutcome> await_answer(Worker& worker, const TaskContext& context, const AnswerPlace& place,
+                                            Clock::time_point sent, const std::function<bool()>& peer_failed, Lock& lock);
     [[noreturn]] void give_up(std::string message);
     void retire(Worker& worker, const std::string& reason, std::optional<std::uint64_t> culprit);
     void begin_drain();

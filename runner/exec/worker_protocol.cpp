@@ -1,10 +1,16 @@
 #include "runner/exec/worker_protocol.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
+#include "runner/exec/results/result_files.hpp"
 #include "runner/exec/results/result_json.hpp"
+#include "runner/exec/results/result_npy.hpp"
+#include "runner/exec/results/task_shapes.hpp"
 #include "runner/exec/worker_binary.hpp"
 
 namespace shardrun::exec {
@@ -34,37 +40,86 @@ std::string answer_wording(std::string reason)
     return reason;
 }
 
-// Binary fields are decoded here; the others go through the $SHARDRUN_RESULT conversion.
-std::variant<io::TaskValues, std::string> result_values(const nlohmann::json& results,
-                                                        const std::vector<io::FieldSpec>& fields)
+bool file_exists(const std::string& path)
 {
+    std::error_code ignored;
+    return std::filesystem::exists(std::filesystem::symlink_status(path, ignored));
+}
+
+std::string shape_text(const std::vector<std::size_t>& shape) { return fmt::format("[{}]", fmt::join(shape, ", ")); }
+
+// A rows field sent as a list: its length is checked here, so the reason names both shapes.
+std::optional<std::string> wrong_row_count(const nlohmann::json& value, const io::FieldSpec& field)
+{
+    if (!field.item_rows || !value.is_array() || value.size() == field.shape.front()) return std::nullopt;
+    auto given = field.shape;
+    given.front() = value.size();
+    return fmt::format("results field '{}': {} rows (shape {}) is not this task's {} (a rows field answers end - "
+                       "start = {} rows of its range)", field.name, value.size(), shape_text(given),
+                       shape_text(field.shape), field.shape.front());
+}
+
+// Each field from one place: the answer's "results" (binary decoded here, lists and numbers through
+// the $SHARDRUN_RESULT conversion) or <result_dir>/<field>.npy, in the shape this task delivers.
+std::variant<io::TaskValues, std::string> result_values(const nlohmann::json& results,
+                                                        const std::vector<io::FieldSpec>& fields,
+                                                        const AnswerPlace& place)
+{
+    const auto shapes = task_shapes(fields, place.rows, place.params);
     io::TaskValues values(fields.size());
-    std::vector<io::FieldSpec> listed;
-    std::vector<std::size_t> listed_at;
-    nlohmann::json listed_values = nlohmann::json::object();
-    for (std::size_t i = 0; i < fields.size(); ++i) {
-        const auto value = results.find(fields[i].name);
-        if (value != results.end() && is_binary_result(*value)) {
-            auto bytes = decode_binary_result(*value, fields[i]);
-            if (auto* reason = std::get_if<std::string>(&bytes)) return *reason;
-            values[i] = std::move(std::get<std::vector<std::byte>>(bytes));
+    std::vector<bool> decoded(fields.size(), false);
+    nlohmann::json listed = nlohmann::json::object();
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+        const auto& field = shapes[i];
+        const auto value = results.find(field.name);
+        const auto npy = place.result_dir.empty() ? std::string() : place.result_dir + "/" + field.name + ".npy";
+        const bool as_file = !npy.empty() && file_exists(npy);
+        if (value != results.end() && as_file) {
+            return fmt::format("results field '{}' is given twice: in the answer and as {}", field.name, npy);
+        }
+        if (value == results.end() && !as_file) {
+            return fmt::format("results lacks the declared field '{}'{}", field.name,
+                               npy.empty() ? "" : fmt::format(" (and there is no {})", npy));
+        }
+        std::variant<std::vector<std::byte>, std::string> bytes;
+        if (as_file) {
+            bytes = read_npy_field(npy, field, field.shape);
+        } else if (is_binary_result(*value)) {
+            bytes = decode_binary_result(*value, field);
+        } else if (auto reason = wrong_row_count(*value, field)) {
+            return *reason;
+        } else {
+            listed[field.name] = *value;
             continue;
         }
-        if (value != results.end()) listed_values[fields[i].name] = *value;
-        listed.push_back(fields[i]);
-        listed_at.push_back(i);
+        if (auto* reason = std::get_if<std::string>(&bytes)) return *reason;
+        values[i] = std::move(std::get<std::vector<std::byte>>(bytes));
+        decoded[i] = true;
     }
-    if (listed.empty()) return values;
-    auto converted = parse_result_json(listed_values.dump(), listed);
-    if (auto* reason = std::get_if<std::string>(&converted)) return answer_wording(*reason);
-    auto& listed_bytes = std::get<io::TaskValues>(converted);
-    for (std::size_t k = 0; k < listed.size(); ++k) values[listed_at[k]] = std::move(listed_bytes[k]);
+    if (!listed.empty()) {
+        auto converted = parse_result_json(listed.dump(), shapes, &decoded);
+        if (auto* reason = std::get_if<std::string>(&converted)) return answer_wording(*reason);
+        auto& listed_values = std::get<io::TaskValues>(converted);
+        for (std::size_t i = 0; i < fields.size(); ++i) {
+            if (!decoded[i]) values[i] = std::move(listed_values[i]);
+        }
+    }
+    pad_to_declared(values, shapes, fields);
     return values;
 }
 
 }  // namespace
 
-std::string worker_request_line(const TaskContext& context)
+AnswerPlace answer_place(const TaskContext& context, std::string result_dir)
+{
+    AnswerPlace place;
+    if (context.range) place.rows = static_cast<std::size_t>(context.range->end - context.range->start);
+    place.params = context.params;
+    place.result_dir = std::move(result_dir);
+    return place;
+}
+
+std::string worker_request_line(const TaskContext& context, const std::string& result_dir)
 {
     nlohmann::json params = nlohmann::json::object();
     for (const auto& [name, value] : context.params->entries()) params[name] = param_json(value);
@@ -73,6 +128,7 @@ std::string worker_request_line(const TaskContext& context)
                         {"task_dir", context.task_dir}, {"range", nullptr}};
     if (context.range) line["range"] = {context.range->start, context.range->end};
     if (!context.input.empty()) line["input"] = context.input;
+    if (!result_dir.empty()) line["result_dir"] = result_dir;
     return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
@@ -83,8 +139,7 @@ std::size_t max_answer_bytes(const std::vector<io::FieldSpec>& fields)
     return (std::size_t{1} << 20) + 32 * elements;
 }
 
-WorkerAnswer parse_worker_answer(std::string_view line, const std::vector<io::FieldSpec>& fields,
-                                 const AnswerShapes& shapes_of)
+WorkerAnswer read_worker_answer(std::string_view line, const std::vector<io::FieldSpec>& fields)
 {
     std::size_t depth = 4;  // answer, results, a binary field's object and its shape list
     for (const auto& field : fields) depth = std::max(depth, field.shape.size() + 2);
@@ -126,11 +181,35 @@ WorkerAnswer parse_worker_answer(std::string_view line, const std::vector<io::Fi
     answer.ok = true;
     if (fields.empty()) return answer;
     const auto results = document.find("results");
-    if (results == document.end()) return malformed("status ok without 'results'", task_id);
+    // Without "results" every field must be a file in the task's result folder (convert_worker_results).
+    if (results == document.end()) return answer;
     if (!results->is_object()) return malformed("'results' must be an object of the declared fields", task_id);
-    auto values = shapes_of ? result_values(*results, shapes_of(task_id)) : result_values(*results, fields);
-    if (auto* reason = std::get_if<std::string>(&values)) return malformed(*reason, task_id);
+    answer.results = std::move(*results);
+    return answer;
+}
+
+void convert_worker_results(WorkerAnswer& answer, const std::vector<io::FieldSpec>& fields, const AnswerPlace& place)
+{
+    if (answer.kind != WorkerAnswer::Kind::task || !answer.ok || fields.empty()) return;
+    if (answer.results.is_null() && place.result_dir.empty()) {
+        answer = malformed("status ok without 'results'", answer.task_id);
+        return;
+    }
+    if (answer.results.is_null()) answer.results = nlohmann::json::object();
+    auto values = result_values(answer.results, fields, place);
+    answer.results = nlohmann::json();
+    if (auto* reason = std::get_if<std::string>(&values)) {
+        answer = malformed(*reason, answer.task_id);
+        return;
+    }
     answer.values = std::move(std::get<io::TaskValues>(values));
+}
+
+WorkerAnswer parse_worker_answer(std::string_view line, const std::vector<io::FieldSpec>& fields,
+                                 const AnswerPlace& place)
+{
+    auto answer = read_worker_answer(line, fields);
+    convert_worker_results(answer, fields, place);
     return answer;
 }
 

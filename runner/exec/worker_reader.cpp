@@ -11,7 +11,6 @@
 #include "runner/exec/worker_log.hpp"
 #include "runner/exec/worker_pool.hpp"
 #include "runner/exec/worker_state.hpp"
-#include "runner/job/param_shapes.hpp"
 
 namespace shardrun::exec {
 namespace {
@@ -119,16 +118,7 @@ void WorkerPool::read_answers(std::shared_ptr<Worker> worker)
 void WorkerPool::deliver(Worker& worker, std::string_view line)
 {
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;
-    // A parameter-sized field is checked against the named task's own value (Pending::shapes).
-    AnswerShapes shapes_of;
-    if (job::has_param_shapes(settings_.fields)) {
-        shapes_of = [this](std::uint64_t task_id) {
-            std::lock_guard lock(mutex_);
-            const auto it = pending_.find(task_id);
-            return it != pending_.end() && !it->second.shapes.empty() ? it->second.shapes : settings_.fields;
-        };
-    }
-    auto answer = parse_worker_answer(line, settings_.fields, shapes_of);
+    auto answer = read_worker_answer(line, settings_.fields);
     std::lock_guard lock(mutex_);
     if (answer.kind == WorkerAnswer::Kind::ready) {
         worker.ready = true;

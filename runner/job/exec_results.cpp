@@ -29,10 +29,6 @@ void resolve_item_rows(const YAML::Node& exec, const YamlContext& context, JobSp
         if (!spec.data.present) {
             context.fail(node, path, "rows (a data chunk's rows) needs data: {items: N, chunk: c}; without data: give a number");
         }
-        if (spec.exec.mode == ExecSpec::Mode::worker) {
-            context.fail(node, path, "rows applies only with exec.mode: task (a worker's answers have fixed shapes); "
-                                     "give a number");
-        }
         // One task's values are held in memory and written as one row: the same 1 GiB bound as a number.
         std::uint64_t bytes = 0;
         if (__builtin_mul_overflow(static_cast<std::uint64_t>(field.bytes()), spec.data.chunk, &bytes) ||

@@ -14,7 +14,7 @@ bool read_bool(const YAML::Node& node, const YamlContext& context, const std::st
 
 /**
  * Gives every exec result field declared [dtype, rows, ...] its extent data.chunk. `rows`
- * needs `data:` and exec.mode task (a worker's answers are checked against fixed shapes).
+ * needs `data:`; a task (or a worker's answer) then gives its range's end - start rows.
  * @param exec  the job file's `exec:` node, for the error's file:line:col
  */
 void resolve_item_rows(const YAML::Node& exec, const YamlContext& context, JobSpec& spec);

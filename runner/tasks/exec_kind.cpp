@@ -155,7 +155,7 @@ TaskOutcome ExecKind::run(const TaskContext& context) const
         fmt::format("SHARDRUN_GROUP_RANK={}", group.rank), fmt::format("SHARDRUN_GROUP_SIZE={}", group.size)};
     const auto run_member = [&](const std::function<bool()>& peer_failed) {
         if (!pool_) return run_program(context, group_env, peer_failed);
-        return pool_->run_task(context, [&] { return worker_launch(context, group_env); }, peer_failed);
+        return run_worker_task(context, group_env, peer_failed);
     };
     if (group.comm == nullptr || group.size == 1) return with_lengths(run_member([] { return false; }), context);
     PeerExits exits(*group.comm);
@@ -261,6 +261,26 @@ TaskOutcome ExecKind::run_program(const TaskContext& context, const std::vector<
     outcome.values = std::move(std::get<io::TaskValues>(values));
     // The values are in memory now; a rank that dies before committing them runs the task again.
     if (!spec_.keep_files) remove_files(read);
+    return outcome;
+}
+
+TaskOutcome ExecKind::run_worker_task(const TaskContext& context, const std::vector<std::string>& group_env,
+                                      const std::function<bool()>& peer_failed) const
+{
+    const auto launch = [&] { return worker_launch(context, group_env); };
+    if (spec_.results.empty()) return pool_->run_task(context, answer_place(context, {}), launch, peer_failed);
+    // The slot's result folder (made once, reused by its next task) is where the answer may leave
+    // <field>.npy; what an earlier task or attempt left there goes first.
+    OutputLease output(outputs_, outputs_.acquire(tasks_dir_of(context), context.host));
+    const auto channels = result_channels(output->result_dir());
+    remove_result_files(channels, spec_.results);
+    auto outcome = pool_->run_task(context, answer_place(context, channels.dir), launch, peer_failed);
+    // A failed task's files go to its folder for the user to look at, as do all with exec.keep_files.
+    if (outcome.status != io::TaskStatus::ok || spec_.keep_files) {
+        output->keep_results(context.task_dir, result_file_names(spec_.results));
+    } else {
+        remove_result_files(channels, spec_.results);
+    }
     return outcome;
 }
 

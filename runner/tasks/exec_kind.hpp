@@ -46,6 +46,9 @@ private:
     /** One member's program; `peer_failed` is polled while it runs and stops it when true. */
     TaskOutcome run_program(const TaskContext& context, const std::vector<std::string>& group_env,
                             const std::function<bool()>& peer_failed) const;
+    /** One task sent to the rank's worker (mode worker); .npy answers come through an output slot's folder. */
+    TaskOutcome run_worker_task(const TaskContext& context, const std::vector<std::string>& group_env,
+                                const std::function<bool()>& peer_failed) const;
     /** The worker's argv, environment and log, expanded once for the rank (no per-task values). */
     exec::WorkerLaunch worker_launch(const TaskContext& context, const std::vector<std::string>& group_env) const;
     std::vector<std::string> merged_env(std::vector<std::string> own) const;

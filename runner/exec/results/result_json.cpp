@@ -152,6 +152,23 @@ std::string too_big(std::uintmax_t bytes, std::uintmax_t max_bytes)
     return fmt::format("$SHARDRUN_RESULT is {} bytes; the declared fields allow at most {}", bytes, max_bytes);
 }
 
+// The index of the quote that closes the string starting at `from` (text.size() if none). memchr
+// to each quote, then the backslashes before it: an odd run escapes it. A worker's base64 answer
+// is one string of megabytes, skipped here at memory speed.
+std::size_t closing_quote(std::string_view text, std::size_t from)
+{
+    while (from < text.size()) {
+        const auto* quote = static_cast<const char*>(std::memchr(text.data() + from, '"', text.size() - from));
+        if (quote == nullptr) return text.size();
+        const auto at = static_cast<std::size_t>(quote - text.data());
+        std::size_t backslashes = 0;
+        while (at - backslashes > from && text[at - backslashes - 1] == '\\') ++backslashes;
+        if (backslashes % 2 == 0) return at;
+        from = at + 1;
+    }
+    return text.size();
+}
+
 }  // namespace
 
 // Python's json.dumps writes NaN, Infinity and -Infinity bare, which JSON (and nlohmann)
@@ -167,7 +184,7 @@ std::optional<std::string> quote_non_finite(std::string_view text)
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
         if (c == '"') {
-            for (++i; i < text.size() && text[i] != '"'; ++i) i += text[i] == '\\';
+            i = closing_quote(text, i + 1);
             previous = '"';
             continue;
         }

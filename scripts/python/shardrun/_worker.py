@@ -8,11 +8,14 @@
             task.done({"embedding": model(rows[start:end])})   # or shardrun.result(embedding=...)
 
 A task has task_id, task_count, params (dict, typed), range ((start, end) or None), attempt,
-input (data.input, "file.h5:/dataset", or None) and task_dir (a folder reserved for it;
-shardrun does not create it). Results are the job's declared exec.results fields: numbers,
-nested lists, NumPy arrays or torch tensors; arrays travel as base64 bytes ({"dtype", "shape",
-"base64"}) in the declared dtype. Answers go to the file descriptor $SHARDRUN_ANSWER_FD, so
-print() to stdout stays harmless (it lands in the rank's worker log).
+input (data.input, "file.h5:/dataset", or None), task_dir (a folder reserved for it; shardrun
+does not create it) and result_dir (a folder shardrun made for this task's <field>.npy files, or
+None when the job declares no results). Results are the job's declared exec.results fields:
+numbers, nested lists, NumPy arrays or torch tensors; a `rows` field gives end - start rows.
+Arrays travel in the declared dtype as base64 bytes in the answer line ({"dtype", "shape",
+"base64"}) or, from 16 KiB up, as result_dir/<field>.npy left out of the line (measured faster
+there; SHARDRUN_ARRAY_TRANSPORT=npy or base64 forces one). Answers go to the file descriptor
+$SHARDRUN_ANSWER_FD, so print() to stdout stays harmless (it lands in the rank's worker log).
 """
 import base64
 import json
@@ -28,6 +31,8 @@ _channel = None
 
 
 _BINARY_DTYPES = ("float32", "float64", "int32", "int64")
+# Arrays of at least this many bytes go as $result_dir/<field>.npy, smaller ones as base64 in the line.
+_NPY_FROM_BYTES = 16 << 10
 
 
 def _json_default(value):
@@ -57,6 +62,24 @@ def answer(message):
         _channel.flush()
 
 
+def _array_transport(array, result_dir):
+    """"npy" or "base64" for a NumPy array answer (README "Worker mode": the measured choice)."""
+    if not result_dir or getattr(array, "ndim", 0) < 1:
+        return "base64"
+    chosen = os.environ.get("SHARDRUN_ARRAY_TRANSPORT", "auto")
+    if chosen in ("npy", "base64"):
+        return chosen
+    return "npy" if array.nbytes >= _NPY_FROM_BYTES else "base64"
+
+
+def _save_npy(path, array):
+    import numpy as np
+
+    # The answer line follows the write, and shardrun reads the file only then: no temporary name needed.
+    with open(path, "wb") as f:
+        np.save(f, array, allow_pickle=False)
+
+
 class Task:
     """One task read from stdin; answer it once with done() or fail()."""
 
@@ -68,6 +91,7 @@ class Task:
         self.attempt = request.get("attempt", 1)
         self.task_dir = request.get("task_dir")
         self.input = request.get("input")  # data.input ("file.h5:/dataset") when the job has one
+        self.result_dir = request.get("result_dir")  # where <field>.npy may go (jobs with declared results)
         self.answered = False
 
     def done(self, results=None):
@@ -77,6 +101,10 @@ class Task:
         # Arrays in the declared dtype travel as bytes; a float64 array for a float32 field is cast here.
         results = {name: as_stored_array(name, v, declared) if _is_numpy(v) and name in declared else v
                    for name, v in results.items()}
+        for name, value in list(results.items()):
+            if _is_numpy(value) and name in declared and _array_transport(value, self.result_dir) == "npy":
+                _save_npy(os.path.join(self.result_dir, name + ".npy"), value)
+                del results[name]  # a field comes from one place: the file, not the answer line
         self._send({"task_id": self.task_id, "status": "ok", "results": results})
 
     def fail(self, message):

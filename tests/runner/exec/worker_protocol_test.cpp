@@ -2,8 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -155,6 +160,139 @@ TEST(WorkerProtocol, BinaryResultsMustMatchTheDeclaredField)
     EXPECT_NE(answer("float32", "[2, 2]", four_floats).message.find("shape"), std::string::npos);
     EXPECT_NE(answer("float32", "[4]", three_floats).message.find("holds 12 bytes"), std::string::npos);
     EXPECT_NE(answer("float32", "[4]", "AACAPwAAAEAAAEBAAACAQ!==").message.find("alphabet"), std::string::npos);
+    EXPECT_NE(answer("float32", "[4]", "AAC!PwAAAEAAAEBAAACAQA==").message.find("alphabet"), std::string::npos);
+}
+
+TEST(WorkerProtocol, BinaryResultsOfEveryPaddingDecode)
+{
+    // float32 [1, 2] (one '='), [1, 2, 3] (none) and [1, 2, 3, 4] (two), as Python's base64 writes them.
+    const std::vector<std::pair<std::size_t, std::string>> cases{
+        {2, "AACAPwAAAEA="}, {3, three_floats}, {4, four_floats}};
+    for (const auto& [count, data] : cases) {
+        const std::vector<io::FieldSpec> one{{"e", io::DType::float32, {count}, ""}};
+        const auto answer = parse_worker_answer(fmt::format(R"({{"task_id": 1, "status": "ok", "results": {{"e": {{
+            "dtype": "float32", "shape": [{}], "base64": "{}"}}}}}})", count, data), one);
+
+        ASSERT_TRUE(answer.ok) << answer.message;
+        std::vector<float> e(count);
+        std::memcpy(e.data(), answer.values[0].data(), count * sizeof(float));
+        for (std::size_t i = 0; i < count; ++i) EXPECT_EQ(e[i], static_cast<float>(i + 1)) << data;
+    }
+}
+
+}  // namespace
+}  // namespace shardrun::exec
+
+namespace shardrun::exec {
+namespace {
+
+// A field declared [float32, rows, 2] with data.chunk 3: a task of 2 rows answers [2, 2].
+io::FieldSpec rows_field()
+{
+    io::FieldSpec field{"e", io::DType::float32, {3, 2}, ""};
+    field.item_rows = true;
+    return field;
+}
+
+std::string base64_answer(const std::string& shape, const std::string& data)
+{
+    return fmt::format(R"({{"task_id": 5, "status": "ok", "results": {{"e": {{"dtype": "float32", "shape": {},
+        "base64": "{}"}}}}}})", shape, data);
+}
+
+// A .npy file of float32 values 1, 2, 3, 4 in `shape` ("(2, 2)"), as np.save writes it (format 1.0).
+void write_npy(const std::filesystem::path& path, const std::string& shape)
+{
+    auto header = fmt::format("{{'descr': '<f4', 'fortran_order': False, 'shape': {}, }}", shape);
+    header.append(64 - (10 + header.size() + 1) % 64, ' ').push_back('\n');
+    std::ofstream out(path, std::ios::binary);
+    out.write("\x93NUMPY\x01\x00", 8);
+    const char length[2] = {static_cast<char>(header.size() & 0xff), static_cast<char>(header.size() >> 8)};
+    out.write(length, 2);
+    out << header;
+    const float values[4] = {1, 2, 3, 4};
+    out.write(reinterpret_cast<const char*>(values), sizeof values);
+}
+
+class WorkerRowsAnswer : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        dir_ = std::filesystem::temp_directory_path() / fmt::format("worker-rows-{}", ::getpid());
+        std::filesystem::create_directories(dir_);
+    }
+    void TearDown() override { std::filesystem::remove_all(dir_); }
+
+    AnswerPlace place(std::size_t rows) const { return {rows, dir_.string()}; }
+
+    std::filesystem::path dir_;
+};
+
+TEST_F(WorkerRowsAnswer, ShortChunkAnswersItsRowsAndIsPaddedToTheChunk)
+{
+    const auto answer = parse_worker_answer(base64_answer("[2, 2]", four_floats), {rows_field()}, place(2));
+
+    ASSERT_TRUE(answer.ok) << answer.message;
+    ASSERT_EQ(answer.values[0].size(), 6 * sizeof(float));
+    float e[6];
+    std::memcpy(e, answer.values[0].data(), sizeof e);
+    EXPECT_EQ(e[3], 4.0f);
+    EXPECT_TRUE(std::isnan(e[4]) && std::isnan(e[5])) << "the padding is the fill value";
+}
+
+TEST_F(WorkerRowsAnswer, OtherRowCountsNameBothShapes)
+{
+    const auto binary = parse_worker_answer(base64_answer("[2, 2]", four_floats), {rows_field()}, place(1));
+    const auto list = parse_worker_answer(R"({"task_id": 5, "status": "ok", "results": {"e": [[1, 2], [3, 4]]}})",
+                                          {rows_field()}, place(1));
+
+    EXPECT_EQ(binary.kind, WorkerAnswer::Kind::malformed);
+    EXPECT_EQ(*binary.task_id, 5u);
+    EXPECT_NE(binary.message.find("binary shape [2,2] is not this task's [1, 2]"), std::string::npos) << binary.message;
+    EXPECT_NE(list.message.find("2 rows (shape [2, 2]) is not this task's [1, 2]"), std::string::npos) << list.message;
+}
+
+TEST_F(WorkerRowsAnswer, FieldLeftOutOfResultsIsReadFromItsNpyFile)
+{
+    write_npy(dir_ / "e.npy", "(2, 2)");
+
+    const auto answer = parse_worker_answer(R"({"task_id": 5, "status": "ok", "results": {}})", {rows_field()}, place(2));
+    const auto without_results = parse_worker_answer(R"({"task_id": 5, "status": "ok"})", {rows_field()}, place(2));
+
+    ASSERT_TRUE(answer.ok) << answer.message;
+    float e[4];
+    std::memcpy(e, answer.values[0].data(), sizeof e);
+    EXPECT_EQ(e[0], 1.0f);
+    EXPECT_EQ(e[3], 4.0f);
+    EXPECT_TRUE(without_results.ok) << without_results.message;
+}
+
+TEST_F(WorkerRowsAnswer, NpyFileOfAnotherShapeOrGivenTwiceOrMissingIsMalformed)
+{
+    write_npy(dir_ / "e.npy", "(2, 2)");
+    const auto wrong_rows = parse_worker_answer(R"({"task_id": 5, "status": "ok", "results": {}})", {rows_field()},
+                                                place(1));
+    const auto twice = parse_worker_answer(base64_answer("[2, 2]", four_floats), {rows_field()}, place(2));
+    std::filesystem::remove(dir_ / "e.npy");
+    const auto missing = parse_worker_answer(R"({"task_id": 5, "status": "ok", "results": {}})", {rows_field()},
+                                             place(2));
+
+    EXPECT_NE(wrong_rows.message.find("e.npy has shape (2, 2), the task must write (1, 2)"), std::string::npos)
+        << wrong_rows.message;
+    EXPECT_NE(twice.message.find("given twice"), std::string::npos) << twice.message;
+    EXPECT_NE(missing.message.find("lacks the declared field 'e' (and there is no "), std::string::npos)
+        << missing.message;
+}
+
+TEST(WorkerProtocol, RequestLineNamesTheResultDir)
+{
+    job::ParamMap params;
+    TaskContext context;
+    context.params = &params;
+
+    const auto request = nlohmann::json::parse(worker_request_line(context, "/out.tasks/.scratch-h-1-0.results"));
+
+    EXPECT_EQ(request["result_dir"], "/out.tasks/.scratch-h-1-0.results");
 }
 
 }  // namespace

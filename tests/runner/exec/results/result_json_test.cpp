@@ -264,6 +264,18 @@ TEST(ResultJson, NonFiniteWordsInsideStringsAreLeftAlone)
     EXPECT_EQ(as<double>(std::get<io::TaskValues>(result)[0]), (std::vector<double>{2.5}));
 }
 
+TEST(ResultJson, BackslashRunsBeforeAQuoteDecideWhetherItEndsTheString)
+{
+    TempDir dir;
+    // "a\\" ends after its escaped backslash; "b\\\" NaN" goes on past its escaped quote.
+    dir.write("result.json", R"({"x": "a\\", "energy": NaN, "y": "b\\\" NaN", "grid": [[1, 2, 3], [4, 5, 6]], "steps": 1})");
+
+    const auto result = read_result_json(dir.file("result.json"), fields);
+
+    ASSERT_TRUE(std::holds_alternative<io::TaskValues>(result)) << reason_of(result);
+    EXPECT_TRUE(std::isnan(as<double>(std::get<io::TaskValues>(result)[0])[0]));
+}
+
 TEST(ResultJson, OtherWordsAreStillNotNumbers)
 {
     TempDir dir;
