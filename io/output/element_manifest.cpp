@@ -72,6 +72,7 @@ ElementManifest parse_manifest(const json& j)
                                             field.at("units").get<std::string>()});
         manifest.fields.back().item_rows = field.value("item_rows", false);
     }
+    manifest.rank_startup_seconds = j.value("rank_startup_seconds", std::vector<double>{});
     return manifest;
 }
 
@@ -106,7 +107,8 @@ void write_manifest(const std::string& path, const ElementManifest& manifest)
                  {"finished", manifest.finished},
                  {"complete", manifest.complete},
                  {"consolidated", manifest.consolidated},
-                 {"fields", fields}};
+                 {"fields", fields},
+                 {"rank_startup_seconds", manifest.rank_startup_seconds}};
     layout::write_file_atomically(layout::manifest_path(path, manifest.metadata.array_index), j.dump(1) + "\n");
 }
 
