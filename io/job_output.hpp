@@ -119,7 +119,8 @@ OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& m
 /**
  * Rank 0, once prepare_output() has the lock: writes <path>.shards/a<index>/params.h5 (the
  * /params and /ranges of the whole job, temp name then rename), so that `table`, `export`
- * and `report` label the rows of the running job (io/read/live_snapshot.hpp).
+ * and `report` label the rows of the running job (io/read/live_snapshot.hpp). Nothing for a
+ * consolidated element: its master holds them (results are stored once).
  */
 void publish_params(const OutputOptions& options, const JobMetadata& metadata, const ParamSource& params);
 

@@ -134,6 +134,8 @@ OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& m
 
 void publish_params(const OutputOptions& options, const JobMetadata& metadata, const ParamSource& params)
 {
+    // A consolidated element's master holds them already: stored once (readers take the master's).
+    if (const auto manifest = read_manifest(options.path, metadata.array_index); manifest && manifest->consolidated) return;
     write_params_file(layout::params_path(options.path, metadata.array_index), params);
 }
 

@@ -16,6 +16,7 @@
 #include "io/output/output_layout.hpp"
 #include "io/params/file_param_source.hpp"
 #include "io/read/task_stream.hpp"
+#include "io/shards/segment.hpp"
 
 namespace fs = std::filesystem;
 
@@ -70,7 +71,26 @@ std::vector<std::size_t> wanted_fields(const std::vector<FieldSpec>& fields, Sna
     return kept;
 }
 
-master::MasterInfo snapshot_info(const Manifests& manifests)
+/**
+ * The job's result fields: a manifest's (written when an element finishes a run), else those a
+ * committed segment declares (a first run's manifest has none yet); none before the first commit.
+ */
+std::vector<FieldSpec> job_fields(const std::string& path, const Manifests& manifests)
+{
+    for (const auto& [index, manifest] : manifests) {
+        if (!manifest.fields.empty()) return manifest.fields;
+    }
+    for (const auto& [index, manifest] : manifests) {
+        for (const int rank : layout::rank_indexes(path, index)) {
+            for (const auto& file : layout::segments(layout::rank_dir(path, index, rank))) {
+                if (auto segment = shards::read_segment(file, nullptr, false)) return segment->fields;
+            }
+        }
+    }
+    return {};
+}
+
+master::MasterInfo snapshot_info(const std::string& path, const Manifests& manifests)
 {
     const auto& reference = manifests.front().second;
     master::MasterInfo info;
@@ -81,7 +101,7 @@ master::MasterInfo snapshot_info(const Manifests& manifests)
     info.created = reference.created;
     info.finished = now_seconds();
     info.complete = false;
-    info.fields = reference.fields;
+    info.fields = job_fields(path, manifests);
     for (const auto& [index, manifest] : manifests) {
         if (manifest.created > 0) info.created = std::min(info.created, manifest.created);
     }
@@ -92,7 +112,7 @@ master::MasterInfo snapshot_info(const Manifests& manifests)
 StatusCounts write_snapshot(const std::string& path, const Manifests& manifests, SnapshotFields kind,
                             const fs::path& file, std::vector<std::string>& problems)
 {
-    auto info = snapshot_info(manifests);
+    auto info = snapshot_info(path, manifests);
     const auto params = param_source(path, manifests);
     info.param_source = params.get();
     const auto kept = wanted_fields(info.fields, kind);

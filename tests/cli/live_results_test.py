@@ -86,6 +86,7 @@ class LiveResultsTest(unittest.TestCase):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        proc.stdout.close()
         kill_task_processes(work)
 
     def reader(self, *args):
@@ -216,6 +217,8 @@ class LiveResultsTest(unittest.TestCase):
         self.wait_committed(out, 1)
         watcher = subprocess.Popen([SHARDRUN, "table", out, "--watch", "0.5"], stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True, env=clean_env(self.env))
+        self.addCleanup(watcher.stderr.close)
+        self.addCleanup(watcher.stdout.close)
         self.addCleanup(lambda: watcher.poll() is None and watcher.kill())
         self.assertIn("running: ", watcher.stdout.readline())
         watcher.send_signal(signal.SIGINT)
