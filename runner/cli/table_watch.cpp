@@ -53,6 +53,7 @@ int watch_table(const std::string& path, double seconds, const std::function<std
     std::signal(SIGINT, request_stop);
     std::signal(SIGTERM, request_stop);
     const bool terminal = ::isatty(STDOUT_FILENO) == 1;
+    bool watched = false;
     while (!stop_requested) {
         auto live = io::LiveSnapshot::take(path, io::SnapshotFields::scalar);
         if (!live) break;
@@ -65,10 +66,12 @@ int watch_table(const std::string& path, double seconds, const std::function<std
                   << text << "\n"
                   << std::flush;
         live.reset();
+        watched = true;
         pause_for(seconds);
     }
     if (stop_requested) return exit_ok;
-    std::cout << "run ended: " << path << "\n" << std::flush;
+    // Not running when asked: the plain table, with no word about a run that was never seen.
+    if (watched) std::cout << "run ended: " << path << "\n" << std::flush;
     return final_table();
 }
 
