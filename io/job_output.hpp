@@ -109,9 +109,20 @@ class ParamSource;  // io/params/param_source.hpp
  * that master is complete, the segments are removed (io/output/consolidation.hpp), unless keep_shards.
  * @param params  one column per sweep parameter and the data ranges, if any, of every task,
  *                read a block at a time (memory does not grow with T)
+ * @param rank_startup_seconds  per rank, its exec workers' load: the manifest keeps it and
+ *                the master's /ranks shows it (empty: none recorded)
  */
 OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& metadata,
-                              const std::vector<FieldSpec>& fields, const ParamSource& params, int world_size);
+                              const std::vector<FieldSpec>& fields, const ParamSource& params, int world_size,
+                              const std::vector<double>& rank_startup_seconds = {});
+
+/**
+ * Rank 0, once prepare_output() has the lock: writes <path>.shards/a<index>/params.h5 (the
+ * /params and /ranges of the whole job, temp name then rename), so that `table`, `export`
+ * and `report` label the rows of the running job (io/read/live_snapshot.hpp). Nothing for a
+ * consolidated element: its master holds them (results are stored once).
+ */
+void publish_params(const OutputOptions& options, const JobMetadata& metadata, const ParamSource& params);
 
 /** finalize_output() of columns held whole in memory (tests, benchmarks): T values each. */
 OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& metadata,

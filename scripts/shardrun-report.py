@@ -39,6 +39,9 @@ def parse_args(argv):
     parser.add_argument("--stats", help="also write the numbers behind the picture as JSON")
     parser.add_argument("--run-gap", type=float, default=60.0,
                         help="seconds with no task running that separate two runs (a --resume); default 60")
+    # Set by `shardrun report` for a running job, whose snapshot it writes to a private folder.
+    parser.add_argument("--as", dest="shown_path", help=argparse.SUPPRESS)
+    parser.add_argument("--running", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if not args.run_gap > 0:
         raise BadInput(f"--run-gap {args.run_gap}: give a number of seconds above 0")
@@ -171,9 +174,16 @@ def draw_busy(ax, run, m):
     x = np.arange(len(keys))
     busy_bars = ax.bar(x, busy, color=COLORS[1], width=width, label="busy")
     idle_bars = ax.bar(x, idle, bottom=busy, color="#DDDDDD", width=width, label="idle")
+    handles = [busy_bars, idle_bars]
+    startup = m["startup"]
+    if startup.max(initial=0.0) > 0:
+        # Exec workers' load: the rank's start-up, in neither its busy nor its tasks' seconds.
+        handles.append(ax.bar(x, startup, bottom=busy + idle, color="white", edgecolor="#777777", hatch="..",
+                              width=width, label="worker start-up"))
     mean_line = ax.axhline(m["mean_busy"], color="black", linestyle="--", linewidth=1,
                            label=f"mean busy {m['mean_busy']:.3g} s")
-    ax.set_ylim(0, max(float((busy + idle).max()), float(busy.max()), 1e-6) * 1.22)  # room for the legend
+    handles.append(mean_line)
+    ax.set_ylim(0, max(float((busy + idle + startup).max()), float(busy.max()), 1e-6) * 1.22)  # room for the legend
     ax.set_title(f"Busy time per rank (imbalance {m['imbalance']:.2f} max/mean)", loc="left", fontweight="bold")
     step = -(-len(keys) // 16)
     ax.set_xticks(range(0, len(keys), step))
@@ -184,7 +194,7 @@ def draw_busy(ax, run, m):
     runs = len(m["runs"])
     ax.set_ylabel("seconds: busy = time in tasks,\nidle = " + ("running time of its runs" if runs > 1 else "wall span")
                   + (" x slots" if several else "") + " - busy", fontsize=9)
-    ax.legend(handles=[busy_bars, idle_bars, mean_line], fontsize=9, frameon=False, loc="upper right", ncol=3)
+    ax.legend(handles=handles, fontsize=9, frameon=False, loc="upper right", ncol=len(handles))
     ax.grid(axis="y", alpha=0.3)
 
 
@@ -192,12 +202,23 @@ def summary_line(run, m):
     counts = {s: int(sum(run["status"] == s)) for s in STATUS_NAMES}
     running = sum(end - begin for begin, end in m["runs"])
     state = "complete" if run["complete"] else "NOT complete"
+    if run.get("running"):
+        state = "running: {} of {} committed".format(*run["running"])
     runs = len(m["runs"])
     return (f"{run['job']}: {len(run['status'])} tasks, {counts[1]} ok, {counts[2]} failed, {counts[3]} skipped, "
             f"{counts[0]} pending ({state}); {run['world_size']} ranks"
             + (f" x {run['array_count']} array elements" if run["array_count"] > 1 else "")
             + f"; {running:.3g} s from first start to last end"
-            + (f" in {runs} runs (the time between them left out)" if runs > 1 else ""))
+            + (f" in {runs} runs (the time between them left out)" if runs > 1 else "")
+            + startup_words(m))
+
+
+def startup_words(m):
+    """'; worker start-up per rank 1.2-2.0 s' when exec workers loaded (the file's /ranks), else ''."""
+    loaded = m["startup"][m["startup"] > 0]
+    if not len(loaded):
+        return ""
+    return f"; worker start-up per rank {loaded.min():.2g}-{loaded.max():.2g} s"
 
 
 def render(run, m, png):
@@ -254,6 +275,10 @@ def main(argv):
                        "apt-get install python3-h5py python3-matplotlib")
     args = parse_args(argv)
     run = read_run(args.output)
+    if args.shown_path:
+        run["path"] = args.shown_path
+    if args.running:
+        run["running"] = [int(n) for n in args.running.split()]
     m = model(run, args.run_gap)
     png = args.png or (args.output[:-3] if args.output.endswith(".h5") else args.output) + ".report.png"
     for target in filter(None, (png, args.html, args.stats)):

@@ -68,8 +68,18 @@ def read_run(path):
         run["complete"] = bool(f.attrs.get("complete", False))
         run["world_size"] = int(f.attrs.get("world_size", int(run["rank"].max(initial=-1)) + 1))
         run["array_count"] = int(f.attrs.get("array_count", 1))
+        run["startup"] = read_startup(f)
     run["element"] = element_of(count, run["array_count"])
     return run
+
+
+def read_startup(f):
+    """(array element, rank) -> worker start-up seconds, from /ranks (files written before it: none)."""
+    group = f.get("ranks")
+    if group is None or any(c not in group for c in ("array_index", "rank", "startup_seconds")):
+        return {}
+    return {(int(a), int(r)): float(s) for a, r, s in
+            zip(group["array_index"][:], group["rank"][:], group["startup_seconds"][:])}
 
 
 def element_of(task_count, array_count):
@@ -188,10 +198,11 @@ def model(run, gap):
     keys = lane_keys(run, bars)
     hosts = lane_hosts(run)
     busy, idle = busy_idle(run, bars, keys, gap)
+    startup = np.array([run.get("startup", {}).get(key, 0.0) for key in keys], dtype=float)
     mean = float(busy.mean()) if len(busy) else 0.0
     return {"bars": bars, "source": source, "keys": keys, "labels": [lane_label(run, k, hosts) for k in keys],
             "runs": runs_of(bars["start"], bars["end"], gap), "busy": busy, "idle": idle, "mean_busy": mean,
-            "imbalance": float(busy.max()) / mean if mean > 0 else 1.0, "gap": gap}
+            "imbalance": float(busy.max()) / mean if mean > 0 else 1.0, "gap": gap, "startup": startup}
 
 
 def stats(run, m):
@@ -200,9 +211,10 @@ def stats(run, m):
     return {"source": m["source"], "bars": int(len(bars["task"])), "failed_bars": int(bars["failed"].sum()),
             "run_gap_seconds": m["gap"], "runs": [{"start": b, "end": e} for b, e in m["runs"]],
             "resumes": len(m["runs"]) - 1,
-            "lanes": [{"label": label, "busy": float(b), "idle": float(i)}
-                      for label, b, i in zip(m["labels"], m["busy"], m["idle"])],
-            "imbalance": m["imbalance"]}
+            "lanes": [{"label": label, "busy": float(b), "idle": float(i), "startup_seconds": float(u)}
+                      for label, b, i, u in zip(m["labels"], m["busy"], m["idle"], m["startup"])],
+            "imbalance": m["imbalance"],
+            "running": ({"committed": run["running"][0], "tasks": run["running"][1]} if run.get("running") else None)}
 
 
 def time_axis(runs):

@@ -16,6 +16,13 @@
 
 namespace shardrun::io::master {
 
+/** One row of /ranks: a rank of an array element and its exec workers' load. */
+struct RankRow {
+    int array_index = 0;
+    int rank = 0;
+    double startup_seconds = 0;
+};
+
 /** @internal Everything the master file states besides the task rows. */
 struct MasterInfo {
     JobMetadata metadata;       ///< array_index -1 for a merged master
@@ -31,7 +38,27 @@ struct MasterInfo {
     const ParamSource* param_source = nullptr;
     StatusCounts counts;          ///< root attributes tasks_ok, tasks_failed, tasks_skipped
     std::string segments_digest;  ///< resume_scan.hpp; empty: not recorded (merge, layout single)
+    std::vector<RankRow> ranks;   ///< /ranks; empty: the group is left as it is (none in a new file)
 };
+
+/** The /ranks rows of `manifests`' last finished runs, element by element. */
+template <typename Manifests>
+std::vector<RankRow> rank_rows(const Manifests& manifests)
+{
+    std::vector<RankRow> rows;
+    for (const auto& [index, manifest] : manifests) {
+        for (std::size_t r = 0; r < manifest.rank_startup_seconds.size(); ++r) {
+            rows.push_back(RankRow{index, static_cast<int>(r), manifest.rank_startup_seconds[r]});
+        }
+    }
+    return rows;
+}
+
+/**
+ * /ranks: array_index, rank (int32) and startup_seconds (float64), one row per rank of each
+ * element's last finished run, on the bare dimension `row`; replaces a /ranks already there.
+ */
+void write_ranks(hid_t file, const std::vector<RankRow>& rows);
 
 /** Root attributes: provenance, versions, sizes, `complete`. */
 void write_root_attrs(hid_t file, const MasterInfo& info);

@@ -76,6 +76,7 @@ ElementManifest parse_manifest(const json& j)
         spec.length_axis = field.value("length_axis", std::size_t{0});
         manifest.fields.push_back(std::move(spec));
     }
+    manifest.rank_startup_seconds = j.value("rank_startup_seconds", std::vector<double>{});
     return manifest;
 }
 
@@ -114,7 +115,8 @@ void write_manifest(const std::string& path, const ElementManifest& manifest)
                  {"finished", manifest.finished},
                  {"complete", manifest.complete},
                  {"consolidated", manifest.consolidated},
-                 {"fields", fields}};
+                 {"fields", fields},
+                 {"rank_startup_seconds", manifest.rank_startup_seconds}};
     layout::write_file_atomically(layout::manifest_path(path, manifest.metadata.array_index), j.dump(1) + "\n");
 }
 

@@ -27,6 +27,8 @@ struct ElementManifest {
      */
     bool consolidated = false;
     std::vector<FieldSpec> fields;
+    /** Per rank of its last finished run: exec workers' load (spawn to ready), 0 without workers. */
+    std::vector<double> rank_startup_seconds;
 };
 
 /** Reads the manifest of element `array_index`; nullopt when absent. @throws OutputError when unreadable */

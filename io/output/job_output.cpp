@@ -132,12 +132,21 @@ OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& m
     return finalize_output(options, metadata, fields, ColumnsParamSource(param_columns, ranges), world_size);
 }
 
+void publish_params(const OutputOptions& options, const JobMetadata& metadata, const ParamSource& params)
+{
+    // A consolidated element's master holds them already: stored once (readers take the master's).
+    if (const auto manifest = read_manifest(options.path, metadata.array_index); manifest && manifest->consolidated) return;
+    write_params_file(layout::params_path(options.path, metadata.array_index), params);
+}
+
 OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& metadata,
-                              const std::vector<FieldSpec>& fields, const ParamSource& params, int world_size)
+                              const std::vector<FieldSpec>& fields, const ParamSource& params, int world_size,
+                              const std::vector<double>& rank_startup_seconds)
 {
     auto manifest = read_manifest(options.path, metadata.array_index).value_or(ElementManifest{});
-    // For merge; once consolidated, the master holds the same columns.
-    if (!manifest.consolidated) {
+    // For merge; once consolidated, the master holds the same columns. A run publishes it when
+    // it starts (publish_params), so it is there already unless the caller skipped that.
+    if (!manifest.consolidated && !std::filesystem::exists(layout::params_path(options.path, metadata.array_index))) {
         write_params_file(layout::params_path(options.path, metadata.array_index), params);
     }
     if (manifest.created == 0) manifest.created = now_seconds();
@@ -147,12 +156,14 @@ OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& m
     manifest.layout = options.layout;
     manifest.fields = fields;
     manifest.finished = now_seconds();
+    if (!rank_startup_seconds.empty()) manifest.rank_startup_seconds = rank_startup_seconds;
 
     OutputSummary summary;
     if (metadata.array_count == 1) {
         master::MasterInfo info{manifest.metadata, manifest.job_hash, options.layout, manifest.created,
                                 manifest.finished, false, fields, {}, {}};
         info.param_source = &params;  // a block at a time: T values a column never held
+        info.ranks = master::rank_rows(std::vector<std::pair<int, ElementManifest>>{{metadata.array_index, manifest}});
         summary = summarize(write_element_master(options, metadata, info, manifest.consolidated));
         summary.master_written = true;
         summary.master_path = options.path;

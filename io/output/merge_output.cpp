@@ -66,6 +66,7 @@ master::MasterInfo merged_info(const std::string& path, const Elements& elements
     info.created = reference.created;
     info.finished = now_seconds();
     info.fields = reference.fields;
+    info.ranks = master::rank_rows(elements.present);
     for (const auto& [index, manifest] : elements.present) {
         info.created = std::min(info.created, manifest.created);
         info.metadata.world_size = std::max(info.metadata.world_size, manifest.metadata.world_size);

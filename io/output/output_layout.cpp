@@ -91,7 +91,7 @@ std::vector<fs::path> segments(const fs::path& rank_dir)
 
 bool lock_held(const std::string& path, int array_index)
 {
-    const int fd = ::open(lock_path(path, array_index).c_str(), O_RDWR | O_CLOEXEC);
+    const int fd = ::open(lock_path(path, array_index).c_str(), O_RDONLY | O_CLOEXEC);  // read-only: a reader changes nothing
     if (fd < 0) return false;
     // Our own probe would conflict with the holder; a lock we get is released by close().
     const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0;

@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/handle.hpp"
@@ -40,7 +42,13 @@ OutputLock take_lock(const OutputOptions& options, int array_index)
                                     "; choose a writable output.path");
     }
     OutputLock lock(fd);
-    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    // A reader (status, table) probes the lock by taking it for a moment (layout::lock_held):
+    // a few short retries keep such a probe from refusing a run; a run holds it for good.
+    bool locked = false;
+    for (int attempt = 0; attempt < 5 && !(locked = ::flock(fd, LOCK_EX | LOCK_NB) == 0); ++attempt) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (!locked) {
         SHARDRUN_THROW(OutputError, options.path + " is being written by another shardrun run (lock " + file.string() +
                                     " is held); wait for it to finish or choose another output.path");
     }

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "io/read/live_snapshot.hpp"
 #include "io/read/status_report.hpp"
 
 namespace shardrun::io {
@@ -74,6 +75,9 @@ std::string status_text(const StatusReport& report)
     // The words of README's "Task states": pending is what --resume runs; `skipped` (a status
     // value older outputs may hold, never written now) is shown only where a file has some.
     const bool any_skipped = report.skipped > 0;
+    // The line every reader of a running job prints (live_snapshot.hpp); status puts it first.
+    if (report.running()) out << running_line(report.committed(), report.task_count) << "\n";
+    for (const auto& reason : report.unreadable) out << "running, not read: " << reason << "\n";
     out << report.path << ": " << report.task_count << " tasks, " << report.array_count << " array element(s): "
         << report.ok << " ok, " << report.failed << " failed, ";
     if (any_skipped) out << report.skipped << " skipped, ";
@@ -138,6 +142,9 @@ std::string status_json(const StatusReport& report)
                      {"ranks", ranks},              {"failed_tasks", failed},
                      {"missing_elements", report.missing_elements},
                      {"running_elements", report.running_elements},
+                     {"running", report.running()},
+                     {"committed", report.committed()},
+                     {"unreadable", report.unreadable},
                      {"unfinished_elements", report.unfinished_elements},
                      {"mismatched_elements", report.mismatched_elements},
                      {"element_problems", report.element_problems}};

@@ -12,6 +12,7 @@
 #include "io/output/element_manifest.hpp"
 #include "io/output/element_match.hpp"
 #include "io/output/output_layout.hpp"
+#include "io/read/live_snapshot.hpp"
 #include "io/read/task_stream.hpp"
 
 namespace fs = std::filesystem;
@@ -120,6 +121,17 @@ StatusReport from_shards(const std::string& path, std::size_t stderr_lines)
     for (const auto& [index, manifest] : manifests) {
         if (mismatched(index)) continue;
         if (index < report.array_count) seen[static_cast<std::size_t>(index)] = true;
+        const bool running = layout::lock_held(path, index);
+        if (running) {
+            report.running_elements.push_back(index);
+        } else if (manifest.finished == 0) {
+            report.unfinished_elements.push_back(index);
+        }
+        // Its one file is open in the run's parallel writer: not read until the run ends (live_snapshot.hpp).
+        if (running && manifest.layout == Layout::single) {
+            report.unreadable.push_back(single_running_reason(path, index));
+            continue;
+        }
         const auto& m = manifest.metadata;
         const auto end = std::max(m.first_task, std::min(m.end_task, report.task_count));
         TaskStream stream(m.first_task, end, {}, false);  // /tasks only, a block at a time
@@ -131,11 +143,6 @@ StatusReport from_shards(const std::string& path, std::size_t stderr_lines)
             add_element_rows(stream, path, index, manifest.consolidated, m.first_task, end);
         }
         count_stream(report, stream, index, per_rank, stderr_lines);
-        if (layout::lock_held(path, index)) {
-            report.running_elements.push_back(index);
-        } else if (manifest.finished == 0) {
-            report.unfinished_elements.push_back(index);
-        }
     }
     for (int index = 0; index < report.array_count; ++index) {
         if (!seen[static_cast<std::size_t>(index)]) report.missing_elements.push_back(index);

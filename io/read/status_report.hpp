@@ -42,6 +42,8 @@ struct StatusReport {
     std::vector<FailedTask> failed_tasks;
     std::vector<int> missing_elements;
     std::vector<int> running_elements;      ///< lock held right now
+    /** Running elements not read (layout single: its file is open in the run's writer), one reason each. */
+    std::vector<std::string> unreadable;
     std::vector<int> unfinished_elements;   ///< started, not finished, not running
     /** Elements of another job or array count than the lowest one, or beyond the count: not counted. */
     std::vector<int> mismatched_elements;
@@ -49,6 +51,11 @@ struct StatusReport {
     /** Set when <path> exists but cannot be opened as results (then complete is false). */
     std::string master_problem;
     bool complete = false;
+
+    /** A run is writing the output now: what was read is a snapshot of what it committed so far. */
+    bool running() const noexcept { return !running_elements.empty(); }
+    /** Tasks with a final status (ok, failed, skipped). */
+    std::uint64_t committed() const noexcept { return ok + failed + skipped; }
 };
 
 /**

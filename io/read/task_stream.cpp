@@ -8,6 +8,7 @@
 #include <numeric>
 #include <optional>
 
+#include "io/errors.hpp"
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/column_blocks.hpp"
 #include "io/hdf5/columns.hpp"
@@ -77,11 +78,17 @@ void take_segment(Loaded& loaded, std::uint64_t b, std::uint64_t e, TaskRows& bl
  * over items come back per task through `items`, padded as the shards held them.
  */
 TaskRows read_single_rows(hid_t file, master::ItemRowsReader& items, std::uint64_t first, std::size_t n,
-                          const std::vector<FieldSpec>& fields, bool with_fields)
+                          const std::vector<FieldSpec>& fields, const std::vector<bool>& wanted, bool with_fields)
 {
     auto rows = read_tasks_group(file, first, n);
     if (!with_fields) return rows;
-    for (const auto& field : fields) {
+    for (std::size_t f = 0; f < fields.size(); ++f) {
+        const auto& field = fields[f];
+        // A field not selected keeps its place (the block's column f), empty: never read.
+        if (!wanted[f]) {
+            rows.fields.emplace_back();
+            continue;
+        }
         auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(file, ("results/" + field.name).c_str(), H5P_DEFAULT));
         rows.fields.push_back(field.item_rows && master::ItemRowsReader::assembled(dataset.get())
                                   ? items.read(dataset.get(), field, first, n)
@@ -104,6 +111,7 @@ bool same_fields(const std::vector<FieldSpec>& a, const std::vector<FieldSpec>& 
 struct TaskStream::Impl {
     std::uint64_t first = 0, end = 0, cursor = 0;
     std::vector<FieldSpec> fields;
+    std::vector<std::size_t> kept;  ///< the fields delivered (select_fields), indexes into `fields`
     bool with_fields = true;
     std::size_t block_rows = stream_block_rows();
     std::vector<SegmentRef> segments;
@@ -125,6 +133,8 @@ TaskStream::TaskStream(std::uint64_t first, std::uint64_t end, std::vector<Field
     impl_->first = impl_->cursor = block_first_ = first;
     impl_->end = std::max(first, end);
     impl_->fields = std::move(fields);
+    impl_->kept.resize(impl_->fields.size());
+    std::iota(impl_->kept.begin(), impl_->kept.end(), std::size_t{0});
     impl_->with_fields = with_fields;
     if (with_fields) {
         // A block's results fit block_bytes(): a master written from larger blocks has the
@@ -138,6 +148,14 @@ TaskStream::TaskStream(std::uint64_t first, std::uint64_t end, std::vector<Field
 }
 
 TaskStream::~TaskStream() = default;
+
+void TaskStream::select_fields(std::vector<std::size_t> kept)
+{
+    for (const auto f : kept) {
+        if (f >= impl_->fields.size()) SHARDRUN_THROW(OutputError, "select_fields: no field " + std::to_string(f));
+    }
+    impl_->kept = std::move(kept);
+}
 
 const std::vector<std::string>& TaskStream::problems() const noexcept { return impl_->problems; }
 
@@ -229,18 +247,22 @@ bool TaskStream::next(TaskRows& block)
         if (lo < hi) {
             if (!single->handle) single->handle = SHARDRUN_H5_OPEN(File, H5Fopen(single->file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
             if (!single->items) single->items = std::make_unique<master::ItemRowsReader>(single->handle->get());
-            const auto& rows = single_rows.emplace_back(read_single_rows(
-                single->handle->get(), *single->items, lo, static_cast<std::size_t>(hi - lo), s.fields, s.with_fields));
+            std::vector<bool> wanted(s.fields.size(), false);
+            for (const auto f : s.kept) wanted[f] = true;
+            const auto& rows = single_rows.emplace_back(read_single_rows(single->handle->get(), *single->items, lo,
+                                                                         static_cast<std::size_t>(hi - lo), s.fields,
+                                                                         wanted, s.with_fields));
             for (std::size_t i = 0; i < rows.size(); ++i) take(block, winners, lo - b + i, rows, i);
         }
         ++single;
     }
 
     if (s.with_fields) {
-        block.fields.assign(s.fields.size(), {});
-        for (std::size_t f = 0; f < s.fields.size(); ++f) {
+        block.fields.assign(s.kept.size(), {});
+        for (std::size_t column = 0; column < s.kept.size(); ++column) {
+            const auto f = s.kept[column];
             const auto bytes = s.fields[f].bytes();
-            auto& out = block.fields[f];
+            auto& out = block.fields[column];
             out.reserve(n * bytes);
             // One pass: a run of rows without a result takes the fill value, the others their bytes.
             for (std::size_t k = 0; k < n;) {

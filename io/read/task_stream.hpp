@@ -39,6 +39,14 @@ public:
     void add_single(const std::filesystem::path& file, std::uint64_t first, std::uint64_t end);
 
     /**
+     * Delivers only the fields at `kept` (indexes into the constructor's fields, in that
+     * order) in block.fields; segments are still checked against all of them. For readers
+     * that show a few fields of a job with large ones (`shardrun table` of a running job).
+     * Call before the first next().
+     */
+    void select_fields(std::vector<std::size_t> kept);
+
+    /**
      * The next block: `block` gets the rows of ids [first_id(), first_id() + block.size()),
      * pending where nothing was committed, results (with_fields) as committed or the fill value.
      * @return false when every id was delivered

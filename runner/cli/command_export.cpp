@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/read/grid_export.hpp"
+#include "io/read/live_snapshot.hpp"
 #include "runner/errors.hpp"
 #include "runner/job/sweep.hpp"
 
@@ -21,10 +22,13 @@ namespace {
                                why);
 }
 
-/** The axes of the cartesian sweep the master at `path` was run with (its stored, resolved job). */
-std::vector<io::GridAxis> grid_axes(const std::string& path)
+/**
+ * The axes of the cartesian sweep the master at `master` was run with (its stored, resolved
+ * job); `path` is the output as the user named it (a snapshot of a running job is elsewhere).
+ */
+std::vector<io::GridAxis> grid_axes(const std::string& master, const std::string& path)
 {
-    const auto job = nlohmann::ordered_json::parse(io::stored_job_json(path));
+    const auto job = nlohmann::ordered_json::parse(io::stored_job_json(master));
     if (job.contains("data") && !job["data"].is_null()) {
         not_cartesian(path, "is a data job (data:): its tasks are chunks of a range, not points of a grid");
     }
@@ -61,8 +65,15 @@ void ExportCommand::check(const po::variables_map& values)
 
 int ExportCommand::run()
 {
-    const auto axes = grid_axes(path_);
-    io::export_grid(path_, axes, grid_);
+    // While a run writes the output: a snapshot of what it committed (tasks not yet run keep the fill value).
+    const auto live = io::LiveSnapshot::take(path_, io::SnapshotFields::all);
+    const auto master = live ? live->file().string() : path_;
+    const auto axes = grid_axes(master, path_);
+    io::export_grid(master, axes, grid_);
+    if (live) {
+        std::cerr << "shardrun: " << io::running_line(live->committed(), live->task_count())
+                  << " (a snapshot; the run goes on)\n";
+    }
     std::string shape;
     for (const auto& axis : axes) shape += (shape.empty() ? "" : " x ") + axis.name + " (" + std::to_string(axis.size) + ")";
     std::cout << "shardrun: wrote " << grid_ << ": results over " << shape << "\n";

@@ -8,12 +8,14 @@
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <sstream>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "io/errors.hpp"
+#include "io/read/live_snapshot.hpp"
 #include "runner/errors.hpp"
 
 // Set for this file by cmake/ShardrunInstall.cmake; the fallbacks keep it compiling without.
@@ -135,8 +137,10 @@ void ReportCommand::check(const po::variables_map& values)
 
 int ReportCommand::run()
 {
-    // Reads files only, like status: no MPI, so it runs on a login node.
-    if (!fs::exists(path_)) {
+    // Reads files only, like status: no MPI, so it runs on a login node. While a run writes the
+    // output, the picture is of a snapshot of its committed rows (/tasks and /attempts only).
+    const auto live = io::LiveSnapshot::take(path_, io::SnapshotFields::none);
+    if (!live && !fs::exists(path_)) {
         if (fs::is_directory(path_ + ".shards")) {
             SHARDRUN_THROW(io::OutputError, "report: " + path_ + ": not merged yet (only " + path_ +
                                             ".shards/ exists): run shardrun merge " + path_ + " first");
@@ -144,8 +148,17 @@ int ReportCommand::run()
         SHARDRUN_THROW(io::OutputError, "report: " + path_ + ": no such file");
     }
     const auto script = report_script();
-    std::vector<std::string> args = {report_python(), script.string(), path_};
-    if (!png_.empty()) args.insert(args.end(), {"--png", png_});
+    std::vector<std::string> args = {report_python(), script.string(), live ? live->file().string() : path_};
+    if (live) {
+        // Named after the output, not the snapshot's private folder, which goes when this returns.
+        const auto png = !png_.empty() ? png_ : (path_.ends_with(".h5") ? path_.substr(0, path_.size() - 3) : path_) + ".report.png";
+        args.insert(args.end(), {"--png", png, "--as", path_, "--running",
+                                 fmt::format("{} {}", live->committed(), live->task_count())});
+        std::cerr << "shardrun: " << io::running_line(live->committed(), live->task_count())
+                  << " (a snapshot; the run goes on)\n";
+    } else if (!png_.empty()) {
+        args.insert(args.end(), {"--png", png_});
+    }
     if (!html_.empty()) args.insert(args.end(), {"--html", html_});
     if (!stats_.empty()) args.insert(args.end(), {"--stats", stats_});
     args.insert(args.end(), {"--run-gap", fmt::format("{}", run_gap_)});

@@ -2,10 +2,12 @@
 
 #include <iostream>
 
+#include "io/read/live_snapshot.hpp"
 #include "io/read/results_table.hpp"
 #include "runner/cli/table_columns.hpp"
 #include "runner/cli/table_format.hpp"
 #include "runner/cli/table_pivot.hpp"
+#include "runner/cli/table_watch.hpp"
 #include "runner/errors.hpp"
 
 namespace po = boost::program_options;
@@ -35,7 +37,10 @@ void TableCommand::add_options(po::options_description& options, po::positional_
                                                     "better the second is, first/second for a time (seconds, *_seconds, "
                                                     "*_time, *_s, *_ms), second/first otherwise (gflops)")
         ("csv", po::bool_switch(&csv_), "print CSV (for pandas.read_csv)")
-        ("json", po::bool_switch(&json_), "print a JSON array of records (for pandas.read_json)");
+        ("json", po::bool_switch(&json_), "print a JSON array of records (for pandas.read_json)")
+        ("watch", po::value<std::string>(), "while a run writes the output, print the table of what it committed "
+                                            "every SECONDS (e.g. 30, or 0.5), then the final table when the run ends; "
+                                            "Ctrl-C stops watching");
     positional.add("output", 1);
 }
 
@@ -49,6 +54,10 @@ void TableCommand::check(const po::variables_map& values)
     has_columns_ = values.count("columns") > 0;
     if (!has_pivot_ && !values["value"].defaulted()) SHARDRUN_THROW(UsageError, "table: --value needs --pivot PARAM");
     if (!has_pivot_ && values.count("ratio")) SHARDRUN_THROW(UsageError, "table: --ratio needs --pivot PARAM");
+    if (values.count("watch")) {
+        watch_seconds_ = parse_watch_seconds(values["watch"].as<std::string>());
+        if (csv_ || json_) SHARDRUN_THROW(UsageError, "table: --watch prints tables for people; it excludes --csv and --json");
+    }
     if (values.count("top")) {
         const auto top = values["top"].as<long long>();
         if (top < 0) SHARDRUN_THROW(UsageError, "table: --top " + std::to_string(top) + ": give a count of rows, 0 or more");
@@ -56,23 +65,51 @@ void TableCommand::check(const po::variables_map& values)
     }
 }
 
-int TableCommand::run()
+std::string TableCommand::render(const io::ResultsTable& read, bool committed_only) const
 {
-    // The expression is parsed here, not in check(), so a mistake in it is one line, not the option table.
-    if (has_where_) query_.where = parse_where(where_);
-    // Reads the file only: no MPI, so it works on a login node.
-    const auto read = io::read_results_table(path_);
+    auto where = query_.where;
+    // A running job's snapshot: the tasks it committed, not the rows still to come.
+    if (committed_only) where.push_back(Condition{"status", "!=", "pending"});
     // --where picks tasks before the pivot; --sort and --top order and cut its rows.
-    const auto table = has_pivot_ ? pivot_table(read, select_rows(read, {query_.where, {}, false, {}}), pivot_, value_, ratio_)
+    const auto table = has_pivot_ ? pivot_table(read, select_rows(read, {where, {}, false, {}}), pivot_, value_, ratio_)
                                   : read;
     auto query = query_;
+    query.where = where;
     if (has_pivot_) query.where.clear();
     // Resolved before anything is printed, so that a bad name is one line and no table.
     const auto columns = has_columns_ ? named_columns(table, columns_) : default_columns(table);
     const auto rows = select_rows(table, query);
-    std::cout << (csv_ ? table_csv(table, rows, columns) : json_ ? table_json(table, rows, columns)
-                                                         : table_text(table, rows, columns));
+    return csv_ ? table_csv(table, rows, columns) : json_ ? table_json(table, rows, columns) : table_text(table, rows, columns);
+}
+
+int TableCommand::print_once() const
+{
+    // Reads files only: no MPI, so it works on a login node, while the job runs too.
+    if (const auto live = io::LiveSnapshot::take(path_, io::SnapshotFields::scalar)) {
+        auto read = io::read_results_table(live->file().string());
+        read.path = path_;
+        const auto text = render(read, true);
+        // On stderr: stdout stays the table, CSV or JSON a script reads.
+        std::cerr << "shardrun: " << io::running_line(live->committed(), live->task_count())
+                  << " (a snapshot; the run goes on)\n";
+        std::cout << text;
+        return exit_ok;
+    }
+    std::cout << render(io::read_results_table(path_), false);
     return exit_ok;
+}
+
+int TableCommand::watch() const
+{
+    return watch_table(path_, watch_seconds_, [this](const io::ResultsTable& table) { return render(table, true); },
+                       [this] { return print_once(); });
+}
+
+int TableCommand::run()
+{
+    // The expression is parsed here, not in check(), so a mistake in it is one line, not the option table.
+    if (has_where_) query_.where = parse_where(where_);
+    return watch_seconds_ > 0 ? watch() : print_once();
 }
 
 }  // namespace shardrun::cli

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "io/read/results_table.hpp"
 #include "runner/cli/command.hpp"
 #include "runner/cli/table_query.hpp"
 
@@ -9,9 +10,11 @@ namespace shardrun::cli {
 
 /**
  * `shardrun table OUT [--columns A,B] [--sort F] [--desc] [--top N] [--where EXPR] [--pivot P [--value F] [--ratio A/B]]
- * [--csv|--json]`: the params, scalar results and status of every task of a results file (or the
+ * [--csv|--json] [--watch SECONDS]`: the params, scalar results and status of every task of a results file (or the
  * columns --columns names, /tasks columns included), one row per task;
  * or, with --pivot, one row per combination of the other params (see pivot_table).
+ * While a run writes the output, it reads a snapshot of the rows committed so far
+ * (io/read/live_snapshot.hpp) and says `running: N of T committed` on stderr.
  */
 class TableCommand : public Command {
 public:
@@ -29,7 +32,18 @@ protected:
     void check(const boost::program_options::variables_map& values) override;
 
 private:
+    /**
+     * The table of `read` as --pivot, --columns, --sort, --top and the format ask;
+     * `committed_only` (a snapshot of a running job) leaves out the pending rows.
+     */
+    std::string render(const io::ResultsTable& read, bool committed_only) const;
+    /** Reads the output (a snapshot while a run writes it, else its master) and prints it once. */
+    int print_once() const;
+    /** --watch: a snapshot every watch_seconds_ while the run goes on, then the final table. */
+    int watch() const;
+
     std::string path_;
+    double watch_seconds_ = 0;  ///< 0: no --watch
     std::string where_;
     bool has_where_ = false;
     std::string pivot_;

@@ -58,7 +58,10 @@ OutputSession::OutputSession(collectives::Communicator& world, const PreparedJob
     options_.force = force;
     metadata_ = make_metadata(world, job, environment, element);
     run_agreed(world_, [&] {
-        if (rank_ == 0) lock_ = io::prepare_output(options_, metadata_);
+        if (rank_ != 0) return;
+        lock_ = io::prepare_output(options_, metadata_);
+        // Now, not only at the end: readers of the running job label its rows with them.
+        io::publish_params(options_, metadata_, JobParamSource(job));
     });
     if (resume) load_committed(element);
     run_agreed(world_, [&] {
@@ -91,14 +94,18 @@ void OutputSession::load_committed(placement::IdRange element)
     }
 }
 
-void OutputSession::finish(bool interrupted)
+void OutputSession::finish(bool interrupted, const std::vector<RankStats>& ranks)
 {
+    // Exec workers' load per rank, for the master's /ranks (recorded only where workers loaded).
+    std::vector<double> startup;
+    for (const auto& stats : ranks) startup.push_back(stats.startup_seconds);
+    if (std::none_of(startup.begin(), startup.end(), [](double seconds) { return seconds > 0; })) startup.clear();
     // run_agreed's reduction returns only once every rank has closed its part: no barrier needed.
     run_agreed(world_, [&] { sink_.reset(); });
     if (interrupted) return;
     run_agreed(world_, [&] {
         if (rank_ != 0) return;
-        io::finalize_output(options_, metadata_, job_.fields, JobParamSource(job_), world_size_);
+        io::finalize_output(options_, metadata_, job_.fields, JobParamSource(job_), world_size_, startup);
     });
 }
 

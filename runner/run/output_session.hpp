@@ -35,8 +35,11 @@ public:
     /** Shards commit per rank whenever they like; the single file commits collectively, so once at the end. */
     bool periodic_commits() const noexcept { return options_.layout == io::Layout::shards; }
 
-    /** Closes the sink and, unless interrupted, writes the master file on rank 0. Collective. */
-    void finish(bool interrupted);
+    /**
+     * Closes the sink and, unless interrupted, writes the master file on rank 0. Collective.
+     * @param ranks  on rank 0, every rank's stats (gather_stats): their start-up goes to /ranks
+     */
+    void finish(bool interrupted, const std::vector<RankStats>& ranks = {});
 
 private:
     void load_committed(placement::IdRange element);

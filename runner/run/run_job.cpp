@@ -145,7 +145,7 @@ int run_job(const RunOptions& options)
     progress_thread.reset();
     if (reporter) reporter->update(loop->counters().read_progress(), true);
     const auto all_stats = gather_stats(*world, stats);
-    output.finish(interrupted);
+    output.finish(interrupted, all_stats);
     if (topo.world_rank == 0) {
         RunTotals totals{job.spec.name, element.size(),
                          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),

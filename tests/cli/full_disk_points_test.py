@@ -1,6 +1,6 @@
 """A disk that fills up at each write of an output (issue 23, point 9; needs root for tmpfs).
 
-At every write point (element manifest at start and at the end, a segment commit, params.h5,
+At every write point (element manifest at start and at the end, params.h5 at start, a segment commit,
 the master, `shardrun merge`, layout single) a full disk must end the run with exit code 1
 (never a signal: HDF5 1.10.8 used to crash in MPI_Finalize after a failed close), exactly one
 `shardrun:` line naming the file and the system's reason, no *.tmp left behind, and, once there
@@ -154,21 +154,24 @@ class FullDiskPointsTest(unittest.TestCase):
                 subprocess.run(["umount", self.disk], check=True)
 
     def element_sizes(self, np):
-        """Bytes an array element's manifest + segments take, and its params.h5, on a roomy tmpfs."""
+        """Bytes an array element's manifest + segments take, its params.h5, and its manifest alone,
+        on a roomy tmpfs."""
         mount_tmpfs(self, self.disk, ROOM)
         proc = self.run_job(self.job(), np, "--array-index", "0", "--array-count", "2")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         params = os.stat(glob.glob(os.path.join(self.disk, "*.shards", "a0", "params.h5"))[0]).st_blocks * 512
+        manifest = os.stat(glob.glob(os.path.join(self.disk, "*.shards", "a0", "element.json"))[0]).st_blocks * 512
         total = used_bytes(self.disk)
         subprocess.run(["umount", self.disk], check=True)
-        return total - params, params
+        return total - params, params, manifest
 
-    def test_params_and_manifest_at_end(self):
-        # An array element ends with params.h5, then its manifest: room for everything before
-        # one of them, and not one page more.
+    def test_params_at_start_and_manifest_at_end(self):
+        # An array element starts with its manifest, then params.h5 (for readers of the running
+        # job), and ends with its manifest again: room for everything before one of them, and
+        # not one page more.
         for np in (1, 2):
-            before_params, params = self.element_sizes(np)
-            for point, room, names in (("params", before_params, "params.h5"),
+            before_params, params, manifest = self.element_sizes(np)
+            for point, room, names in (("params", manifest, "params.h5"),
                                        ("manifest", before_params + params, "element.json")):
                 with self.subTest(np=np, point=point):
                     mount_tmpfs(self, self.disk, ROOM)

@@ -1,7 +1,8 @@
 """Worker start-up (issue 24, point 7): an answer printed on stdout instead of $SHARDRUN_ANSWER_FD
 is answered at once with a line naming it (no wait for exec.worker_start_timeout or a task timeout),
-and a worker's load is its rank's start-up: each task starts after its worker said ready, and the
-summary's per-rank startup_seconds holds the load."""
+and a worker's load is its rank's start-up: each task starts after its worker said ready (the first
+task's seconds leave it out), the summary's per-rank startup_seconds holds the load, the master's
+/ranks (array_index, rank, startup_seconds) records it and `shardrun report --stats` shows it per lane."""
 import glob
 import json
 import os
@@ -65,7 +66,12 @@ class WorkerStartupTest(unittest.TestCase):
                    if line.startswith("{") and '"event":"summary"' in line.replace(" ", "")][-1]
         with h5py_module().File(os.path.join(work, "out.h5"), "r") as f:
             starts = f["tasks/start"][:].tolist()
+            ends = f["tasks/end"][:].tolist()
             ranks = f["tasks/rank"][:].tolist()
+            startup = {(int(a), int(r)): float(t) for a, r, t in
+                       zip(f["ranks/array_index"][:], f["ranks/rank"][:], f["ranks/startup_seconds"][:])}
+            units = f["ranks/startup_seconds"].attrs["units"]
+            units = units.decode() if isinstance(units, bytes) else str(units)
             self.assertEqual(f["tasks/status"][:].tolist(), [1] * 6)
         ready = {}
         for name in glob.glob(os.path.join(ready_dir, "*")):
@@ -79,6 +85,46 @@ class WorkerStartupTest(unittest.TestCase):
         for rank in set(ranks):
             # The worker slept LOAD_SECONDS before its ready line: its rank's start-up holds at least that.
             self.assertGreaterEqual(by_rank[rank]["startup_seconds"], LOAD_SECONDS)
+        # The first task of each rank: its seconds (end - start) leave the load out. The tasks answer
+        # at once, so anything near LOAD_SECONDS would mean the load was counted in.
+        first = {}
+        for task, (start, rank) in enumerate(zip(starts, ranks)):
+            if rank not in first or start < starts[first[rank]]:
+                first[rank] = task
+        for rank, task in first.items():
+            self.assertLess(ends[task] - starts[task], min(1.0, LOAD_SECONDS), f"first task {task} of rank {rank}")
+        # /ranks of the master: one row per rank, its start-up as the summary printed it.
+        self.assertEqual(sorted(startup), [(0, 0), (0, 1)])
+        for (element, rank), seconds in startup.items():
+            self.assertGreaterEqual(seconds, LOAD_SECONDS)
+            self.assertAlmostEqual(seconds, by_rank[rank]["startup_seconds"], places=6)
+        self.assertEqual(units, "s")
+        # `shardrun report` shows it: a start-up per lane in --stats, and in the summary line.
+        stats_path = os.path.join(work, "stats.json")
+        report = run(["report", os.path.join(work, "out.h5"), "--png", os.path.join(work, "r.png"),
+                      "--stats", stats_path])
+        self.assertEqual(report.returncode, 0, report.stdout + report.stderr)
+        with open(stats_path) as f:
+            lanes = json.load(f)["lanes"]
+        self.assertEqual([lane["label"].split()[0] for lane in lanes], ["r0", "r1"])
+        for lane, rank in zip(lanes, (0, 1)):
+            self.assertAlmostEqual(lane["startup_seconds"], startup[(0, rank)], places=6)
+
+    def test_no_workers_no_ranks_group(self):
+        """A run without exec workers records no start-up: its master has no /ranks."""
+        work = scratch_dir()
+        path = write_job(work, f"""\
+            name: plain
+            task: exec
+            sweep: {{a: [1, 2]}}
+            output: {{path: {work}/out.h5}}
+            exec:
+              argv: [/bin/true]
+            """)
+        proc = run(["run", path], np=2)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        with h5py_module().File(os.path.join(work, "out.h5"), "r") as f:
+            self.assertNotIn("ranks", f)
 
 
 if __name__ == "__main__":

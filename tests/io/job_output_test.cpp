@@ -10,6 +10,8 @@
 #include <fstream>
 
 #include "io/output/checksum.hpp"
+#include "io/read/live_snapshot.hpp"
+#include "io/read/results_table.hpp"
 #include "io/read/task_stream.hpp"
 #include "output_test_support.hpp"
 
@@ -104,6 +106,93 @@ TEST(TaskStream, BlocksOfLargeRowsStayWithinTheBlockBudgetAndKeepEveryRow)
         next += block.size();
     }
     EXPECT_EQ(next, tasks);
+    fs::remove_all(dir);
+}
+
+namespace {
+
+/** Every path under `dir` (files and folders), sorted. */
+std::vector<std::string> tree_of(const std::string& dir)
+{
+    std::vector<std::string> paths;
+    for (const auto& entry : fs::recursive_directory_iterator(dir)) paths.push_back(entry.path().string());
+    std::sort(paths.begin(), paths.end());
+    return paths;
+}
+
+/** A vector field and a scalar one; tasks [0, committed) committed, the writer still holding the lock. */
+const std::vector<FieldSpec> live_fields{FieldSpec{"curve", DType::float32, {4}, ""}, FieldSpec{"v", DType::float64, {}, ""}};
+
+void record_live(ResultSink& sink, std::uint64_t id)
+{
+    TaskValues values{std::vector<std::byte>(live_fields[0].bytes()), std::vector<std::byte>(sizeof(double))};
+    const double v = 10.0 * static_cast<double>(id) + 0.5;
+    std::memcpy(values[1].data(), &v, sizeof v);
+    sink.record(test_record(id, 0), values);
+}
+
+}  // namespace
+
+TEST(TaskStream, SelectedFieldsAreTheOnlyOnesDelivered)
+{
+    const auto dir = testing::scratch_dir();
+    const OutputOptions options{dir + "/sel.h5", Layout::shards};
+    const auto m = test_metadata(4);
+    {
+        auto lock = prepare_output(options, m);
+        auto sink = open_rank_sink(options, m, live_fields, 0, 1);
+        for (std::uint64_t id = 0; id < 4; ++id) record_live(*sink, id);
+        sink->commit();
+    }
+
+    TaskStream stream(0, 4, live_fields, true);
+    stream.select_fields({1});
+    stream.add_element(options.path, 0, 0, 4);
+    TaskRows block;
+    ASSERT_TRUE(stream.next(block));
+
+    ASSERT_EQ(block.fields.size(), 1u);  // v only: curve is not copied
+    ASSERT_EQ(block.fields[0].size(), 4 * sizeof(double));
+    for (std::size_t k = 0; k < 4; ++k) {
+        double v = 0;
+        std::memcpy(&v, block.fields[0].data() + k * sizeof v, sizeof v);
+        EXPECT_EQ(v, 10.0 * static_cast<double>(k) + 0.5);
+    }
+    fs::remove_all(dir);
+}
+
+TEST(LiveSnapshot, ReadsTheCommittedRowsOfARunningOutputAndLeavesItAsItWas)
+{
+    const auto dir = testing::scratch_dir();
+    const OutputOptions options{dir + "/live.h5", Layout::shards};
+    const auto m = test_metadata(5);
+    auto lock = prepare_output(options, m);  // held: the output is running
+    {
+        auto sink = open_rank_sink(options, m, live_fields, 0, 1);
+        for (std::uint64_t id = 0; id < 3; ++id) record_live(*sink, id);
+        sink->commit();
+        record_live(*sink, 3);  // recorded, not committed: not in the snapshot
+        const auto before = tree_of(dir);
+        std::filesystem::path folder;
+        {
+            auto snapshot = LiveSnapshot::take(options.path, SnapshotFields::scalar);
+
+            ASSERT_TRUE(snapshot);
+            EXPECT_EQ(snapshot->committed(), 3u);
+            EXPECT_EQ(snapshot->task_count(), 5u);
+            EXPECT_EQ(running_line(snapshot->committed(), snapshot->task_count()), "running: 3 of 5 committed");
+            const auto table = read_results_table(snapshot->file().string());
+            EXPECT_GE(table.find("v"), 0);
+            EXPECT_LT(table.find("curve"), 0);  // scalar fields only
+            EXPECT_EQ(table.non_scalar, std::vector<std::string>{});
+            folder = snapshot->file().parent_path();
+            EXPECT_EQ(folder.string().rfind(dir, 0), std::string::npos);  // not under the output
+        }
+        EXPECT_FALSE(fs::exists(folder));     // removed with the snapshot
+        EXPECT_EQ(tree_of(dir), before);      // nothing created under the output
+    }
+    lock = OutputLock{};  // released: not running
+    EXPECT_FALSE(LiveSnapshot::take(options.path, SnapshotFields::scalar));
     fs::remove_all(dir);
 }
 
