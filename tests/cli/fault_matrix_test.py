@@ -13,7 +13,7 @@ import time
 import unittest
 
 from harness import (MPIEXEC, SHARDRUN, clean_env, kill_task_processes, rank_pid, run, scratch_dir,
-                     status_json, task_processes, wait_for_no_task_processes)
+                     status_json, task_processes, wait_for_no_ranks, wait_for_no_task_processes)
 from jobs import h5py_module, write_job
 
 NP = int(os.environ.get("FAULT_NP", "2"))
@@ -117,6 +117,9 @@ class FaultMatrixTest(unittest.TestCase):
         self.wait_for_results(TASKS // 3)
         proc.kill()
         self.end(proc)
+        # The orphaned ranks notice that mpirun is gone and exit (they hold the output's lock
+        # until then, so a --resume started earlier is rightly refused as a second writer).
+        self.assertEqual(wait_for_no_ranks(self.job, 30), [], "ranks outlived their mpirun")
         self.assert_not_complete()
         self.resume_and_check()
 

@@ -117,6 +117,32 @@ def wait_for_no_task_processes(work, seconds):
         time.sleep(0.1)
 
 
+def rank_processes(job):
+    """Pids of live `shardrun run JOB` processes (ranks and their orphan guards; zombies excluded)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmdline = f.read().split(b"\0")
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != b"Z" and cmdline[:2] == [SHARDRUN.encode(), b"run"] and job.encode() in cmdline:
+            found.append(int(pid))
+    return found
+
+
+def wait_for_no_ranks(job, seconds):
+    """Waits up to `seconds` for every rank of `shardrun run JOB` to be gone; returns the survivors."""
+    deadline = time.time() + seconds
+    while True:
+        left = rank_processes(job)
+        if not left or time.time() >= deadline:
+            return left
+        time.sleep(0.1)
+
+
 def kill_task_processes(work):
     """Cleanup for a failing test: no process it started may outlive it."""
     import signal
