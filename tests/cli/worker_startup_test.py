@@ -110,6 +110,23 @@ class WorkerStartupTest(unittest.TestCase):
         for lane, rank in zip(lanes, (0, 1)):
             self.assertAlmostEqual(lane["startup_seconds"], startup[(0, rank)], places=6)
 
+    def test_a_worker_not_ready_after_30_s_gets_one_progress_note(self):
+        # A large model's load: the default exec.worker_start_timeout (600 s) waits it out, and at
+        # 30 s the rank says once what it waits for, on stderr and in the worker's log.
+        work = scratch_dir()
+        ready_dir = os.path.join(work, "ready")
+        os.makedirs(ready_dir)
+        path = job(work, "slow_load", f", STARTUP_LOAD: 32, STARTUP_READY_DIR: {ready_dir}")
+        proc = run(["run", path], np=1, timeout=300)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        notes = [line for line in proc.stderr.splitlines() if "is not ready after 30 s" in line]
+        self.assertEqual(len(notes), 1, proc.stderr)
+        self.assertIn("still waiting (up to exec.worker_start_timeout, 600 s) for its ready line on "
+                      "$SHARDRUN_ANSWER_FD (fd 3)", notes[0])
+        log = os.path.join(work, "out.h5.tasks", "worker-rank0.log")
+        with open(log, errors="replace") as f:
+            self.assertIn("is not ready after 30 s", f.read())
+
     def test_no_workers_no_ranks_group(self):
         """A run without exec workers records no start-up: its master has no /ranks."""
         work = scratch_dir()
