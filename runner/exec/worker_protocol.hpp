@@ -21,10 +21,10 @@ using tasks::TaskOutcome;
 struct AnswerPlace {
     /** Rows of the task's data range (end - start): a field with item_rows answers this many. */
     std::optional<std::size_t> rows;
-    /** The task's parameters: a parameter-sized field answers its own value's length (job/param_shapes.hpp). */
-    const job::ParamMap* params = nullptr;
     /** The folder where the worker may leave <field>.npy for this task (empty: none). */
     std::string result_dir;
+    /** The task's parameters: a parameter-sized field answers its own value's length (job/param_shapes.hpp). */
+    const job::ParamMap* params = nullptr;
 };
 
 /** The AnswerPlace of `context`'s task, with `result_dir` (empty when no results are declared). */
