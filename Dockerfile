@@ -15,6 +15,10 @@
 # repository, which the nvidia/cuda images configure. -DSHARDRUN_CUDA=ON fails the build when
 # nvcc or NCCL is missing, so the image never silently lacks the GPU path.
 #
+# The shardrun Python package (scripts/python: shardrun.params(), shardrun.result(), the worker
+# loop) is installed into the system Python (PEP 668's --break-system-packages: the image is
+# shardrun's own), so a task's `import shardrun` works as it does after `pip install scripts/python`.
+#
 # Cloud jobs: the job files give the whole command, `bash <entrypoint> job.yaml ...`, where the
 # entrypoint is scripts/aws-batch/entrypoint, copied by `shardrun submit` next to the job files.
 # AWS Batch appends a job's command to the image's ENTRYPOINT, so this image sets none (CMD
@@ -54,6 +58,8 @@ RUN cmake -S /opt/shardrun-src -B /tmp/shardrun-build \
  && cmake --build /tmp/shardrun-build --target shardrun -j"$(nproc)" \
  && cmake --install /tmp/shardrun-build --prefix /usr/local \
  && ln -s /usr/local/share/shardrun/aws-batch/entrypoint /usr/local/bin/shardrun-entrypoint \
+ && python3 -m pip install --no-cache-dir --break-system-packages /opt/shardrun-src/scripts/python \
+ && python3 -c 'import shardrun' \
  && rm -rf /tmp/shardrun-build /opt/shardrun-src \
  && shardrun --version
 
