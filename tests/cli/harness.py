@@ -84,21 +84,27 @@ def rank_pid(job, rank, deadline):
     raise AssertionError(f"rank {rank} of {job} never started")
 
 
-def processes_with_env(entry_prefix):
-    """Pids of live processes (zombies excluded) with an environment entry starting with `entry_prefix`."""
+def live_processes(read, matches):
+    """Pids of live processes (zombies excluded) whose /proc/<pid>/<read> entries (split at NUL)
+    satisfy `matches`."""
     found = []
-    needle = entry_prefix.encode()
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                environ = f.read().split(b"\0")
+            with open(f"/proc/{pid}/{read}", "rb") as f:
+                entries = f.read().split(b"\0")
             with open(f"/proc/{pid}/stat", "rb") as f:
                 state = f.read().rsplit(b")", 1)[1].split()[0]
         except OSError:
             continue
-        if state != b"Z" and any(entry.startswith(needle) for entry in environ):
+        if state != b"Z" and matches(entries):
             found.append(int(pid))
     return found
+
+
+def processes_with_env(entry_prefix):
+    """Pids of live processes with an environment entry starting with `entry_prefix`."""
+    needle = entry_prefix.encode()
+    return live_processes("environ", lambda environ: any(entry.startswith(needle) for entry in environ))
 
 
 def task_processes(work):
@@ -107,40 +113,29 @@ def task_processes(work):
     return processes_with_env(f"SHARDRUN_TASK_DIR={work}")
 
 
-def wait_for_no_task_processes(work, seconds):
-    """Waits up to `seconds` for every task process under `work` to be gone; returns the survivors."""
+def rank_processes(job):
+    """Pids of live `shardrun run JOB` processes (ranks and their orphan guards)."""
+    return live_processes("cmdline", lambda cmdline: cmdline[:2] == [SHARDRUN.encode(), b"run"] and job.encode() in cmdline)
+
+
+def wait_until_none(pids_of, seconds):
+    """Waits up to `seconds` for pids_of() to be empty; returns the survivors."""
     deadline = time.time() + seconds
     while True:
-        left = task_processes(work)
+        left = pids_of()
         if not left or time.time() >= deadline:
             return left
         time.sleep(0.1)
 
 
-def rank_processes(job):
-    """Pids of live `shardrun run JOB` processes (ranks and their orphan guards; zombies excluded)."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                cmdline = f.read().split(b"\0")
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                state = f.read().rsplit(b")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state != b"Z" and cmdline[:2] == [SHARDRUN.encode(), b"run"] and job.encode() in cmdline:
-            found.append(int(pid))
-    return found
+def wait_for_no_task_processes(work, seconds):
+    """Waits up to `seconds` for every task process under `work` to be gone; returns the survivors."""
+    return wait_until_none(lambda: task_processes(work), seconds)
 
 
 def wait_for_no_ranks(job, seconds):
     """Waits up to `seconds` for every rank of `shardrun run JOB` to be gone; returns the survivors."""
-    deadline = time.time() + seconds
-    while True:
-        left = rank_processes(job)
-        if not left or time.time() >= deadline:
-            return left
-        time.sleep(0.1)
+    return wait_until_none(lambda: rank_processes(job), seconds)
 
 
 def kill_task_processes(work):
