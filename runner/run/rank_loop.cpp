@@ -61,8 +61,17 @@ bool interrupted(const LoopSettings& settings, const AttemptsEnd& end)
 {
     if (end.outcome.status == io::TaskStatus::ok) return false;
     if (end.stop) return true;
-    const bool draining = settings.claims_closed != nullptr && settings.claims_closed->load();
-    return draining && end.outcome.exit_code == 128 + SIGUSR1;
+    if (end.outcome.exit_code != 128 + SIGUSR1 || settings.claims_closed == nullptr) return false;
+    // The task may die of the drain's SIGUSR1 before this rank knows of the drain: scancel signals
+    // the step's processes one by one, and another rank's drain arrives through the stop watcher
+    // (every 20 ms). So a task killed by SIGUSR1 waits a little for the drain before it is judged;
+    // a SIGUSR1 that was no drain's costs that wait once and is a failure.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (!settings.claims_closed->load()) {
+        if (std::chrono::steady_clock::now() >= deadline) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return true;
 }
 
 void run_slot(const LoopSettings& settings, LoopState& state)
