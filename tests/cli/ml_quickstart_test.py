@@ -43,7 +43,8 @@ class MlQuickStartTest(unittest.TestCase):
         bin_dir = os.path.dirname(cls.python)
         if not os.path.exists(os.path.join(bin_dir, "python3")):
             raise AssertionError(f"{bin_dir} has no python3: give SHARDRUN_TORCH_PYTHON as a venv's bin/python")
-        cls.env = {"PATH": f"{bin_dir}:{os.environ['PATH']}"}
+        # This tree's package first, so the test follows the source, not what the venv was given.
+        cls.env = {"PATH": f"{bin_dir}:{os.environ['PATH']}", "PYTHONPATH": os.path.join(SOURCE_DIR, "scripts", "python")}
 
     def test_sweep_top_10(self):
         work = scratch_dir()
