@@ -141,6 +141,11 @@ std::string running_line(std::uint64_t committed, std::uint64_t task_count)
     return "running: " + std::to_string(committed) + " of " + std::to_string(task_count) + " committed";
 }
 
+std::string LiveSnapshot::note() const
+{
+    return "shardrun: " + running_line(committed_, task_count_) + " (a snapshot; the run goes on)";
+}
+
 std::string single_running_reason(const std::string& path, int array_index)
 {
     return path + ": array element " + std::to_string(array_index) +

@@ -46,6 +46,8 @@ public:
     /** Tasks with a final status (ok, failed, skipped) in the snapshot. */
     std::uint64_t committed() const noexcept { return committed_; }
     std::uint64_t task_count() const noexcept { return task_count_; }
+    /** What table, export and report print on stderr: "shardrun: running: N of T committed (a snapshot; ...)". */
+    std::string note() const;
 
 private:
     LiveSnapshot() = default;

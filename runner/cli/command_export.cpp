@@ -71,8 +71,7 @@ int ExportCommand::run()
     const auto axes = grid_axes(master, path_);
     io::export_grid(master, axes, grid_);
     if (live) {
-        std::cerr << "shardrun: " << io::running_line(live->committed(), live->task_count())
-                  << " (a snapshot; the run goes on)\n";
+        std::cerr << live->note() << "\n";
     }
     std::string shape;
     for (const auto& axis : axes) shape += (shape.empty() ? "" : " x ") + axis.name + " (" + std::to_string(axis.size) + ")";

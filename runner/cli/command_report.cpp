@@ -154,8 +154,7 @@ int ReportCommand::run()
         const auto png = !png_.empty() ? png_ : (path_.ends_with(".h5") ? path_.substr(0, path_.size() - 3) : path_) + ".report.png";
         args.insert(args.end(), {"--png", png, "--as", path_, "--running",
                                  fmt::format("{} {}", live->committed(), live->task_count())});
-        std::cerr << "shardrun: " << io::running_line(live->committed(), live->task_count())
-                  << " (a snapshot; the run goes on)\n";
+        std::cerr << live->note() << "\n";
     } else if (!png_.empty()) {
         args.insert(args.end(), {"--png", png_});
     }

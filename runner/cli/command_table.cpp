@@ -90,8 +90,7 @@ int TableCommand::print_once() const
         read.path = path_;
         const auto text = render(read, true);
         // On stderr: stdout stays the table, CSV or JSON a script reads.
-        std::cerr << "shardrun: " << io::running_line(live->committed(), live->task_count())
-                  << " (a snapshot; the run goes on)\n";
+        std::cerr << live->note() << "\n";
         std::cout << text;
         return exit_ok;
     }

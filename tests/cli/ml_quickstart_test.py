@@ -46,12 +46,18 @@ class MlQuickStartTest(unittest.TestCase):
         # This tree's package first, so the test follows the source, not what the venv was given.
         cls.env = {"PATH": f"{bin_dir}:{os.environ['PATH']}", "PYTHONPATH": os.path.join(SOURCE_DIR, "scripts", "python")}
 
+    def run_example(self, np, job, name, work, summary=None):
+        """Runs `job` under mpirun -np `np` in `work`; returns its results/<name>.h5 after checking the run."""
+        proc = mpirun(np, ["run", job], self.env, work)
+        output = os.path.join(work, "results", name)
+        self.assertEqual(proc.returncode, 0, proc.stderr + task_stderr(output))
+        if summary:
+            self.assertIn(summary, proc.stdout + proc.stderr)
+        return output
+
     def test_sweep_top_10(self):
         work = scratch_dir()
-        proc = mpirun(2, ["run", os.path.join(EXAMPLES, "sweep.yaml")], self.env, work)
-        output = os.path.join(work, "results", "ml-sweep.h5")
-        self.assertEqual(proc.returncode, 0, proc.stderr + task_stderr(output))
-        self.assertIn("18 ok, 0 failed of 18 tasks", proc.stdout + proc.stderr)
+        output = self.run_example(2, os.path.join(EXAMPLES, "sweep.yaml"), "ml-sweep.h5", work, "18 ok, 0 failed of 18 tasks")
         table = run(["table", output, "--sort", "val_accuracy", "--desc", "--top", "10"], cwd=work)
         self.assertEqual(table.returncode, 0, table.stderr)
         lines = table.stdout.strip().splitlines()
@@ -73,10 +79,7 @@ class MlQuickStartTest(unittest.TestCase):
 
     def test_ddp_groups(self):
         work = scratch_dir()
-        proc = mpirun(4, ["run", os.path.join(EXAMPLES, "ddp.yaml")], self.env, work)
-        output = os.path.join(work, "results", "ml-ddp.h5")
-        self.assertEqual(proc.returncode, 0, proc.stderr + task_stderr(output))
-        self.assertIn("4 ok, 0 failed of 4 tasks", proc.stdout + proc.stderr)
+        output = self.run_example(4, os.path.join(EXAMPLES, "ddp.yaml"), "ml-ddp.h5", work, "4 ok, 0 failed of 4 tasks")
         h5py = h5py_module()
         with h5py.File(output, "r") as f:
             world = f["results/world_size"][()]
@@ -99,9 +102,7 @@ class MlQuickStartTest(unittest.TestCase):
         text += "  keep_files: true\n"
         with open(job, "w") as f:
             f.write(text)
-        proc = mpirun(2, ["run", job], self.env, work)
-        output = os.path.join(work, "results", "ml-ddp.h5")
-        self.assertEqual(proc.returncode, 0, proc.stderr + task_stderr(output))
+        output = self.run_example(2, job, "ml-ddp.h5", work)
         sums = []
         for folder in ("", "member1"):
             path = os.path.join(output + ".tasks", "0", folder, "stdout")
