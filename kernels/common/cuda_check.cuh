@@ -31,9 +31,10 @@ inline void check_cublas(cublasStatus_t status, const char* call, const char* fi
                     cublasGetStatusName(status) + " (" + cublasGetStatusString(status) + ")");
 }
 
-/** Makes `ordinal` current and returns this rank's stream on it (created once, kept). */
+/** Makes `ordinal` current and returns the calling thread's stream on it (created once per
+ *  thread and device, released when the thread ends: one per task slot of the rank). */
 cudaStream_t rank_stream(int ordinal);
-/** This rank's cuBLAS handle on `ordinal`, bound to rank_stream(ordinal). */
+/** The calling thread's cuBLAS handle on `ordinal`, bound to rank_stream(ordinal). */
 cublasHandle_t rank_cublas(int ordinal);
 
 /**

@@ -45,25 +45,40 @@ std::string device_name(int ordinal)
 
 // ---- the rank's stream and cuBLAS handle (declared in cuda_check.cuh)
 #include <map>
-#include <mutex>
 
 #include "kernels/common/cuda_check.cuh"
 
 namespace shardrun::kernels::cuda {
 namespace {
 
+// One stream and one cuBLAS handle per thread and device: the tasks a rank runs at once
+// (slots_per_rank, tasks_per_gpu) each compute on their own stream, and a cuBLAS handle must not
+// be used by two threads at once. They are released when their thread ends; for the main thread
+// that is at exit, before the CUDA runtime's own teardown (glibc runs thread_local destructors
+// first), so compute-sanitizer's leak check sees them freed.
 struct RankContext {
     cudaStream_t stream = nullptr;
     cublasHandle_t cublas = nullptr;
 };
 
+struct ThreadContexts {
+    std::map<int, RankContext> by_device;
+
+    ~ThreadContexts()
+    {
+        for (auto& entry : by_device) {
+            cudaSetDevice(entry.first);  // errors ignored: nothing to report to at thread exit
+            if (entry.second.cublas != nullptr) cublasDestroy(entry.second.cublas);
+            if (entry.second.stream != nullptr) cudaStreamDestroy(entry.second.stream);
+        }
+    }
+};
+
 RankContext& rank_context(int ordinal)
 {
-    static std::mutex mutex;
-    static std::map<int, RankContext> contexts;  // process lifetime: one stream per device
-    const std::lock_guard lock(mutex);
+    thread_local ThreadContexts contexts;
     SHARDRUN_CUDA_CHECK(cudaSetDevice(ordinal));
-    auto& context = contexts[ordinal];
+    auto& context = contexts.by_device[ordinal];
     if (context.stream == nullptr) {
         SHARDRUN_CUDA_CHECK(cudaStreamCreateWithFlags(&context.stream, cudaStreamNonBlocking));
         SHARDRUN_CUBLAS_CHECK(cublasCreate(&context.cublas));

@@ -87,6 +87,7 @@ expect '^passed   gpu-vs-cpu ' "gpu-vs-cpu runs its CPU column"
 expect '^skipped  compute-sanitizer memcheck: no GPU' "compute-sanitizer is skipped with the reason"
 expect '^skipped  bench allreduce \(nccl\): no GPU \(nvidia-smi is not installed' "the NCCL benchmark is skipped with the reason"
 expect '^skipped  train-sweep \(cuda\): no GPU \(nvidia-smi is not installed' "the CUDA training is skipped with the reason"
+expect '^skipped  gemm kind \(cpu vs cuda\): no GPU \(nvidia-smi is not installed' "the gemm kind on the GPU is skipped with the reason"
 if grep -q '^failed ' "$report"; then
   echo "FAIL: a step failed:"
   grep '^failed ' "$report"
