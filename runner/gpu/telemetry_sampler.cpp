@@ -154,6 +154,8 @@ Sample TelemetrySampler::sample_locked()
             if (event.eventType == nvml::event_xid_critical) xids.push_back(event.eventData);
         }
     }
+    // An Xid between tasks goes to the next task: the device's failing, not the task's, but quarantine must see it.
+    if (windows_.empty()) pending_xids_.insert(pending_xids_.end(), xids.begin(), xids.end());
     for (auto& [id, window] : windows_) {
         window.add(sample);
         for (const auto xid : xids) window.add_xid(xid);
@@ -167,7 +169,9 @@ TelemetrySampler::WindowId TelemetrySampler::open()
     const std::lock_guard lock(mutex_);
     const auto sample = sample_locked();
     const auto id = next_++;
-    windows_.emplace(id, TelemetryWindow(sample, counters, events_ != nullptr));
+    auto& window = windows_.emplace(id, TelemetryWindow(sample, counters, events_ != nullptr)).first->second;
+    for (const auto xid : pending_xids_) window.add_xid(xid);
+    pending_xids_.clear();
     return id;
 }
 

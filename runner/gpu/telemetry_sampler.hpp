@@ -61,6 +61,7 @@ private:
     bool stopping_ = false;
     WindowId next_ = 0;
     std::map<WindowId, TelemetryWindow> windows_;
+    std::vector<unsigned long long> pending_xids_;  ///< seen while no task ran: the next task's
     std::thread thread_;
 };
 
