@@ -7,7 +7,7 @@
 namespace shardrun::gpu {
 namespace {
 
-Sample sample(std::uint64_t mem, std::optional<std::uint64_t> processes, double util, std::optional<std::uint64_t> energy_mj,
+Sample make_sample(std::uint64_t mem, std::optional<std::uint64_t> processes, double util, std::optional<std::uint64_t> energy_mj,
               double temp)
 {
     return Sample{mem, processes, util, energy_mj, temp};
@@ -15,10 +15,10 @@ Sample sample(std::uint64_t mem, std::optional<std::uint64_t> processes, double 
 
 TEST(TelemetryWindow, AggregatesPeakMeanEnergyAndTemperature)
 {
-    TelemetryWindow window(sample(100, 10, 20, 5000, 50), {0, 0}, true);
+    TelemetryWindow window(make_sample(100, 10, 20, 5000, 50), {0, 0}, true);
 
-    window.add(sample(300, 30, 80, 7000, 70));
-    window.add(sample(200, 20, 50, 9500, 60));
+    window.add(make_sample(300, 30, 80, 7000, 70));
+    window.add(make_sample(200, 20, 50, 9500, 60));
     const auto usage = window.usage();
 
     EXPECT_EQ(usage.mem_peak, 30);  // the processes' peak, not the device's
@@ -32,9 +32,9 @@ TEST(TelemetryWindow, AggregatesPeakMeanEnergyAndTemperature)
 
 TEST(TelemetryWindow, OneSampleWithoutProcessListFallsBackToDeviceMemory)
 {
-    TelemetryWindow window(sample(100, 10, 0, 0, 40), {}, false);
+    TelemetryWindow window(make_sample(100, 10, 0, 0, 40), {}, false);
 
-    window.add(sample(400, std::nullopt, 0, 0, 40));
+    window.add(make_sample(400, std::nullopt, 0, 0, 40));
     const auto usage = window.usage();
 
     EXPECT_EQ(usage.mem_scope, io::GpuMemScope::device);
@@ -44,18 +44,18 @@ TEST(TelemetryWindow, OneSampleWithoutProcessListFallsBackToDeviceMemory)
 
 TEST(TelemetryWindow, EnergyIsUnknownWhereADeviceHasNoCounter)
 {
-    TelemetryWindow window(sample(1, 1, 0, std::nullopt, 40), {}, true);
+    TelemetryWindow window(make_sample(1, 1, 0, std::nullopt, 40), {}, true);
 
-    window.add(sample(1, 1, 0, 100, 40));
+    window.add(make_sample(1, 1, 0, 100, 40));
 
     EXPECT_TRUE(std::isnan(window.usage().energy_j));
 }
 
 TEST(TelemetryWindow, ShortTaskGetsValuesFromItsStartAndEndSamples)
 {
-    TelemetryWindow window(sample(10, 10, 30, 1000, 45), {}, true);
+    TelemetryWindow window(make_sample(10, 10, 30, 1000, 45), {}, true);
 
-    window.add(sample(10, 10, 50, 1250, 46));
+    window.add(make_sample(10, 10, 50, 1250, 46));
 
     EXPECT_DOUBLE_EQ(window.usage().util_mean, 40.0);
     EXPECT_DOUBLE_EQ(window.usage().energy_j, 0.25);
@@ -63,7 +63,7 @@ TEST(TelemetryWindow, ShortTaskGetsValuesFromItsStartAndEndSamples)
 
 TEST(TelemetryWindow, FaultsAreTheGrowthOfTheCountersAndTheXidsSeen)
 {
-    TelemetryWindow window(sample(1, 1, 0, 0, 40), {2, 7}, true);
+    TelemetryWindow window(make_sample(1, 1, 0, 0, 40), {2, 7}, true);
     window.add_xid(79);
 
     const auto faults = window.faults({5, 7});
@@ -78,7 +78,7 @@ TEST(TelemetryWindow, FaultsAreTheGrowthOfTheCountersAndTheXidsSeen)
 
 TEST(TelemetryWindow, UnknownOrResetCountersTellNothing)
 {
-    TelemetryWindow window(sample(1, 1, 0, 0, 40), {-1, 9}, true);
+    TelemetryWindow window(make_sample(1, 1, 0, 0, 40), {-1, 9}, true);
 
     const auto faults = window.faults({4, 3});  // ECC unknown at the start; pages went down (a driver reload)
 
