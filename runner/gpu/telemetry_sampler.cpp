@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -99,16 +98,17 @@ DeviceReading TelemetrySampler::read_device(nvml::Device device) const
         code = fn.processes(device, &count, processes.data());
     }
     if (code != nvml::success) return reading;
-    // An empty list, or one of PIDs this PID namespace does not have (a container), says nothing
-    // about this rank's processes: the task's memory is then read device-wide.
-    bool visible = false;
+    // Only a list that names one of this rank's processes attributes memory. An empty list (a
+    // container's PID namespace), or one of others only (the MPS server in place of its clients),
+    // says nothing about the task: its memory is then read device-wide.
+    bool listed = false;
     std::uint64_t ours = 0;
     for (unsigned int i = 0; i < count; ++i) {
-        const auto pid = static_cast<pid_t>(processes[i].pid);
-        visible = visible || std::filesystem::exists("/proc/" + std::to_string(pid));
-        if (is_ours(pid)) ours += processes[i].usedGpuMemory;
+        if (!is_ours(static_cast<pid_t>(processes[i].pid))) continue;
+        listed = true;
+        ours += processes[i].usedGpuMemory;
     }
-    if (visible) reading.mem_processes = ours;
+    if (listed) reading.mem_processes = ours;
     return reading;
 }
 

@@ -8,18 +8,18 @@ namespace shardrun::gpu {
 Sample combine(const std::vector<DeviceReading>& readings)
 {
     Sample sample;
-    bool all_listed = true, all_energy = true;
+    bool any_listed = false, all_energy = true;
     std::uint64_t processes = 0, energy = 0;
     for (const auto& reading : readings) {
         sample.mem_device += reading.mem_used;
         sample.util += reading.util / static_cast<double>(readings.size());
         sample.temp_c = std::max(sample.temp_c, reading.temp_c);
-        all_listed = all_listed && reading.mem_processes.has_value();
+        any_listed = any_listed || reading.mem_processes.has_value();
         if (reading.mem_processes) processes += *reading.mem_processes;
         all_energy = all_energy && reading.energy_mj.has_value();
         if (reading.energy_mj) energy += *reading.energy_mj;
     }
-    if (all_listed) sample.mem_processes = processes;
+    if (any_listed) sample.mem_processes = processes;
     if (all_energy) sample.energy_mj = energy;
     return sample;
 }
@@ -48,7 +48,7 @@ TelemetryWindow::TelemetryWindow(const Sample& first, const FaultCounters& count
 void TelemetryWindow::add(const Sample& sample)
 {
     mem_peak_device_ = std::max(mem_peak_device_, sample.mem_device);
-    processes_listed_ = processes_listed_ && sample.mem_processes.has_value();
+    processes_listed_ = processes_listed_ || sample.mem_processes.has_value();
     if (sample.mem_processes) mem_peak_processes_ = std::max(mem_peak_processes_, *sample.mem_processes);
     util_sum_ += sample.util;
     util_peak_ = std::max(util_peak_, sample.util);
@@ -64,8 +64,8 @@ void TelemetryWindow::add_xid(unsigned long long xid) { xids_.push_back(xid); }
 io::TaskGpuUsage TelemetryWindow::usage() const
 {
     io::TaskGpuUsage usage;
-    // A sample where NVML listed none of this rank's processes (a container hides them) makes the
-    // whole task's figure the device's: mixing the two would understate the peak.
+    // Per process once NVML listed one of the rank's processes in some sample (before that, the
+    // task had none on the GPU yet); the device's when it never did (a container hides them).
     usage.mem_scope = processes_listed_ ? io::GpuMemScope::process : io::GpuMemScope::device;
     usage.mem_peak = static_cast<std::int64_t>(processes_listed_ ? mem_peak_processes_ : mem_peak_device_);
     usage.util_mean = samples_ > 0 ? util_sum_ / static_cast<double>(samples_) : 0.0;

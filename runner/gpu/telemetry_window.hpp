@@ -13,7 +13,7 @@ namespace shardrun::gpu {
 /** What NVML said about one device at one instant. */
 struct DeviceReading {
     std::uint64_t mem_used = 0;                    ///< device-wide bytes in use
-    std::optional<std::uint64_t> mem_processes;    ///< bytes of this rank's processes, when NVML lists any of them
+    std::optional<std::uint64_t> mem_processes;    ///< bytes of this rank's processes, when NVML lists one of them
     double util = 0;                               ///< %
     std::optional<std::uint64_t> energy_mj;        ///< total energy counter, where the device has one
     double temp_c = 0;
@@ -22,7 +22,7 @@ struct DeviceReading {
 /** The rank's devices at one instant, combined: memory and energy summed, utilisation averaged, temperature the hottest. */
 struct Sample {
     std::uint64_t mem_device = 0;
-    std::optional<std::uint64_t> mem_processes;  ///< set only when every device listed this rank's processes
+    std::optional<std::uint64_t> mem_processes;  ///< set when some device listed one of this rank's processes
     double util = 0;
     std::optional<std::uint64_t> energy_mj;      ///< set only when every device has the counter
     double temp_c = 0;
@@ -63,7 +63,7 @@ private:
     std::vector<unsigned long long> xids_;
     std::uint64_t mem_peak_device_ = 0;
     std::uint64_t mem_peak_processes_ = 0;
-    bool processes_listed_ = true;  ///< every sample listed the processes
+    bool processes_listed_ = false;  ///< some sample listed one of the rank's processes
     double util_sum_ = 0;
     double util_peak_ = 0;
     std::size_t samples_ = 0;

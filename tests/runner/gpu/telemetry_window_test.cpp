@@ -30,9 +30,9 @@ TEST(TelemetryWindow, AggregatesPeakMeanEnergyAndTemperature)
     EXPECT_EQ(usage.xid_events, 0);
 }
 
-TEST(TelemetryWindow, OneSampleWithoutProcessListFallsBackToDeviceMemory)
+TEST(TelemetryWindow, NoProcessListedFallsBackToDeviceMemory)
 {
-    TelemetryWindow window(make_sample(100, 10, 0, 0, 40), {}, false);
+    TelemetryWindow window(make_sample(100, std::nullopt, 0, 0, 40), {}, false);
 
     window.add(make_sample(400, std::nullopt, 0, 0, 40));
     const auto usage = window.usage();
@@ -40,6 +40,17 @@ TEST(TelemetryWindow, OneSampleWithoutProcessListFallsBackToDeviceMemory)
     EXPECT_EQ(usage.mem_scope, io::GpuMemScope::device);
     EXPECT_EQ(usage.mem_peak, 400);
     EXPECT_EQ(usage.xid_events, -1);  // events not watched
+}
+
+TEST(TelemetryWindow, ProcessListedInSomeSamplesIsPerProcess)
+{
+    TelemetryWindow window(make_sample(100, std::nullopt, 0, 0, 40), {}, true);  // the task had not started yet
+
+    window.add(make_sample(400, 250, 0, 0, 40));
+    const auto usage = window.usage();
+
+    EXPECT_EQ(usage.mem_scope, io::GpuMemScope::process);
+    EXPECT_EQ(usage.mem_peak, 250);
 }
 
 TEST(TelemetryWindow, EnergyIsUnknownWhereADeviceHasNoCounter)
@@ -97,12 +108,19 @@ TEST(Combine, SumsMemoryAndEnergyAveragesUtilisationTakesHottest)
     EXPECT_DOUBLE_EQ(combined.temp_c, 70.0);
 }
 
-TEST(Combine, ProcessMemoryOnlyWhenEveryDeviceListedIt)
+TEST(Combine, ProcessMemoryWhereAnyDeviceListedOneEnergyOnlyWhereEveryDeviceCounts)
 {
     const auto combined = combine({DeviceReading{100, 10, 0, 1, 50}, DeviceReading{200, std::nullopt, 0, std::nullopt, 50}});
 
-    EXPECT_FALSE(combined.mem_processes.has_value());
+    EXPECT_EQ(combined.mem_processes, 10u);
     EXPECT_FALSE(combined.energy_mj.has_value());
+}
+
+TEST(Combine, NoDeviceListedAProcess)
+{
+    const auto combined = combine({DeviceReading{100, std::nullopt, 0, 1, 50}});
+
+    EXPECT_FALSE(combined.mem_processes.has_value());
 }
 
 TEST(DescribeXid, NamesKnownXidsAndNumbersOthers)

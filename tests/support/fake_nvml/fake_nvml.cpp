@@ -8,7 +8,8 @@
 //   power_w 200               watts: the energy counter grows by power x time since nvmlInit (default 100)
 //   temp 65                   degrees C (default 60)
 //   processes self 1048576    list the calling process (a rank) with this many bytes; `none`: an
-//                             empty list (a container); `foreign`: a PID this namespace lacks
+//                             empty list (a container); `foreign`: one process not of the rank
+//                             (another namespace's PID, or an MPS server listed in place of its clients)
 //   xid_at_poll 2 79          Xid 79 on device 0, delivered from the 2nd nvmlEventSetWait_v2 call on
 //   ecc_at_poll 3 5           volatile uncorrected ECC count reads 5 from the 3rd event poll on
 //   init_error 9              nvmlInit_v2 returns this code (9: driver not loaded)
