@@ -181,6 +181,12 @@ class GpuTelemetryTest(unittest.TestCase):
         self.assertEqual(sum(got["gpu_xid_events"]), 1, got)
         self.assertIn("the GPU reported Xid 79 (GPU has fallen off the bus)", proc.stderr)
 
+    def test_scripted_ecc_growth_is_one_tasks_evidence(self):
+        proc = self.run_job(np=1, extra="schedule: static", script="processes self 1024\necc_at_poll 3 2")
+
+        self.assertEqual(proc.stderr.count("the GPU reported 2 new uncorrected ECC errors"), 1, proc.stderr)
+        self.assertEqual(self.columns()["gpu_xid_events"], [0] * 4)
+
 
 if __name__ == "__main__":
     ensure_xarray()
