@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "io/tasks/gpu_usage.hpp"
+
 namespace shardrun::io {
 
 /** Element types a result field may have (what h5py shows as the dataset dtype). */
@@ -62,6 +64,7 @@ struct TaskRecord {
     std::int32_t exit_code = 0;
     std::string message;      ///< why it did not succeed, one line (/tasks/message); empty when ok
     std::string attempt_log;  ///< every attempt of it, as io/tasks/attempt_log.hpp encodes them (/attempts)
+    TaskGpuUsage gpu;         ///< /tasks/gpu_* (NVML telemetry); unmeasured without NVML or a GPU
 };
 
 /**

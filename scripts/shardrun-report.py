@@ -24,8 +24,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))  # shardrun_report_data.py lies beside it
-from shardrun_report_data import (BadInput, duration_words, model, read_run, slots_of, stats,  # noqa: E402
+from shardrun_report_data import (BadInput, duration_words, model, open_results, read_run, slots_of, stats,  # noqa: E402
                                   time_axis)
+from shardrun_report_gpu import draw_gpu, gpu_stats, gpu_words, read_gpu  # noqa: E402
 
 STATUS_NAMES = {0: "pending", 1: "ok", 2: "failed", 3: "skipped"}
 COLORS = {1: "#4C72B0", 2: "#D1352B", 3: "#9A9A9A"}
@@ -210,7 +211,7 @@ def summary_line(run, m):
             + (f" x {run['array_count']} array elements" if run["array_count"] > 1 else "")
             + f"; {running:.3g} s from first start to last end"
             + (f" in {runs} runs (the time between them left out)" if runs > 1 else "")
-            + startup_words(m))
+            + startup_words(m) + gpu_words(run.get("gpu")))
 
 
 def startup_words(m):
@@ -228,11 +229,16 @@ def render(run, m, png):
 
     rows = len(m["keys"])
     timeline_height = min(max(0.32 * rows, 2.6), 12)
-    fig = plt.figure(figsize=(13, timeline_height + 5.2), dpi=100, layout="constrained")
-    grid = fig.add_gridspec(2, 2, height_ratios=[timeline_height, 3.6])
+    # A third row, the GPU panel, where the file has per-task GPU telemetry (/tasks/gpu_*).
+    gpu = run.get("gpu") if gpu_stats(run.get("gpu")) else None
+    heights = [timeline_height, 3.6] + ([3.6] if gpu else [])
+    fig = plt.figure(figsize=(13, sum(heights) + 1.6), dpi=100, layout="constrained")
+    grid = fig.add_gridspec(len(heights), 2, height_ratios=heights)
     draw_timeline(fig.add_subplot(grid[0, :]), run, m)
     draw_durations(fig.add_subplot(grid[1, 0]), run)
     draw_busy(fig.add_subplot(grid[1, 1]), run, m)
+    if gpu:
+        draw_gpu(fig.add_subplot(grid[2, 0]), fig.add_subplot(grid[2, 1]), run, gpu)
     summary = summary_line(run, m)
     fig.suptitle(summary.replace("; ", "\n", 1), fontsize=12, fontweight="bold", x=0.01, ha="left")
     fig.savefig(png)
@@ -279,6 +285,8 @@ def main(argv):
         run["path"] = args.shown_path
     if args.running:
         run["running"] = [int(n) for n in args.running.split()]
+    with open_results(args.output) as f:
+        run["gpu"] = read_gpu(f)
     m = model(run, args.run_gap)
     png = args.png or (args.output[:-3] if args.output.endswith(".h5") else args.output) + ".report.png"
     for target in filter(None, (png, args.html, args.stats)):
@@ -292,7 +300,7 @@ def main(argv):
         print(f"report: {args.html}")
     if args.stats:
         with open(args.stats, "w") as f:
-            json.dump(stats(run, m), f, indent=1)
+            json.dump(dict(stats(run, m), gpu=gpu_stats(run["gpu"])), f, indent=1)
         print(f"report: {args.stats}")
     return 0
 

@@ -11,6 +11,7 @@
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/field_io.hpp"
 #include "io/hdf5/types.hpp"
+#include "io/tasks/gpu_columns.hpp"
 #include "io/master/master_file.hpp"
 #include "io/tasks/attempts_group.hpp"
 #include "io/output/element_manifest.hpp"
@@ -75,6 +76,7 @@ void write_task_columns(hid_t file, const TaskRows& rows)
     hdf5::write_column(tasks.get(), "end", H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE, rows.end.data(), n);
     hdf5::write_column(tasks.get(), "exit_code", H5T_NATIVE_INT32, H5T_NATIVE_INT32, rows.exit_code.data(), n);
     hdf5::write_strings(tasks.get(), "message", rows.message);
+    if (any_gpu_usage(rows.gpu)) write_gpu_block(tasks.get(), n, 0, rows.gpu, gpu_scopes_of(rows.gpu));
     AttemptsWriter attempts(file);
     attempts.append(rows);
     attempts.finish();

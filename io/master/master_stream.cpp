@@ -10,6 +10,7 @@
 #include "io/master/master_file.hpp"
 #include "io/single/single_sink.hpp"
 #include "io/tasks/attempts_group.hpp"
+#include "io/tasks/gpu_columns.hpp"
 
 namespace fs = std::filesystem;
 
@@ -20,6 +21,8 @@ namespace {
 struct MasterColumns {
     hdf5::Dataset status, attempts, rank, host, device, start, end, exit_code, message;
     std::vector<hdf5::Dataset> results;
+    hdf5::Group tasks;
+    std::uint64_t task_count = 0;
 };
 
 MasterColumns create_columns(hid_t file, const std::vector<FieldSpec>& fields, std::uint64_t task_count)
@@ -33,8 +36,9 @@ MasterColumns create_columns(hid_t file, const std::vector<FieldSpec>& fields, s
                           column("rank", H5T_NATIVE_INT32),     column("host", string_type.get()),
                           column("device", string_type.get()), column("start", H5T_NATIVE_DOUBLE),
                           column("end", H5T_NATIVE_DOUBLE),     column("exit_code", H5T_NATIVE_INT32),
-                          column("message", string_type.get()), {}};
+                          column("message", string_type.get()), {}, {}, task_count};
     hdf5::write_attr(columns.status.get(), "values", std::string("pending=0 ok=1 failed=2 skipped=3"));
+    columns.tasks = std::move(tasks);
     for (const auto& field : fields) {
         columns.results.push_back(
             SHARDRUN_H5_OPEN(Dataset, H5Dopen2(file, ("results/" + field.name).c_str(), H5P_DEFAULT)));
@@ -56,6 +60,8 @@ void write_block(MasterColumns& columns, const std::vector<FieldSpec>& fields, s
     hdf5::write_column_block(columns.end.get(), H5T_NATIVE_DOUBLE, first, n, block.end.data());
     hdf5::write_column_block(columns.exit_code.get(), H5T_NATIVE_INT32, first, n, block.exit_code.data());
     hdf5::write_strings_block(columns.message.get(), first, block.message);
+    // Telemetry columns appear with the first measured block; earlier rows keep the fill ("not measured").
+    if (any_gpu_usage(block.gpu)) write_gpu_block(columns.tasks.get(), columns.task_count, first, block.gpu, gpu_scopes_of(block.gpu));
     for (std::size_t f = 0; f < fields.size(); ++f) {
         if (n > 0) hdf5::write_field_block(columns.results[f].get(), fields[f], first, n, block.fields[f].data());
     }

@@ -4,6 +4,7 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iterator>
 #include <set>
@@ -142,6 +143,18 @@ void add_seconds(ResultsTable& table)
     table.columns.push_back(std::move(seconds));
 }
 
+/** GPU telemetry of a task that was not measured (NaN, or -1 in the integer columns) is missing, not a value. */
+void mark_unmeasured(TableColumn& column)
+{
+    const auto n = std::visit([](const auto& values) { return values.size(); }, column.values);
+    column.missing.assign(n, false);
+    if (const auto* values = std::get_if<std::vector<double>>(&column.values)) {
+        for (std::size_t i = 0; i < n; ++i) column.missing[i] = std::isnan((*values)[i]);
+    } else if (const auto* values = std::get_if<std::vector<std::int64_t>>(&column.values)) {
+        for (std::size_t i = 0; i < n; ++i) column.missing[i] = (*values)[i] < 0;
+    }
+}
+
 /**
  * Every 1-D /tasks column but status (already the status column), read by its stored type, so
  * that a column the format adds later (e.g. message) is there without a change here.
@@ -156,6 +169,7 @@ void add_task_records(hid_t file, ResultsTable& table)
         if (!read_column(tasks.get(), name, table.task_count, column)) continue;
         column.is_time = column.is_float() && is_unix_time(tasks.get(), name);
         if (column.is_time) mark_unset_times(column);
+        if (name.rfind("gpu_", 0) == 0) mark_unmeasured(column);
         table.columns.push_back(std::move(column));
     }
     // Looked up among the /tasks columns only: a result field called start must not stand in.

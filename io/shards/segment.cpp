@@ -12,6 +12,7 @@
 #include "io/hdf5/handle.hpp"
 #include "io/hdf5/types.hpp"
 #include "io/output/output_layout.hpp"
+#include "io/tasks/gpu_columns.hpp"
 
 namespace fs = std::filesystem;
 
@@ -59,6 +60,7 @@ void write_contents(hid_t file, const SegmentHeader& header, const TaskRows& row
     hdf5::write_fixed_strings(file, "device", rows.device);
     hdf5::write_fixed_strings(file, "message", rows.message);
     hdf5::write_fixed_strings(file, "attempt_log", rows.attempt_log);
+    if (any_gpu_usage(rows.gpu)) write_gpu_compound(file, "gpu", rows.gpu);
     auto results = hdf5::ensure_group(file, "results");
     std::vector<std::string> names;
     for (std::size_t f = 0; f < fields.size(); ++f) {
@@ -96,6 +98,7 @@ TaskRows read_columns(hid_t file)
     for (auto [name, column] : {std::pair{"message", &rows.message}, std::pair{"attempt_log", &rows.attempt_log}}) {
         *column = hdf5::has_link(file, name) ? hdf5::read_strings(file, name) : std::vector<std::string>(rows.size());
     }
+    rows.gpu = read_gpu_compound(file, "gpu", rows.size());  // absent without telemetry
     return rows;
 }
 
@@ -104,7 +107,7 @@ bool lengths_agree(const TaskRows& rows)
     const auto n = rows.size();
     return rows.status.size() == n && rows.attempts.size() == n && rows.rank.size() == n && rows.host.size() == n &&
            rows.device.size() == n && rows.start.size() == n && rows.end.size() == n && rows.exit_code.size() == n &&
-           rows.message.size() == n && rows.attempt_log.size() == n;
+           rows.message.size() == n && rows.attempt_log.size() == n && rows.gpu.size() == n;
 }
 
 Segment read_verified(const fs::path& path, bool with_fields)

@@ -9,6 +9,7 @@
 #include "io/read/task_stream.hpp"
 #include "io/tasks/attempt_log.hpp"
 #include "io/tasks/attempts_group.hpp"
+#include "io/tasks/gpu_columns.hpp"
 #include "io/tasks/tasks_group.hpp"
 
 namespace shardrun::io::single {
@@ -40,6 +41,28 @@ hdf5::Dataset message_column(hid_t file, std::uint64_t rows, bool& created)
     if (!created) return SHARDRUN_H5_OPEN(Dataset, H5Dopen2(tasks.get(), "message", H5P_DEFAULT));
     const auto type = hdf5::vlen_string_type();
     return hdf5::create_column(tasks.get(), "message", type.get(), rows);
+}
+
+/**
+ * The committed tasks' /tasks/gpu_* values, a block of rows at a time (read, patched, written):
+ * the columns are made by the first commit that has a measured task.
+ */
+void write_gpu_usage(hid_t file, std::uint64_t rows, const TaskReasons& reasons)
+{
+    if (!any_gpu_usage(reasons.gpu)) return;
+    auto tasks = SHARDRUN_H5_OPEN(Group, H5Gopen2(file, "tasks", H5P_DEFAULT));
+    std::size_t next = 0;
+    while (next < reasons.size()) {
+        const std::uint64_t first = reasons.task_id[next] / stream_block_rows() * stream_block_rows();
+        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(stream_block_rows(), rows - first));
+        auto block = read_gpu_block(tasks.get(), first, n);
+        std::vector<TaskGpuUsage> changed;
+        for (; next < reasons.size() && reasons.task_id[next] < first + n; ++next) {
+            block[reasons.task_id[next] - first] = reasons.gpu[next];
+            changed.push_back(reasons.gpu[next]);
+        }
+        write_gpu_block(tasks.get(), rows, first, block, gpu_scopes_of(changed));
+    }
 }
 
 }  // namespace
@@ -84,6 +107,7 @@ void write_reasons(const std::string& path, const TaskReasons& reasons)
         if (had_attempts) SHARDRUN_H5_CHECK(H5Ldelete(file.get(), old_attempts, H5P_DEFAULT));
         attempts.finish();
     }
+    write_gpu_usage(file.get(), rows, reasons);
     message.reset();  // else H5Fclose only detaches and a full disk goes unreported
     file.close();
 }

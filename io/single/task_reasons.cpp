@@ -31,6 +31,7 @@ std::vector<char> pack(const TaskRows& rows)
         put(out, &rows.task_id[i], sizeof rows.task_id[i]);
         put_text(out, rows.message[i]);
         put_text(out, rows.attempt_log[i]);
+        put(out, &rows.gpu[i], sizeof rows.gpu[i]);
     }
     return out;
 }
@@ -42,6 +43,13 @@ public:
     std::uint64_t number()
     {
         std::uint64_t value = 0;
+        std::memcpy(&value, bytes_.data() + at_, sizeof value);
+        at_ += sizeof value;
+        return value;
+    }
+    TaskGpuUsage gpu()
+    {
+        TaskGpuUsage value;
         std::memcpy(&value, bytes_.data() + at_, sizeof value);
         at_ += sizeof value;
         return value;
@@ -66,6 +74,7 @@ TaskReasons unpack_sorted(const std::vector<char>& bytes)
         all.task_id.push_back(reader.number());
         all.message.push_back(reader.text());
         all.attempt_log.push_back(reader.text());
+        all.gpu.push_back(reader.gpu());
     }
     std::vector<std::size_t> order(all.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
@@ -75,6 +84,7 @@ TaskReasons unpack_sorted(const std::vector<char>& bytes)
         sorted.task_id.push_back(all.task_id[i]);
         sorted.message.push_back(std::move(all.message[i]));
         sorted.attempt_log.push_back(std::move(all.attempt_log[i]));
+        sorted.gpu.push_back(all.gpu[i]);
     }
     return sorted;
 }

@@ -20,6 +20,7 @@ struct TaskReasons {
     std::vector<std::uint64_t> task_id;
     std::vector<std::string> message;
     std::vector<std::string> attempt_log;
+    std::vector<TaskGpuUsage> gpu;  ///< /tasks/gpu_* (also rank 0's to write: the columns appear with the first measured row)
 
     std::size_t size() const noexcept { return task_id.size(); }
 };

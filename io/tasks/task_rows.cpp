@@ -8,6 +8,7 @@
 
 #include "io/errors.hpp"
 #include "io/tasks/attempt_log.hpp"
+#include "io/tasks/gpu_columns.hpp"
 #include "io/output/checksum.hpp"
 
 namespace shardrun::io {
@@ -43,6 +44,7 @@ void TaskRows::clear()
     exit_code.clear();
     message.clear();
     attempt_log.clear();
+    gpu.clear();
     for (auto& field : fields) field.clear();
 }
 
@@ -59,6 +61,7 @@ void TaskRows::append(const TaskRecord& record, const TaskValues& values, const 
     exit_code.push_back(record.exit_code);
     message.push_back(one_line(record.message));
     attempt_log.push_back(record.attempt_log);
+    gpu.push_back(record.gpu);
     fields.resize(specs.size());
     for (std::size_t f = 0; f < specs.size(); ++f) {
         if (values.empty()) {
@@ -72,7 +75,7 @@ void TaskRows::append(const TaskRecord& record, const TaskValues& values, const 
 TaskRecord TaskRows::record(std::size_t i) const
 {
     return TaskRecord{task_id[i], static_cast<TaskStatus>(status[i]), attempts[i], rank[i], host[i], device[i],
-                      start[i],   end[i],                             exit_code[i], message[i], attempt_log[i]};
+                      start[i],   end[i],                             exit_code[i], message[i], attempt_log[i], gpu[i]};
 }
 
 void TaskRows::assign_pending(std::uint64_t first, std::size_t n)
@@ -89,6 +92,7 @@ void TaskRows::assign_pending(std::uint64_t first, std::size_t n)
     exit_code.assign(n, 0);
     message.assign(n, "");
     attempt_log.assign(n, "");
+    gpu.assign(n, TaskGpuUsage{});
 }
 
 bool TaskRows::take_if_better(std::size_t k, const TaskRows& from, std::size_t i)
@@ -112,6 +116,7 @@ bool TaskRows::take_if_better(std::size_t k, const TaskRows& from, std::size_t i
     end[k] = from.end[i];
     exit_code[k] = from.exit_code[i];
     message[k] = from.message[i];
+    gpu[k] = from.gpu[i];
     return true;
 }
 
@@ -132,6 +137,18 @@ std::uint32_t TaskRows::columns_checksum() const
     for (const auto* column : {&message, &attempt_log}) {
         for (const auto& text : *column) {
             if (!text.empty()) crc = crc32c(crc, text.c_str(), text.size() + 1);
+        }
+    }
+    // Only where some row was measured: a segment without telemetry checks as before it existed.
+    if (any_gpu_usage(gpu)) {
+        for (const auto& row : gpu) {
+            // Member by member: the struct's padding bytes are not the file's.
+            crc = crc32c(crc, &row.mem_peak, sizeof row.mem_peak);
+            for (const double value : {row.util_mean, row.util_peak, row.energy_j, row.temp_max}) {
+                crc = crc32c(crc, &value, sizeof value);
+            }
+            crc = crc32c(crc, &row.xid_events, sizeof row.xid_events);
+            crc = crc32c(crc, &row.mem_scope, sizeof row.mem_scope);
         }
     }
     return crc;

@@ -25,6 +25,7 @@ struct TaskRows {
     std::vector<std::int32_t> exit_code;
     std::vector<std::string> message;      ///< /tasks/message
     std::vector<std::string> attempt_log;  ///< encoded attempts (io/tasks/attempt_log.hpp), spread into /attempts
+    std::vector<TaskGpuUsage> gpu;         ///< /tasks/gpu_*, written only where some row was measured
     std::vector<std::vector<std::byte>> fields;
 
     std::size_t size() const noexcept { return task_id.size(); }

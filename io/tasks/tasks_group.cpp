@@ -7,6 +7,7 @@
 #include "io/hdf5/handle.hpp"
 #include "io/hdf5/types.hpp"
 #include "io/tasks/attempts_group.hpp"
+#include "io/tasks/gpu_columns.hpp"
 
 namespace shardrun::io {
 
@@ -31,6 +32,7 @@ TaskRows read_tasks_group(hid_t file, std::uint64_t first, std::size_t count)
     rows.message = hdf5::has_link(tasks.get(), "message") ? hdf5::read_strings_block(open("message").get(), first, count)
                                                            : std::vector<std::string>(count);
     rows.attempt_log = read_attempt_logs(file, first, count);
+    rows.gpu = read_gpu_block(tasks.get(), first, count);  // unmeasured rows where the file has no telemetry
     return rows;
 }
 

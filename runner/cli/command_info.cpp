@@ -2,12 +2,15 @@
 
 #include <iostream>
 
+#include <nlohmann/json.hpp>
+
 #include "collectives/mpi/environment.hpp"
 #include "collectives/mpi/mpi_communicator.hpp"
 #include "runner/cli/common_options.hpp"
 #include "runner/env/info_report.hpp"
 #include "runner/env/launch_check.hpp"
 #include "runner/env/run_environment.hpp"
+#include "runner/gpu/nvml_report.hpp"
 #include "runner/run/agreement.hpp"
 
 namespace po = boost::program_options;
@@ -35,7 +38,15 @@ int InfoCommand::run()
                             environment.device.label()};
     const auto rows = env::gather_rank_rows(*world, mine);
     if (environment.topology.world_rank == 0) {
-        std::cout << (json_ ? env::info_json(environment, rows) : env::info_table(environment, rows));
+        // GPU telemetry as rank 0's node sees it: NVML loaded here only where CUDA sees a GPU.
+        const auto nvml = gpu::probe_nvml(environment.build.cuda_devices, environment.build.no_device_reason);
+        if (json_) {
+            auto report = nlohmann::json::parse(env::info_json(environment, rows));
+            report["gpu_telemetry"] = nlohmann::json::parse(gpu::nvml_status_json(nvml));
+            std::cout << report.dump(2) << "\n";
+        } else {
+            std::cout << env::info_table(environment, rows) << gpu::nvml_status_lines(nvml);
+        }
     }
     return 0;
 }

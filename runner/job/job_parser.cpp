@@ -24,7 +24,7 @@ namespace {
 
 const std::vector<std::string> top_level_keys = {
     "name", "task", "params", "sweep", "data", "schedule", "device", "gpus_per_task", "gpus_per_rank", "slots_per_rank", "collective_timeout", "rank_timeout",
-    "retries", "timeout", "timeout_grace", "drain_timeout", "max_failures", "fail_fast", "output", "exec"};
+    "retries", "timeout", "timeout_grace", "drain_timeout", "telemetry_interval", "max_failures", "fail_fast", "output", "exec"};
 
 std::vector<std::string> split_path(const std::string& path)
 {

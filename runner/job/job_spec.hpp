@@ -97,6 +97,8 @@ struct JobSpec {
     double rank_timeout_seconds = 60;
     /** After SIGUSR1, running tasks may finish this long before they are stopped; 90 s fits Slurm's --signal=B:USR1@120. */
     double drain_timeout_seconds = 90;
+    /** GPU telemetry (NVML) sampling period of each rank with a GPU; 0 (`off`): no telemetry, no NVML loaded. */
+    double telemetry_interval_seconds = 1;
     /** Stop taking tasks after this many failed (after their retries); 0: no limit. */
     std::int64_t max_failures = 0;
     /** Stop when the first this-many tasks all failed with one exit code; 0: off. */

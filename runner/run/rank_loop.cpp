@@ -14,6 +14,7 @@
 #include <csignal>
 #include <chrono>
 #include <exception>
+#include <iostream>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -45,6 +46,28 @@ io::TaskRecord begin_task(const LoopSettings& settings, tasks::TaskContext& cont
     }
     context.attempt_base = context.task_dir.empty() ? 0 : exec::kept_attempts(context.task_dir);
     return {id, io::TaskStatus::ok, 0, settings.rank, settings.host, context.device.label(), unix_now(), 0, 0};
+}
+
+/** Opens a telemetry window for one task, when the rank samples its GPU. */
+std::optional<gpu::TelemetrySampler::WindowId> open_telemetry(const LoopSettings& settings)
+{
+    if (settings.telemetry == nullptr) return std::nullopt;
+    return settings.telemetry->open();
+}
+
+/** Closes the task's window: its values go to /tasks/gpu_*, its fault evidence to the listener and the log. */
+void close_telemetry(const LoopSettings& settings, std::optional<gpu::TelemetrySampler::WindowId> window,
+                     io::TaskRecord& record)
+{
+    if (!window) return;
+    const auto telemetry = settings.telemetry->close(*window);
+    record.gpu = telemetry.usage;
+    if (telemetry.faults.any()) {
+        std::cerr << fmt::format("shardrun: rank {} on {} ({}): task {}: the GPU reported {}\n", settings.rank,
+                                 settings.host, record.device, record.task_id, telemetry.faults.detail)
+                  << std::flush;
+    }
+    if (settings.on_task_telemetry) settings.on_task_telemetry(record, telemetry);
 }
 
 // What /tasks/message and /attempts keep of the attempts: the reason the summary prints.
@@ -88,9 +111,11 @@ void run_slot(const LoopSettings& settings, LoopState& state)
         auto record = begin_task(settings, context, params, *id,
                                  task_dirs ? fmt::format("{}/{}", settings.tasks_dir, *id) : std::string(),
                                  device_problem);
+        const auto window = open_telemetry(settings);
         const auto end = run_attempts(settings, context, device_problem);
         if (end.began) record.start = *end.began;  // the worker's load is not the task's time
         record.end = unix_now();
+        close_telemetry(settings, window, record);
         record.status = end.outcome.status;
         record.attempts = context.attempt;
         record.exit_code = end.outcome.exit_code;
@@ -124,9 +149,12 @@ void run_group_member(const LoopSettings& settings, LoopState& state)
                         : leader   ? fmt::format("{}/{}", settings.tasks_dir, id)
                                    : fmt::format("{}/{}/member{}", settings.tasks_dir, id, group.rank());
         auto record = begin_task(settings, context, params, id, std::move(task_dir), device_problem);
+        // Every member samples its own GPU; the leader's row keeps the leader's (the columns are per rank's device).
+        const auto window = open_telemetry(settings);
         const auto end = run_attempts(settings, context, device_problem);  // collective over the group
         if (end.began) record.start = *end.began;
         record.end = unix_now();
+        close_telemetry(settings, window, record);
         if (!leader) {
             // A member is as busy as its leader; only the leader counts the task itself.
             state.stats().busy_seconds += record.end - record.start;

@@ -2,12 +2,14 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "collectives/communicator.hpp"
 #include "io/result_sink.hpp"
 #include "runner/env/device_binding.hpp"
+#include "runner/gpu/telemetry_sampler.hpp"
 #include "runner/job/task_space.hpp"
 #include "runner/run/progress.hpp"
 #include "runner/run/rank_stats.hpp"
@@ -47,6 +49,13 @@ struct LoopSettings {
     placement::GroupLayout layout;
     /** The group's collectives end the job, naming who did not join, after this long; 0: never. */
     double collective_timeout_seconds = 600;
+    /** This rank's GPU telemetry (NVML); null without a GPU, without NVML, or with telemetry_interval: off. */
+    gpu::TelemetrySampler* telemetry = nullptr;
+    /**
+     * Called with every finished task's telemetry (all its attempts), before it is recorded: the
+     * fault evidence (Xid, ECC, retired pages) that quarantine counts. Called from the slots' threads.
+     */
+    std::function<void(const io::TaskRecord&, const gpu::TaskTelemetry&)> on_task_telemetry;
 };
 
 /**

@@ -14,6 +14,7 @@
 #include "runner/env/launcher_banner.hpp"
 #include "runner/env/run_environment.hpp"
 #include "runner/errors.hpp"
+#include "runner/gpu/telemetry_sampler.hpp"
 #include "runner/placement/placement.hpp"
 #include "runner/run/agreement.hpp"
 #include "runner/run/device_choice.hpp"
@@ -99,10 +100,16 @@ int run_job(const RunOptions& options)
     OutputSession output(*world, job, environment, element, options.resume, options.force);
 
     FailureBudget failures({job.spec.max_failures, job.spec.fail_fast});
+    // NVML is loaded only here, by a rank bound to a GPU; its sampler thread lives as long as the loop.
+    auto telemetry = gpu::start_rank_telemetry(environment.device, job.spec.telemetry_interval_seconds);
+    if (!telemetry.sampler && environment.device.cuda && job.spec.telemetry_interval_seconds > 0 && topo.world_rank == 0) {
+        std::cerr << "shardrun: no GPU telemetry (/tasks/gpu_* left out): " << telemetry.why_not << std::endl;
+    }
     std::unique_ptr<RankLoopSetup> loop;
     run_agreed(*world, [&] {
         auto settings = loop_settings(job, environment, output);
         settings.failures = &failures;
+        settings.telemetry = telemetry.sampler.get();
         loop = std::make_unique<RankLoopSetup>(*world, *node, std::move(settings), job.spec.schedule, element,
                                                job.spec.gpus_per_task);
     });

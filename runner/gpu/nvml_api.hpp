@@ -1,0 +1,76 @@
+#pragma once
+
+// The part of NVML's C ABI that shardrun calls, declared here so that the runner builds without
+// nvml.h (a CPU build, a toolkit without the NVML headers). Values and layouts are NVML's own
+// (nvml.h of CUDA 12/13); the fake library of the tests (tests/support/fake_nvml) includes this
+// header, so both sides of the seam agree by construction.
+
+namespace shardrun::gpu::nvml {
+
+using Return = int;  // nvmlReturn_t
+inline constexpr Return success = 0;
+inline constexpr Return error_not_supported = 3;
+inline constexpr Return error_insufficient_size = 7;
+inline constexpr Return error_timeout = 10;
+
+using Device = struct DeviceOpaque*;      // nvmlDevice_t
+using EventSet = struct EventSetOpaque*;  // nvmlEventSet_t
+
+struct Memory {  // nvmlMemory_t
+    unsigned long long total;
+    unsigned long long free;
+    unsigned long long used;
+};
+
+struct Utilization {  // nvmlUtilization_t
+    unsigned int gpu;
+    unsigned int memory;
+};
+
+struct ProcessInfo {  // nvmlProcessInfo_t (the _v3 call's element; same layout as _v2's)
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId;
+    unsigned int computeInstanceId;
+};
+
+struct EventData {  // nvmlEventData_t
+    Device device;
+    unsigned long long eventType;
+    unsigned long long eventData;  ///< the Xid for an Xid critical-error event
+    unsigned int gpuInstanceId;
+    unsigned int computeInstanceId;
+};
+
+inline constexpr unsigned int temperature_gpu = 0;                 // NVML_TEMPERATURE_GPU
+inline constexpr int memory_error_uncorrected = 1;                 // NVML_MEMORY_ERROR_TYPE_UNCORRECTED
+inline constexpr int volatile_ecc = 0;                             // NVML_VOLATILE_ECC
+inline constexpr int retirement_multiple_single_bit = 0;           // NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS
+inline constexpr int retirement_double_bit = 1;                    // NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR
+inline constexpr unsigned long long event_xid_critical = 0x8ULL;   // nvmlEventTypeXidCriticalError
+inline constexpr unsigned int device_name_size = 96;               // NVML_DEVICE_NAME_V2_BUFFER_SIZE
+inline constexpr unsigned int device_uuid_size = 96;               // NVML_DEVICE_UUID_V2_BUFFER_SIZE
+inline constexpr unsigned int driver_version_size = 80;            // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE
+
+// The functions, by their exported names (dlsym).
+using InitFn = Return (*)();                                                   // nvmlInit_v2
+using ShutdownFn = Return (*)();                                               // nvmlShutdown
+using ErrorStringFn = const char* (*)(Return);                                 // nvmlErrorString
+using DriverVersionFn = Return (*)(char*, unsigned int);                       // nvmlSystemGetDriverVersion
+using DeviceCountFn = Return (*)(unsigned int*);                               // nvmlDeviceGetCount_v2
+using HandleByIndexFn = Return (*)(unsigned int, Device*);                     // nvmlDeviceGetHandleByIndex_v2
+using HandleByUuidFn = Return (*)(const char*, Device*);                       // nvmlDeviceGetHandleByUUID
+using TextFn = Return (*)(Device, char*, unsigned int);                        // nvmlDeviceGetName, nvmlDeviceGetUUID
+using MemoryFn = Return (*)(Device, Memory*);                                  // nvmlDeviceGetMemoryInfo
+using UtilizationFn = Return (*)(Device, Utilization*);                        // nvmlDeviceGetUtilizationRates
+using TemperatureFn = Return (*)(Device, unsigned int, unsigned int*);         // nvmlDeviceGetTemperature
+using EnergyFn = Return (*)(Device, unsigned long long*);                      // nvmlDeviceGetTotalEnergyConsumption (mJ)
+using ProcessesFn = Return (*)(Device, unsigned int*, ProcessInfo*);           // nvmlDeviceGetComputeRunningProcesses_v3
+using EccFn = Return (*)(Device, int, int, unsigned long long*);               // nvmlDeviceGetTotalEccErrors
+using RetiredPagesFn = Return (*)(Device, int, unsigned int*, unsigned long long*);  // nvmlDeviceGetRetiredPages
+using EventSetCreateFn = Return (*)(EventSet*);                                // nvmlEventSetCreate
+using RegisterEventsFn = Return (*)(Device, unsigned long long, EventSet);     // nvmlDeviceRegisterEvents
+using EventSetWaitFn = Return (*)(EventSet, EventData*, unsigned int);         // nvmlEventSetWait_v2
+using EventSetFreeFn = Return (*)(EventSet);                                   // nvmlEventSetFree
+
+}  // namespace shardrun::gpu::nvml

@@ -1,0 +1,244 @@
+// A stand-in libnvidia-ml.so.1 for tests without a GPU: exactly the NVML calls shardrun makes
+// (runner/gpu/nvml_library.cpp), with values scripted by the file named in
+// SHARDRUN_FAKE_NVML_SCRIPT, one "key value..." per line ('#' starts a comment):
+//
+//   devices 4                 GPUs it reports (default 4, as the fake CUDA backend)
+//   memory_used 2147483648    bytes in use on every device (default 1 GiB)
+//   util 40                   GPU utilisation in % (default 50)
+//   power_w 200               watts: the energy counter grows by power x time since nvmlInit (default 100)
+//   temp 65                   degrees C (default 60)
+//   processes self 1048576    list the calling process (a rank) with this many bytes; `none`: an
+//                             empty list (a container); `foreign`: one process not of the rank
+//                             (another namespace's PID, or an MPS server listed in place of its clients)
+//   xid_at_poll 2 79          Xid 79 on device 0, delivered from the 2nd nvmlEventSetWait_v2 call on
+//   ecc_at_poll 3 5           volatile uncorrected ECC count reads 5 from the 3rd event poll on
+//   init_error 9              nvmlInit_v2 returns this code (9: driver not loaded)
+//   no_energy 1               nvmlDeviceGetTotalEnergyConsumption is not supported
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <string>
+
+#include "runner/gpu/nvml_api.hpp"
+
+namespace nvml = shardrun::gpu::nvml;
+
+namespace {
+
+struct Script {
+    unsigned devices = 4;
+    unsigned long long memory_used = 1ULL << 30;
+    unsigned util = 50;
+    double power_w = 100;
+    unsigned temp = 60;
+    std::string processes = "self";
+    unsigned long long process_bytes = 1ULL << 20;
+    long xid_poll = -1;
+    unsigned long long xid = 0;
+    long ecc_poll = -1;
+    unsigned long long ecc = 0;
+    int init_error = 0;
+    bool no_energy = false;
+};
+
+struct FakeDevice {
+    unsigned index;
+};
+
+Script script;
+FakeDevice devices[16];
+std::chrono::steady_clock::time_point started;
+std::atomic<long> polls{0};
+std::atomic<bool> xid_delivered{false};
+std::mutex lock;
+
+void load_script()
+{
+    const char* path = std::getenv("SHARDRUN_FAKE_NVML_SCRIPT");
+    if (path == nullptr) return;
+    std::ifstream in(path);
+    for (std::string line; std::getline(in, line);) {
+        line = line.substr(0, line.find('#'));
+        std::istringstream words(line);
+        std::string key;
+        if (!(words >> key)) continue;
+        if (key == "devices") words >> script.devices;
+        else if (key == "memory_used") words >> script.memory_used;
+        else if (key == "util") words >> script.util;
+        else if (key == "power_w") words >> script.power_w;
+        else if (key == "temp") words >> script.temp;
+        else if (key == "processes") words >> script.processes >> script.process_bytes;
+        else if (key == "xid_at_poll") words >> script.xid_poll >> script.xid;
+        else if (key == "ecc_at_poll") words >> script.ecc_poll >> script.ecc;
+        else if (key == "init_error") words >> script.init_error;
+        else if (key == "no_energy") words >> script.no_energy;
+        else std::fprintf(stderr, "fake NVML: unknown key '%s' in %s\n", key.c_str(), path);
+    }
+    if (script.devices > 16) script.devices = 16;
+}
+
+FakeDevice* device_of(nvml::Device device) { return reinterpret_cast<FakeDevice*>(device); }
+
+void copy_text(const std::string& text, char* out, unsigned int size)
+{
+    if (size == 0) return;
+    std::snprintf(out, size, "%s", text.c_str());
+}
+
+std::string uuid_of(unsigned index) { return "GPU-fa4e0000-0000-0000-0000-00000000000" + std::to_string(index); }
+
+}  // namespace
+
+extern "C" {
+
+nvml::Return nvmlInit_v2()
+{
+    const std::lock_guard guard(lock);
+    load_script();
+    for (unsigned i = 0; i < 16; ++i) devices[i].index = i;
+    started = std::chrono::steady_clock::now();
+    return script.init_error;
+}
+
+nvml::Return nvmlShutdown() { return nvml::success; }
+
+const char* nvmlErrorString(nvml::Return code)
+{
+    switch (code) {
+    case 0: return "Success";
+    case 3: return "Not Supported";
+    case 9: return "Driver Not Loaded";
+    case 10: return "Timeout";
+    default: return "Unknown Error";
+    }
+}
+
+nvml::Return nvmlSystemGetDriverVersion(char* version, unsigned int size)
+{
+    copy_text("999.99-fake", version, size);
+    return nvml::success;
+}
+
+nvml::Return nvmlDeviceGetCount_v2(unsigned int* count)
+{
+    *count = script.devices;
+    return nvml::success;
+}
+
+nvml::Return nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvml::Device* device)
+{
+    if (index >= script.devices) return 2;  // NVML_ERROR_INVALID_ARGUMENT
+    *device = reinterpret_cast<nvml::Device>(&devices[index]);
+    return nvml::success;
+}
+
+nvml::Return nvmlDeviceGetHandleByUUID(const char* uuid, nvml::Device* device)
+{
+    for (unsigned i = 0; i < script.devices; ++i) {
+        if (uuid_of(i) == uuid) return nvmlDeviceGetHandleByIndex_v2(i, device);
+    }
+    return 6;  // NVML_ERROR_NOT_FOUND
+}
+
+nvml::Return nvmlDeviceGetName(nvml::Device device, char* name, unsigned int size)
+{
+    copy_text("Fake NVIDIA H100 " + std::to_string(device_of(device)->index), name, size);
+    return nvml::success;
+}
+
+nvml::Return nvmlDeviceGetUUID(nvml::Device device, char* uuid, unsigned int size)
+{
+    copy_text(uuid_of(device_of(device)->index), uuid, size);
+    return nvml::success;
+}
+
+nvml::Return nvmlDeviceGetMemoryInfo(nvml::Device, nvml::Memory* memory)
+{
+    *memory = nvml::Memory{80ULL << 30, (80ULL << 30) - script.memory_used, script.memory_used};
+    return nvml::success;
+}
+
+nvml::Return nvmlDeviceGetUtilizationRates(nvml::Device, nvml::Utilization* rates)
+{
+    *rates = nvml::Utilization{script.util, script.util / 2};
+    return nvml::success;
+}
+
+nvml::Return nvmlDeviceGetTemperature(nvml::Device, unsigned int sensor, unsigned int* temperature)
+{
+    if (sensor != nvml::temperature_gpu) return 2;
+    *temperature = script.temp;
+    return nvml::success;
+}
+
+nvml::Return nvmlDeviceGetTotalEnergyConsumption(nvml::Device, unsigned long long* energy)
+{
+    if (script.no_energy) return nvml::error_not_supported;
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    *energy = static_cast<unsigned long long>(script.power_w * seconds * 1000.0);  // mJ
+    return nvml::success;
+}
+
+nvml::Return nvmlDeviceGetComputeRunningProcesses_v3(nvml::Device, unsigned int* count, nvml::ProcessInfo* infos)
+{
+    if (script.processes == "none") {
+        *count = 0;
+        return nvml::success;
+    }
+    if (*count < 1) {
+        *count = 1;
+        return nvml::error_insufficient_size;
+    }
+    const unsigned pid = script.processes == "self" ? static_cast<unsigned>(::getpid()) : 4000000U;
+    infos[0] = nvml::ProcessInfo{pid, script.process_bytes, 0xFFFFFFFFU, 0xFFFFFFFFU};
+    *count = 1;
+    return nvml::success;
+}
+
+nvml::Return nvmlDeviceGetTotalEccErrors(nvml::Device device, int type, int counter, unsigned long long* count)
+{
+    if (type != nvml::memory_error_uncorrected || counter != nvml::volatile_ecc) return 2;
+    const bool grown = script.ecc_poll >= 0 && polls.load() >= script.ecc_poll && device_of(device)->index == 0;
+    *count = grown ? script.ecc : 0;
+    return nvml::success;
+}
+
+nvml::Return nvmlDeviceGetRetiredPages(nvml::Device, int, unsigned int*, unsigned long long*)
+{
+    return nvml::error_not_supported;  // as on an H100 (row remapping instead)
+}
+
+nvml::Return nvmlEventSetCreate(nvml::EventSet* set)
+{
+    static int one_set;
+    *set = reinterpret_cast<nvml::EventSet>(&one_set);
+    return nvml::success;
+}
+
+nvml::Return nvmlDeviceRegisterEvents(nvml::Device, unsigned long long types, nvml::EventSet)
+{
+    return (types & ~nvml::event_xid_critical) == 0 ? nvml::success : nvml::error_not_supported;
+}
+
+nvml::Return nvmlEventSetWait_v2(nvml::EventSet, nvml::EventData* data, unsigned int)
+{
+    const long poll = ++polls;
+    if (script.xid_poll >= 0 && poll >= script.xid_poll && !xid_delivered.exchange(true)) {
+        *data = nvml::EventData{reinterpret_cast<nvml::Device>(&devices[0]), nvml::event_xid_critical, script.xid,
+                                0xFFFFFFFFU, 0xFFFFFFFFU};
+        return nvml::success;
+    }
+    return nvml::error_timeout;
+}
+
+nvml::Return nvmlEventSetFree(nvml::EventSet) { return nvml::success; }
+
+}  // extern "C"
