@@ -49,7 +49,7 @@ void parse_gpu_fields(const YAML::Node& root, const YamlContext& context, JobSpe
         // The column of the rule's text: past its opening quote when it has one.
         auto mark = rule.Mark();
         const bool quoted = mark.pos >= 0 && static_cast<std::size_t>(mark.pos) < spec.text.size() &&
-                            (spec.text[mark.pos] == '"' || spec.text[mark.pos] == '\\'');
+                            (spec.text[mark.pos] == '"' || spec.text[mark.pos] == '\'');
         const auto where = context.where(rule, "auto_device.cpu_if");
         const auto at = where.rfind(':');
         const bool in_file = at != std::string::npos && where.rfind("--set", 0) != 0 && mark.column >= 0;

@@ -28,8 +28,6 @@ struct LoopSettings {
     std::vector<io::FieldSpec> fields;      ///< what every ok task must return
     std::string input;                      ///< data.input
     env::DeviceBinding device;
-    /** device: auto's CPU rule (run/task_route.hpp); applied only while `device` is a GPU. */
-    std::optional<TaskRoute> route;
     int rank = 0;
     std::string host;
     std::string tasks_dir;                  ///< <output>.tasks: one directory per exec task
@@ -58,6 +56,8 @@ struct LoopSettings {
     placement::GroupLayout layout;
     /** The group's collectives end the job, naming who did not join, after this long; 0: never. */
     double collective_timeout_seconds = 600;
+    /** device: auto's CPU rule (run/task_route.hpp); applied only while `device` is a GPU. */
+    std::optional<TaskRoute> route;
 };
 
 /**

@@ -60,7 +60,7 @@ TEST(GpuFields, BadOperatorsNumbersAndShapesAreOneLine)
 TEST(GpuFields, ARuleFromSetIsNamedBySet)
 {
     const auto message = error_of(exec_job, {"auto_device.cpu_if=m < 3"});
-    EXPECT_EQ(message.rfind("--set auto_device.cpu_if: auto_device.cpu_if: 'm' is not a parameter", 0), 0u) << message;
+    EXPECT_EQ(message.rfind("--set auto_device.cpu_if: 'm' is not a parameter", 0), 0u) << message;
 }
 
 }  // namespace
