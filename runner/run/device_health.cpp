@@ -55,8 +55,16 @@ std::string DeviceHealth::quarantine_line() const
     const auto devices = ledger_.quarantined_devices();
     if (devices.empty()) return "";
     const auto& evidence = devices.front().evidence;
+    // Alike faults once, with their count: a dying GPU tends to repeat itself.
+    std::vector<std::string> distinct;
+    for (std::size_t i = 0; i < evidence.size();) {
+        std::size_t same = 1;
+        while (i + same < evidence.size() && evidence[i + same] == evidence[i]) ++same;
+        distinct.push_back(same == 1 ? evidence[i] : fmt::format("{} (x{})", evidence[i], same));
+        i += same;
+    }
     return fmt::format("quarantined {} after {} device fault{} (gpu_fault_limit: {}): {}", name_, evidence.size(),
-                       evidence.size() == 1 ? "" : "s", ledger_.limit(), fmt::join(evidence, "; "));
+                       evidence.size() == 1 ? "" : "s", ledger_.limit(), fmt::join(distinct, "; "));
 }
 
 }  // namespace shardrun::run
