@@ -1,6 +1,9 @@
 // The GPU-vs-CPU table (the columns of the AWS GPU-vs-CPU benchmark): matrix multiply at
 // 1000, 5000, 8000, 10000 and Gaussian blur of 2048² and 4096² images at batch 1 and 2, on
 // every device present. Usage: shardrun_gpu_vs_cpu [--quick] [--device cpu|cuda|all]
+// With both devices it then measures a ladder of sizes per operation and prints where the GPU
+// starts to win, counting what a task pays on it (copies included): `crossover: gemm n = 256`.
+// Those lines set the thresholds of `device: auto` (runner/tasks/cpu_routes.hpp, issue 26).
 #include <fmt/format.h>
 #include <omp.h>
 
@@ -61,6 +64,46 @@ double blur_seconds(const Device& device, int size, int batch)
     return best_seconds(3, call);
 }
 
+/**
+ * Wall seconds of one whole float32 n×n×n gemm call, as a `task: gemm` on that device pays it:
+ * on the GPU the upload of A and B and the download of C are included (best of 3, after an
+ * untimed call that makes the context and the cuBLAS handle).
+ */
+double gemm_call_seconds(const Device& device, int n)
+{
+    std::vector<float> a(std::size_t(n) * n), b(a.size()), c(a.size());
+    fill_seeded(a.data(), a.size(), 1, 0, -1.0f, 1.0f);
+    fill_seeded(b.data(), b.size(), 2, 0, -1.0f, 1.0f);
+    const auto call = [&] { gemm(device, {n, n, n}, a.data(), b.data(), c.data(), 1); };
+    call();
+    return best_seconds(3, call);
+}
+
+/**
+ * Times `time_on` on both devices at each size and prints one line per size, then
+ * `crossover: <name> = X`: the smallest size from which the GPU wins at every larger measured
+ * size too (one lucky point does not move the threshold), or "none" when the CPU won throughout.
+ */
+void crossover(const std::string& operation, const std::string& name, const std::vector<int>& sizes,
+               const std::function<double(const Device&, int)>& time_on)
+{
+    std::vector<bool> gpu_wins;
+    for (const int size : sizes) {
+        const double cpu = time_on(Device::cpu(), size);
+        const double gpu = time_on(Device::cuda(0), size);
+        gpu_wins.push_back(gpu < cpu);
+        std::cout << fmt::format("  {} {} = {:<6} CPU {:>10.6f} s  GPU {:>10.6f} s  {}\n", operation, name, size, cpu, gpu,
+                                 gpu < cpu ? "GPU wins" : "CPU wins") << std::flush;
+    }
+    std::size_t from = sizes.size();
+    while (from > 0 && gpu_wins[from - 1]) --from;
+    if (from == sizes.size()) {
+        std::cout << fmt::format("crossover: {} {} = none (the CPU won up to {})\n", operation, name, sizes.back());
+    } else {
+        std::cout << fmt::format("crossover: {} {} = {}\n", operation, name, sizes[from]);
+    }
+}
+
 std::string cell(double seconds) { return seconds > 0 ? fmt::format("{:.4f} s", seconds) : "n/a"; }
 
 void row(const std::string& operation, const Options& options, const std::function<double(const Device&)>& time_on)
@@ -112,6 +155,14 @@ int main(int argc, char** argv)
             row(fmt::format("gaussian blur {}x{} batch {}", size, size, batch), options,
                 [size, batch](const Device& d) { return blur_seconds(d, size, batch); });
         }
+    }
+    if (options.cpu && options.gpu) {
+        std::cout << "\nWhere the GPU starts to win, copies included (the thresholds of device: auto):\n";
+        const auto gemm_sizes = options.quick ? std::vector<int>{64, 256, 1024} : std::vector<int>{32, 64, 128, 256, 512, 1024, 2048};
+        crossover("gemm", "n", gemm_sizes, [](const Device& d, int n) { return gemm_call_seconds(d, n); });
+        const auto blur_sizes = options.quick ? std::vector<int>{512, 2048, 4096}
+                                              : std::vector<int>{256, 512, 1024, 2048, 4096, 8192};
+        crossover("blur", "height", blur_sizes, [](const Device& d, int size) { return blur_seconds(d, size, 1); });
     }
     return 0;
 }

@@ -7,6 +7,7 @@
 #include "runner/errors.hpp"
 #include "runner/env/scheduler.hpp"
 #include "runner/run/plan_report.hpp"
+#include "runner/run/route_plan.hpp"
 #include "runner/run/prepared_job.hpp"
 
 namespace po = boost::program_options;
@@ -50,6 +51,7 @@ int PlanCommand::run()
     const auto report = run::make_plan(job, ranks_, static_cast<int>(array.count),
                                        array_.index ? static_cast<int>(*array_.index) : -1, nodes_);
     std::cout << (json_ ? run::plan_json(report) : run::plan_text(report));
+    if (!json_) std::cout << run::route_plan_text(run::route_plan(job, nodes_.gpus_per_node));
     return 0;
 }
 

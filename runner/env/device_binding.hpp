@@ -12,6 +12,9 @@ struct DeviceBinding {
     int count = 1;            ///< GPUs of this process (gpus_per_rank): ordinal .. ordinal+count-1
     std::string visible_id;   ///< the CUDA_VISIBLE_DEVICES value an exec task gets (count entries)
     std::string reason;       ///< why this device: "narrowed by scheduler", "local rank 3 mod 4 devices", why CPU
+    /** A CPU task on a rank that may have a GPU (its own device: cpu, or device: auto's routing):
+     *  an exec task then gets CUDA_VISIBLE_DEVICES="" so its program sees no GPU either. */
+    bool hide_gpus = false;
 
     /** "cpu", "cuda:<ordinal>", or with several GPUs "cuda:<ordinal>+<ordinal+1>+...". */
     std::string label() const;

@@ -1,5 +1,7 @@
 #include "runner/gpu/telemetry_sampler.hpp"
 
+#include <algorithm>
+
 #include <unistd.h>
 
 #include <fstream>
@@ -144,9 +146,8 @@ FaultCounters TelemetrySampler::read_counters() const
     return counters;
 }
 
-Sample TelemetrySampler::sample_locked()
+std::vector<unsigned long long> TelemetrySampler::drain_xids_locked()
 {
-    const auto sample = read_sample();
     std::vector<unsigned long long> xids;
     if (events_ != nullptr) {
         nvml::EventData event{};
@@ -154,13 +155,43 @@ Sample TelemetrySampler::sample_locked()
             if (event.eventType == nvml::event_xid_critical) xids.push_back(event.eventData);
         }
     }
+    xid_total_ += static_cast<int>(xids.size());
+    if (!xids.empty()) last_xid_ = xids.back();
     // An Xid between tasks goes to the next task: the device's failing, not the task's, but quarantine must see it.
     if (windows_.empty()) pending_xids_.insert(pending_xids_.end(), xids.begin(), xids.end());
-    for (auto& [id, window] : windows_) {
-        window.add(sample);
-        for (const auto xid : xids) window.add_xid(xid);
+    for (auto& entry : windows_) {
+        for (const auto xid : xids) entry.second.add_xid(xid);
     }
+    return xids;
+}
+
+Sample TelemetrySampler::sample_locked()
+{
+    const auto sample = read_sample();
+    drain_xids_locked();
+    for (auto& entry : windows_) entry.second.add(sample);
     return sample;
+}
+
+DeviceFaultEvents TelemetrySampler::fault_totals()
+{
+    const auto counters = read_counters();
+    const std::lock_guard lock(mutex_);
+    drain_xids_locked();
+    DeviceFaultEvents totals;
+    totals.xid_events = xid_total_;
+    totals.ecc_uncorrected = std::max(0LL, counters.ecc_uncorrected);
+    totals.retired_pages = std::max(0LL, counters.retired_pages);
+    if (xid_total_ > 0) totals.detail = describe_xid(last_xid_);
+    return totals;
+}
+
+std::string TelemetrySampler::uuid() const
+{
+    if (devices_.empty() || nvml_->fn().uuid == nullptr) return "";
+    char text[96] = {};
+    if (nvml_->fn().uuid(devices_.front(), text, sizeof text) != nvml::success) return "";
+    return text;
 }
 
 TelemetrySampler::WindowId TelemetrySampler::open()

@@ -43,6 +43,15 @@ public:
     WindowId open();
     /** Ends the window with a sample taken now and returns what it saw. */
     TaskTelemetry close(WindowId window);
+    /**
+     * The fault evidence of the rank's GPUs since the sampler started, for quarantine (which
+     * counts the growth over each attempt): Xid events drained now (they also reach the open
+     * windows), the volatile uncorrected ECC and retired-page counters read now. -1 counters
+     * (unsupported) read as 0. A few microseconds: no memory, utilisation or process query.
+     */
+    DeviceFaultEvents fault_totals();
+    /** NVML's UUID of the rank's first GPU ("GPU-..."), "" when NVML does not say. */
+    std::string uuid() const;
 
 private:
     void run();
@@ -51,6 +60,8 @@ private:
     FaultCounters read_counters() const;
     /** Takes a sample, drains pending Xid events and feeds both to every open window. mutex_ held. */
     Sample sample_locked();
+    /** Drains pending Xid events into every open window (or pending_xids_) and the totals. mutex_ held. */
+    std::vector<unsigned long long> drain_xids_locked();
 
     std::shared_ptr<NvmlLibrary> nvml_;
     std::vector<nvml::Device> devices_;
@@ -62,6 +73,8 @@ private:
     WindowId next_ = 0;
     std::map<WindowId, TelemetryWindow> windows_;
     std::vector<unsigned long long> pending_xids_;  ///< seen while no task ran: the next task's
+    int xid_total_ = 0;                             ///< every Xid drained so far (fault_totals)
+    unsigned long long last_xid_ = 0;
     std::thread thread_;
 };
 

@@ -1,6 +1,7 @@
 #include "runner/run/attempts.hpp"
 
 #include "collectives/stall_guard.hpp"
+#include "runner/run/device_health.hpp"
 #include "runner/tasks/rank_fatal.hpp"
 
 #include <fmt/format.h>
@@ -88,6 +89,9 @@ AttemptsEnd run_attempts(const LoopSettings& settings, tasks::TaskContext& conte
     double startup_seconds = 0;
     for (context.attempt = 1; context.attempt <= settings.retries + 1; ++context.attempt) {
         const double started = unix_now();
+        // Quarantine watches a rank alone on its GPU; a group's members would have to agree on it first.
+        auto* const health = grouped ? nullptr : settings.health;
+        const auto faults_before = health != nullptr ? health->before(context.device) : gpu::DeviceFaultEvents{};
         try {
             outcome = run_kind(settings, context, device_problem);
         } catch (const collectives::CollectiveStall& stall) {
@@ -103,6 +107,7 @@ AttemptsEnd run_attempts(const LoopSettings& settings, tasks::TaskContext& conte
                 outcome = tasks::TaskOutcome::failure(0, std::move(problem));
             }
         }
+        std::string fault = health != nullptr ? health->after(context.device, faults_before, outcome) : std::string();
         const auto agreed = agree(settings, outcome);
         end.stop = agreed.stop;
         if (!agreed.all_ok && outcome.status == io::TaskStatus::ok) {
@@ -117,6 +122,10 @@ AttemptsEnd run_attempts(const LoopSettings& settings, tasks::TaskContext& conte
         end.attempts.push_back(io::AttemptRecord{context.attempt_base + context.attempt, outcome.exit_code, began,
                                                  unix_now(), settings.rank, ok ? std::string() : outcome.message});
         if (agreed.all_ok) break;
+        if (!fault.empty()) {
+            end.device_fault = std::move(fault);  // the GPU failed, not the task: not retried here
+            break;
+        }
         // A member without the GPU its task asks for fails each attempt at once: members retry
         // together, as giving up early would need one more agreement. Alone, it gives up now.
         if (agreed.stop || (!grouped && !device_problem.empty())) break;

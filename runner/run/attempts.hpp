@@ -20,6 +20,12 @@ struct AttemptsEnd {
     std::vector<io::AttemptRecord> attempts;
     /** When the first attempt's work began, if later than its call (it waited for a worker to start). */
     std::optional<double> began;
+    /**
+     * Set when the last attempt failed with a device fault (settings.health): the GPU's, not the
+     * task's, so it is not retried here and the rank gives the task back to run elsewhere,
+     * its retries untouched. The evidence, for people.
+     */
+    std::string device_fault;
 };
 
 /**

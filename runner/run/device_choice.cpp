@@ -62,6 +62,7 @@ TaskDevice task_device(const env::DeviceBinding& rank, const job::ParamValue* re
     static const env::DeviceBinding cpu = [] {
         env::DeviceBinding binding;
         binding.reason = "device: cpu in the task's params";
+        binding.hide_gpus = true;
         return binding;
     }();
     const auto* text = requested == nullptr ? nullptr : std::get_if<std::string>(requested);

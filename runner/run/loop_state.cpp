@@ -1,5 +1,6 @@
 #include "runner/run/loop_state.hpp"
 
+#include "runner/run/device_health.hpp"
 #include "runner/run/failure_budget.hpp"
 
 namespace shardrun::run {
@@ -19,6 +20,10 @@ std::optional<std::uint64_t> LoopState::next_id()
     const auto taking = [&] {
         return (closed == nullptr || !closed->load()) && (settings_.failures == nullptr || !settings_.failures->exhausted());
     };
+    if (settings_.health != nullptr && settings_.health->quarantined()) {
+        give_back_rest();  // a quarantined GPU takes no new task; its share goes to the others
+        return std::nullopt;
+    }
     while (taking()) {
         if (k_ >= batch_.count) {
             batch_ = source_.next();
@@ -62,6 +67,23 @@ void LoopState::finish(const io::TaskRecord& record, const tasks::TaskOutcome& o
         commit();
     }
     feed_.tick();
+}
+
+void LoopState::give_back(std::uint64_t id)
+{
+    std::lock_guard lock(mutex_);
+    feed_.task_given_back();
+    stats_.given_back.push_back({id, 1, 1});
+}
+
+void LoopState::give_back_rest()
+{
+    if (k_ < batch_.count) {
+        stats_.given_back.push_back({batch_.id(k_), batch_.count - k_, batch_.stride});
+        k_ = batch_.count;
+    }
+    if (source_.shared()) return;  // the other ranks claim the rest themselves
+    for (auto batch = source_.next(); batch.count > 0; batch = source_.next()) stats_.given_back.push_back(batch);
 }
 
 void LoopState::commit_finished()

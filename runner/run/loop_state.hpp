@@ -28,6 +28,12 @@ public:
     /** Counts a finished task and records it in the sink, unless `interrupted` (--resume reruns it). */
     void finish(const io::TaskRecord& record, const tasks::TaskOutcome& outcome, bool interrupted);
 
+    /**
+     * Leaves task `id` unrecorded for another rank to run (its GPU failed it: a device fault),
+     * as RankStats::given_back.
+     */
+    void give_back(std::uint64_t id);
+
     /** Commits what finished so far, from outside the slots (a stop's flush). */
     void commit_finished();
 
@@ -36,6 +42,7 @@ public:
 private:
     using Clock = std::chrono::steady_clock;
     void commit();  // with mutex_ held
+    void give_back_rest();  // with mutex_ held: the rest of the batch (and of a static share)
 
     const LoopSettings& settings_;
     WorkSource& source_;

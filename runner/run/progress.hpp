@@ -47,6 +47,8 @@ public:
 
     void task_started() { ++running_; }
     /** `interrupted`: cut short by a stop, neither ok nor failed (--resume runs it again). */
+    /** A running task left for another rank (its GPU failed it): neither ok nor failed. */
+    void task_given_back() { --running_; }
     void task_finished(bool ok, bool interrupted = false);
     /** Pushes pending counts when due; @param force  push now */
     void tick(bool force = false);

@@ -4,6 +4,7 @@
 #include "runner/run/attempts.hpp"
 #include "runner/exec/task_folder.hpp"
 #include "runner/run/device_choice.hpp"
+#include "runner/run/device_health.hpp"
 #include "runner/run/loop_state.hpp"
 #include "runner/run/periodic_thread.hpp"
 #include "runner/tasks/rank_fatal.hpp"
@@ -39,10 +40,17 @@ io::TaskRecord begin_task(const LoopSettings& settings, tasks::TaskContext& cont
     context.range = settings.space->range_of(id);
     context.task_dir = std::move(task_dir);
     device_problem.clear();
-    if (const auto* requested = params.find("device")) {
+    context.device = settings.device;
+    const auto* requested = params.find("device");
+    if (requested != nullptr) {
         auto chosen = task_device(settings.device, requested);
         context.device = *chosen.binding;
         device_problem = std::move(chosen.problem);
+    }
+    // device: auto sends a task its rank's GPU would run slower to the CPU; /tasks/device says where it ran.
+    if (settings.route && settings.device.cuda && device_problem.empty() &&
+        auto_sends_to_cpu(true, requested, routes_to_cpu(*settings.route, params))) {
+        context.device = routed_cpu_binding(*settings.route);
     }
     context.attempt_base = context.task_dir.empty() ? 0 : exec::kept_attempts(context.task_dir);
     return {id, io::TaskStatus::ok, 0, settings.rank, settings.host, context.device.label(), unix_now(), 0, 0};
@@ -119,6 +127,10 @@ void run_slot(const LoopSettings& settings, LoopState& state)
         record.status = end.outcome.status;
         record.attempts = context.attempt;
         record.exit_code = end.outcome.exit_code;
+        if (!end.device_fault.empty() && end.outcome.status != io::TaskStatus::ok && !end.stop) {
+            state.give_back(*id);  // its GPU failed it: another rank runs it, with all its retries
+            continue;
+        }
         fill_reason(record, end);
         state.finish(record, end.outcome, interrupted(settings, end));
     }
@@ -218,6 +230,7 @@ RankStats run_rank_loop(const LoopSettings& settings, WorkSource& source, io::Re
     }
     state.commit_finished();
     feed.tick(true);
+    if (settings.health != nullptr) state.stats().quarantine = settings.health->quarantine_line();
     return state.stats();
 }
 

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,12 +14,14 @@
 #include "runner/job/task_space.hpp"
 #include "runner/run/progress.hpp"
 #include "runner/run/rank_stats.hpp"
+#include "runner/run/task_route.hpp"
 #include "runner/run/work_source.hpp"
 #include "runner/tasks/task_kind.hpp"
 
 namespace shardrun::run {
 
 class FailureBudget;
+class DeviceHealth;
 
 /** What a rank needs to run its tasks. */
 struct LoopSettings {
@@ -41,6 +44,12 @@ struct LoopSettings {
     double drain_timeout_seconds = 90;
     /** Once exhausted (max_failures, fail_fast), no new task starts; running ones finish. */
     FailureBudget* failures = nullptr;
+    /**
+     * This rank's GPU under quarantine watch (run/device_health.hpp); nullptr on the CPU and in
+     * groups of several. A task failed by a device fault is given back (LoopState::give_back),
+     * and once the device is quarantined the rank takes no new task.
+     */
+    DeviceHealth* health = nullptr;
     double commit_interval_seconds = 1.0;
     /** false: commit only once, at the end (layout single, where commit() is collective). */
     bool periodic_commits = true;
@@ -56,6 +65,8 @@ struct LoopSettings {
      * fault evidence (Xid, ECC, retired pages) that quarantine counts. Called from the slots' threads.
      */
     std::function<void(const io::TaskRecord&, const gpu::TaskTelemetry&)> on_task_telemetry;
+    /** device: auto's CPU rule (run/task_route.hpp); applied only while `device` is a GPU. */
+    std::optional<TaskRoute> route;
 };
 
 /**

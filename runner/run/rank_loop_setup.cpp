@@ -46,7 +46,7 @@ RankLoopSetup::RankLoopSetup(collectives::Communicator& world, collectives::Comm
 
 RankLoopSetup::~RankLoopSetup() = default;
 
-RankStats RankLoopSetup::run(io::ResultSink& sink)
+RankStats RankLoopSetup::run(io::ResultSink& sink, WorkSource* source)
 {
     // A signal reaches one rank (scancel of one task, a node's OOM killer, a user's kill): it
     // drains or stops the whole job; so do one rank's failures (max_failures, fail_fast), as a
@@ -77,7 +77,7 @@ RankStats RankLoopSetup::run(io::ResultSink& sink)
             return true;
         });
     }
-    auto stats = run_rank_loop(settings_, *source_, sink, *feed_);
+    auto stats = run_rank_loop(settings_, source != nullptr ? *source : *source_, sink, *feed_);
     // The loop may end (its task stopped at once, its budget spent on its last task) before
     // the watchers' next tick: publish now.
     if (settings_.failures != nullptr) settings_.failures->poll(*counters_);

@@ -36,8 +36,11 @@ public:
     const placement::GroupLayout& layout() const noexcept { return settings_.layout; }
     collectives::WorkCounters& counters() noexcept { return *counters_; }
 
-    /** Runs this rank's loop into `sink` (collective over its group) and flushes its progress. */
-    RankStats run(io::ResultSink& sink);
+    /**
+     * Runs this rank's loop into `sink` (collective over its group) and flushes its progress.
+     * @param source  the ids to run instead of the schedule's (tasks given back by quarantined ranks)
+     */
+    RankStats run(io::ResultSink& sink, WorkSource* source = nullptr);
     /** Ends the claim service once every rank has run. Collective over world. */
     void finish();
 

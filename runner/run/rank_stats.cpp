@@ -26,4 +26,22 @@ void RankStats::add(std::uint64_t task_id, double seconds, bool success, int exi
     }
 }
 
+void RankStats::merge(const RankStats& later)
+{
+    ok += later.ok;
+    failed += later.failed;
+    interrupted += later.interrupted;
+    busy_seconds += later.busy_seconds;
+    startup_seconds += later.startup_seconds;
+    drain_ran_out = drain_ran_out || later.drain_ran_out;
+    for (const auto& f : later.failures) {
+        if (failures.size() < failures_kept) failures.push_back(f);
+    }
+    for (const auto& s : later.slowest) slowest.push_back(s);
+    std::sort(slowest.begin(), slowest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    if (slowest.size() > slowest_kept) slowest.resize(slowest_kept);
+    given_back = later.given_back;
+    if (!later.quarantine.empty()) quarantine = later.quarantine;
+}
+
 }  // namespace shardrun::run

@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "runner/placement/placement.hpp"
+
 namespace shardrun::run {
 
 /** A task that failed after its last attempt. */
@@ -27,9 +29,15 @@ struct RankStats {
     double startup_seconds = 0;  ///< exec workers: spawn to ready line, summed over the workers it started
     std::vector<std::pair<double, std::uint64_t>> slowest;  ///< (seconds, task id), longest first
     std::vector<FailedTask> failures;                       ///< first failures, capped
+    /** Tasks left unrecorded for other ranks: failed by a device fault, or not begun when the GPU was quarantined. */
+    std::vector<placement::IdBatch> given_back;
+    /** The summary's line naming this rank's quarantined GPU and the evidence; "" when none. */
+    std::string quarantine;
 
     /** Counts one finished task. */
     void add(std::uint64_t task_id, double seconds, bool ok, int exit_code, const std::string& message);
+    /** Adds a later loop's counts (tasks given back by quarantined ranks); `given_back` becomes the later's. */
+    void merge(const RankStats& later);
 };
 
 }  // namespace shardrun::run

@@ -14,17 +14,21 @@
 #include "runner/env/launcher_banner.hpp"
 #include "runner/env/run_environment.hpp"
 #include "runner/errors.hpp"
+#include "runner/gpu/sampler_fault_source.hpp"
 #include "runner/gpu/telemetry_sampler.hpp"
 #include "runner/placement/placement.hpp"
 #include "runner/run/agreement.hpp"
 #include "runner/run/device_choice.hpp"
+#include "runner/run/device_health.hpp"
 #include "runner/run/failure_budget.hpp"
+#include "runner/run/given_back.hpp"
 #include "runner/run/interrupt.hpp"
 #include "runner/run/output_session.hpp"
 #include "runner/run/prepared_job.hpp"
 #include "runner/run/rank_loop_setup.hpp"
 #include "runner/run/summary.hpp"
 #include "runner/run/sweep_extension.hpp"
+#include "runner/tasks/registry.hpp"
 
 namespace shardrun::run {
 namespace {
@@ -59,6 +63,7 @@ LoopSettings loop_settings(const PreparedJob& job, const env::RunEnvironment& en
     settings.drain_timeout_seconds = job.spec.drain_timeout_seconds;
     settings.periodic_commits = output.periodic_commits();
     settings.collective_timeout_seconds = job.spec.collective_timeout_seconds;
+    settings.route = route_of(job.spec);
     return settings;
 }
 
@@ -105,6 +110,7 @@ int run_job(const RunOptions& options)
     if (!telemetry.sampler && environment.device.cuda && job.spec.telemetry_interval_seconds > 0 && topo.world_rank == 0) {
         std::cerr << "shardrun: no GPU telemetry (/tasks/gpu_* left out): " << telemetry.why_not << std::endl;
     }
+    const gpu::FaultSourceScope fault_source(telemetry.sampler.get());  // quarantine reads the GPU's Xid and ECC reports
     std::unique_ptr<RankLoopSetup> loop;
     run_agreed(*world, [&] {
         auto settings = loop_settings(job, environment, output);
@@ -133,7 +139,16 @@ int run_job(const RunOptions& options)
                                                       static_cast<std::int64_t>(output.committed_count()));
         progress_thread = std::make_unique<ProgressThread>(loop->counters(), *reporter);
     }
+    // Quarantine (issue 26, point 3) watches a rank alone on its GPU; a group's members share its tasks' fate.
+    std::unique_ptr<DeviceHealth> health;
+    if (environment.device.cuda && job.spec.gpus_per_task == 1) {
+        const auto* kind = tasks::find_task_kind(job.spec.task);
+        health = std::make_unique<DeviceHealth>(environment.device, topo.host, job.spec.gpu_fault_limit,
+                                                gpu::device_fault_source(), kind != nullptr && kind->kernel);
+        loop->settings().health = health.get();
+    }
     auto stats = loop->run(output.sink());
+    const auto quarantine_reason = run_given_back(*world, *loop, output.sink(), stats, health.get());
     stats.signal = first_signal();
     loop->finish();
 
@@ -141,11 +156,12 @@ int run_job(const RunOptions& options)
     // stop close the claims, did a task fail, how many tasks are accounted for (a drain that let
     // every remaining task finish leaves a complete output: that run finished), and did a
     // signal reach any rank (a signal interrupts even a run that was giving up on failures).
-    std::array<std::int64_t, 4> ending{claims_closed().load() ? 1 : 0, stats.failed > 0 ? 1 : 0,
+    std::array<std::int64_t, 4> ending{claims_closed().load() ? 1 : 0, stats.failed > 0 || !quarantine_reason.empty() ? 1 : 0,
                                        static_cast<std::int64_t>(stats.ok + stats.failed + stats.already_done),
                                        first_signal() != 0 ? 1 : 0};
     world->allreduce(std::span<std::int64_t>(ending), collectives::ReduceOp::sum);
-    const auto stop_reason = stop_reason_of(*world, failures);
+    auto stop_reason = stop_reason_of(*world, failures);
+    if (stop_reason.empty()) stop_reason = quarantine_reason;  // the same on every rank
     const bool failed = ending[1] != 0;
     const bool incomplete = static_cast<std::uint64_t>(ending[2]) < element.size();
     const bool interrupted = ending[0] != 0 && incomplete && (stop_reason.empty() || ending[3] != 0);

@@ -18,9 +18,11 @@ nlohmann::json to_json(const RankStats& stats)
     for (const auto& f : stats.failures) failures.push_back({{"task_id", f.task_id}, {"exit_code", f.exit_code}, {"message", f.message}});
     auto slowest = nlohmann::json::array();
     for (const auto& [seconds, id] : stats.slowest) slowest.push_back({{"task_id", id}, {"seconds", seconds}});
-    return {{"rank", stats.rank}, {"ok", stats.ok}, {"failed", stats.failed}, {"already_done", stats.already_done},
+    nlohmann::json j = {{"rank", stats.rank}, {"ok", stats.ok}, {"failed", stats.failed}, {"already_done", stats.already_done},
             {"interrupted", stats.interrupted}, {"signal", stats.signal}, {"drain_ran_out", stats.drain_ran_out},
             {"busy_seconds", stats.busy_seconds}, {"startup_seconds", stats.startup_seconds}, {"slowest", slowest}, {"failures", failures}};
+    if (!stats.quarantine.empty()) j["quarantine"] = stats.quarantine;  // issue 26: a GPU taken out of the job
+    return j;
 }
 
 RankStats from_json(const nlohmann::json& j)
@@ -37,6 +39,7 @@ RankStats from_json(const nlohmann::json& j)
     stats.startup_seconds = j["startup_seconds"];
     for (const auto& s : j["slowest"]) stats.slowest.emplace_back(s["seconds"], s["task_id"]);
     for (const auto& f : j["failures"]) stats.failures.push_back({f["task_id"], f["exit_code"], f["message"]});
+    if (j.contains("quarantine")) stats.quarantine = j["quarantine"];
     return stats;
 }
 
@@ -163,6 +166,9 @@ std::string format_summary(const RunTotals& totals, const std::vector<RankStats>
         out += fmt::format("  failed #{}: exit {}: {}\n", f.task_id, f.exit_code, f.message);
     }
     if (all.failures.size() > 20) out += fmt::format("  ... and {} more failed tasks\n", all.failed - 20);
+    for (const auto& rank : ranks) {
+        if (!rank.quarantine.empty()) out += fmt::format("  rank {}: {}\n", rank.rank, rank.quarantine);
+    }
     if (!totals.stop_reason.empty()) {
         out += fmt::format("  {}; committed results are kept; fix the cause, then run again (--resume runs the tasks "
                            "not started, --force starts over)\n",

@@ -28,6 +28,7 @@ public:
         done_ = batch.count == 0;
         return batch;
     }
+    bool shared() const noexcept override { return true; }
 
 private:
     placement::ClaimSequence claims_;
@@ -35,7 +36,22 @@ private:
     bool done_ = false;
 };
 
+class ListSource : public WorkSource {
+public:
+    explicit ListSource(std::vector<placement::IdBatch> batches) : batches_(std::move(batches)) {}
+    placement::IdBatch next() override { return next_ < batches_.size() ? batches_[next_++] : placement::IdBatch{}; }
+
+private:
+    std::vector<placement::IdBatch> batches_;
+    std::size_t next_ = 0;
+};
+
 }  // namespace
+
+std::unique_ptr<WorkSource> make_list_source(std::vector<placement::IdBatch> batches)
+{
+    return std::make_unique<ListSource>(std::move(batches));
+}
 
 std::unique_ptr<WorkSource> make_work_source(const job::ScheduleSpec& schedule, placement::IdRange element,
                                              const placement::GroupLayout& group, collectives::WorkCounters& counters)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "runner/job/job_spec.hpp"
 #include "runner/placement/placement.hpp"
@@ -13,7 +14,16 @@ class WorkSource {
 public:
     virtual ~WorkSource() = default;
     virtual placement::IdBatch next() = 0;
+    /**
+     * True when ids this rank does not take go to other ranks anyway (the dynamic schedule's
+     * shared claims); false when they are this rank's alone (a static share), so a rank that
+     * stops early (its GPU quarantined) must give the rest back.
+     */
+    virtual bool shared() const noexcept { return false; }
 };
+
+/** Hands out a fixed list of batches once (tasks other ranks gave back). */
+std::unique_ptr<WorkSource> make_list_source(std::vector<placement::IdBatch> batches);
 
 /**
  * The source for this rank's group under `schedule`. Only a group's leader claims work

@@ -3,6 +3,7 @@
 #include "io/input/dataset_reader.hpp"
 #include "kernels/blur/blur.hpp"
 #include "kernels/common/seeded.hpp"
+#include "runner/tasks/cpu_routes.hpp"
 #include "runner/tasks/device_param.hpp"
 #include "runner/tasks/kernel_kind_support.hpp"
 #include "runner/tasks/param_table.hpp"
@@ -143,7 +144,8 @@ TaskOutcome BlurKind::run(const TaskContext& context) const
 TaskKindEntry blur_kind_entry()
 {
     return {"blur", "Gaussian blur of images from data.input (or synthetic ones), a chunk of images per task",
-            &BlurKind::parameters(), [](const job::JobSpec&) { return std::make_unique<BlurKind>(); }, true};
+            &BlurKind::parameters(), [](const job::JobSpec&) { return std::make_unique<BlurKind>(); }, true,
+            blur_cpu_if()};
 }
 
 }  // namespace shardrun::tasks

@@ -122,6 +122,7 @@ std::vector<std::string> ExecKind::environment(const TaskContext& context, const
         own.push_back(fmt::format("SHARDRUN_RANGE_END={}", context.range->end));
     }
     if (context.device.cuda) own.push_back("CUDA_VISIBLE_DEVICES=" + context.device.visible_id);
+    if (!context.device.cuda && context.device.hide_gpus) own.push_back("CUDA_VISIBLE_DEVICES=");
     for (const auto& [name, value] : context.params->entries()) {
         own.push_back(job::param_env_name(name) + "=" + job::param_text(value));
     }

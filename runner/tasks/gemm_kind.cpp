@@ -3,6 +3,7 @@
 
 #include "kernels/common/seeded.hpp"
 #include "kernels/gemm/gemm.hpp"
+#include "runner/tasks/cpu_routes.hpp"
 #include "runner/tasks/device_param.hpp"
 #include "runner/tasks/kernel_kind_support.hpp"
 #include "runner/tasks/param_table.hpp"
@@ -101,7 +102,8 @@ TaskOutcome GemmKind::run(const TaskContext& context) const
 TaskKindEntry gemm_kind_entry()
 {
     return {"gemm", "matrix product C = A B on the CPU (OpenBLAS) or GPU (cuBLAS); seconds, GFLOP/s, checksum",
-            &GemmKind::parameters(), [](const job::JobSpec&) { return std::make_unique<GemmKind>(); }, true};
+            &GemmKind::parameters(), [](const job::JobSpec&) { return std::make_unique<GemmKind>(); }, true,
+            gemm_cpu_if()};
 }
 
 }  // namespace shardrun::tasks

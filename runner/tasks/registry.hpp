@@ -23,6 +23,11 @@ struct TaskKindEntry {
     TaskKindFactory make;      ///< called once per run with the resolved job, on every rank
     /** A built-in kernel kind (kernels/<name>/): `shardrun selftest` must have a case for it. */
     bool kernel = false;
+    /**
+     * When `device: auto` runs its tasks on the CPU although the rank has a GPU: a rule over its
+     * parameters (runner/gpu/cpu_rule.hpp, defaults from `params`); empty: always the rank's device.
+     */
+    std::string cpu_if;
 };
 
 /**

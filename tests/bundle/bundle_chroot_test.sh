@@ -88,6 +88,8 @@ expect '^skipped  compute-sanitizer memcheck: no GPU' "compute-sanitizer is skip
 expect '^skipped  bench allreduce \(nccl\): no GPU \(nvidia-smi is not installed' "the NCCL benchmark is skipped with the reason"
 expect '^skipped  train-sweep \(cuda\): no GPU \(nvidia-smi is not installed' "the CUDA training is skipped with the reason"
 expect '^skipped  gemm kind \(cpu vs cuda\): no GPU \(nvidia-smi is not installed' "the gemm kind on the GPU is skipped with the reason"
+expect '^skipped  routing \(device: auto\): no GPU \(nvidia-smi is not installed' "routing on the GPU is skipped with the reason"
+expect '^skipped  telemetry \(NVML\): no GPU \(nvidia-smi is not installed' "NVML telemetry is skipped with the reason"
 if grep -q '^failed ' "$report"; then
   echo "FAIL: a step failed:"
   grep '^failed ' "$report"

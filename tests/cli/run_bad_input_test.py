@@ -153,6 +153,16 @@ class BadInputTest(unittest.TestCase):
         self.assertIn("--resume and --force contradict each other", proc.stderr)
         self.assertEqual(os.path.getmtime(os.path.join(work, "good.h5")), before)
 
+    # auto_device (issue 26, point 4): the rule is checked with the job, at 1 and 2 ranks.
+    def test_auto_device_rule_errors_point_into_the_rule(self):
+        for np in (None, 2):
+            self.expect_bad(GOOD + 'auto_device: {cpu_if: "alpha < 1 and alhpa > 0"}\n',
+                            "JOB:7:38: auto_device.cpu_if: 'alhpa' is not a parameter of this job; did you mean 'alpha'?",
+                            np=np)
+        self.expect_bad(GOOD + 'auto_device: {cpu_if: "alpha <> 1"}\n', "JOB:7:30: auto_device.cpu_if: '<>' is not an operator")
+        self.expect_bad(GOOD + 'auto_device: {cpu_if: "alpha < small"}\n', "JOB:7:32: auto_device.cpu_if: 'small' is not a number")
+        self.expect_bad(GOOD + "gpu_fault_limit: none\n", "JOB:7:18: gpu_fault_limit:")
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

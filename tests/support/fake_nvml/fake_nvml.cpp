@@ -11,6 +11,8 @@
 //                             empty list (a container); `foreign`: one process not of the rank
 //                             (another namespace's PID, or an MPS server listed in place of its clients)
 //   xid_at_poll 2 79          Xid 79 on device 0, delivered from the 2nd nvmlEventSetWait_v2 call on
+//   xid_every_poll 79         Xid 79 on device 0 in every drain of the event set (a failing GPU);
+//                             both Xid keys deliver only to a process that registered device 0
 //   ecc_at_poll 3 5           volatile uncorrected ECC count reads 5 from the 3rd event poll on
 //   init_error 9              nvmlInit_v2 returns this code (9: driver not loaded)
 //   no_energy 1               nvmlDeviceGetTotalEnergyConsumption is not supported
@@ -43,6 +45,7 @@ struct Script {
     unsigned long long process_bytes = 1ULL << 20;
     long xid_poll = -1;
     unsigned long long xid = 0;
+    bool xid_every_poll = false;
     long ecc_poll = -1;
     unsigned long long ecc = 0;
     int init_error = 0;
@@ -58,6 +61,7 @@ FakeDevice devices[16];
 std::chrono::steady_clock::time_point started;
 std::atomic<long> polls{0};
 std::atomic<bool> xid_delivered{false};
+std::atomic<bool> watching_device0{false};  // events come only for devices a process registered
 std::mutex lock;
 
 void load_script()
@@ -77,6 +81,7 @@ void load_script()
         else if (key == "temp") words >> script.temp;
         else if (key == "processes") words >> script.processes >> script.process_bytes;
         else if (key == "xid_at_poll") words >> script.xid_poll >> script.xid;
+        else if (key == "xid_every_poll") { words >> script.xid; script.xid_every_poll = true; }
         else if (key == "ecc_at_poll") words >> script.ecc_poll >> script.ecc;
         else if (key == "init_error") words >> script.init_error;
         else if (key == "no_energy") words >> script.no_energy;
@@ -223,15 +228,20 @@ nvml::Return nvmlEventSetCreate(nvml::EventSet* set)
     return nvml::success;
 }
 
-nvml::Return nvmlDeviceRegisterEvents(nvml::Device, unsigned long long types, nvml::EventSet)
+nvml::Return nvmlDeviceRegisterEvents(nvml::Device device, unsigned long long types, nvml::EventSet)
 {
-    return (types & ~nvml::event_xid_critical) == 0 ? nvml::success : nvml::error_not_supported;
+    if ((types & ~nvml::event_xid_critical) != 0) return nvml::error_not_supported;
+    if (device_of(device)->index == 0) watching_device0 = true;
+    return nvml::success;
 }
 
 nvml::Return nvmlEventSetWait_v2(nvml::EventSet, nvml::EventData* data, unsigned int)
 {
     const long poll = ++polls;
-    if (script.xid_poll >= 0 && poll >= script.xid_poll && !xid_delivered.exchange(true)) {
+    // Every other call: a caller drains events until the wait times out, so each drain finds one.
+    const bool due = (script.xid_every_poll && poll % 2 == 1) ||
+                     (script.xid_poll >= 0 && poll >= script.xid_poll && !xid_delivered.exchange(true));
+    if (watching_device0 && due) {
         *data = nvml::EventData{reinterpret_cast<nvml::Device>(&devices[0]), nvml::event_xid_critical, script.xid,
                                 0xFFFFFFFFU, 0xFFFFFFFFU};
         return nvml::success;

@@ -1,0 +1,54 @@
+#pragma once
+
+// The small rule language of `auto_device: {cpu_if: "n < 1000"}` (issue 26, point 4): when a
+// task under `device: auto` runs on the CPU although its rank has a GPU. Pure: text in, a
+// decision out; the runner supplies the task's parameter values.
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shardrun::gpu {
+
+/** One comparison `<param> <op> <number>`. */
+struct CpuComparison {
+    std::string param;
+    std::string op;  ///< < <= > >= == !=
+    double number = 0;
+};
+
+/**
+ * A parsed rule: comparisons joined by `and` (binds tighter) and `or`, no parentheses:
+ * "n < 1000 or m < 64 and k < 64" is `n < 1000 or (m < 64 and k < 64)`.
+ */
+struct CpuRule {
+    std::string text;                                ///< as the user wrote it
+    std::vector<std::vector<CpuComparison>> any_of;  ///< or of and-groups
+};
+
+/** Why a rule's text is wrong; `column` counts characters from the text's start (0 based). */
+class CpuRuleError : public std::runtime_error {
+public:
+    CpuRuleError(std::size_t column, const std::string& message) : std::runtime_error(message), column_(column) {}
+    std::size_t column() const noexcept { return column_; }
+
+private:
+    std::size_t column_;
+};
+
+/**
+ * Parses `text`. Every parameter must be one of `known` (an unknown one is refused with the
+ * closest known name as a suggestion, "did you mean 'n'?").
+ * @throws CpuRuleError  naming what is wrong and what is allowed
+ */
+CpuRule parse_cpu_rule(std::string_view text, const std::vector<std::string>& known);
+
+/** A parameter's value as a number, nullopt when the task has none or it is not a number. */
+using ParamNumber = std::function<std::optional<double>(std::string_view name)>;
+
+/** True when `rule` says the task belongs on the CPU; a comparison on a missing or non-numeric value is false. */
+bool cpu_rule_holds(const CpuRule& rule, const ParamNumber& value);
+
+}  // namespace shardrun::gpu

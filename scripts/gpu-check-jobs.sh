@@ -1,0 +1,52 @@
+# Sourced by scripts/gpu-check: the steps that run shardrun's own jobs on a real GPU and check
+# what they wrote. Each is a function run_step calls in a fresh bash (so each is exported, and
+# reads $shardrun, $examples and $work from the environment); each prints what it saw and
+# returns non-zero when the results are not what a GPU must give.
+gpu_job_steps=(gemm_kind_table check_auto_routing check_gpu_telemetry)
+
+# examples/gpu-vs-cpu.yaml (the gemm kind at three sizes on the CPU and the GPU), then its table.
+gemm_kind_table() {
+  "$shardrun" run "$examples/gpu-vs-cpu.yaml" --set output.path="$work/gpu-vs-cpu.h5" --force --progress plain &&
+    "$shardrun" table "$work/gpu-vs-cpu.h5" --pivot device
+}
+
+
+# The gemm sweep of examples/gpu-auto-routing.yaml: n = 32 and 64 on the CPU, 2048 and 4096 on cuda:0.
+check_auto_routing() {
+  "$shardrun" run "$examples/gpu-auto-routing.yaml" --set output.path="$work/gpu-auto-routing.h5" --force --progress plain || return 1
+  local table
+  table=$("$shardrun" table "$work/gpu-auto-routing.h5" --columns n,device,seconds) || return 1
+  echo "$table"
+  grep -Eq '^ *[0-9]+ +32 +cpu ' <<<"$table" && grep -Eq '^ *[0-9]+ +64 +cpu ' <<<"$table" &&
+    grep -Eq '^ *[0-9]+ +2048 +cuda:' <<<"$table" && grep -Eq '^ *[0-9]+ +4096 +cuda:' <<<"$table"
+}
+
+
+# Per-task telemetry from NVML (issue 26, point 2): examples/gpu-telemetry.yaml's two long gemm
+# tasks. Every row must have memory in use, a busy GPU, a power (energy / seconds) an H100-class
+# board can draw, a temperature, and no Xid. Then the same job without NVML: no gpu_* columns.
+check_gpu_telemetry() {
+  "$shardrun" info | grep -A3 '^telemetry' || true
+  "$shardrun" run "$examples/gpu-telemetry.yaml" --set output.path="$work/gpu-telemetry.h5" --force --progress plain || return 1
+  local table
+  table=$("$shardrun" table "$work/gpu-telemetry.h5" --csv \
+    --columns seconds,gpu_mem_peak,gpu_util_mean,gpu_util_peak,gpu_energy_j,gpu_temp_max,gpu_xid_events) || return 1
+  echo "$table"
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    { rows++
+      watts = $col["gpu_energy_j"] / $col["seconds"]
+      if ($col["gpu_mem_peak"] < 100e6) { print "row " rows ": gpu_mem_peak " $col["gpu_mem_peak"] " < 100 MB"; bad = 1 }
+      if ($col["gpu_util_peak"] < 50) { print "row " rows ": gpu_util_peak " $col["gpu_util_peak"] " < 50 %"; bad = 1 }
+      if (watts < 30 || watts > 1200) { print "row " rows ": " watts " W (energy / seconds) is not a GPU at work"; bad = 1 }
+      if ($col["gpu_temp_max"] < 15 || $col["gpu_temp_max"] > 100) { print "row " rows ": gpu_temp_max " $col["gpu_temp_max"]; bad = 1 }
+      if ($col["gpu_xid_events"] != 0) { print "row " rows ": " $col["gpu_xid_events"] " Xid events"; bad = 1 }
+    }
+    END { if (rows != 2) { print rows " rows, not 2"; bad = 1 } exit bad }' <<<"$table" || return 1
+  SHARDRUN_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 "$shardrun" run "$examples/gpu-telemetry.yaml" \
+    --set output.path="$work/gpu-telemetry-off.h5" --set params.repeats=2 --force --progress plain || return 1
+  if "$shardrun" table "$work/gpu-telemetry-off.h5" --columns gpu_energy_j >/dev/null 2>&1; then
+    echo "without NVML the gpu_* columns must be absent"
+    return 1
+  fi
+  echo "without NVML: no gpu_* columns, as documented"
+}

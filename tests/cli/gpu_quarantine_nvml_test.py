@@ -1,0 +1,87 @@
+"""Quarantine fed by NVML itself (issue 26, points 2 and 3 together): the rank's telemetry sampler is
+quarantine's source of evidence, so an Xid the driver reports during a task counts against the GPU.
+The GPUs are the stand-in CUDA backend and NVML the stand-in libnvidia-ml.so.1 (tests/support/
+fake_nvml, `xid_every_poll 79`: device 0 reports Xid 79 at every poll, to the process watching it),
+both at the same dlopen seams as the real ones; scripts/gpu-check runs the real ones. No test-only
+fault source is involved (SHARDRUN_TEST_GPU_FAULTS is unset)."""
+import os
+import unittest
+
+from harness import run, scratch_dir, task_stderr
+from jobs import h5py_module, write_job
+
+FAKE_BACKEND = os.environ.get("SHARDRUN_TEST_FAKE_CUDA_BACKEND")
+FAKE_NVML = os.environ.get("SHARDRUN_TEST_FAKE_NVML")
+
+# A task on a dying GPU fails; shardrun must not believe the task's words, only the driver's Xid.
+PROGRAM = r'''
+import json, os, sys
+visible = os.environ.get("CUDA_VISIBLE_DEVICES", "")
+if visible == "0":
+    sys.exit("the GPU stopped answering")
+with open(os.environ["SHARDRUN_RESULT"], "w") as f:
+    json.dump({"rank": int(os.environ["OMPI_COMM_WORLD_RANK"])}, f)
+'''
+
+JOB = """
+name: xid
+task: exec
+device: cuda
+schedule: {schedule}
+retries: 2
+sweep: {{x: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]}}
+output: {{path: {out}}}
+exec:
+  argv: [/usr/bin/python3, {program}]
+  results: {{rank: int64}}
+"""
+
+
+@unittest.skipIf(FAKE_BACKEND is None or FAKE_NVML is None,
+                 "a CPU build (SHARDRUN_CUDA=OFF) loads no CUDA backend, so no stand-in GPUs: quarantine fed "
+                 "by NVML is NOT tested in this build")
+class GpuQuarantineNvmlTest(unittest.TestCase):
+    def run_job(self, np, schedule, script):
+        work = scratch_dir()
+        program = os.path.join(work, "task.py")
+        with open(program, "w") as f:
+            f.write(PROGRAM)
+        nvml_script = os.path.join(work, "nvml.txt")
+        with open(nvml_script, "w") as f:
+            f.write(script)
+        out = os.path.join(work, "out.h5")
+        job = write_job(work, JOB.format(schedule=schedule, out=out, program=program))
+        env = {"SHARDRUN_CUDA_BACKEND": FAKE_BACKEND, "SHARDRUN_FAKE_GPUS": "4", "SHARDRUN_NVML_LIBRARY": FAKE_NVML,
+               "SHARDRUN_FAKE_NVML_SCRIPT": nvml_script, "SHARDRUN_TEST_GPU_FAULTS": ""}
+        return run(["run", job], np=np, env=env), out
+
+    def test_an_xid_from_nvml_quarantines_the_gpu_and_its_tasks_finish_elsewhere(self):
+        for np in (2, 4):
+            for schedule in ("static", "dynamic"):
+                with self.subTest(np=np, schedule=schedule):
+                    proc, out = self.run_job(np, schedule, "xid_every_poll 79\nprocesses none 0\n")
+                    self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr + task_stderr(out))
+                    with h5py_module().File(out, "r") as f:
+                        ranks = f["results/rank"][()].tolist()
+                        attempts = f["tasks/attempts"][:].tolist()
+                        status = f["tasks/status"][:].tolist()
+                    self.assertEqual(set(status), {1}, status)
+                    self.assertEqual(len(ranks), 12)
+                    self.assertNotIn(0, ranks, "rank 0's GPU reported an Xid during every task")
+                    self.assertEqual(set(attempts), {1}, "a device fault uses none of the task's retries")
+                    self.assertIn("rank 0: quarantined GPU cuda:0 (UUID GPU-fa4e0000-0000-0000-0000-000000000000, "
+                                  "CUDA_VISIBLE_DEVICES 0) on ", proc.stdout)
+                    self.assertIn("Xid 79 (GPU has fallen off the bus)", proc.stdout)
+
+    def test_a_healthy_gpu_is_never_quarantined(self):
+        proc, out = self.run_job(2, "static", "processes none 0\n")
+        self.assertEqual(proc.returncode, 1, "rank 0's tasks fail (no Xid: the task's own failure) "
+                         + proc.stdout + proc.stderr)
+        self.assertNotIn("quarantined", proc.stdout + proc.stderr)
+        with h5py_module().File(out, "r") as f:
+            attempts = f["tasks/attempts"][:].tolist()
+        self.assertIn(3, attempts, "without the driver's evidence a failed task uses its retries")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
