@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace shardrun::env {
 
@@ -12,6 +13,8 @@ struct DeviceBinding {
     int count = 1;            ///< GPUs of this process (gpus_per_rank): ordinal .. ordinal+count-1
     std::string visible_id;   ///< the CUDA_VISIBLE_DEVICES value an exec task gets (count entries)
     std::string reason;       ///< why this device: "narrowed by scheduler", "local rank 3 mod 4 devices", why CPU
+    /** "NAME=value" variables every task on this device gets besides CUDA_VISIBLE_DEVICES (gpu_sharing: mps). */
+    std::vector<std::string> task_env;
 
     /** "cpu", "cuda:<ordinal>", or with several GPUs "cuda:<ordinal>+<ordinal+1>+...". */
     std::string label() const;

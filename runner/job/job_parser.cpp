@@ -14,6 +14,7 @@
 #include "runner/job/exec_results.hpp"
 #include "runner/job/job_paths.hpp"
 #include "runner/job/failure_fields.hpp"
+#include "runner/job/gpu_sharing_section.hpp"
 #include "runner/job/job_sections.hpp"
 #include "runner/job/param_shapes.hpp"
 #include "runner/job/resolved_json.hpp"
@@ -24,7 +25,8 @@ namespace {
 
 const std::vector<std::string> top_level_keys = {
     "name", "task", "params", "sweep", "data", "schedule", "device", "gpus_per_task", "gpus_per_rank", "slots_per_rank", "collective_timeout", "rank_timeout",
-    "retries", "timeout", "timeout_grace", "drain_timeout", "max_failures", "fail_fast", "output", "exec"};
+    "retries", "timeout", "timeout_grace", "drain_timeout", "max_failures", "fail_fast", "output", "exec",
+    "tasks_per_gpu", "gpu_sharing", "gpu_threads", "gpu_memory"};
 
 std::vector<std::string> split_path(const std::string& path)
 {
@@ -243,6 +245,7 @@ JobSpec parse_job(const std::string& file, const std::string& text, const std::v
     parse_failure_fields(root, context, spec);
     spec.output = parse_output(root["output"], context, spec.name);
     spec.exec = parse_exec(root["exec"], context, spec.task);
+    parse_gpu_sharing(root, context, spec);
     check_exec_templates(root["exec"], context, spec);
     resolve_job_paths(root["exec"], context, job_dir_of(file, given_job_dir), spec);
     resolve_item_rows(root["exec"], context, spec);
