@@ -8,6 +8,7 @@
 #include "runner/env/info_report.hpp"
 #include "runner/env/launch_check.hpp"
 #include "runner/env/run_environment.hpp"
+#include "runner/gpu/nvidia_tools.hpp"
 #include "runner/run/agreement.hpp"
 
 namespace po = boost::program_options;
@@ -35,7 +36,7 @@ int InfoCommand::run()
                             environment.device.label()};
     const auto rows = env::gather_rank_rows(*world, mine);
     if (environment.topology.world_rank == 0) {
-        std::cout << (json_ ? env::info_json(environment, rows) : env::info_table(environment, rows));
+        std::cout << (json_ ? env::info_json(environment, rows) : env::info_table(environment, rows) + gpu::mig_report());
     }
     return 0;
 }

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <sstream>
 
+#include "runner/gpu/mig_devices.hpp"
+
 namespace shardrun::gpu {
 
 std::string find_on_path(const std::string& program)
@@ -31,6 +33,20 @@ std::optional<std::string> nvidia_smi_list()
     char buffer[4096];
     for (size_t got; (got = fread(buffer, 1, sizeof buffer, pipe)) > 0;) text.append(buffer, got);
     return pclose(pipe) == 0 ? std::optional<std::string>(text) : std::nullopt;
+}
+
+std::string mig_report()
+{
+    const auto listing = nvidia_smi_list();
+    if (!listing) return "MIG: unknown (nvidia-smi is not on PATH, or failed)\n";
+    const auto gpus = parse_gpu_list(*listing);
+    if (mig_bind_targets(gpus).empty()) {
+        return "MIG: off (" + std::to_string(gpus.size()) + " whole GPU" + (gpus.size() == 1 ? "" : "s") +
+               " listed by nvidia-smi)\n";
+    }
+    std::string text = "MIG devices (ranks bind to one each, by UUID in CUDA_VISIBLE_DEVICES):\n";
+    for (const auto& line : mig_lines(gpus)) text += "  " + line + "\n";
+    return text;
 }
 
 }  // namespace shardrun::gpu
