@@ -41,8 +41,7 @@ void check_against_execution(const YAML::Node& root, const YamlContext& context,
                      fmt::format("is {} but tasks_per_gpu is {} (tasks_per_gpu sets the slots); leave slots_per_rank out",
                                  spec.slots_per_rank, sharing.tasks_per_gpu));
     }
-    if (sharing.mps() && sharing.tasks_per_gpu > 1 && spec.task == "exec" && root["exec"] && root["exec"]["mode"] &&
-        root["exec"]["mode"].IsScalar() && root["exec"]["mode"].Scalar() == "worker") {
+    if (sharing.mps() && sharing.tasks_per_gpu > 1 && spec.exec.mode == ExecSpec::Mode::worker) {
         // One worker process per rank is one MPS client: its K tasks would share one limit, not get one each.
         context.fail(root["exec"]["mode"], "exec.mode",
                      "worker runs one process per rank, so MPS would limit the worker, not each of its tasks_per_gpu "
