@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <functional>
 
 #include "runner/errors.hpp"
 #include "runner/gpu/mig_devices.hpp"
