@@ -57,10 +57,11 @@ std::string packing_text(const job::JobSpec& spec, const PlanReport& report, con
             std::vector<int> world;
             for (int local : share.ranks) world.push_back(node * report.ranks_per_node + local);
             text += world.empty() ? fmt::format("  {} {}: idle (no rank)\n", host_of(node, nodes), share.device)
-                                  : fmt::format("  {} {}: rank{} {} x {} slot{} = {} tasks at once\n",
+                                  : fmt::format("  {} {}: rank{} {} x {} slot{} = {} task{} at once\n",
                                                 host_of(node, nodes), share.device, world.size() == 1 ? "" : "s",
                                                 fmt::join(world, ","), k, k == 1 ? "" : "s",
-                                                static_cast<int>(world.size()) * k);
+                                                static_cast<int>(world.size()) * k,
+                                                static_cast<int>(world.size()) * k == 1 ? "" : "s");
         }
     }
     return text;
