@@ -35,6 +35,22 @@ if os.environ["SHARDRUN_TASK_ID"] == os.environ.get("FAIL_ID"):
     sys.exit(1)
 '''
 
+# A worker (exec.mode: worker) records the environment it started with, once per task.
+WORKER = r'''
+import json, os, sys
+answers = os.fdopen(int(os.environ.get("SHARDRUN_ANSWER_FD", "3")), "w", buffering=1)
+answers.write(json.dumps({"ready": True}) + "\n")
+names = ["CUDA_VISIBLE_DEVICES", "CUDA_MPS_PIPE_DIRECTORY", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE",
+         "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"]
+for line in sys.stdin:
+    task = json.loads(line)
+    record = {name: os.environ.get(name) for name in names}
+    record["rank"] = int(os.environ["SHARDRUN_RANK"])
+    with open(os.path.join(sys.argv[1], str(task["task_id"]) + ".json"), "w") as f:
+        json.dump(record, f)
+    answers.write(json.dumps({"task_id": task["task_id"], "status": "ok", "results": {}}) + "\n")
+'''
+
 JOB = """
 name: share
 task: exec
@@ -177,6 +193,24 @@ class GpuSharingTest(unittest.TestCase):
         self.assertEqual(max_overlap([(r["start"], r["end"]) for r in records]), 3)
         self.assertTrue(all(r["CUDA_MPS_PIPE_DIRECTORY"] is None for r in records), records)
         self.assertEqual(self.log(), [], "gpu_sharing: time starts no daemon")
+
+    def test_worker_gets_the_mps_variables(self):
+        # One worker per rank is one MPS client: with tasks_per_gpu 1 it gets one task's limits.
+        worker = os.path.join(self.work, "worker.py")
+        with open(worker, "w") as f:
+            f.write(WORKER)
+        text = JOB.format(sharing="tasks_per_gpu: 1\ngpu_sharing: mps\ngpu_memory: 512M", xs="1, 2, 3, 4",
+                          out=self.out, program=worker, records=self.records, sleep=0, fail="none")
+        job = write_job(self.work, text.replace("exec:\n", "exec:\n  mode: worker\n"))
+        proc = run(["run", job, "-q"], np=2, env=self.env())
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assert_one_daemon_started_and_quit()
+        records = self.read_records()
+        self.assertEqual(len(records), 4)
+        for record in records:
+            self.assertEqual(record["CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"], "100", record)
+            self.assertEqual(record["CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"], "0=512M", record)
+            self.assertEqual(record["CUDA_VISIBLE_DEVICES"], str(record["rank"]), record)
 
     # --- no daemon left, however the job ends
 
