@@ -2,7 +2,7 @@
 # what they wrote. Each is a function run_step calls in a fresh bash (so each is exported, and
 # reads $shardrun, $examples and $work from the environment); each prints what it saw and
 # returns non-zero when the results are not what a GPU must give.
-gpu_job_steps=(gemm_kind_table check_auto_routing check_gpu_telemetry)
+gpu_job_steps=(gemm_kind_table check_auto_routing check_gpu_telemetry check_gpu_packing)
 
 # examples/gpu-vs-cpu.yaml (the gemm kind at three sizes on the CPU and the GPU), then its table.
 gemm_kind_table() {
@@ -49,4 +49,34 @@ check_gpu_telemetry() {
     return 1
   fi
   echo "without NVML: no gpu_* columns, as documented"
+}
+
+# Four tasks per GPU under MPS with a 1 GiB limit each (issue 26, point 1), through PyTorch (the
+# python3 on PATH must have it; without it the step says so and is skipped): the 2 GiB task must
+# fail with CUDA's out-of-memory error and every other one succeed; the tasks see 25 % of the
+# SMs; then no MPS daemon may be left. Then the gemm kind packed 4 to a GPU (a stream per slot).
+check_gpu_packing() {
+  if ! python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+    echo "the python3 on PATH has no PyTorch with CUDA, which examples/gpu-packing needs"
+    return 77
+  fi
+  "$shardrun" plan "$examples/gpu-packing/packing.yaml" --gpus-per-node 1 | tail -n 8
+  local status=0 table
+  "$shardrun" run "$examples/gpu-packing/packing.yaml" --set output.path="$work/gpu-packing.h5" --force --progress plain || status=$?
+  table=$("$shardrun" table "$work/gpu-packing.h5" --csv --columns gib,status,held_gib,thread_percent,message) || return 1
+  echo "$table"
+  [[ $status -eq 1 ]] || { echo "the run exited $status, not 1 (one task over its memory limit)"; return 1; }
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    { rows++
+      failed = $col["status"] != "ok"
+      if (($col["gib"] > 1) != failed) { print "gib " $col["gib"] ": status " $col["status"] " is wrong for a 1 GiB limit"; bad = 1 }
+      if (!failed && $col["thread_percent"] != 25) { print "gib " $col["gib"] ": thread_percent " $col["thread_percent"] ", not 25"; bad = 1 }
+    }
+    END { if (rows != 8) { print rows " rows, not 8"; bad = 1 } exit bad }' <<<"$table" || return 1
+  grep -q "out of memory" <<<"$table" || { echo "the failed task's message does not say 'out of memory'"; return 1; }
+  if pgrep -f nvidia-cuda-mps >/dev/null; then echo "an MPS daemon is left:"; pgrep -af nvidia-cuda-mps; return 1; fi
+  echo "no MPS daemon left"
+  "$shardrun" run "$examples/gpu-vs-cpu.yaml" --set output.path="$work/gemm-packed.h5" --set 'sweep.device=[cuda]' \
+    --set tasks_per_gpu=4 --set gpu_sharing=mps --force --progress plain || return 1
+  "$shardrun" table "$work/gemm-packed.h5" --columns n,device,seconds,status
 }

@@ -11,6 +11,7 @@
 #include "runner/env/launch_check.hpp"
 #include "runner/env/run_environment.hpp"
 #include "runner/gpu/nvml_report.hpp"
+#include "runner/gpu/nvidia_tools.hpp"
 #include "runner/run/agreement.hpp"
 
 namespace po = boost::program_options;
@@ -45,7 +46,7 @@ int InfoCommand::run()
             report["gpu_telemetry"] = nlohmann::json::parse(gpu::nvml_status_json(nvml));
             std::cout << report.dump(2) << "\n";
         } else {
-            std::cout << env::info_table(environment, rows) << gpu::nvml_status_lines(nvml);
+            std::cout << env::info_table(environment, rows) << gpu::mig_report() << gpu::nvml_status_lines(nvml);
         }
     }
     return 0;

@@ -6,6 +6,7 @@
 #include "runner/cli/common_options.hpp"
 #include "runner/errors.hpp"
 #include "runner/env/scheduler.hpp"
+#include "runner/run/plan_packing.hpp"
 #include "runner/run/plan_report.hpp"
 #include "runner/run/route_plan.hpp"
 #include "runner/run/prepared_job.hpp"
@@ -25,6 +26,10 @@ void PlanCommand::add_options(po::options_description& options, po::positional_o
          "GPUs on each node; a rank gets local rank mod this (0: CPU)")
         ("hosts", po::value<std::string>(&hosts_), "node names in order, comma-separated (default node0, node1, ...)")
         ("set", po::value<std::vector<std::string>>(&overrides_)->composing(), "override a job field: key.path=value")
+        ("tasks-per-gpu", po::value<int>(&tasks_per_gpu_)->default_value(0),
+         "as the job's tasks_per_gpu: K tasks at once on each rank's GPU (0: the job's own)")
+        ("mig", po::value<std::string>(&mig_text_),
+         "split each made-up GPU into MIG instances, PROFILE:N (e.g. 3g.40gb:2); ranks bind to instances")
         ("json", po::bool_switch(&json_), "print one JSON object");
     add_array_options(options);
     positional.add("job", 1);
@@ -36,6 +41,14 @@ void PlanCommand::check(const po::variables_map& values)
     if (ranks_ < 1) SHARDRUN_THROW(UsageError, "--ranks must be at least 1");
     if (nodes_.ranks_per_node < 0) SHARDRUN_THROW(UsageError, "--ranks-per-node must be at least 1 (or 0: one node)");
     if (nodes_.gpus_per_node < 0) SHARDRUN_THROW(UsageError, "--gpus-per-node must be 0 or more");
+    if (tasks_per_gpu_ < 0) SHARDRUN_THROW(UsageError, "--tasks-per-gpu must be 1 or more (0: the job's own)");
+    if (tasks_per_gpu_ > 0) overrides_.push_back("tasks_per_gpu=" + std::to_string(tasks_per_gpu_));
+    if (!mig_text_.empty()) {
+        std::string problem;
+        mig_ = gpu::parse_mig_split(mig_text_, &problem);
+        if (!problem.empty()) SHARDRUN_THROW(UsageError, problem);
+        if (nodes_.gpus_per_node <= 0) SHARDRUN_THROW(UsageError, "--mig splits the made-up GPUs: give --gpus-per-node too");
+    }
     for (size_t start = 0; !hosts_.empty() && start <= hosts_.size();) {
         const auto comma = std::min(hosts_.find(',', start), hosts_.size());
         nodes_.hosts.push_back(hosts_.substr(start, comma - start));
@@ -50,8 +63,15 @@ int PlanCommand::run()
     const auto array = env::resolve_array(env::SchedulerInfo{}, array_);
     const auto report = run::make_plan(job, ranks_, static_cast<int>(array.count),
                                        array_.index ? static_cast<int>(*array_.index) : -1, nodes_);
-    std::cout << (json_ ? run::plan_json(report) : run::plan_text(report));
-    if (!json_) std::cout << run::route_plan_text(run::route_plan(job, nodes_.gpus_per_node));
+    if (!json_) {
+        std::cout << run::plan_text(report) << run::packing_text(job.spec, report, nodes_, mig_)
+                  << run::route_plan_text(run::route_plan(job, nodes_.gpus_per_node));
+        return 0;
+    }
+    // The packing joins plan_json's object as "gpu_packing" (null when there is none to show).
+    auto object = nlohmann::json::parse(run::plan_json(report));
+    object["gpu_packing"] = run::packing_json(job.spec, report, nodes_, mig_);
+    std::cout << object.dump(2) << "\n";
     return 0;
 }
 

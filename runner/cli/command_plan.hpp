@@ -2,6 +2,7 @@
 
 #include "runner/cli/command.hpp"
 #include "runner/env/scheduler.hpp"
+#include "runner/gpu/gpu_packing.hpp"
 #include "runner/run/plan_report.hpp"
 
 namespace shardrun::cli {
@@ -29,6 +30,9 @@ private:
     run::PlanNodes nodes_;
     std::string hosts_;
     bool json_ = false;
+    int tasks_per_gpu_ = 0;  ///< --tasks-per-gpu: the job's tasks_per_gpu (a --set), 0: the job's own
+    std::string mig_text_;
+    gpu::MigSplit mig_;      ///< --mig: each made-up GPU split into MIG instances
     env::ArrayOverrides array_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace shardrun::env {
 
@@ -15,6 +16,8 @@ struct DeviceBinding {
     /** A CPU task on a rank that may have a GPU (its own device: cpu, or device: auto's routing):
      *  an exec task then gets CUDA_VISIBLE_DEVICES="" so its program sees no GPU either. */
     bool hide_gpus = false;
+    /** "NAME=value" variables every task on this device gets besides CUDA_VISIBLE_DEVICES (gpu_sharing: mps). */
+    std::vector<std::string> task_env;
 
     /** "cpu", "cuda:<ordinal>", or with several GPUs "cuda:<ordinal>+<ordinal+1>+...". */
     std::string label() const;

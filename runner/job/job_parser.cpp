@@ -15,6 +15,7 @@
 #include "runner/job/job_paths.hpp"
 #include "runner/job/failure_fields.hpp"
 #include "runner/job/gpu_fields.hpp"
+#include "runner/job/gpu_sharing_section.hpp"
 #include "runner/job/job_sections.hpp"
 #include "runner/job/param_shapes.hpp"
 #include "runner/job/resolved_json.hpp"
@@ -26,7 +27,7 @@ namespace {
 const std::vector<std::string> top_level_keys = {
     "name", "task", "params", "sweep", "data", "schedule", "device", "gpus_per_task", "gpus_per_rank", "slots_per_rank", "collective_timeout", "rank_timeout",
     "retries", "timeout", "timeout_grace", "drain_timeout", "telemetry_interval", "max_failures", "fail_fast", "output", "exec",
-    "auto_device", "gpu_fault_limit"};
+    "auto_device", "gpu_fault_limit", "tasks_per_gpu", "gpu_sharing", "gpu_threads", "gpu_memory"};
 
 std::vector<std::string> split_path(const std::string& path)
 {
@@ -246,6 +247,7 @@ JobSpec parse_job(const std::string& file, const std::string& text, const std::v
     spec.output = parse_output(root["output"], context, spec.name);
     spec.exec = parse_exec(root["exec"], context, spec.task);
     parse_gpu_fields(root, context, spec);
+    parse_gpu_sharing(root, context, spec);
     check_exec_templates(root["exec"], context, spec);
     resolve_job_paths(root["exec"], context, job_dir_of(file, given_job_dir), spec);
     resolve_item_rows(root["exec"], context, spec);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "io/result_types.hpp"
+#include "runner/job/gpu_sharing_spec.hpp"
 #include "runner/job/param_map.hpp"
 #include "runner/job/sweep.hpp"
 
@@ -88,6 +89,7 @@ struct JobSpec {
     int gpus_per_task = 1;
     int gpus_per_rank = 1;  ///< GPUs one process sees (CUDA_VISIBLE_DEVICES with N entries, packed by node)
     int slots_per_rank = 1;
+    GpuSharingSpec gpu_sharing;  ///< tasks_per_gpu, gpu_sharing, gpu_threads, gpu_memory (issue 26)
     int retries = 0;
     double timeout_seconds = 0;  ///< 0 = none
     double timeout_grace_seconds = 5;

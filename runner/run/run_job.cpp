@@ -22,6 +22,7 @@
 #include "runner/run/device_health.hpp"
 #include "runner/run/failure_budget.hpp"
 #include "runner/run/given_back.hpp"
+#include "runner/run/gpu_sharing_setup.hpp"
 #include "runner/run/interrupt.hpp"
 #include "runner/run/output_session.hpp"
 #include "runner/run/prepared_job.hpp"
@@ -81,12 +82,19 @@ int run_job(const RunOptions& options)
     PreparedJob job;
     run_agreed(*world, [&] {
         job = prepare_job(options.job_file, options.overrides, options.job_dir);
+        check_gpu_sharing(job.spec);
+    });
+    // Before the CUDA backend loads: it reads CUDA_VISIBLE_DEVICES (MIG) and the MPS variables.
+    std::unique_ptr<GpuSharingSetup> sharing;
+    run_agreed(*world, [&] { sharing = std::make_unique<GpuSharingSetup>(job.spec, *node); });
+    run_agreed(*world, [&] {
         // The CUDA backend (cuBLAS, NCCL: ~0.09 s, ~228 MB) is loaded only where a GPU may be used.
         const auto cuda = job.spec.device == job::DevicePreference::cpu    ? kernels::CudaProbe::skip
                           : job.spec.device == job::DevicePreference::cuda ? kernels::CudaProbe::load
                                                                            : kernels::CudaProbe::if_driver;
         environment = env::detect_run_environment(options.array, *world, *node, cuda, job.spec.gpus_per_rank);
         environment.device = choose_device(job.spec, environment.device);
+        environment.device.task_env = sharing->bind(environment.device);
         // Checked here, before the output is touched: groups form later, collectively.
         placement::group_layout(0, environment.topology.world_size, job.spec.gpus_per_task);
         if (environment.topology.node_count > 1 && !collectives::mpi::threads_may_call_mpi()) {
@@ -160,6 +168,7 @@ int run_job(const RunOptions& options)
                                        static_cast<std::int64_t>(stats.ok + stats.failed + stats.already_done),
                                        first_signal() != 0 ? 1 : 0};
     world->allreduce(std::span<std::int64_t>(ending), collectives::ReduceOp::sum);
+    sharing->finish(*node);  // every task of the job has ended: the MPS daemon goes
     auto stop_reason = stop_reason_of(*world, failures);
     if (stop_reason.empty()) stop_reason = quarantine_reason;  // the same on every rank
     const bool failed = ending[1] != 0;

@@ -121,7 +121,10 @@ std::vector<std::string> ExecKind::environment(const TaskContext& context, const
         own.push_back(fmt::format("SHARDRUN_RANGE_START={}", context.range->start));
         own.push_back(fmt::format("SHARDRUN_RANGE_END={}", context.range->end));
     }
-    if (context.device.cuda) own.push_back("CUDA_VISIBLE_DEVICES=" + context.device.visible_id);
+    if (context.device.cuda) {
+        own.push_back("CUDA_VISIBLE_DEVICES=" + context.device.visible_id);
+        own.insert(own.end(), context.device.task_env.begin(), context.device.task_env.end());  // MPS (issue 26)
+    }
     if (!context.device.cuda && context.device.hide_gpus) own.push_back("CUDA_VISIBLE_DEVICES=");
     for (const auto& [name, value] : context.params->entries()) {
         own.push_back(job::param_env_name(name) + "=" + job::param_text(value));
@@ -318,7 +321,10 @@ WorkerLaunch ExecKind::worker_launch(const TaskContext& context, const std::vect
     own.push_back("SHARDRUN_RESULT_FIELDS=" + result_fields_json(spec_.results));
     // The orphan guard finds the worker and whatever it starts by this token when the rank dies.
     own.push_back(fmt::format("{}={}/worker", task_token_variable, rank_token()));
-    if (context.device.cuda) own.push_back("CUDA_VISIBLE_DEVICES=" + context.device.visible_id);
+    if (context.device.cuda) {
+        own.push_back("CUDA_VISIBLE_DEVICES=" + context.device.visible_id);
+        own.insert(own.end(), context.device.task_env.begin(), context.device.task_env.end());  // MPS (issue 26)
+    }
     // Python keeps print() to a file in an 8 KiB buffer: unbuffered, the log shows the worker's output
     // as it comes, and a ready line printed on stdout by mistake is seen (and answered with a hint) at once.
     const auto sets_unbuffered = [](std::string_view entry) { return entry.rfind("PYTHONUNBUFFERED=", 0) == 0; };

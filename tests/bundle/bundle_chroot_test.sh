@@ -90,6 +90,7 @@ expect '^skipped  train-sweep \(cuda\): no GPU \(nvidia-smi is not installed' "t
 expect '^skipped  gemm kind \(cpu vs cuda\): no GPU \(nvidia-smi is not installed' "the gemm kind on the GPU is skipped with the reason"
 expect '^skipped  routing \(device: auto\): no GPU \(nvidia-smi is not installed' "routing on the GPU is skipped with the reason"
 expect '^skipped  telemetry \(NVML\): no GPU \(nvidia-smi is not installed' "NVML telemetry is skipped with the reason"
+expect '^skipped  packing \(MPS\): no GPU \(nvidia-smi is not installed' "MPS packing is skipped with the reason"
 if grep -q '^failed ' "$report"; then
   echo "FAIL: a step failed:"
   grep '^failed ' "$report"

@@ -4,6 +4,7 @@
 // and device names are filled in: it serves runs whose tasks are programs (exec tasks, workers,
 // groups), never a kernel. scripts/gpu-check runs the real library on a GPU.
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -26,8 +27,27 @@ int visible_devices()
     return count < installed ? count : installed;
 }
 
+// With SHARDRUN_FAKE_CUDA_ENV_LOG set, one line per query of what the CUDA runtime would read
+// when it initialises (MPS and MIG binding must be in the rank's environment by then).
+void record_environment()
+{
+    const char* path = std::getenv("SHARDRUN_FAKE_CUDA_ENV_LOG");
+    if (path == nullptr) return;
+    std::string line;
+    for (const char* name : {"OMPI_COMM_WORLD_RANK", "CUDA_VISIBLE_DEVICES", "CUDA_MPS_PIPE_DIRECTORY",
+                             "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"}) {
+        const char* value = std::getenv(name);
+        line += std::string(line.empty() ? "" : " ") + name + "=" + (value != nullptr ? value : "");
+    }
+    if (FILE* file = std::fopen(path, "a")) {
+        std::fputs((line + "\n").c_str(), file);
+        std::fclose(file);
+    }
+}
+
 CudaRuntimeInfo fake_query_runtime()
 {
+    record_environment();
     CudaRuntimeInfo info;
     info.compiled = true;
     info.loaded = true;

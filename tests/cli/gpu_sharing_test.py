@@ -1,0 +1,313 @@
+"""tasks_per_gpu and gpu_sharing (issue 26, point 1) end to end, on a stand-in CUDA backend at the
+library's dlopen seam (tests/support/fake_cuda_backend, 4 GPUs) and a stand-in MPS control program
+on PATH (tests/support/fake_mps/nvidia-cuda-mps-control, which logs every command). At 1, 2 and 4
+ranks: each task sees the MPS variables with the right values, K tasks run at once on each rank
+(from the tasks' own start and end times), one daemon per node is started and quit once, and no
+daemon is left after a normal end, a failing task, a drain (SIGUSR1), SIGTERM or kill -9 of a rank.
+Bad input ends with exit 2 and writes nothing. A CPU build loads no backend: skipped."""
+import glob
+import json
+import os
+import signal
+import subprocess
+import time
+import unittest
+
+from harness import (MPIEXEC, SHARDRUN, SOURCE_DIR, clean_env, kill_task_processes, live_processes, rank_pid, run,
+                     scratch_dir, wait_until_none)
+from jobs import write_job
+
+FAKE_BACKEND = os.environ.get("SHARDRUN_TEST_FAKE_CUDA_BACKEND")
+FAKE_MPS_DIR = os.path.join(SOURCE_DIR, "tests", "support", "fake_mps")
+
+# Each task records when it ran and what it was told, in records/<task id>.json.
+PROGRAM = r'''
+import json, os, sys, time
+start = time.time()
+time.sleep(float(os.environ.get("SLEEP", "0.4")))
+names = ["CUDA_VISIBLE_DEVICES", "CUDA_MPS_PIPE_DIRECTORY", "CUDA_MPS_LOG_DIRECTORY",
+         "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"]
+record = {name: os.environ.get(name) for name in names}
+record.update(rank=int(os.environ["SHARDRUN_RANK"]), start=start, end=time.time())
+with open(os.path.join(sys.argv[1], os.environ["SHARDRUN_TASK_ID"] + ".json"), "w") as f:
+    json.dump(record, f)
+if os.environ["SHARDRUN_TASK_ID"] == os.environ.get("FAIL_ID"):
+    sys.exit(1)
+'''
+
+# A worker (exec.mode: worker) records the environment it started with, once per task.
+WORKER = r'''
+import json, os, sys
+answers = os.fdopen(int(os.environ.get("SHARDRUN_ANSWER_FD", "3")), "w", buffering=1)
+answers.write(json.dumps({"ready": True}) + "\n")
+names = ["CUDA_VISIBLE_DEVICES", "CUDA_MPS_PIPE_DIRECTORY", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE",
+         "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"]
+for line in sys.stdin:
+    task = json.loads(line)
+    record = {name: os.environ.get(name) for name in names}
+    record["rank"] = int(os.environ["SHARDRUN_RANK"])
+    with open(os.path.join(sys.argv[1], str(task["task_id"]) + ".json"), "w") as f:
+        json.dump(record, f)
+    answers.write(json.dumps({"task_id": task["task_id"], "status": "ok", "results": {}}) + "\n")
+'''
+
+JOB = """
+name: share
+task: exec
+device: cuda
+schedule: static
+{sharing}
+sweep: {{x: [{xs}]}}
+output: {{path: {out}}}
+exec:
+  argv: [/usr/bin/python3, {program}, {records}]
+  env: {{SLEEP: "{sleep}", FAIL_ID: "{fail}"}}
+"""
+
+MPS = "tasks_per_gpu: 2\ngpu_sharing: mps\ngpu_memory: 1G"
+
+
+def max_overlap(intervals):
+    events = sorted([(s, 1) for s, _ in intervals] + [(e, -1) for _, e in intervals], key=lambda t: (t[0], t[1]))
+    best = now = 0
+    for _, step in events:
+        now += step
+        best = max(best, now)
+    return best
+
+
+@unittest.skipIf(FAKE_BACKEND is None, "a CPU build (SHARDRUN_CUDA=OFF) loads no CUDA backend, so no stand-in "
+                                       "GPUs: GPU sharing is NOT tested in this build")
+class GpuSharingTest(unittest.TestCase):
+    def setUp(self):
+        self.work = scratch_dir()
+        self.addCleanup(kill_task_processes, self.work)
+        self.addCleanup(self.kill_daemons)
+        self.records = os.path.join(self.work, "records")
+        os.mkdir(self.records)
+        self.tmp = os.path.join(self.work, "tmp")  # TMPDIR: the MPS folders go here
+        os.mkdir(self.tmp)
+        self.out = os.path.join(self.work, "out.h5")
+        self.mps_log = os.path.join(self.work, "mps.log")
+        self.program = os.path.join(self.work, "task.py")
+        with open(self.program, "w") as f:
+            f.write(PROGRAM)
+
+    def env(self, mps_on_path=True):
+        path = os.environ.get("PATH", "")
+        return {"SHARDRUN_CUDA_BACKEND": FAKE_BACKEND, "SHARDRUN_FAKE_GPUS": "4", "TMPDIR": self.tmp,
+                "SHARDRUN_FAKE_MPS_LOG": self.mps_log, "SHARDRUN_FAKE_CUDA_ENV_LOG": os.path.join(self.work, "cuda.log"),
+                "PATH": f"{FAKE_MPS_DIR}:{path}" if mps_on_path else path}
+
+    def job(self, sharing=MPS, tasks=8, sleep=0.4, fail="none"):
+        text = JOB.format(sharing=sharing, xs=", ".join(str(i) for i in range(tasks)), out=self.out,
+                          program=self.program, records=self.records, sleep=sleep, fail=fail)
+        return write_job(self.work, text)
+
+    def log(self):
+        if not os.path.exists(self.mps_log):
+            return []
+        with open(self.mps_log) as f:
+            return [line.split() for line in f if line.strip()]
+
+    def daemon_pids(self):
+        return [int(words[2][len("pid="):]) for words in self.log() if words[0] == "daemon-start"]
+
+    def live_daemons(self):
+        pids = set(self.daemon_pids())
+        return [pid for pid in live_processes("stat", lambda _: True) if pid in pids]
+
+    def kill_daemons(self):
+        for pid in self.live_daemons():
+            os.kill(pid, signal.SIGKILL)
+
+    def read_records(self):
+        records = []
+        for path in glob.glob(os.path.join(self.records, "*.json")):
+            with open(path) as f:
+                records.append(json.load(f))
+        return records
+
+    def assert_one_daemon_started_and_quit(self):
+        """One daemon for the node, quit once, gone, and its folders removed."""
+        self.assertEqual(wait_until_none(self.live_daemons, 15), [], "an MPS daemon was left running")
+        # The watchdog removes the folders right after the daemon has gone.
+        self.assertEqual(wait_until_none(lambda: glob.glob(os.path.join(self.tmp, "shardrun-mps-*")), 15), [],
+                         "the MPS folders were left")
+        commands = [words[0] for words in self.log()]
+        self.assertEqual(commands.count("-d"), 1, commands)
+        self.assertEqual(commands.count("daemon-start"), 1, commands)
+        self.assertEqual(commands.count("quit"), 1, commands)
+        self.assertEqual(commands.count("daemon-quit"), 1, commands)
+
+    def start(self, job, np):
+        proc = subprocess.Popen([MPIEXEC, "--oversubscribe", "-np", str(np), SHARDRUN, "run", job, "-q"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env(self.env()))
+        self.addCleanup(lambda: proc.poll() is None and proc.kill())
+        return proc
+
+    def wait_for_records(self, count):
+        deadline = time.time() + 60
+        while len(glob.glob(os.path.join(self.records, "*.json"))) < count and time.time() < deadline:
+            time.sleep(0.05)
+
+    # --- the variables, the concurrency, one daemon: 1, 2 and 4 ranks
+
+    def check_mps_run(self, np):
+        proc = run(["run", self.job(tasks=6 * np), "-q"], np=np, env=self.env())
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assert_one_daemon_started_and_quit()
+        pipe = [words[1] for words in self.log() if words[0] == "-d"][0][len("pipe="):]
+        records = self.read_records()
+        self.assertEqual(len(records), 6 * np)
+        for record in records:
+            self.assertEqual(record["CUDA_MPS_PIPE_DIRECTORY"], pipe, record)
+            self.assertEqual(record["CUDA_MPS_LOG_DIRECTORY"], os.path.join(os.path.dirname(pipe), "log"), record)
+            self.assertEqual(record["CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"], "50", record)
+            self.assertEqual(record["CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"], "0=1G", record)
+            self.assertEqual(record["CUDA_VISIBLE_DEVICES"], str(record["rank"] % 4), record)
+        for rank in range(np):
+            spans = [(r["start"], r["end"]) for r in records if r["rank"] == rank]
+            self.assertEqual(max_overlap(spans), 2, f"rank {rank}: tasks_per_gpu 2 means 2 tasks at once")
+        # The rank's own CUDA (built-in kernels) saw the MPS folder and its 2 slots' share when it loaded.
+        with open(os.path.join(self.work, "cuda.log")) as f:
+            loads = f.read().splitlines()
+        self.assertEqual(len(loads), np, loads)
+        for line in loads:
+            self.assertIn(f"CUDA_MPS_PIPE_DIRECTORY={pipe}", line)
+            self.assertIn("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=100", line)
+
+    def test_mps_1_rank(self):
+        self.check_mps_run(1)
+
+    def test_mps_2_ranks(self):
+        self.check_mps_run(2)
+
+    def test_mps_4_ranks(self):
+        self.check_mps_run(4)
+
+    def test_time_sharing_runs_k_at_once_without_mps(self):
+        proc = run(["run", self.job(sharing="tasks_per_gpu: 3", tasks=9), "-q"], np=1, env=self.env())
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        records = self.read_records()
+        self.assertEqual(max_overlap([(r["start"], r["end"]) for r in records]), 3)
+        self.assertTrue(all(r["CUDA_MPS_PIPE_DIRECTORY"] is None for r in records), records)
+        self.assertEqual(self.log(), [], "gpu_sharing: time starts no daemon")
+
+    def test_worker_gets_the_mps_variables(self):
+        # One worker per rank is one MPS client: with tasks_per_gpu 1 it gets one task's limits.
+        worker = os.path.join(self.work, "worker.py")
+        with open(worker, "w") as f:
+            f.write(WORKER)
+        text = JOB.format(sharing="tasks_per_gpu: 1\ngpu_sharing: mps\ngpu_memory: 512M", xs="1, 2, 3, 4",
+                          out=self.out, program=worker, records=self.records, sleep=0, fail="none")
+        job = write_job(self.work, text.replace("exec:\n", "exec:\n  mode: worker\n"))
+        proc = run(["run", job, "-q"], np=2, env=self.env())
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assert_one_daemon_started_and_quit()
+        records = self.read_records()
+        self.assertEqual(len(records), 4)
+        for record in records:
+            self.assertEqual(record["CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"], "100", record)
+            self.assertEqual(record["CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"], "0=512M", record)
+            self.assertEqual(record["CUDA_VISIBLE_DEVICES"], str(record["rank"]), record)
+
+    # --- no daemon left, however the job ends
+
+    def test_failing_task(self):
+        proc = run(["run", self.job(tasks=4, sleep=0.1, fail="2"), "-q"], np=2, env=self.env())
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        self.assert_one_daemon_started_and_quit()
+
+    def test_drain(self):
+        proc = self.start(self.job(tasks=40, sleep=1.0), 2)
+        self.wait_for_records(1)
+        os.kill(rank_pid(self.job_path(), 0, time.time() + 30), signal.SIGUSR1)
+        _, err = proc.communicate(timeout=120)
+        self.assertEqual(proc.returncode, 3, err)
+        self.assert_one_daemon_started_and_quit()
+
+    def test_sigterm(self):
+        proc = self.start(self.job(tasks=40, sleep=1.0), 2)
+        self.wait_for_records(1)
+        os.kill(rank_pid(self.job_path(), 1, time.time() + 30), signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+        self.assertEqual(proc.returncode, 3, err)
+        self.assert_one_daemon_started_and_quit()
+
+    def check_kill9(self, np, victim):
+        proc = self.start(self.job(tasks=20 * np, sleep=1.0), np)
+        self.wait_for_records(1)
+        os.kill(rank_pid(self.job_path(), victim, time.time() + 30), signal.SIGKILL)
+        proc.communicate(timeout=120)
+        self.assertNotEqual(proc.returncode, 0)
+        self.assert_one_daemon_started_and_quit()
+
+    def test_kill9_of_the_rank_that_started_the_daemon(self):
+        self.check_kill9(2, 0)
+
+    def test_kill9_of_another_rank(self):
+        self.check_kill9(4, 3)
+
+    def test_kill9_of_the_only_rank(self):
+        self.check_kill9(1, 0)
+
+    def job_path(self):
+        return os.path.join(self.work, "job.yaml")
+
+    # --- bad input: exit 2, one line, nothing written, no daemon
+
+    def assert_refused(self, proc, words):
+        self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+        self.assertIn(words, proc.stderr)
+        # One line of ours (mpirun adds its own banner about the exit status).
+        self.assertEqual(len([l for l in proc.stderr.splitlines() if l.startswith("shardrun:")]), 1, proc.stderr)
+        self.assertFalse(os.path.exists(self.out), "bad input wrote the output")
+        self.assertEqual(self.read_records(), [], "bad input ran tasks")
+        self.assertEqual(self.log(), [], "bad input started a daemon")
+
+    def test_mps_control_missing(self):
+        proc = run(["run", self.job()], np=2, env=self.env(mps_on_path=False))
+        self.assert_refused(proc, "gpu_sharing: mps needs nvidia-cuda-mps-control on PATH")
+
+    def test_bad_fields(self):
+        cases = [("tasks_per_gpu: 2\nslots_per_rank: 3", "slots_per_rank: is 3 but tasks_per_gpu is 2"),
+                 ("tasks_per_gpu: 2\ngpu_sharing: mps\ngpu_memory: 10Q", "gpu_memory: '10Q' is not a size"),
+                 ("tasks_per_gpu: 0", "tasks_per_gpu:"),
+                 ("gpu_sharing: mps\ngpu_threads: 0", "gpu_threads:"),
+                 ("tasks_per_gpu: 2\ngpus_per_rank: 2", "cannot be combined with gpus_per_rank")]
+        for sharing, words in cases:
+            with self.subTest(sharing=sharing):
+                proc = run(["run", self.job(sharing=sharing)], np=1, env=self.env())
+                self.assert_refused(proc, words)
+
+    # --- MIG: each instance is a device, by UUID
+
+    def test_mig_instances_are_bound_by_uuid(self):
+        bin_dir = os.path.join(self.work, "bin")
+        os.mkdir(bin_dir)
+        with open(os.path.join(bin_dir, "nvidia-smi"), "w") as f:
+            f.write("#!/bin/sh\ncat <<'END'\n"
+                    "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-5d5ba0d6-0000-0000-0000-000000000000)\n"
+                    "  MIG 3g.40gb     Device  0: (UUID: MIG-aaaaaaaa-0000-0000-0000-000000000000)\n"
+                    "  MIG 3g.40gb     Device  1: (UUID: MIG-bbbbbbbb-0000-0000-0000-000000000000)\n"
+                    "END\n")
+        os.chmod(os.path.join(bin_dir, "nvidia-smi"), 0o755)
+        env = self.env()
+        env["PATH"] = f"{bin_dir}:{env['PATH']}"
+        proc = run(["run", self.job(sharing="", tasks=4, sleep=0), "-q"], np=2, env=env)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        seen = {r["rank"]: r["CUDA_VISIBLE_DEVICES"] for r in self.read_records()}
+        self.assertEqual(seen, {0: "MIG-aaaaaaaa-0000-0000-0000-000000000000",
+                                1: "MIG-bbbbbbbb-0000-0000-0000-000000000000"})
+        info = run(["info"], env=env)
+        self.assertIn("MIG 3g.40gb device 1 MIG-bbbbbbbb", info.stdout)
+
+    def test_info_without_nvidia_smi_says_so(self):
+        env = self.env()
+        env["PATH"] = "/usr/bin:/bin"
+        self.assertIn("MIG: unknown (nvidia-smi is not on PATH", run(["info"], env=env).stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
