@@ -24,17 +24,18 @@ check_auto_routing() {
 
 # Per-task telemetry from NVML (issue 26, point 2): examples/gpu-telemetry.yaml's two long gemm
 # tasks. Every row must have memory in use, a busy GPU, a power (energy / seconds) an H100-class
-# board can draw, a temperature, and no Xid. Then the same job without NVML: no gpu_* columns.
+# board can draw (energy over the task's wall time), a temperature, and no Xid. Then the same job without NVML: no gpu_* columns.
 check_gpu_telemetry() {
   "$shardrun" info | grep -A3 '^telemetry' || true
   "$shardrun" run "$examples/gpu-telemetry.yaml" --set output.path="$work/gpu-telemetry.h5" --force --progress plain || return 1
   local table
+  # start and end: the task's wall time (the gemm kind's own `seconds` result is the product alone).
   table=$("$shardrun" table "$work/gpu-telemetry.h5" --csv \
-    --columns seconds,gpu_mem_peak,gpu_util_mean,gpu_util_peak,gpu_energy_j,gpu_temp_max,gpu_xid_events) || return 1
+    --columns start,end,gpu_mem_peak,gpu_util_mean,gpu_util_peak,gpu_energy_j,gpu_temp_max,gpu_xid_events) || return 1
   echo "$table"
   awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
     { rows++
-      watts = $col["gpu_energy_j"] / $col["seconds"]
+      watts = $col["gpu_energy_j"] / ($col["end"] - $col["start"])
       if ($col["gpu_mem_peak"] < 100e6) { print "row " rows ": gpu_mem_peak " $col["gpu_mem_peak"] " < 100 MB"; bad = 1 }
       if ($col["gpu_util_peak"] < 50) { print "row " rows ": gpu_util_peak " $col["gpu_util_peak"] " < 50 %"; bad = 1 }
       if (watts < 30 || watts > 1200) { print "row " rows ": " watts " W (energy / seconds) is not a GPU at work"; bad = 1 }
@@ -74,7 +75,8 @@ check_gpu_packing() {
     }
     END { if (rows != 8) { print rows " rows, not 8"; bad = 1 } exit bad }' <<<"$table" || return 1
   grep -q "out of memory" <<<"$table" || { echo "the failed task's message does not say 'out of memory'"; return 1; }
-  if pgrep -f nvidia-cuda-mps >/dev/null; then echo "an MPS daemon is left:"; pgrep -af nvidia-cuda-mps; return 1; fi
+  # By process name (comm, 15 characters: control and server alike), not command line.
+  if pgrep -x nvidia-cuda-mps >/dev/null; then echo "an MPS daemon is left:"; pgrep -ax nvidia-cuda-mps; return 1; fi
   echo "no MPS daemon left"
   "$shardrun" run "$examples/gpu-vs-cpu.yaml" --set output.path="$work/gemm-packed.h5" --set 'sweep.device=[cuda]' \
     --set tasks_per_gpu=4 --set gpu_sharing=mps --force --progress plain || return 1

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -26,11 +27,27 @@ namespace shardrun::gpu {
 namespace {
 
 // Waits for the quit, then removes the folders; the job's signals (mpirun forwards SIGTERM and
-// SIGINT to the ranks, a terminal to its process group) must not end it before it has.
+// SIGINT to the ranks, a terminal to its process group) must not end it before it has. On a
+// real H100/H200 the daemon and its server were seen still alive after `quit` returned (they end
+// on their own, later), and `quit` itself can wait on a server; so the watchdog waits until no
+// process of this instance is left (each carries our pipe folder in its environment), and kills
+// any still there after 10 s. Only then are the folders removed and the rank's stop() returns.
 constexpr const char* watchdog_script =
     "trap '' INT TERM HUP USR1 USR2 QUIT PIPE\n"
     "cat >/dev/null\n"  // returns at end of file: the rank called stop(), or is gone
-    "echo quit | \"$1\" >>\"$CUDA_MPS_LOG_DIRECTORY/quit.out\" 2>&1\n"
+    "ours() {\n"
+    "  for environ in /proc/[0-9]*/environ; do\n"
+    "    dir=${environ%/environ}\n"
+    "    case $(cat \"$dir/comm\" 2>/dev/null) in nvidia-cuda-mps*) ;; *) continue ;; esac\n"
+    "    tr '\\0' '\\n' <\"$environ\" 2>/dev/null | grep -qxF \"CUDA_MPS_PIPE_DIRECTORY=$CUDA_MPS_PIPE_DIRECTORY\" &&\n"
+    "      echo \"${dir#/proc/}\"\n"
+    "  done\n"
+    "}\n"
+    "echo quit | timeout 10 \"$1\" >>\"$CUDA_MPS_LOG_DIRECTORY/quit.out\" 2>&1\n"
+    "tries=0\n"
+    "while [ -n \"$(ours)\" ] && [ $tries -lt 100 ]; do sleep 0.1; tries=$((tries + 1)); done\n"
+    "left=$(ours)\n"
+    "[ -z \"$left\" ] || kill -KILL $left 2>/dev/null\n"
     "rm -rf \"$2\"\n";
 
 std::vector<std::string> environment_with(const std::string& pipe_dir, const std::string& log_dir)
@@ -159,7 +176,11 @@ void MpsDaemon::stop()
         watchdog_pipe_ = -1;
     }
     if (watchdog_ > 0) {
-        wait_for(watchdog_, std::chrono::seconds(10));
+        // The watchdog's own limits (10 s for quit, 10 s for the processes to go) bound this.
+        if (wait_for(watchdog_, std::chrono::seconds(25)) < 0) {
+            std::fprintf(stderr, "shardrun: the MPS daemon of %s is still stopping; its watchdog will finish it\n",
+                         root_.c_str());
+        }
         watchdog_ = -1;
     }
 }

@@ -6,6 +6,7 @@
 
 #include "runner/errors.hpp"
 #include "runner/gpu/cpu_rule.hpp"
+#include "runner/job/duration.hpp"
 #include "runner/job/job_sections.hpp"
 
 namespace shardrun::job {
@@ -22,10 +23,22 @@ std::vector<std::string> rule_names(const JobSpec& spec)
     return names;
 }
 
+/** `telemetry_interval`: off (or 0), or a period of at least 100 ms (NVML averages utilisation over ~1/6 s). */
+double read_telemetry_interval(const YAML::Node& node, const YamlContext& context)
+{
+    if (node.IsScalar() && node.Scalar() == "off") return 0;
+    const auto seconds = node.IsScalar() ? parse_duration(node.Scalar()) : std::nullopt;
+    if (!seconds || (*seconds > 0 && *seconds < 0.1)) {
+        context.fail(node, "telemetry_interval", "must be off (or 0), or a period of at least 100ms such as 1, 500ms or 5s");
+    }
+    return *seconds;
+}
+
 }  // namespace
 
 void parse_gpu_fields(const YAML::Node& root, const YamlContext& context, JobSpec& spec)
 {
+    if (const auto node = root["telemetry_interval"]) spec.telemetry_interval_seconds = read_telemetry_interval(node, context);
     if (root["gpu_fault_limit"]) spec.gpu_fault_limit = read_int(root["gpu_fault_limit"], context, "gpu_fault_limit", 1);
     const auto& node = root["auto_device"];
     if (!node || node.IsNull()) return;

@@ -8,7 +8,7 @@
 namespace shardrun::job {
 
 /**
- * `auto_device: {cpu_if: "<rule>"}` and `gpu_fault_limit: N` (issue 26). The rule is parsed
+ * `telemetry_interval`, `auto_device: {cpu_if: "<rule>"}` and `gpu_fault_limit: N` (issue 26). The rule is parsed
  * here, against the names the job gives its tasks (params and sweep axes), so a bad one ends
  * the run before anything is written. Needs spec.params, spec.sweep, spec.device and spec.exec.
  * @throws JobFileError  "<file>:<line>:<col>: auto_device.cpu_if: ..."

@@ -46,17 +46,6 @@ double read_duration(const YAML::Node& node, const YamlContext& context, const s
     return *seconds;
 }
 
-/** `telemetry_interval`: off (or 0), or a period of at least 100 ms (NVML averages utilisation over ~1/6 s). */
-double read_telemetry_interval(const YAML::Node& node, const YamlContext& context)
-{
-    if (node.IsScalar() && node.Scalar() == "off") return 0;
-    const auto seconds = node.IsScalar() ? parse_duration(node.Scalar()) : std::nullopt;
-    if (!seconds || (*seconds > 0 && *seconds < 0.1)) {
-        context.fail(node, "telemetry_interval", "must be off (or 0), or a period of at least 100ms such as 1, 500ms or 5s");
-    }
-    return *seconds;
-}
-
 ScheduleSpec parse_schedule(const YAML::Node& node, const YamlContext& context)
 {
     ScheduleSpec schedule;
@@ -276,7 +265,6 @@ void parse_execution(const YAML::Node& root, const YamlContext& context, JobSpec
     }
     if (root["rank_timeout"]) spec.rank_timeout_seconds = read_duration(root["rank_timeout"], context, "rank_timeout");
     if (root["drain_timeout"]) spec.drain_timeout_seconds = read_duration(root["drain_timeout"], context, "drain_timeout");
-    if (const auto node = root["telemetry_interval"]) spec.telemetry_interval_seconds = read_telemetry_interval(node, context);
 }
 
 OutputSpec parse_output(const YAML::Node& node, const YamlContext& context, const std::string& job_name)

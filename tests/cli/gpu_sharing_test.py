@@ -219,6 +219,18 @@ class GpuSharingTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
         self.assert_one_daemon_started_and_quit()
 
+    def test_a_daemon_that_outlives_quit_is_ended_before_the_run_returns(self):
+        # Seen on an H200: the daemon and its server still alive after `quit` had been sent. The
+        # watchdog waits for them (10 s), then kills them, before the rank's run returns.
+        for np in (1, 2):
+            with self.subTest(np=np):
+                env = {**self.env(), "SHARDRUN_FAKE_MPS_QUIT": "linger"}
+                proc = run(["run", self.job(tasks=2 * np, sleep=0.1), "-q", "--force"], np=np, env=env)
+                self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+                self.assertEqual(self.live_daemons(), [], "the run returned with the MPS daemon still running")
+                self.assertEqual(glob.glob(os.path.join(self.tmp, "shardrun-mps-*")), [], "the MPS folders were left")
+                self.assertIn("daemon-quit-ignored", [words[0] for words in self.log()])
+
     def test_drain(self):
         proc = self.start(self.job(tasks=40, sleep=1.0), 2)
         self.wait_for_records(1)
