@@ -33,9 +33,12 @@ check_gpu_telemetry() {
   table=$("$shardrun" table "$work/gpu-telemetry.h5" --csv \
     --columns start,end,gpu_mem_peak,gpu_util_mean,gpu_util_peak,gpu_energy_j,gpu_temp_max,gpu_xid_events) || return 1
   echo "$table"
-  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+  # start and end print as ISO times (2026-11-26T07:09:45.986280Z): seconds of the day suffice here.
+  awk -F, 'function clock(t) { split(substr(t, 12, 15), hms, ":"); return hms[1] * 3600 + hms[2] * 60 + hms[3] }
+    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
     { rows++
-      watts = $col["gpu_energy_j"] / ($col["end"] - $col["start"])
+      wall = clock($col["end"]) - clock($col["start"]); if (wall < 0) wall += 86400
+      watts = wall > 0 ? $col["gpu_energy_j"] / wall : 0
       if ($col["gpu_mem_peak"] < 100e6) { print "row " rows ": gpu_mem_peak " $col["gpu_mem_peak"] " < 100 MB"; bad = 1 }
       if ($col["gpu_util_peak"] < 50) { print "row " rows ": gpu_util_peak " $col["gpu_util_peak"] " < 50 %"; bad = 1 }
       if (watts < 30 || watts > 1200) { print "row " rows ": " watts " W (energy / seconds) is not a GPU at work"; bad = 1 }
