@@ -35,17 +35,17 @@ namespace {
 constexpr const char* watchdog_script =
     "trap '' INT TERM HUP USR1 USR2 QUIT PIPE\n"
     "cat >/dev/null\n"  // returns at end of file: the rank called stop(), or is gone
-    "ours() {\n"
-    "  for environ in /proc/[0-9]*/environ; do\n"
-    "    dir=${environ%/environ}\n"
-    "    case $(cat \"$dir/comm\" 2>/dev/null) in nvidia-cuda-mps*) ;; *) continue ;; esac\n"
-    "    tr '\\0' '\\n' <\"$environ\" 2>/dev/null | grep -qxF \"CUDA_MPS_PIPE_DIRECTORY=$CUDA_MPS_PIPE_DIRECTORY\" &&\n"
+    "ours() {\n"  // the process name is read without a fork: a /proc scan stays cheap on a busy node
+    "  for dir in /proc/[0-9]*; do\n"
+    "    comm=; read -r comm <\"$dir/comm\" 2>/dev/null\n"
+    "    case $comm in nvidia-cuda-mps*) ;; *) continue ;; esac\n"
+    "    tr '\\0' '\\n' <\"$dir/environ\" 2>/dev/null | grep -qxF \"CUDA_MPS_PIPE_DIRECTORY=$CUDA_MPS_PIPE_DIRECTORY\" &&\n"
     "      echo \"${dir#/proc/}\"\n"
     "  done\n"
     "}\n"
     "echo quit | timeout 10 \"$1\" >>\"$CUDA_MPS_LOG_DIRECTORY/quit.out\" 2>&1\n"
-    "tries=0\n"
-    "while [ -n \"$(ours)\" ] && [ $tries -lt 100 ]; do sleep 0.1; tries=$((tries + 1)); done\n"
+    "deadline=$(($(date +%s) + 10))\n"
+    "while [ -n \"$(ours)\" ] && [ $(date +%s) -lt $deadline ]; do sleep 0.1; done\n"
     "left=$(ours)\n"
     "[ -z \"$left\" ] || kill -KILL $left 2>/dev/null\n"
     "rm -rf \"$2\"\n";

@@ -79,6 +79,12 @@ void parse_gpu_sharing(const YAML::Node& root, const YamlContext& context, JobSp
     }
     if (root["gpu_memory"]) {
         const auto node = root["gpu_memory"];
+        if (!sharing.mps()) {
+            // Nothing enforces a limit under time slicing, and NVML cannot tell the tasks of one
+            // rank (or, in a container, of one device) apart to check it: refused, not ignored.
+            context.fail(node, "gpu_memory", "applies only with gpu_sharing: mps (time slicing cannot limit a task's "
+                                             "memory; /tasks/gpu_mem_peak shows what tasks used)");
+        }
         const auto bytes = node.IsScalar() ? parse_byte_size(node.Scalar()) : std::nullopt;
         if (!bytes) {
             context.fail(node, "gpu_memory", fmt::format("'{}' is not a size; give bytes per task with a K, M, G or T "

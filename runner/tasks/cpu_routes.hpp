@@ -13,21 +13,21 @@
 namespace shardrun::tasks {
 
 /**
- * gemm runs on the CPU while every dimension is below this. Measured 2026-11-26 on an H100
- * (driver 580, CUDA 13) against 16 OpenBLAS threads: n = 1000 took 9.0 ms on the CPU and
- * 0.054 ms on the GPU without copies; the three n×n float32 copies of a task add about 0.6 ms
- * at n = 1000, so the GPU still wins there by ~14x and the crossover lies well below 1000.
- * 256 is provisional until the ladder's `crossover: gemm n = X` from a real GPU replaces it.
+ * gemm runs on the CPU while every dimension is below this. Measured by benchmarks/gpu-vs-cpu's
+ * ladder on an H200 (driver 580, CUDA 13, 2026-11-26) against 16 OpenBLAS threads, copies
+ * included as a task pays them: n = 512 took 1.45 ms on the CPU and 2.17 ms on the GPU, n = 1024
+ * 10.9 ms and 3.8 ms, n = 2048 85 ms and 19 ms (`crossover: gemm n = 1024`). Without copies
+ * (the product alone) the GPU wins by 160-230x from n = 1000 on, H100 and H200 alike.
  */
-inline constexpr std::int64_t gemm_cpu_below_n = 256;
+inline constexpr std::int64_t gemm_cpu_below_n = 1024;
 
 /**
- * blur runs on the CPU while the image's sides are below this. Measured 2026-11-26 on an H100
- * with copies counted (as a blur task pays them): 2048² batch 1 took 0.5 ms on the CPU and
- * 9.4 ms on the GPU, batch 2 1.5 ms / 18.6 ms, so the GPU loses at least up to 2048. 4096 is
- * provisional until the ladder's `crossover: blur height = X` from a real GPU replaces it.
+ * blur runs on the CPU while the image's sides are below this. The same ladder on the H200 never
+ * saw the GPU win, copies included: 2048² 0.8 ms on the CPU and 11 ms on the GPU, 8192² 16 ms
+ * and 199 ms (`crossover: blur height = none (the CPU won up to 8192)`). 16384 is past the
+ * ladder's top: the copies of a blur cost more than the CPU's whole blur at every measured size.
  */
-inline constexpr std::int64_t blur_cpu_below_side = 4096;
+inline constexpr std::int64_t blur_cpu_below_side = 16384;
 
 /** gemm's rule; m and k default to n (runner/run/task_route.cpp reads a kind's defaults). */
 inline std::string gemm_cpu_if()

@@ -92,6 +92,7 @@ TEST(GpuSharingSection, BadInputIsOneLocatedLine)
         {"task: noop\ntasks_per_gpu: 2\ngpu_threads: 50\n", "bad.yaml:3:14: gpu_threads: applies only with gpu_sharing: mps"},
         {"task: noop\ngpu_sharing: mps\ngpu_threads: 101\n", "bad.yaml:3:14: gpu_threads: 101 is above 100"},
         {"task: noop\ngpu_sharing: mps\ngpu_memory: lots\n", "bad.yaml:3:13: gpu_memory: 'lots' is not a size"},
+        {"task: noop\ntasks_per_gpu: 2\ngpu_memory: 1G\n", "bad.yaml:3:13: gpu_memory: applies only with gpu_sharing: mps"},
         {"task: noop\ntasks_per_gpu: 2\nslots_per_rank: 3\n", "bad.yaml:3:17: slots_per_rank: is 3 but tasks_per_gpu is 2"},
         {"task: noop\ntasks_per_gpu: 2\ndevice: cpu\n", "bad.yaml:2:16: tasks_per_gpu: shares a GPU, but device: cpu"},
         {"task: noop\ntasks_per_gpu: 2\ngpus_per_task: 2\n", "tasks_per_gpu: cannot be combined with gpus_per_task"},
