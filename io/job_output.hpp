@@ -114,7 +114,8 @@ class ParamSource;  // io/params/param_source.hpp
  */
 OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& metadata,
                               const std::vector<FieldSpec>& fields, const ParamSource& params, int world_size,
-                              const std::vector<double>& rank_startup_seconds = {});
+                              const std::vector<double>& rank_startup_seconds = {},
+                              const std::vector<std::string>& quarantined = {});
 
 /**
  * Rank 0, once prepare_output() has the lock: writes <path>.shards/a<index>/params.h5 (the

@@ -211,7 +211,8 @@ def summary_line(run, m):
             + (f" x {run['array_count']} array elements" if run["array_count"] > 1 else "")
             + f"; {running:.3g} s from first start to last end"
             + (f" in {runs} runs (the time between them left out)" if runs > 1 else "")
-            + startup_words(m) + gpu_words(run.get("gpu")))
+            + startup_words(m) + gpu_words(run.get("gpu"))
+            + (f"; {len(run['quarantined'])} GPU(s) quarantined" if run.get("quarantined") else ""))
 
 
 def startup_words(m):
@@ -258,6 +259,7 @@ def write_html(run, png, page, summary):
     table = (f"<h2>Failed tasks ({len(failed)})</h2><table><tr><th>task</th><th>rank</th><th>host</th>"
              f"<th>exit code</th><th>attempts</th><th>seconds</th><th>message</th></tr>{rows}</table>{more}"
              ) if failed else ""
+    quarantined = "".join(f"<p>GPU out of the job: {html.escape(line)}</p>" for line in run.get("quarantined", []))
     text = f"""<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>shardrun report: {html.escape(run['job'])}</title>
 <style>body{{font-family:sans-serif;margin:2em}} img{{max-width:100%}} td,th{{padding:2px 10px;text-align:right}}
@@ -266,7 +268,7 @@ table{{border-collapse:collapse}} tr:nth-child(even){{background:#f2f2f2}}</styl
 <p>{html.escape(summary)}</p><p>results file: <code>{html.escape(os.path.abspath(run['path']))}</code>,
 created {html.escape(run['created'])}</p>
 <img alt="tasks per rank over time, task durations, busy time per rank" src="data:image/png;base64,{image}">
-{table}</body></html>
+{quarantined}{table}</body></html>
 """
     with open(page, "w") as f:
         f.write(text)
@@ -294,13 +296,15 @@ def main(argv):
         if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
             raise BadInput(f"{target}: its folder {folder} does not exist or is not writable")
     summary = render(run, m, png)
+    for line in run["quarantined"]:
+        print(f"report: GPU out of the job: {line}")
     print(f"report: {png}")
     if args.html:
         write_html(run, png, args.html, summary)
         print(f"report: {args.html}")
     if args.stats:
         with open(args.stats, "w") as f:
-            json.dump(dict(stats(run, m), gpu=gpu_stats(run["gpu"])), f, indent=1)
+            json.dump(dict(stats(run, m), gpu=gpu_stats(run["gpu"]), quarantined=run["quarantined"]), f, indent=1)
         print(f"report: {args.stats}")
     return 0
 

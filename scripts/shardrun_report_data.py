@@ -68,6 +68,8 @@ def read_run(path):
         run["complete"] = bool(f.attrs.get("complete", False))
         run["world_size"] = int(f.attrs.get("world_size", int(run["rank"].max(initial=-1)) + 1))
         run["array_count"] = int(f.attrs.get("array_count", 1))
+        # GPUs the run quarantined (issue 26): one line each, naming device, UUID, host and evidence.
+        run["quarantined"] = [q.decode() if isinstance(q, bytes) else str(q) for q in f.attrs.get("quarantined", [])]
         run["startup"] = read_startup(f)
     run["element"] = element_of(count, run["array_count"])
     return run

@@ -50,6 +50,7 @@ void write_root_attrs(hid_t file, const MasterInfo& info)
     hdf5::write_attr(file, "tasks_failed", static_cast<std::int64_t>(info.counts.failed));
     hdf5::write_attr(file, "tasks_skipped", static_cast<std::int64_t>(info.counts.skipped));
     if (!info.segments_digest.empty()) hdf5::write_attr(file, "segments_digest", info.segments_digest);
+    if (!info.quarantined.empty()) hdf5::write_attr(file, "quarantined", info.quarantined);
 }
 
 namespace {

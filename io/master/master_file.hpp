@@ -39,6 +39,7 @@ struct MasterInfo {
     StatusCounts counts;          ///< root attributes tasks_ok, tasks_failed, tasks_skipped
     std::string segments_digest;  ///< resume_scan.hpp; empty: not recorded (merge, layout single)
     std::vector<RankRow> ranks;   ///< /ranks; empty: the group is left as it is (none in a new file)
+    std::vector<std::string> quarantined;  ///< root attribute `quarantined`: GPUs taken out of the run (issue 26)
 };
 
 /** The /ranks rows of `manifests`' last finished runs, element by element. */

@@ -44,6 +44,7 @@ void finish_master_file(hid_t file, const MasterInfo& info, std::uint64_t task_c
     MasterInfo attrs{info.metadata, info.hash, info.layout, info.created, info.finished, complete, info.fields, {}, {}};
     attrs.counts = counts;
     attrs.segments_digest = info.segments_digest;
+    attrs.quarantined = info.quarantined;
     write_root_attrs(file, attrs);
 }
 

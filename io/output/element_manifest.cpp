@@ -77,6 +77,7 @@ ElementManifest parse_manifest(const json& j)
         manifest.fields.push_back(std::move(spec));
     }
     manifest.rank_startup_seconds = j.value("rank_startup_seconds", std::vector<double>{});
+    manifest.quarantined = j.value("quarantined", std::vector<std::string>{});
     return manifest;
 }
 
@@ -116,7 +117,8 @@ void write_manifest(const std::string& path, const ElementManifest& manifest)
                  {"complete", manifest.complete},
                  {"consolidated", manifest.consolidated},
                  {"fields", fields},
-                 {"rank_startup_seconds", manifest.rank_startup_seconds}};
+                 {"rank_startup_seconds", manifest.rank_startup_seconds},
+                 {"quarantined", manifest.quarantined}};
     layout::write_file_atomically(layout::manifest_path(path, manifest.metadata.array_index), j.dump(1) + "\n");
 }
 

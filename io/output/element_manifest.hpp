@@ -29,6 +29,8 @@ struct ElementManifest {
     std::vector<FieldSpec> fields;
     /** Per rank of its last finished run: exec workers' load (spawn to ready), 0 without workers. */
     std::vector<double> rank_startup_seconds;
+    /** GPUs quarantined during the last run, one line each ("rank 0: quarantined GPU cuda:0 (UUID ...) on ..."). */
+    std::vector<std::string> quarantined;
 };
 
 /** Reads the manifest of element `array_index`; nullopt when absent. @throws OutputError when unreadable */

@@ -70,6 +70,7 @@ master::MasterInfo merged_info(const std::string& path, const Elements& elements
     for (const auto& [index, manifest] : elements.present) {
         info.created = std::min(info.created, manifest.created);
         info.metadata.world_size = std::max(info.metadata.world_size, manifest.metadata.world_size);
+        for (const auto& line : manifest.quarantined) info.quarantined.push_back("element " + std::to_string(index) + ": " + line);
         for (const auto& host : manifest.metadata.hostnames) {
             if (std::find(info.metadata.hostnames.begin(), info.metadata.hostnames.end(), host) ==
                 info.metadata.hostnames.end()) {

@@ -108,6 +108,7 @@ std::string status_text(const StatusReport& report)
             << "; rebuild it from the shards with " << merge_command(report.path) << "\n";
     }
     if (report.array_count > 1) element_lines(out, report);
+    for (const auto& line : report.quarantined) out << "  GPU out of the job: " << line << "\n";
     for (const auto& task : report.failed_tasks) {
         out << "  failed task " << task.task_id << " (element " << task.array_index << ", rank " << task.rank
             << ", exit code " << task.exit_code << ", " << task.attempts << (task.attempts == 1 ? " attempt" : " attempts")
@@ -147,7 +148,8 @@ std::string status_json(const StatusReport& report)
                      {"unreadable", report.unreadable},
                      {"unfinished_elements", report.unfinished_elements},
                      {"mismatched_elements", report.mismatched_elements},
-                     {"element_problems", report.element_problems}};
+                     {"element_problems", report.element_problems},
+                     {"quarantined", report.quarantined}};
     if (report.array_count > 1) {
         j["finished_elements"] = finished_elements(report);
         j["merge_command"] = merge_command(report.path);

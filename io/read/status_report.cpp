@@ -121,6 +121,9 @@ StatusReport from_shards(const std::string& path, std::size_t stderr_lines)
     for (const auto& [index, manifest] : manifests) {
         if (mismatched(index)) continue;
         if (index < report.array_count) seen[static_cast<std::size_t>(index)] = true;
+        for (const auto& line : manifest.quarantined) {
+            report.quarantined.push_back(report.array_count > 1 ? "element " + std::to_string(index) + ": " + line : line);
+        }
         const bool running = layout::lock_held(path, index);
         if (running) {
             report.running_elements.push_back(index);
@@ -159,6 +162,7 @@ void read_master_counts(const std::string& path, StatusReport& report)
         auto file = SHARDRUN_H5_OPEN(File, H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
         report.task_count = static_cast<std::uint64_t>(hdf5::read_int_attr(file.get(), "task_count").value_or(0));
         report.array_count = static_cast<int>(hdf5::read_int_attr(file.get(), "array_count").value_or(1));
+        report.quarantined = hdf5::read_string_list_attr(file.get(), "quarantined");
     } catch (const Hdf5Error& error) {
         SHARDRUN_THROW(OutputError, path + " is not a readable shardrun results file (" + error.cause() + ")");
     }

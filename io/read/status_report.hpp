@@ -48,6 +48,8 @@ struct StatusReport {
     /** Elements of another job or array count than the lowest one, or beyond the count: not counted. */
     std::vector<int> mismatched_elements;
     std::vector<std::string> element_problems;  ///< why, one sentence per mismatched element
+    /** GPUs quarantined by the run (issue 26), one line each: "rank 0: quarantined GPU cuda:0 (...) on host ...". */
+    std::vector<std::string> quarantined;
     /** Set when <path> exists but cannot be opened as results (then complete is false). */
     std::string master_problem;
     bool complete = false;

@@ -1,5 +1,7 @@
 #include "runner/run/output_session.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 
@@ -100,12 +102,17 @@ void OutputSession::finish(bool interrupted, const std::vector<RankStats>& ranks
     std::vector<double> startup;
     for (const auto& stats : ranks) startup.push_back(stats.startup_seconds);
     if (std::none_of(startup.begin(), startup.end(), [](double seconds) { return seconds > 0; })) startup.clear();
+    // GPUs quarantined in this run (issue 26): kept for `status` and `report`, not only the summary.
+    std::vector<std::string> quarantined;
+    for (const auto& stats : ranks) {
+        if (!stats.quarantine.empty()) quarantined.push_back(fmt::format("rank {}: {}", stats.rank, stats.quarantine));
+    }
     // run_agreed's reduction returns only once every rank has closed its part: no barrier needed.
     run_agreed(world_, [&] { sink_.reset(); });
     if (interrupted) return;
     run_agreed(world_, [&] {
         if (rank_ != 0) return;
-        io::finalize_output(options_, metadata_, job_.fields, JobParamSource(job_), world_size_, startup);
+        io::finalize_output(options_, metadata_, job_.fields, JobParamSource(job_), world_size_, startup, quarantined);
     });
 }
 

@@ -4,6 +4,7 @@ The GPUs are the stand-in CUDA backend and NVML the stand-in libnvidia-ml.so.1 (
 fake_nvml, `xid_every_poll 79`: device 0 reports Xid 79 at every poll, to the process watching it),
 both at the same dlopen seams as the real ones; scripts/gpu-check runs the real ones. No test-only
 fault source is involved (SHARDRUN_TEST_GPU_FAULTS is unset)."""
+import json
 import os
 import unittest
 
@@ -72,6 +73,25 @@ class GpuQuarantineNvmlTest(unittest.TestCase):
                     self.assertIn("rank 0: quarantined GPU cuda:0 (UUID GPU-fa4e0000-0000-0000-0000-000000000000, "
                                   "CUDA_VISIBLE_DEVICES 0) on ", proc.stdout)
                     self.assertIn("Xid 79 (GPU has fallen off the bus)", proc.stdout)
+                    self.check_status_and_report_name_it(out)
+
+    def check_status_and_report_name_it(self, out):
+        """status and report read the quarantine from the results file, after the run's summary is gone."""
+        named = "rank 0: quarantined GPU cuda:0 (UUID GPU-fa4e0000-0000-0000-0000-000000000000, CUDA_VISIBLE_DEVICES 0)"
+        status = run(["status", out])
+        self.assertEqual(status.returncode, 0, status.stdout + status.stderr)
+        self.assertIn("GPU out of the job: " + named, status.stdout)
+        self.assertIn("Xid 79", status.stdout)
+        as_json = run(["status", out, "--json"])
+        quarantined = json.loads(as_json.stdout)["quarantined"]
+        self.assertEqual(len(quarantined), 1, quarantined)
+        self.assertTrue(quarantined[0].startswith(named), quarantined)
+        stats_path = out + ".stats.json"
+        report = run(["report", out, "--png", out + ".png", "--stats", stats_path])
+        self.assertEqual(report.returncode, 0, report.stdout + report.stderr)
+        self.assertIn("report: GPU out of the job: " + named, report.stdout)
+        with open(stats_path) as f:
+            self.assertEqual(json.load(f)["quarantined"], quarantined)
 
     def test_a_healthy_gpu_is_never_quarantined(self):
         proc, out = self.run_job(2, "static", "processes none 0\n")
@@ -81,6 +101,8 @@ class GpuQuarantineNvmlTest(unittest.TestCase):
         with h5py_module().File(out, "r") as f:
             attempts = f["tasks/attempts"][:].tolist()
         self.assertIn(3, attempts, "without the driver's evidence a failed task uses its retries")
+        status = run(["status", out])
+        self.assertNotIn("GPU out of the job", status.stdout)
 
 
 if __name__ == "__main__":
