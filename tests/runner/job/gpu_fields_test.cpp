@@ -6,6 +6,7 @@
 
 #include "runner/errors.hpp"
 #include "runner/job/job_parser.hpp"
+#include "tests/runner/job/job_file_error.hpp"
 
 namespace shardrun::job {
 namespace {
@@ -14,12 +15,7 @@ const std::vector<std::string> known_tasks = {"exec", "noop"};
 
 std::string error_of(const std::string& text, const std::vector<std::string>& overrides = {})
 {
-    try {
-        parse_job("bad.yaml", text, overrides, known_tasks);
-    } catch (const JobFileError& error) {
-        return error.what();
-    }
-    return "";
+    return job_file_error(text, known_tasks, overrides);
 }
 
 const std::string exec_job = "task: exec\nsweep: {n: [10, 2000]}\nexec: {argv: [/bin/true]}\n";

@@ -8,21 +8,14 @@
 #include "runner/errors.hpp"
 #include "runner/job/byte_size.hpp"
 #include "runner/job/job_parser.hpp"
+#include "tests/runner/job/job_file_error.hpp"
 
 namespace shardrun::job {
 namespace {
 
 const std::vector<std::string> known_tasks = {"exec", "noop", "gemm"};
 
-std::string error_of(const std::string& text)
-{
-    try {
-        parse_job("bad.yaml", text, {}, known_tasks);
-    } catch (const JobFileError& error) {
-        return error.what();
-    }
-    return "";
-}
+std::string error_of(const std::string& text) { return job_file_error(text, known_tasks); }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 

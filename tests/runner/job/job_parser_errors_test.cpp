@@ -7,21 +7,16 @@
 
 #include "runner/errors.hpp"
 #include "runner/job/job_parser.hpp"
+#include "tests/runner/job/job_file_error.hpp"
 
 namespace shardrun::job {
 namespace {
 
 const std::vector<std::string> known_tasks = {"exec", "noop", "heat2d"};
 
-// The JobFileError message of parsing `text` as "bad.yaml", or "" when it parsed.
 std::string error_of(const std::string& text, const std::vector<std::string>& overrides = {})
 {
-    try {
-        parse_job("bad.yaml", text, overrides, known_tasks);
-    } catch (const JobFileError& error) {
-        return error.what();
-    }
-    return "";
+    return job_file_error(text, known_tasks, overrides);
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
