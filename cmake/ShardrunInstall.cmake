@@ -53,8 +53,9 @@ install(FILES ${CMAKE_BINARY_DIR}/cmake/shardrunConfig.cmake ${CMAKE_BINARY_DIR}
 # rebuild), then at this install prefix (a program that links the installed library lives
 # elsewhere; Spack and the container image delete the sources).
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/shardrun-report.py DESTINATION ${SHARDRUN_INSTALL_DATADIR})
-# Its model (bars, runs, busy and idle), imported from the same folder.
+# Its model (bars, runs, busy and idle) and its panels, imported from the same folder.
 install(FILES ${PROJECT_SOURCE_DIR}/scripts/shardrun_report_data.py ${PROJECT_SOURCE_DIR}/scripts/shardrun_report_gpu.py
+              ${PROJECT_SOURCE_DIR}/scripts/shardrun_report_panels.py
         DESTINATION ${SHARDRUN_INSTALL_DATADIR})
 file(RELATIVE_PATH _shardrun_report_from_bin ${CMAKE_INSTALL_FULL_BINDIR}
   ${CMAKE_INSTALL_FULL_DATADIR}/shardrun/shardrun-report.py)

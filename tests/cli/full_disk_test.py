@@ -3,10 +3,9 @@ not 2 (it is not bad input), and one line with the system's reason and what to d
 internals."""
 import os
 import subprocess
-import tempfile
 import unittest
 
-from harness import run
+from harness import run, scratch_dir
 from jobs import write_job
 
 # 200 tasks of 4 KiB of results each: the results alone are three times the disk (a run writes
@@ -23,15 +22,15 @@ output: {path: DISK/out.h5}
 
 class FullDiskTest(unittest.TestCase):
     def test_full_disk_is_exit_1_with_one_clear_line(self):
-        with tempfile.TemporaryDirectory(prefix="shardrun-test-") as work:
-            disk = os.path.join(work, "disk")
-            os.mkdir(disk)
-            subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", disk], check=True)
-            try:
-                job = write_job(work, JOB.replace("DISK", disk))
-                proc = run(["run", job, "-q"])
-            finally:
-                subprocess.run(["umount", disk], check=True)
+        work = scratch_dir(self)
+        disk = os.path.join(work, "disk")
+        os.mkdir(disk)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", disk], check=True)
+        try:
+            job = write_job(work, JOB.replace("DISK", disk))
+            proc = run(["run", job, "-q"])
+        finally:
+            subprocess.run(["umount", disk], check=True)
         self.assertEqual(proc.returncode, 1, proc.stderr)
         lines = [line for line in proc.stderr.splitlines() if line.strip()]
         self.assertEqual(len(lines), 1, proc.stderr)

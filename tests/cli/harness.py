@@ -43,10 +43,14 @@ def _remove_scratch_dirs():
 atexit.register(_remove_scratch_dirs)
 
 
-def scratch_dir():
-    """A fresh directory, removed when the test script exits (pass or fail)."""
+def scratch_dir(test=None):
+    """A fresh directory, removed when `test` (a unittest.TestCase) ends, or without one when the
+    test script exits (pass or fail): the one temp-folder helper of the CLI tests."""
     path = tempfile.mkdtemp(prefix="shardrun-test-")
-    _SCRATCH_DIRS.append(path)
+    if test is not None:
+        test.addCleanup(shutil.rmtree, path, ignore_errors=True)
+    else:
+        _SCRATCH_DIRS.append(path)
     return path
 
 

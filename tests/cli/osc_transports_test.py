@@ -10,7 +10,7 @@ import subprocess
 import tempfile
 import unittest
 
-from harness import MPIEXEC, SOURCE_DIR, run, task_stderr
+from harness import MPIEXEC, SOURCE_DIR, run, scratch_dir, task_stderr
 from jobs import h5py_module, write_job
 
 TRANSPORTS = {
@@ -58,7 +58,7 @@ def ompi_info():
 
 class TransportTest(unittest.TestCase):
     def setUp(self):
-        self.work = self.enterContext(tempfile.TemporaryDirectory(prefix="shardrun-test-"))
+        self.work = scratch_dir(self)
 
     def run_job(self, text, name, np, transport, cwd=None, args=()):
         extra_mpi, env = TRANSPORTS[transport]

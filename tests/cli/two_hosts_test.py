@@ -4,10 +4,9 @@ with 2 slots per host: info sees 2 nodes; static and dynamic exec sweeps and an 
 not skips, when the hosts cannot be set up."""
 import json
 import os
-import tempfile
 import unittest
 
-from harness import SOURCE_DIR, task_stderr
+from harness import SOURCE_DIR, scratch_dir, task_stderr
 from jobs import h5py_module, write_job
 from two_hosts import TwoHosts
 
@@ -35,7 +34,7 @@ class TwoHostsTest(unittest.TestCase):
         cls.hosts = cls.enterClassContext(TwoHosts(slots=2))
 
     def setUp(self):
-        self.work = self.enterContext(tempfile.TemporaryDirectory(prefix="shardrun-test-"))
+        self.work = scratch_dir(self)
 
     def run_ok(self, args, **kwargs):
         proc = self.hosts.run_mpi(NP, args, **kwargs)
