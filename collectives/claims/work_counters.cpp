@@ -8,10 +8,13 @@
 #include <limits>
 #include <mutex>
 #include <new>
+#include <numeric>
 #include <thread>
+#include <vector>
 
 #include "collectives/claims/claim_policy.hpp"
 #include "collectives/claims/node_segment.hpp"
+#include "base/error.hpp"
 
 namespace shardrun::collectives {
 namespace {
@@ -24,6 +27,7 @@ struct NodeShared {
     std::uint64_t refills;
     std::atomic<std::int64_t> ok, failed, running, interrupted;
     std::atomic<std::int32_t> stop;  ///< a StopLevel
+    NodeIds ids;  ///< claimed ids no slot holds yet (under lock); the claimers' slots follow this struct
 };
 
 enum MessageKind : std::int64_t { refill_kind = 1, progress_kind = 2, final_kind = 3, stop_kind = 4 };
@@ -58,6 +62,8 @@ struct WorkCounters::State {
     std::unique_ptr<Communicator> service;  // private copy of world: no other traffic matches its tags
     std::unique_ptr<NodeSegment> segment;
     NodeShared* shared = nullptr;
+    std::span<ClaimSlot> slots;  // every claimer's of this node, after NodeShared in the segment
+    int my_slot = -1;            // this rank's, when it claims
     bool several_nodes = false;
     bool on_service_node = false;  // progress goes straight to shared memory
     std::int64_t grant_size = 1;
@@ -159,10 +165,19 @@ WorkCounters::WorkCounters(Communicator& world, Communicator& node, bool claims)
     s.several_nodes = node_leaders > 1;
     s.on_service_node = node.allreduce_value<std::int32_t>(world.rank() == 0 ? 1 : 0, ReduceOp::max) != 0;
     s.grant_size = static_cast<std::int64_t>(refill_grant(node.allreduce_value<std::int64_t>(claims ? 1 : 0, ReduceOp::sum)));
-    s.segment = std::make_unique<NodeSegment>(node, sizeof(NodeShared));
+    // Each claimer's slot index on the node: how many claimers come before it.
+    std::vector<std::int32_t> claimer_flags(static_cast<std::size_t>(node.size()));
+    const std::int32_t mine = claims ? 1 : 0;
+    node.allgather(std::span<const std::int32_t>(&mine, 1), std::span<std::int32_t>(claimer_flags));
+    const auto before = std::accumulate(claimer_flags.begin(), claimer_flags.begin() + node.rank(), 0);
+    const auto claimers = std::accumulate(claimer_flags.begin(), claimer_flags.end(), 0);
+    if (claims) s.my_slot = before;
+    s.segment = std::make_unique<NodeSegment>(node, sizeof(NodeShared) + sizeof(ClaimSlot) * static_cast<std::size_t>(claimers));
     s.shared = static_cast<NodeShared*>(s.segment->data());
+    s.slots = std::span<ClaimSlot>(reinterpret_cast<ClaimSlot*>(s.shared + 1), static_cast<std::size_t>(claimers));
     if (node.rank() == 0) {
         auto* shared = new (s.shared) NodeShared{};
+        for (auto& slot : s.slots) new (&slot) ClaimSlot{};
         pthread_mutexattr_t attributes;
         pthread_mutexattr_init(&attributes);
         pthread_mutexattr_setpshared(&attributes, PTHREAD_PROCESS_SHARED);
@@ -193,6 +208,47 @@ std::uint64_t WorkCounters::next_claim()
     const SharedMutexGuard guard(s.shared->lock);
     if (s.shared->next >= s.shared->end) s.refill();
     return s.shared->next++;
+}
+
+std::uint64_t WorkCounters::claim_ids(std::uint64_t want, double seconds_per_id, const ClaimBlocks& block_of)
+{
+    auto& s = *state_;
+    if (s.my_slot < 0) SHARDRUN_THROW(Error, "claim_ids on a rank constructed as no claimer");
+    const SharedMutexGuard guard(s.shared->lock);
+    auto& slot = s.slots[static_cast<std::size_t>(s.my_slot)];
+    slot.seconds_per_id = seconds_per_id;
+    if (slot.next < slot.end) return slot.end - slot.next;
+    const auto next_block = [&] {
+        if (s.shared->next >= s.shared->end) s.refill();
+        const auto block = block_of(s.shared->next++);
+        return block;
+    };
+    return fill_slot(s.shared->ids, s.slots, static_cast<std::size_t>(s.my_slot), want, next_block);
+}
+
+std::optional<std::uint64_t> WorkCounters::take_id()
+{
+    auto& s = *state_;
+    if (s.my_slot < 0) return std::nullopt;
+    const SharedMutexGuard guard(s.shared->lock);
+    return take_from_slot(s.slots[static_cast<std::size_t>(s.my_slot)]);
+}
+
+IdSpan WorkCounters::release_ids()
+{
+    auto& s = *state_;
+    if (s.my_slot < 0) return {};
+    const SharedMutexGuard guard(s.shared->lock);
+    auto& slot = s.slots[static_cast<std::size_t>(s.my_slot)];
+    const IdSpan rest{slot.next, slot.end};
+    slot.next = slot.end;
+    return rest;
+}
+
+std::uint64_t WorkCounters::taken_back() const
+{
+    const SharedMutexGuard guard(state_->shared->lock);
+    return state_->shared->ids.taken_back;
 }
 
 void WorkCounters::add_progress(const ProgressCounts& delta)
