@@ -110,8 +110,15 @@ SimResult simulate_adaptive(const TaskDurations& durations, const Cluster& clust
             const auto first_slot = node * static_cast<std::size_t>(per_node);
             const auto node_slots = std::span(slots).subspan(first_slot, std::min(slots.size() - first_slot, static_cast<std::size_t>(per_node)));
             const auto next_block = [&] {
+                double sum = 0;  // the node's claimers' mean time per id, as WorkCounters sends it
+                int known = 0;
+                for (const auto& slot : node_slots) {
+                    if (slot.seconds_per_id <= 0) continue;
+                    sum += slot.seconds_per_id;
+                    ++known;
+                }
                 std::uint64_t number = 0;
-                at = path.take(rank, at, number);
+                at = path.take(rank, at, number, known > 0 ? sum / known : 0.0);
                 return number < blocks ? collectives::IdSpan{starts[number], starts[number + 1]} : collectives::IdSpan{};
             };
             const auto want = placement::adaptive_claim(seconds_per_task[r], 1, schedule.span, schedule.min_claim, schedule.max_claim);

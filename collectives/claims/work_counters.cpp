@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include <array>
+#include <cmath>
 #include <atomic>
 #include <chrono>
 #include <limits>
@@ -10,6 +11,7 @@
 #include <new>
 #include <numeric>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "collectives/claims/claim_policy.hpp"
@@ -66,7 +68,7 @@ struct WorkCounters::State {
     int my_slot = -1;            // this rank's, when it claims
     bool several_nodes = false;
     bool on_service_node = false;  // progress goes straight to shared memory
-    std::int64_t grant_size = 1;
+    std::int64_t grant_size = 1;  // the node's claimers (at least 1): what a refill asks for at most
     // World rank 0 only: the claim service.
     std::mutex grant_mutex;
     std::uint64_t next_grant = 0;
@@ -77,12 +79,30 @@ struct WorkCounters::State {
     std::int32_t stop_sent = 0;   // the highest level this rank told the service
     std::int32_t stop_told = 0;   // rank 0: the highest level the service told every rank
 
-    std::uint64_t grant(std::uint64_t count)
+    NodeSpeeds speeds;  // under grant_mutex
+
+    // Claim numbers for a node of `claimers` whose claimers take `seconds_per_id` (refill_grant()).
+    std::pair<std::uint64_t, std::uint64_t> grant(int node, std::int64_t claimers, double seconds_per_id)
     {
         std::lock_guard lock(grant_mutex);
+        speeds.note(node, claimers, seconds_per_id);
+        const auto count = refill_grant(claimers, seconds_per_id, speeds.mean_seconds_per_id());
         const auto first = next_grant;
         next_grant += count;
-        return first;
+        return {first, count};
+    }
+
+    // The node's claimers' mean measured time per id (0 when none has one), with the node's lock held.
+    double node_seconds_per_id() const
+    {
+        double sum = 0;
+        int known = 0;
+        for (const auto& slot : slots) {
+            if (slot.seconds_per_id <= 0) continue;
+            sum += slot.seconds_per_id;
+            ++known;
+        }
+        return known > 0 ? sum / known : 0.0;
     }
 
     void add_shared(const ProgressCounts& delta)
@@ -96,18 +116,20 @@ struct WorkCounters::State {
     // A pool runs dry: take the next grant of claim numbers for this node.
     void refill()
     {
-        std::uint64_t first = 0;
+        std::pair<std::uint64_t, std::uint64_t> granted;
+        const double seconds_per_id = node_seconds_per_id();
         if (service->rank() == 0) {
-            first = grant(static_cast<std::uint64_t>(grant_size));
+            granted = grant(0, grant_size, seconds_per_id);
         } else {
-            const Message request{refill_kind, service->rank(), grant_size, 0, 0};
+            // Nanoseconds per id, so the message stays integers.
+            const Message request{refill_kind, service->rank(), grant_size, std::llround(seconds_per_id * 1e9), 0, 0};
             service->send(std::span<const std::int64_t>(request), 0, service_tag);
-            std::int64_t reply = 0;
-            service->recv(std::span<std::int64_t>(&reply, 1), 0, reply_tag);
-            first = static_cast<std::uint64_t>(reply);
+            std::array<std::int64_t, 2> reply{};
+            service->recv(std::span<std::int64_t>(reply), 0, reply_tag);
+            granted = {static_cast<std::uint64_t>(reply[0]), static_cast<std::uint64_t>(reply[1])};
         }
-        shared->next = first;
-        shared->end = first + static_cast<std::uint64_t>(grant_size);
+        shared->next = granted.first;
+        shared->end = granted.first + granted.second;
         ++shared->refills;
     }
 
@@ -142,8 +164,9 @@ struct WorkCounters::State {
             nap = std::chrono::microseconds(20);
             const auto sender = static_cast<int>(message[1]);
             if (message[0] == refill_kind) {
-                const auto first = static_cast<std::int64_t>(grant(static_cast<std::uint64_t>(message[2])));
-                service->send(std::span<const std::int64_t>(&first, 1), sender, reply_tag);
+                const auto [first, count] = grant(sender, message[2], static_cast<double>(message[3]) * 1e-9);
+                const std::array<std::int64_t, 2> reply{static_cast<std::int64_t>(first), static_cast<std::int64_t>(count)};
+                service->send(std::span<const std::int64_t>(reply), sender, reply_tag);
             } else if (message[0] == progress_kind) {
                 add_shared({message[2], message[3], message[4], message[5]});
             } else if (message[0] == final_kind) {
