@@ -11,6 +11,8 @@ std::uint64_t refill_grant(std::int64_t node_claimers, double node_seconds_per_i
     if (node_seconds_per_id <= 0 || job_seconds_per_id <= 0) return static_cast<std::uint64_t>(claimers);
     // Never more than one per claimer: a fast node refills more often instead of holding more.
     const double share = static_cast<double>(claimers) * job_seconds_per_id / node_seconds_per_id;
+    // Nodes within 2 x of the mean are alike: chance spread in task times must not cost refills.
+    if (share >= static_cast<double>(claimers) / 2) return static_cast<std::uint64_t>(claimers);
     return static_cast<std::uint64_t>(std::clamp<std::int64_t>(std::llround(share), 1, claimers));
 }
 

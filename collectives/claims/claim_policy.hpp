@@ -10,8 +10,8 @@ namespace shardrun::collectives {
  * claimer on the node, so a refill costs each claimer about one round trip's share and no
  * node hoards numbers the others could take; fewer, in proportion, for a node whose claimers
  * are slower than the job's mean (a throttled node, a shared GPU), so that what a node holds
- * unstarted is worth about the same time on every node. Alike nodes get one per claimer, as
- * before issue 25. A pure function, so the scheduler simulation (benchmarks/scheduler) runs
+ * unstarted is worth about the same time on every node. Nodes within 2 x of the mean get one
+ * per claimer, as before issue 25. A pure function, so the scheduler simulation (benchmarks/scheduler) runs
  * the same policy as WorkCounters.
  * @param node_claimers  claimers (dynamic group leaders) on the node; may be 0
  * @param node_seconds_per_id  the node's claimers' mean measured time per id; 0 = not known yet
