@@ -100,7 +100,9 @@ SimResult simulate_adaptive(const TaskDurations& durations, const Cluster& clust
     for (int r = 0; r < cluster.ranks; ++r) ready.emplace(0.0, r);
     SimResult result;
     while (!ready.empty()) {
-        const auto [t, rank] = ready.top();
+        // Not a structured binding: the claim lambda below captures the rank (clang 14 refuses those).
+        const double t = ready.top().first;
+        const int rank = ready.top().second;
         ready.pop();
         double at = t + costs.local_take;
         const auto r = static_cast<std::size_t>(rank);
