@@ -39,21 +39,24 @@ ClaimPath::ClaimPath(const Cluster& cluster, const ClaimCosts& costs)
     pools_.resize(static_cast<std::size_t>(std::max(1, nodes)));
     for (int n = 0; n < nodes; ++n) {
         const int claimers = std::min(ranks_per_node_, cluster.ranks - n * ranks_per_node_);
-        pools_[static_cast<std::size_t>(n)].grant = collectives::refill_grant(claimers);
+        pools_[static_cast<std::size_t>(n)].claimers = claimers;
     }
     if (nodes <= 1) pools_[0].end = std::numeric_limits<std::uint64_t>::max();
 }
 
-double ClaimPath::take(int rank, double t, std::uint64_t& number)
+double ClaimPath::take(int rank, double t, std::uint64_t& number, double node_seconds_per_id)
 {
-    auto& pool = pools_[static_cast<std::size_t>(rank / ranks_per_node_)];
+    const int node = rank / ranks_per_node_;
+    auto& pool = pools_[static_cast<std::size_t>(node)];
     double at = std::max(t, pool.unlocked_at);
     if (pool.next >= pool.end) {
         const double answered = service_.answer(at + costs_.round_trip / 2);
         at = answered + costs_.round_trip / 2;
+        speeds_.note(node, pool.claimers, node_seconds_per_id);
+        const auto grant = collectives::refill_grant(pool.claimers, node_seconds_per_id, speeds_.mean_seconds_per_id());
         pool.next = next_grant_;
-        pool.end = next_grant_ + pool.grant;
-        next_grant_ += pool.grant;
+        pool.end = next_grant_ + grant;
+        next_grant_ += grant;
         ++refills_;
     }
     number = pool.next++;

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "collectives/claims/claim_policy.hpp"
 #include "scheduler_sim.hpp"
 
 namespace shardrun::bench::scheduler {
@@ -37,20 +38,25 @@ private:
 class ClaimPath {
 public:
     ClaimPath(const Cluster& cluster, const ClaimCosts& costs);
-    /** Rank `rank` asks at time `t`; sets `number` and returns when the rank has it. */
-    double take(int rank, double t, std::uint64_t& number);
+    /**
+     * Rank `rank` asks at time `t`; sets `number` and returns when the rank has it.
+     * @param node_seconds_per_id  its node's claimers' mean time per id, as a refill tells the service (0: unknown)
+     */
+    double take(int rank, double t, std::uint64_t& number, double node_seconds_per_id = 0);
     std::uint64_t refills() const noexcept { return refills_; }
     double service_busy() const noexcept { return service_.busy(); }
 
 private:
     struct Pool {
-        std::uint64_t next = 0, end = 0, grant = 1;
+        std::uint64_t next = 0, end = 0;
+        std::int64_t claimers = 1;
         double unlocked_at = 0;
     };
     ClaimCosts costs_;
     int ranks_per_node_;
     std::vector<Pool> pools_;
     ClaimServiceModel service_;
+    collectives::NodeSpeeds speeds_;
     std::uint64_t next_grant_ = 0;
     std::uint64_t refills_ = 0;
 };

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The scheduler-efficiency study of benchmarks/README.md ("Scheduler efficiency at scale,
-# simulated"): R = 1e3, 1e4, 1e5 virtual ranks under every schedule, six workloads. Builds
+# simulated"): R = 1e3, 1e4, 1e5 virtual ranks under every schedule, six workloads, and
+# issue 25's heterogeneous ones (7-10: ranks of different speeds, durations that follow the id). Builds
 # nothing. The T = 1000 x R workload draws 1e8 durations at R = 1e5 (0.8 GB; 10 minutes on the
 # loaded 2-core development machine);
 # --quick leaves it out.
@@ -33,3 +34,11 @@ echo "=== 5. Pareto, x_m 1 s, alpha 2.5, capped at 100 s, T = 100 x R"
 "$sim" "${ranks[@]}" --law pareto "$@"
 echo "=== 6. short tasks (claims cost most): log-normal, median 1 ms, sigma 1, capped at 100 ms, T = 100 x R"
 "$sim" "${ranks[@]}" --scale 0.001 "$@"
+echo "=== 7. one node 10 x slower: workload 3 on node 0's ranks at a tenth of the speed"
+"$sim" "${ranks[@]}" --cap 10 --slow-node 10 --dynamic 1:0 "$@"
+echo "=== 8. per-rank log-normal slowdown (median 1, sigma 0.5) on workload 3"
+"$sim" "${ranks[@]}" --cap 10 --rank-sigma 0.5 --dynamic 1:0 "$@"
+echo "=== 9. a size sweep: workload 3, task id of T x 100^(id/(T-1)) heavier (the heavy points last)"
+"$sim" "${ranks[@]}" --cap 10 --sweep 100 --dynamic 1:0 "$@"
+echo "=== 10. short tasks on one slow node: workload 6 with node 0 10 x slower"
+"$sim" "${ranks[@]}" --scale 0.001 --slow-node 10 --dynamic 1:0 "$@"

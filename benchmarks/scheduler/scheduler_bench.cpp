@@ -29,6 +29,9 @@ struct Options {
     ClaimCosts costs;
     std::vector<std::string> dynamic{"1:0", "16:0"};
     double measured_claim_rate = 37769;
+    double slow_node = 1;   ///< node 0's ranks this x slower
+    double rank_sigma = 0;  ///< log-normal per-rank slowdown
+    double span = 0.1;      ///< adaptive claims: seconds of the claimant's work per claim
 };
 
 struct Row {
@@ -47,13 +50,19 @@ Schedule parse_dynamic(const std::string& text)
 
 std::vector<Row> rows_for(int ranks, const Options& options)
 {
-    const Cluster cluster{ranks, options.ranks_per_node};
+    const Cluster cluster{ranks, options.ranks_per_node,
+                          rank_slowdowns(ranks, options.ranks_per_node, options.slow_node, options.rank_sigma,
+                                         options.durations.seed + 1)};
     std::vector<Row> rows{{"anchor: 1 task per claim, free", cluster, {Policy::dynamic, 1, 1}, {}}};
     for (const auto& text : options.dynamic) {
-        const auto schedule = parse_dynamic(text);
-        const auto name = fmt::format("dynamic min {} max {}", schedule.min_claim, schedule.max_claim);
-        rows.push_back({name + ", free claims", cluster, schedule, {}});
-        rows.push_back({name, cluster, schedule, options.costs});
+        auto schedule = parse_dynamic(text);
+        const auto name = fmt::format("min {} max {}", schedule.min_claim, schedule.max_claim);
+        rows.push_back({"whole blocks (before) " + name + ", free", cluster, schedule, {}});
+        rows.push_back({"whole blocks (before) " + name, cluster, schedule, options.costs});
+        schedule.adaptive = true;
+        schedule.span = options.span;
+        rows.push_back({"adaptive " + name + ", free claims", cluster, schedule, {}});
+        rows.push_back({"adaptive " + name, cluster, schedule, options.costs});
     }
     rows.push_back({"static block", cluster, {Policy::block}, options.costs});
     rows.push_back({"static cyclic", cluster, {Policy::cyclic}, options.costs});
@@ -64,14 +73,14 @@ void report(int ranks, const Options& options)
 {
     const auto tasks = options.tasks_per_rank * static_cast<std::uint64_t>(ranks);
     const TaskDurations durations(options.durations, tasks);
-    const double ideal = std::max(durations.total() / ranks, durations.longest());
+    const double ideal = std::max(durations.total() / ranks, durations.longest());  // at speed 1
     fmt::print("R = {}, T = {} ({} nodes of {}): total {:.4g} s, mean {:.4g} s, longest {:.4g} s, "
                "ideal wall max(total/R, longest) = {:.4g} s (efficiency <= {:.3f})\n",
                ranks, tasks, (ranks + options.ranks_per_node - 1) / options.ranks_per_node, options.ranks_per_node,
                durations.total(), durations.total() / static_cast<double>(tasks), durations.longest(), ideal,
                durations.total() / (ranks * ideal));
-    fmt::print("  {:<38} {:>10} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9}\n", "schedule", "wall s", "efficiency",
-               "/ anchor", "claims", "refills", "svc busy", "tail k");
+    fmt::print("  {:<44} {:>10} {:>10} {:>9} {:>10} {:>9} {:>9} {:>9} {:>7} {:>9}\n", "schedule", "wall s", "efficiency",
+               "/ anchor", "claims", "refills", "refill/T", "svc busy", "tail k", "took back");
     double anchor = 0;
     for (const auto& row : rows_for(ranks, options)) {
         const auto result = simulate(durations, row.cluster, row.schedule, row.costs);
@@ -79,10 +88,12 @@ void report(int ranks, const Options& options)
         const double efficiency = result.efficiency(ranks);
         if (anchor == 0) anchor = efficiency;
         const bool dynamic = row.schedule.policy == Policy::dynamic;
-        fmt::print("  {:<38} {:>10.4g} {:>10.4f} {:>10.4f} {:>10} {:>9} {:>9.4f} {:>9}\n", row.name, result.wall,
+        fmt::print("  {:<44} {:>10.4g} {:>10.4f} {:>9.4f} {:>10} {:>9} {:>9.4f} {:>9.4f} {:>7} {:>9}\n", row.name, result.wall,
                    efficiency, efficiency / anchor, dynamic ? fmt::format("{}", result.claims) : "-",
-                   dynamic ? fmt::format("{}", result.refills) : "-", result.service_busy / result.wall,
-                   dynamic ? fmt::format("{:.3g}", result.last_claim_tasks) : "-");
+                   dynamic ? fmt::format("{}", result.refills) : "-",
+                   static_cast<double>(result.refills) / static_cast<double>(tasks), result.service_busy / result.wall,
+                   dynamic ? fmt::format("{:.3g}", result.last_claim_tasks) : "-",
+                   row.schedule.adaptive ? fmt::format("{}", result.taken_back) : "-");
     }
     std::fflush(stdout);
 }
@@ -109,6 +120,10 @@ po::options_description describe(Options& o, RawCosts& c)
         ("shape", po::value(&o.durations.shape), "lognormal sigma / Pareto alpha (default 1 / 2.5)")
         ("cap", po::value(&o.durations.cap), "no task longer than cap x scale (0: uncapped; default 100)")
         ("seed", po::value(&o.durations.seed), "duration seed")
+        ("slow-node", po::value(&o.slow_node), "node 0's ranks run every task this x slower (1: none)")
+        ("rank-sigma", po::value(&o.rank_sigma), "log-normal per-rank slowdown, log-sigma (0: none)")
+        ("sweep", po::value(&o.durations.sweep), "size sweep: task id of T is sweep^(id/(T-1)) x heavier (1: none)")
+        ("span", po::value(&o.span), "adaptive claims: seconds of the claimant's work per claim")
         ("ranks-per-node", po::value(&o.ranks_per_node), "claimers per node (>= R: one node, no claim service)")
         ("dynamic", po::value(&o.dynamic)->multitoken(), "dynamic schedules to run, as min_claim:max_claim")
         ("local-take-ns", po::value(&c.local_ns), "one take from the node pool")
@@ -155,7 +170,9 @@ int main(int argc, char** argv)
         return 2;
     }
     const auto& c = options.costs;
-    fmt::print("scheduler_sim: durations {}; T = {} x R\n", options.durations.describe(), options.tasks_per_rank);
+    fmt::print("scheduler_sim: durations {}; T = {} x R; ranks: node 0 {:g} x slower, per-rank log-normal slowdown sigma {:g}; "
+               "adaptive span {:g} s\n",
+               options.durations.describe(), options.tasks_per_rank, options.slow_node, options.rank_sigma, options.span);
     fmt::print("claim costs: take {:.4g} us, refill round trip {:.4g} us, service {:.4g} us per refill, naps {:.4g}..{:.4g} us "
                "+ {:.4g} us overshoot, per task {:.4g} us\n",
                c.local_take * 1e6, c.round_trip * 1e6, c.service * 1e6, c.nap_min * 1e6, c.nap_max * 1e6,

@@ -22,7 +22,18 @@ struct ClaimCosts {
 struct Cluster {
     int ranks = 1;
     int ranks_per_node = 1;  ///< >= ranks: one node, its pool unbounded, no claim service
+    std::vector<double> slowdown;  ///< per rank: its tasks take this x their duration; empty = all 1
+
+    double slowdown_of(int rank) const { return slowdown.empty() ? 1.0 : slowdown[static_cast<std::size_t>(rank)]; }
+    /** Ranks' worth of speed: the sum of 1 / slowdown (R when every rank is alike). */
+    double capacity() const;
 };
+
+/**
+ * Per-rank slowdowns: node 0's ranks `slow_node` x slower (1: none), times a log-normal factor
+ * of median 1 and log-sigma `sigma` per rank (0: none), drawn from `seed`.
+ */
+std::vector<double> rank_slowdowns(int ranks, int ranks_per_node, double slow_node, double sigma, std::uint64_t seed);
 
 enum class Policy { block, cyclic, dynamic };
 
@@ -31,17 +42,28 @@ struct Schedule {
     Policy policy = Policy::dynamic;
     std::uint64_t min_claim = 1;
     std::uint64_t max_claim = 0;  ///< 0 = no cap
+    /**
+     * The runner's claims since issue 25: each claim takes placement::adaptive_claim() ids
+     * (span seconds of the claimant's measured work) out of the claim blocks, and a rank that
+     * runs dry takes ids back from its node's slots (collectives::fill_slot). false: a claim
+     * is a whole block (before).
+     */
+    bool adaptive = false;
+    double span = 0.1;
 };
 
 struct SimResult {
     double wall = 0;   ///< seconds until the last rank knows there is no more work
-    double busy = 0;   ///< summed task seconds
+    double busy = 0;   ///< summed task seconds at speed 1 (the work, whoever ran it)
+    double capacity = 0;  ///< Cluster::capacity()
     std::uint64_t tasks = 0;    ///< tasks run (each id once)
     std::uint64_t claims = 0;   ///< non-empty claims
     std::uint64_t refills = 0;  ///< round trips to the claim service
     double service_busy = 0;    ///< seconds the claim service worked
     double last_claim_tasks = 0;  ///< mean tasks per claim over the last R claims (the tail)
-    double efficiency(int ranks) const { return busy / (ranks * wall); }
+    std::uint64_t taken_back = 0;  ///< ids ranks took back from another's slot (adaptive)
+    /** busy / (capacity x wall): 1 when every rank's speed is used to the end. */
+    double efficiency(int ranks) const { return busy / ((capacity > 0 ? capacity : ranks) * wall); }
 };
 
 /**

@@ -37,7 +37,8 @@ double DurationLaw::draw(std::uint64_t id) const noexcept
 
 std::string DurationLaw::describe() const
 {
-    const auto capped = cap > 0 ? fmt::format(", capped at {:g} x", cap) : std::string(", uncapped");
+    auto capped = cap > 0 ? fmt::format(", capped at {:g} x", cap) : std::string(", uncapped");
+    if (sweep != 1.0) capped += fmt::format(", size sweep: task id of T x {:g}^(id/(T-1))", sweep);
     switch (kind) {
     case Kind::lognormal: return fmt::format("log-normal (median {:g} s, sigma {:g}{}, seed {})", scale, shape, capped, seed);
     case Kind::pareto: return fmt::format("Pareto (x_m {:g} s, alpha {:g}{}, seed {})", scale, shape, capped, seed);
@@ -49,7 +50,9 @@ std::string DurationLaw::describe() const
 TaskDurations::TaskDurations(const DurationLaw& law, std::uint64_t tasks)
 {
     prefix_.reserve(tasks + 1);
-    for (std::uint64_t id = 0; id < tasks; ++id) add(law.draw(id));
+    // The heavy points of a size sweep lie next to each other in id order, the heaviest last.
+    const double growth = tasks > 1 && law.sweep != 1.0 ? std::log(law.sweep) / static_cast<double>(tasks - 1) : 0.0;
+    for (std::uint64_t id = 0; id < tasks; ++id) add(law.draw(id) * std::exp(growth * static_cast<double>(id)));
 }
 
 TaskDurations::TaskDurations(const std::vector<double>& durations)

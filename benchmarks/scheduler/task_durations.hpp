@@ -14,6 +14,7 @@ struct DurationLaw {
     double shape = 1.0;  ///< lognormal: sigma of the log; pareto: alpha (tail index)
     double cap = 0.0;    ///< no duration above cap x scale; 0 = uncapped
     std::uint64_t seed = 20261122;
+    double sweep = 1.0;  ///< a size sweep: task id of T is `sweep`^(id / (T - 1)) x heavier (1: none)
 
     /** The duration of task `id`, in seconds. */
     double draw(std::uint64_t id) const noexcept;

@@ -1,155 +1,15 @@
 #include "collectives/claims/work_counters.hpp"
 
-#include <pthread.h>
-
-#include <array>
-#include <atomic>
-#include <chrono>
 #include <limits>
 #include <mutex>
 #include <new>
-#include <thread>
+#include <numeric>
+#include <vector>
 
-#include "collectives/claims/claim_policy.hpp"
-#include "collectives/claims/node_segment.hpp"
+#include "base/error.hpp"
+#include "collectives/claims/work_counters_state.hpp"
 
 namespace shardrun::collectives {
-namespace {
-
-/** What the members of one node share. */
-struct NodeShared {
-    pthread_mutex_t lock;
-    std::uint64_t next;  ///< next claim number of the pool (under lock)
-    std::uint64_t end;   ///< end of the pool (under lock)
-    std::uint64_t refills;
-    std::atomic<std::int64_t> ok, failed, running, interrupted;
-    std::atomic<std::int32_t> stop;  ///< a StopLevel
-};
-
-enum MessageKind : std::int64_t { refill_kind = 1, progress_kind = 2, final_kind = 3, stop_kind = 4 };
-constexpr int service_tag = 71;
-constexpr int reply_tag = 72;
-constexpr int stop_tag = 73;
-using Message = std::array<std::int64_t, 6>;  // kind, sender, four values
-
-// Raises `level` to at least `wanted`; levels never fall.
-void raise_level(std::atomic<std::int32_t>& level, std::int32_t wanted)
-{
-    auto current = level.load();
-    while (current < wanted && !level.compare_exchange_weak(current, wanted)) {
-    }
-}
-
-/** Holds the node's process-shared mutex for a scope (pthread's, which std::lock_guard cannot take). */
-class SharedMutexGuard {
-public:
-    explicit SharedMutexGuard(pthread_mutex_t& mutex) : mutex_(mutex) { pthread_mutex_lock(&mutex_); }
-    ~SharedMutexGuard() { pthread_mutex_unlock(&mutex_); }
-    SharedMutexGuard(const SharedMutexGuard&) = delete;
-    SharedMutexGuard& operator=(const SharedMutexGuard&) = delete;
-
-private:
-    pthread_mutex_t& mutex_;
-};
-
-}  // namespace
-
-struct WorkCounters::State {
-    std::unique_ptr<Communicator> service;  // private copy of world: no other traffic matches its tags
-    std::unique_ptr<NodeSegment> segment;
-    NodeShared* shared = nullptr;
-    bool several_nodes = false;
-    bool on_service_node = false;  // progress goes straight to shared memory
-    std::int64_t grant_size = 1;
-    // World rank 0 only: the claim service.
-    std::mutex grant_mutex;
-    std::uint64_t next_grant = 0;
-    std::thread thread;
-    std::atomic<bool> abandon{false};
-    bool finished = false;
-    std::mutex stop_mutex;  // one thread of a rank at a time sends or takes stop messages
-    std::int32_t stop_sent = 0;   // the highest level this rank told the service
-    std::int32_t stop_told = 0;   // rank 0: the highest level the service told every rank
-
-    std::uint64_t grant(std::uint64_t count)
-    {
-        std::lock_guard lock(grant_mutex);
-        const auto first = next_grant;
-        next_grant += count;
-        return first;
-    }
-
-    void add_shared(const ProgressCounts& delta)
-    {
-        shared->ok += delta.ok;
-        shared->failed += delta.failed;
-        shared->running += delta.running;
-        shared->interrupted += delta.interrupted;
-    }
-
-    // A pool runs dry: take the next grant of claim numbers for this node.
-    void refill()
-    {
-        std::uint64_t first = 0;
-        if (service->rank() == 0) {
-            first = grant(static_cast<std::uint64_t>(grant_size));
-        } else {
-            const Message request{refill_kind, service->rank(), grant_size, 0, 0};
-            service->send(std::span<const std::int64_t>(request), 0, service_tag);
-            std::int64_t reply = 0;
-            service->recv(std::span<std::int64_t>(&reply, 1), 0, reply_tag);
-            first = static_cast<std::uint64_t>(reply);
-        }
-        shared->next = first;
-        shared->end = first + static_cast<std::uint64_t>(grant_size);
-        ++shared->refills;
-    }
-
-    // Rank 0, once some rank asked to drain or stop: one notice per level to every other rank
-    // (they take it in stop_level()); its own node already sees the level.
-    void tell_stop()
-    {
-        const auto level = shared->stop.load();
-        if (level <= stop_told) return;
-        stop_told = level;
-        // isend reads its buffer later: one constant per level outlives the send.
-        static const std::array<std::int64_t, 3> notices{0, 1, 2};
-        for (int r = 1; r < service->size(); ++r) {
-            service->isend(std::span<const std::int64_t>(&notices[static_cast<std::size_t>(level)], 1), r, stop_tag)
-                .abandon();  // eager, a few bytes
-        }
-    }
-
-    void serve()
-    {
-        int finals_left = service->size() - 1;
-        Message message{};
-        auto request = service->irecv(std::span<std::int64_t>(message), any_source, service_tag);
-        auto nap = std::chrono::microseconds(20);
-        while (finals_left > 0 && !abandon.load()) {
-            if (!request.test()) {
-                tell_stop();
-                std::this_thread::sleep_for(nap);
-                nap = std::min(nap * 2, std::chrono::microseconds(1000));
-                continue;
-            }
-            nap = std::chrono::microseconds(20);
-            const auto sender = static_cast<int>(message[1]);
-            if (message[0] == refill_kind) {
-                const auto first = static_cast<std::int64_t>(grant(static_cast<std::uint64_t>(message[2])));
-                service->send(std::span<const std::int64_t>(&first, 1), sender, reply_tag);
-            } else if (message[0] == progress_kind) {
-                add_shared({message[2], message[3], message[4], message[5]});
-            } else if (message[0] == final_kind) {
-                --finals_left;
-            } else if (message[0] == stop_kind) {
-                raise_level(shared->stop, static_cast<std::int32_t>(message[2]));
-            }
-            tell_stop();
-            if (finals_left > 0) request = service->irecv(std::span<std::int64_t>(message), any_source, service_tag);
-        }
-    }
-};
 
 WorkCounters::WorkCounters(Communicator& world, Communicator& node, bool claims) : state_(std::make_shared<State>())
 {
@@ -159,10 +19,19 @@ WorkCounters::WorkCounters(Communicator& world, Communicator& node, bool claims)
     s.several_nodes = node_leaders > 1;
     s.on_service_node = node.allreduce_value<std::int32_t>(world.rank() == 0 ? 1 : 0, ReduceOp::max) != 0;
     s.grant_size = static_cast<std::int64_t>(refill_grant(node.allreduce_value<std::int64_t>(claims ? 1 : 0, ReduceOp::sum)));
-    s.segment = std::make_unique<NodeSegment>(node, sizeof(NodeShared));
+    // Each claimer's slot index on the node: how many claimers come before it.
+    std::vector<std::int32_t> claimer_flags(static_cast<std::size_t>(node.size()));
+    const std::int32_t mine = claims ? 1 : 0;
+    node.allgather(std::span<const std::int32_t>(&mine, 1), std::span<std::int32_t>(claimer_flags));
+    const auto before = std::accumulate(claimer_flags.begin(), claimer_flags.begin() + node.rank(), 0);
+    const auto claimers = std::accumulate(claimer_flags.begin(), claimer_flags.end(), 0);
+    if (claims) s.my_slot = before;
+    s.segment = std::make_unique<NodeSegment>(node, sizeof(NodeShared) + sizeof(ClaimSlot) * static_cast<std::size_t>(claimers));
     s.shared = static_cast<NodeShared*>(s.segment->data());
+    s.slots = std::span<ClaimSlot>(reinterpret_cast<ClaimSlot*>(s.shared + 1), static_cast<std::size_t>(claimers));
     if (node.rank() == 0) {
         auto* shared = new (s.shared) NodeShared{};
+        for (auto& slot : s.slots) new (&slot) ClaimSlot{};
         pthread_mutexattr_t attributes;
         pthread_mutexattr_init(&attributes);
         pthread_mutexattr_setpshared(&attributes, PTHREAD_PROCESS_SHARED);
@@ -193,6 +62,47 @@ std::uint64_t WorkCounters::next_claim()
     const SharedMutexGuard guard(s.shared->lock);
     if (s.shared->next >= s.shared->end) s.refill();
     return s.shared->next++;
+}
+
+std::uint64_t WorkCounters::claim_ids(std::uint64_t want, double seconds_per_id, const ClaimBlocks& block_of)
+{
+    auto& s = *state_;
+    if (s.my_slot < 0) SHARDRUN_THROW(Error, "claim_ids on a rank constructed as no claimer");
+    const SharedMutexGuard guard(s.shared->lock);
+    auto& slot = s.slots[static_cast<std::size_t>(s.my_slot)];
+    slot.seconds_per_id = seconds_per_id;
+    if (slot.next < slot.end) return slot.end - slot.next;
+    const auto next_block = [&] {
+        if (s.shared->next >= s.shared->end) s.refill();
+        const auto block = block_of(s.shared->next++);
+        return block;
+    };
+    return fill_slot(s.shared->ids, s.slots, static_cast<std::size_t>(s.my_slot), want, next_block);
+}
+
+std::optional<std::uint64_t> WorkCounters::take_id()
+{
+    auto& s = *state_;
+    if (s.my_slot < 0) return std::nullopt;
+    const SharedMutexGuard guard(s.shared->lock);
+    return take_from_slot(s.slots[static_cast<std::size_t>(s.my_slot)]);
+}
+
+IdSpan WorkCounters::release_ids()
+{
+    auto& s = *state_;
+    if (s.my_slot < 0) return {};
+    const SharedMutexGuard guard(s.shared->lock);
+    auto& slot = s.slots[static_cast<std::size_t>(s.my_slot)];
+    const IdSpan rest{slot.next, slot.end};
+    slot.next = slot.end;
+    return rest;
+}
+
+std::uint64_t WorkCounters::taken_back() const
+{
+    const SharedMutexGuard guard(state_->shared->lock);
+    return state_->shared->ids.taken_back;
 }
 
 void WorkCounters::add_progress(const ProgressCounts& delta)

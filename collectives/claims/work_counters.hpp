@@ -1,8 +1,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 
+#include "collectives/claims/node_claims.hpp"
 #include "collectives/communicator.hpp"
 
 namespace shardrun::collectives {
@@ -51,6 +54,24 @@ public:
 
     /** The next claim number. Thread-safe. */
     std::uint64_t next_claim();
+
+    /** The ids claim number `n` covers; empty once the numbers are used up. Called with the node's lock held. */
+    using ClaimBlocks = std::function<IdSpan(std::uint64_t number)>;
+    /**
+     * Claims up to `want` ids into this claimer's slot in node shared memory, when it is
+     * empty: from the node's open claim block, else a fresh claim number's block (the
+     * pool and its refills as next_claim()), else, once the numbers are used up, ids another
+     * claimer of this node claimed and has not started (fill_slot). Thread-safe.
+     * @param seconds_per_id  this claimer's measured time per id (0: none yet), which claimers that run dry read
+     * @return the ids in the slot (0: this node has none left for it)
+     */
+    std::uint64_t claim_ids(std::uint64_t want, double seconds_per_id, const ClaimBlocks& block_of);
+    /** Starts the next id of this claimer's slot; nullopt when it is empty. Thread-safe. */
+    std::optional<std::uint64_t> take_id();
+    /** Empties this claimer's slot and returns the ids in it, none started (a rank that stops early gives them back). */
+    IdSpan release_ids();
+    /** Ids this node's claimers took back from one another's slots. */
+    std::uint64_t taken_back() const;
     /** Adds to the job-wide progress counts. Thread-safe. */
     void add_progress(const ProgressCounts& delta);
     /** The job-wide counts; complete on world rank 0 (other ranks see their node's share). */

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <span>
 #include <utility>
@@ -83,6 +84,18 @@ std::uint64_t claim_size(std::uint64_t remaining, int groups, std::uint64_t min_
     auto size = std::max<std::uint64_t>((remaining + divisor - 1) / divisor, std::max<std::uint64_t>(min_claim, 1));
     if (max_claim > 0) size = std::min(size, max_claim);
     return std::min(size, remaining);
+}
+
+std::uint64_t adaptive_claim(double seconds_per_task, int slots, double span, std::uint64_t min_claim,
+                             std::uint64_t max_claim) noexcept
+{
+    double ids = 1;
+    if (seconds_per_task > 0) ids = std::floor(span * std::max(slots, 1) / seconds_per_task);
+    // Past 2^52 ids a double no longer counts them exactly; no block is that large anyway.
+    auto size = static_cast<std::uint64_t>(std::clamp(ids, 1.0, 0x1p52));
+    size = std::max(size, min_claim);
+    if (max_claim > 0) size = std::min(size, max_claim);
+    return std::max<std::uint64_t>(size, 1);
 }
 
 ClaimSequence::ClaimSequence(IdRange range, int groups, std::uint64_t min_claim, std::uint64_t max_claim) noexcept

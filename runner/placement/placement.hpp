@@ -67,6 +67,18 @@ IdBatch cyclic_share(IdRange range, int group, int groups) noexcept;
 /** Dynamic claim size: ceil(remaining / (4 * groups)) within [min_claim, max_claim], at most remaining. */
 std::uint64_t claim_size(std::uint64_t remaining, int groups, std::uint64_t min_claim, std::uint64_t max_claim) noexcept;
 
+/** Seconds of the claimant's own work one dynamic claim covers (issue 25: a slow rank claims few ids). */
+inline constexpr double claim_span_seconds = 0.1;
+
+/**
+ * Ids a dynamic claimant asks for: enough to keep its `slots` busy for `span` seconds at its
+ * measured task time, 1 until a task has ended (seconds_per_task 0), within
+ * [min_claim, max_claim]. The claim block it comes out of (ClaimSequence) caps it further
+ * at a share of the remaining ids.
+ */
+std::uint64_t adaptive_claim(double seconds_per_task, int slots, double span, std::uint64_t min_claim,
+                             std::uint64_t max_claim) noexcept;
+
 /**
  * The fixed sequence of dynamic claims over a range: claim n always covers the same ids, so
  * a shared counter of claim numbers (one atomic add per claim) hands out every id once.

@@ -48,6 +48,7 @@ void LoopState::finish(const io::TaskRecord& record, const tasks::TaskOutcome& o
     stats_.startup_seconds += outcome.startup_seconds;
     feed_.task_finished(ok, interrupted);
     if (!interrupted) {
+        source_.task_finished(record.end - record.start);
         sink_.record(record, outcome.values);  // holds io::hdf5_mutex() itself
         stats_.add(record.task_id, record.end - record.start, ok, record.exit_code, outcome.message);
         ++uncommitted_;
@@ -82,7 +83,11 @@ void LoopState::give_back_rest()
         stats_.given_back.push_back({batch_.id(k_), batch_.count - k_, batch_.stride});
         k_ = batch_.count;
     }
-    if (source_.shared()) return;  // the other ranks claim the rest themselves
+    if (source_.shared()) {
+        // The other ranks claim the rest themselves; only what this rank claimed is its to give back.
+        if (const auto claimed = source_.release(); claimed.count > 0) stats_.given_back.push_back(claimed);
+        return;
+    }
     for (auto batch = source_.next(); batch.count > 0; batch = source_.next()) stats_.given_back.push_back(batch);
 }
 

@@ -41,7 +41,7 @@ RankLoopSetup::RankLoopSetup(collectives::Communicator& world, collectives::Comm
     const bool claims = settings_.layout.rank_in_group == 0;
     counters_ = std::make_unique<collectives::WorkCounters>(world, node, claims);
     feed_ = std::make_unique<ProgressFeed>(*counters_);
-    source_ = make_work_source(schedule, element, settings_.layout, *counters_);
+    source_ = make_work_source(schedule, element, settings_.layout, *counters_, settings_.slots);
 }
 
 RankLoopSetup::~RankLoopSetup() = default;

@@ -20,6 +20,7 @@
 
 #include "collectives/mpi/mpi_communicator.hpp"
 #include "runner/job/job_parser.hpp"
+#include "runner/job/job_spec.hpp"
 #include "runner/placement/placement.hpp"
 #include "runner/run/progress.hpp"
 #include "runner/run/rank_loop.hpp"
@@ -94,6 +95,58 @@ TEST_P(WorkCountersModes, ClaimNumbersAreHandedOutOnceAcrossRanks)
         std::iota(expected.begin(), expected.end(), 0);
         EXPECT_EQ(sorted, expected);
     }
+    world->barrier();
+}
+
+// The dynamic source of issue 25: claims sized from the claimant's own task times, ids handed
+// out one at a time from its node slot, take-back on a node; every id of the range once.
+TEST_P(WorkCountersModes, AdaptiveClaimsHandOutEveryIdOnce)
+{
+    const auto world = collectives::mpi::world();
+    const auto node = node_of(*world, GetParam());
+    WorkCounters counters(*world, *node, true);
+    const auto layout = placement::group_layout(world_rank(), world_size(), 1);
+    const auto source = make_work_source(job::ScheduleSpec{}, {5, 1005}, layout, counters);
+    std::vector<std::uint64_t> mine;
+
+    // Rank 0 reports slow tasks (it should claim one at a time), the others fast ones.
+    for (auto batch = source->next(); batch.count > 0; batch = source->next()) {
+        ASSERT_EQ(batch.count, 1u);
+        mine.push_back(batch.first);
+        source->task_finished(world_rank() == 0 ? 1.0 : 1e-4);
+    }
+    counters.finish();
+
+    const auto all = gather_all(mine);
+    if (world_rank() == 0) {
+        auto sorted = all;
+        std::sort(sorted.begin(), sorted.end());
+        std::vector<std::uint64_t> expected(1000);
+        std::iota(expected.begin(), expected.end(), 5);
+        EXPECT_EQ(sorted, expected);
+    }
+    world->barrier();
+}
+
+TEST_P(WorkCountersModes, ARankThatStopsGivesBackWhatItClaimedAndDidNotStart)
+{
+    const auto world = collectives::mpi::world();
+    const auto node = node_of(*world, GetParam());
+    WorkCounters counters(*world, *node, true);
+    const auto layout = placement::group_layout(world_rank(), world_size(), 1);
+    const auto source = make_work_source(job::ScheduleSpec{}, {0, 100000}, layout, counters);
+
+    const auto first = source->next();  // one id, until a task has ended
+    source->task_finished(1e-6);        // then 0.1 s of 1 us tasks: a large claim
+    const auto second = source->next();
+    const auto rest = source->release();
+    counters.finish();
+
+    EXPECT_EQ(first.count, 1u);
+    EXPECT_EQ(second.count, 1u);
+    EXPECT_GT(rest.count, 0u);
+    EXPECT_EQ(rest.first, second.first + 1);
+    EXPECT_EQ(source->release().count, 0u);
     world->barrier();
 }
 

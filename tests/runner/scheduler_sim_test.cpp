@@ -124,6 +124,64 @@ TEST(ClaimLoop, RateOfBackToBackRefills)
     EXPECT_DOUBLE_EQ(rate, 2 / 0.4);
 }
 
+TEST(AdaptiveClaims, EveryIdRunsOnceOnRanksOfDifferentSpeeds)
+{
+    const DurationLaw law{DurationLaw::Kind::lognormal, 1.0, 1.5, 100, 7};
+    const TaskDurations durations(law, 1013);
+    const ClaimCosts costs{1e-7, 5e-6, 2e-6, 2e-5, 1e-3, 8e-5, 2e-7};
+    Schedule adaptive{Policy::dynamic, 1, 0};
+    adaptive.adaptive = true;
+
+    for (const auto& cluster : {Cluster{7, 3}, Cluster{7, 3, rank_slowdowns(7, 3, 10.0, 0.5, 1)}, Cluster{7, 7}}) {
+        const auto result = simulate(durations, cluster, adaptive, costs);
+
+        EXPECT_EQ(result.tasks, 1013u);
+        EXPECT_NEAR(result.busy, durations.total(), 1e-9 * durations.total());
+    }
+}
+
+TEST(AdaptiveClaims, ASlowRankOfOneNodeRunsOneTaskWhereWholeBlocksGaveItDozens)
+{
+    // The issue-25 case: 300 tasks on 2 ranks of one node, rank 0's 1 s, rank 1's 3 ms.
+    const TaskDurations durations(std::vector<double>(300, 0.003));
+    const Cluster cluster{2, 2, {1.0 / 0.003, 1.0}};
+    Schedule whole{Policy::dynamic, 1, 0};
+    Schedule adaptive = whole;
+    adaptive.adaptive = true;
+
+    const auto before = simulate(durations, cluster, whole, {});
+    const auto after = simulate(durations, cluster, adaptive, {});
+    const auto one_each = simulate(durations, cluster, {Policy::dynamic, 1, 1}, {});
+
+    EXPECT_GT(before.wall, 30.0);  // rank 0's first block: 38 tasks of 1 s
+    EXPECT_NEAR(after.wall, 1.0, 1e-9);
+    EXPECT_NEAR(one_each.wall, 1.0, 1e-9);
+}
+
+TEST(AdaptiveClaims, ASizeSweepPutsTheHeavyTasksLast)
+{
+    DurationLaw law{DurationLaw::Kind::constant, 1.0, 1.0, 0, 1};
+    law.sweep = 100;
+
+    const TaskDurations durations(law, 101);
+
+    EXPECT_NEAR(durations.at(0), 1.0, 1e-12);
+    EXPECT_NEAR(durations.at(50), 10.0, 1e-9);
+    EXPECT_NEAR(durations.at(100), 100.0, 1e-9);
+}
+
+TEST(RankSlowdowns, OneSlowNodeAndALogNormalFactor)
+{
+    const auto slow_node = rank_slowdowns(6, 2, 10.0, 0.0, 1);
+    const auto spread = rank_slowdowns(2001, 64, 1.0, 0.5, 1);
+
+    EXPECT_EQ(slow_node, (std::vector<double>{10, 10, 1, 1, 1, 1}));
+    EXPECT_DOUBLE_EQ((Cluster{6, 2, slow_node}.capacity()), 4.2);
+    auto sorted = spread;
+    std::nth_element(sorted.begin(), sorted.begin() + 1000, sorted.end());
+    EXPECT_NEAR(sorted[1000], 1.0, 0.05);
+}
+
 TEST(DurationLaw, DrawsDependOnSeedAndIdAlone)
 {
     const DurationLaw lognormal{DurationLaw::Kind::lognormal, 2.0, 1.0, 10, 3};

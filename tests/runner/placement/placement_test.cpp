@@ -224,6 +224,28 @@ TEST(Placement, ClaimSequenceIsTheSameForEveryGroup)
     EXPECT_EQ(late.count, same.count);
 }
 
+TEST(Placement, AdaptiveClaimIsOneUntilATaskEnds)
+{
+    const auto first = adaptive_claim(0.0, 1, claim_span_seconds, 1, 0);
+
+    EXPECT_EQ(first, 1u);
+    EXPECT_EQ(adaptive_claim(0.0, 4, claim_span_seconds, 1, 0), 1u);
+    EXPECT_EQ(adaptive_claim(0.0, 1, claim_span_seconds, 3, 0), 3u);  // min_claim stays the floor
+}
+
+TEST(Placement, AdaptiveClaimCoversTheSpanOfTheClaimantsOwnWork)
+{
+    const auto fast = adaptive_claim(0.001, 1, 0.1, 1, 0);
+
+    EXPECT_EQ(fast, 100u);
+    EXPECT_EQ(adaptive_claim(0.001, 2, 0.1, 1, 0), 200u);  // two slots run twice the ids in the span
+    EXPECT_EQ(adaptive_claim(1.0, 1, 0.1, 1, 0), 1u);      // a slow claimant claims one at a time
+    EXPECT_EQ(adaptive_claim(10.0, 1, 0.1, 1, 0), 1u);
+    EXPECT_EQ(adaptive_claim(0.001, 1, 0.1, 1, 30), 30u);  // max_claim caps it
+    EXPECT_EQ(adaptive_claim(1.0, 1, 0.1, 5, 0), 5u);      // min_claim floors it
+    EXPECT_EQ(adaptive_claim(1e-30, 1, 0.1, 1, 0), std::uint64_t{1} << 52);
+}
+
 TEST(Placement, ClaimPastTheEndIsEmpty)
 {
     ClaimSequence claims({0, 10}, 1, 1, 0);

@@ -1,0 +1,107 @@
+#include "collectives/claims/work_counters_state.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace shardrun::collectives {
+
+// Claim numbers for a node of `claimers` whose claimers take `seconds_per_id` (refill_grant()).
+std::pair<std::uint64_t, std::uint64_t> WorkCounters::State::grant(int node, std::int64_t claimers, double seconds_per_id)
+{
+    std::lock_guard lock(grant_mutex);
+    speeds.note(node, claimers, seconds_per_id);
+    const auto count = refill_grant(claimers, seconds_per_id, speeds.mean_seconds_per_id());
+    const auto first = next_grant;
+    next_grant += count;
+    return {first, count};
+}
+
+// The node's claimers' mean measured time per id (0 when none has one), with the node's lock held.
+double WorkCounters::State::node_seconds_per_id() const
+{
+    double sum = 0;
+    int known = 0;
+    for (const auto& slot : slots) {
+        if (slot.seconds_per_id <= 0) continue;
+        sum += slot.seconds_per_id;
+        ++known;
+    }
+    return known > 0 ? sum / known : 0.0;
+}
+
+void WorkCounters::State::add_shared(const ProgressCounts& delta)
+{
+    shared->ok += delta.ok;
+    shared->failed += delta.failed;
+    shared->running += delta.running;
+    shared->interrupted += delta.interrupted;
+}
+
+// A pool runs dry: take the next grant of claim numbers for this node.
+void WorkCounters::State::refill()
+{
+    std::pair<std::uint64_t, std::uint64_t> granted;
+    const double seconds_per_id = node_seconds_per_id();
+    if (service->rank() == 0) {
+        granted = grant(0, grant_size, seconds_per_id);
+    } else {
+        // Nanoseconds per id, so the message stays integers.
+        const Message request{refill_kind, service->rank(), grant_size, std::llround(seconds_per_id * 1e9), 0, 0};
+        service->send(std::span<const std::int64_t>(request), 0, service_tag);
+        std::array<std::int64_t, 2> reply{};
+        service->recv(std::span<std::int64_t>(reply), 0, reply_tag);
+        granted = {static_cast<std::uint64_t>(reply[0]), static_cast<std::uint64_t>(reply[1])};
+    }
+    shared->next = granted.first;
+    shared->end = granted.first + granted.second;
+    ++shared->refills;
+}
+
+// Rank 0, once some rank asked to drain or stop: one notice per level to every other rank
+// (they take it in stop_level()); its own node already sees the level.
+void WorkCounters::State::tell_stop()
+{
+    const auto level = shared->stop.load();
+    if (level <= stop_told) return;
+    stop_told = level;
+    // isend reads its buffer later: one constant per level outlives the send.
+    static const std::array<std::int64_t, 3> notices{0, 1, 2};
+    for (int r = 1; r < service->size(); ++r) {
+        service->isend(std::span<const std::int64_t>(&notices[static_cast<std::size_t>(level)], 1), r, stop_tag)
+            .abandon();  // eager, a few bytes
+    }
+}
+
+void WorkCounters::State::serve()
+{
+    int finals_left = service->size() - 1;
+    Message message{};
+    auto request = service->irecv(std::span<std::int64_t>(message), any_source, service_tag);
+    auto nap = std::chrono::microseconds(20);
+    while (finals_left > 0 && !abandon.load()) {
+        if (!request.test()) {
+            tell_stop();
+            std::this_thread::sleep_for(nap);
+            nap = std::min(nap * 2, std::chrono::microseconds(1000));
+            continue;
+        }
+        nap = std::chrono::microseconds(20);
+        const auto sender = static_cast<int>(message[1]);
+        if (message[0] == refill_kind) {
+            const auto [first, count] = grant(sender, message[2], static_cast<double>(message[3]) * 1e-9);
+            const std::array<std::int64_t, 2> reply{static_cast<std::int64_t>(first), static_cast<std::int64_t>(count)};
+            service->send(std::span<const std::int64_t>(reply), sender, reply_tag);
+        } else if (message[0] == progress_kind) {
+            add_shared({message[2], message[3], message[4], message[5]});
+        } else if (message[0] == final_kind) {
+            --finals_left;
+        } else if (message[0] == stop_kind) {
+            raise_level(shared->stop, static_cast<std::int32_t>(message[2]));
+        }
+        tell_stop();
+        if (finals_left > 0) request = service->irecv(std::span<std::int64_t>(message), any_source, service_tag);
+    }
+}
+
+}  // namespace shardrun::collectives
