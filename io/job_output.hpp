@@ -1,13 +1,12 @@
 #pragma once
 
-#include <mpi.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "base/communicator.hpp"
 #include "io/errors.hpp"
 #include "io/output_spec.hpp"
 #include "io/read/status_report.hpp"
@@ -20,14 +19,15 @@
  *
  *     rank 0:     auto lock = prepare_output(options, metadata);        // OutputError -> exit 2
  *     rank 0:     auto done = committed_tasks(options, metadata);       // resume; broadcast it
- *     every rank: auto sink = open_rank_sink(options, metadata, fields, rank, size);
+ *     every rank: auto sink = open_rank_sink(options, metadata, fields, world);  // the run's Communicator
  *                 sink->record(...); sink->commit(); ... sink.reset();  // collective for single
  *     rank 0:     finalize_output(options, metadata, fields, params, size);
  *
  * `shardrun merge` calls merge_output() and `shardrun status` calls status_report()
  * (io/read/status_report.hpp). The words these share with the rest of io (OutputOptions,
  * JobMetadata, ParamColumn, TaskRanges, the job hash) are in io/output_spec.hpp, which has no
- * MPI type: a module that needs only them includes that, not this facade.
+ * MPI type: a module that needs only them includes that, not this facade. Neither has this one:
+ * the run's communicator comes as a base::Communicator (base/communicator.hpp).
  */
 namespace shardrun::io {
 
@@ -80,15 +80,23 @@ struct IdRun {
 std::vector<IdRun> committed_runs(const OutputOptions& options, const JobMetadata& metadata);
 
 /**
- * Every rank: the sink its finished tasks go to. layout shards: this rank's segments in
- * <path>.shards/a<index>/r<rank>/, committed by write-then-rename. layout single: one
- * preallocated file written through MPI-IO by all ranks; opening, commit() and destroying
- * the sink are collective over `comm`, every rank of the run (a rank with nothing to write still calls them).
+ * Every rank: the sink its finished tasks go to, as rank comm.rank() of the run. layout shards:
+ * this rank's segments in <path>.shards/a<index>/r<rank>/, committed by write-then-rename.
+ * layout single: one preallocated file written through MPI-IO by all ranks; opening, commit()
+ * and destroying the sink are collective over `comm`, every rank of the run (a rank with
+ * nothing to write still calls them), which must then be an MPI communicator and outlive the sink.
  * record() throws ResultShapeError for values that do not match `fields`, storing nothing.
  */
 std::unique_ptr<ResultSink> open_rank_sink(const OutputOptions& options, const JobMetadata& metadata,
-                                           const std::vector<FieldSpec>& fields, int rank, int world_size,
-                                           MPI_Comm comm = MPI_COMM_NULL);
+                                           const std::vector<FieldSpec>& fields, base::Communicator& comm);
+
+/**
+ * The same as rank `rank` of `world_size` without a communicator: layout shards only, for
+ * tests and tools that write the shards of ranks they stand in for.
+ * @throws std::invalid_argument for layout single (it is written collectively)
+ */
+std::unique_ptr<ResultSink> open_rank_sink(const OutputOptions& options, const JobMetadata& metadata,
+                                           const std::vector<FieldSpec>& fields, int rank, int world_size);
 
 /** Counts of the tasks of the written output. */
 struct OutputSummary {

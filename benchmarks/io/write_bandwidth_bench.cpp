@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bench_common.hpp"
+#include "collectives/mpi/mpi_communicator.hpp"
 
 namespace fs = std::filesystem;
 using namespace shardrun::io;
@@ -28,7 +29,8 @@ double write_layout(const std::string& path, Layout layout, std::uint64_t tasks,
     const std::uint64_t per_commit = std::max<std::uint64_t>(1, (std::size_t{64} << 20) / bytes);
     const double start = bench::seconds();
     auto lock = prepare_output(options, m);
-    auto sink = open_rank_sink(options, m, fields, 0, 1, MPI_COMM_WORLD);  // layout single writes through MPI-IO
+    const auto world = shardrun::collectives::mpi::world();  // layout single writes through MPI-IO over it
+    auto sink = open_rank_sink(options, m, fields, *world);
     TaskValues values{payload};
     for (std::uint64_t id = 0; id < tasks; ++id) {
         std::memcpy(values[0].data(), &id, sizeof id);  // every row differs

@@ -253,9 +253,9 @@ std::unique_ptr<Communicator> split_by_node(const Communicator& comm)
 
 MPI_Comm native_handle(const Communicator& comm)
 {
-    const auto* mpi = dynamic_cast<const MpiCommunicator*>(&comm);
-    if (mpi == nullptr) throw std::invalid_argument("not an MPI communicator");
-    return mpi->native();
+    MPI_Comm native = MPI_COMM_NULL;
+    if (!comm.native_mpi_comm(&native)) throw std::invalid_argument("not an MPI communicator");
+    return native;
 }
 
 bool threads_may_call_mpi()

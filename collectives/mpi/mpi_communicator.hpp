@@ -19,7 +19,11 @@ public:
 
     int rank() const noexcept override { return rank_; }
     int size() const noexcept override { return size_; }
-    MPI_Comm native() const noexcept { return comm_; }
+    bool native_mpi_comm(void* out) const noexcept override
+    {
+        *static_cast<MPI_Comm*>(out) = comm_;
+        return true;
+    }
 
     std::unique_ptr<Communicator> split(int color, int key) const override;
     void barrier() override;

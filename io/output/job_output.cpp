@@ -92,12 +92,16 @@ std::vector<std::uint64_t> committed_tasks(const OutputOptions& options, const J
 }
 
 std::unique_ptr<ResultSink> open_rank_sink(const OutputOptions& options, const JobMetadata& metadata,
-                                           const std::vector<FieldSpec>& fields, int rank, int world_size, MPI_Comm comm)
+                                           const std::vector<FieldSpec>& fields, base::Communicator& comm)
 {
-    if (options.layout == Layout::single) {
-        if (comm == MPI_COMM_NULL) throw std::invalid_argument("open_rank_sink: layout single needs the run's communicator");
-        return std::make_unique<single::SingleSink>(options, metadata, fields, comm);
-    }
+    if (options.layout == Layout::single) return std::make_unique<single::SingleSink>(options, metadata, fields, comm);
+    return std::make_unique<shards::ShardSink>(options, metadata, fields, comm.rank());
+}
+
+std::unique_ptr<ResultSink> open_rank_sink(const OutputOptions& options, const JobMetadata& metadata,
+                                           const std::vector<FieldSpec>& fields, int rank, int /*world_size*/)
+{
+    if (options.layout == Layout::single) throw std::invalid_argument("open_rank_sink: layout single needs the run's communicator");
     return std::make_unique<shards::ShardSink>(options, metadata, fields, rank);
 }
 

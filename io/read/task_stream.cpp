@@ -3,51 +3,19 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <list>
 #include <numeric>
-#include <optional>
 
 #include "io/errors.hpp"
-#include "io/hdf5/attributes.hpp"
 #include "io/hdf5/column_blocks.hpp"
-#include "io/hdf5/columns.hpp"
-#include "io/hdf5/field_io.hpp"
-#include "io/hdf5/handle.hpp"
-#include "io/hdf5/types.hpp"
-#include "io/master/item_rows.hpp"
-#include "io/output/output_layout.hpp"
-#include "io/shards/segment.hpp"
-#include "io/tasks/tasks_group.hpp"
+#include "io/read/task_stream_sources.hpp"
 
 namespace fs = std::filesystem;
 
 namespace shardrun::io {
+using namespace stream;
+
 namespace {
-
-struct SegmentRef {
-    fs::path file;
-    shards::SegmentSpan span;
-    std::uint64_t lo, hi;  ///< ids of its element
-    std::size_t ordinal;   ///< order of discovery: on a tie the later source wins, as in TaskTable
-};
-
-/** A verified segment in use, with its rows in id order. */
-struct Loaded {
-    shards::Segment segment;
-    std::vector<std::uint32_t> order;
-    std::size_t cursor = 0;
-    std::uint64_t lo, hi;
-    std::size_t ordinal;
-};
-
-struct SingleRef {
-    fs::path file;
-    std::uint64_t lo, hi;
-    std::size_t ordinal;
-    std::optional<hdf5::File> handle;
-    std::unique_ptr<master::ItemRowsReader> items;  ///< of `handle`, made with it
-};
 
 /** Where the winning row's results are: a source's field columns and a row there. */
 struct Winner {
@@ -73,59 +41,7 @@ void take_segment(Loaded& loaded, std::uint64_t b, std::uint64_t e, TaskRows& bl
     }
 }
 
-/**
- * Rows [first, first + n) of a single-layout file's /tasks (and /results). A master's fields
- * over items come back per task through `items`, padded as the shards held them.
- */
-TaskRows read_single_rows(hid_t file, master::ItemRowsReader& items, std::uint64_t first, std::size_t n,
-                          const std::vector<FieldSpec>& fields, const std::vector<bool>& wanted, bool with_fields)
-{
-    auto rows = read_tasks_group(file, first, n);
-    if (!with_fields) return rows;
-    for (std::size_t f = 0; f < fields.size(); ++f) {
-        const auto& field = fields[f];
-        // A field not selected keeps its place (the block's column f), empty: never read.
-        if (!wanted[f]) {
-            rows.fields.emplace_back();
-            continue;
-        }
-        auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(file, ("results/" + field.name).c_str(), H5P_DEFAULT));
-        rows.fields.push_back(field.item_rows && master::ItemRowsReader::assembled(dataset.get())
-                                  ? items.read(dataset.get(), field, first, n)
-                                  : hdf5::read_field_block(dataset.get(), field, first, n));
-    }
-    return rows;
-}
-
-bool same_fields(const std::vector<FieldSpec>& a, const std::vector<FieldSpec>& b)
-{
-    if (a.size() != b.size()) return false;
-    for (std::size_t f = 0; f < a.size(); ++f) {
-        if (a[f].name != b[f].name || a[f].bytes() != b[f].bytes()) return false;
-    }
-    return true;
-}
-
 }  // namespace
-
-struct TaskStream::Impl {
-    std::uint64_t first = 0, end = 0, cursor = 0;
-    std::vector<FieldSpec> fields;
-    std::vector<std::size_t> kept;  ///< the fields delivered (select_fields), indexes into `fields`
-    bool with_fields = true;
-    std::size_t block_rows = stream_block_rows();
-    std::vector<SegmentRef> segments;
-    bool sorted = false;
-    std::size_t next_segment = 0;
-    std::list<Loaded> active;
-    std::vector<SingleRef> singles;
-    std::size_t sources = 0;
-    std::vector<std::string> problems;
-    std::vector<fs::path> invalid;
-
-    /** Loads and verifies a segment into the active set (kept in discovery order), or records why not. */
-    void load(const SegmentRef& ref);
-};
 
 TaskStream::TaskStream(std::uint64_t first, std::uint64_t end, std::vector<FieldSpec> fields, bool with_fields)
     : impl_(std::make_unique<Impl>())
@@ -160,60 +76,6 @@ void TaskStream::select_fields(std::vector<std::size_t> kept)
 const std::vector<std::string>& TaskStream::problems() const noexcept { return impl_->problems; }
 
 const std::vector<fs::path>& TaskStream::invalid_segments() const noexcept { return impl_->invalid; }
-
-void TaskStream::add_element(const std::string& path, int array_index, std::uint64_t first, std::uint64_t end)
-{
-    for (const int rank : layout::rank_indexes(path, array_index)) {
-        for (const auto& file : layout::segments(layout::rank_dir(path, array_index, rank))) {
-            std::string why;
-            const auto span = shards::read_segment_span(file, &why);
-            if (!span) {
-                impl_->problems.push_back(file.string() + ": " + why + "; its tasks are treated as not committed");
-                impl_->invalid.push_back(file);
-                continue;
-            }
-            if (span->rows == 0 || span->last_id < first || span->first_id >= end) continue;
-            impl_->segments.push_back(SegmentRef{file, *span, first, end, impl_->sources++});
-        }
-    }
-    const auto single = layout::single_path(path, array_index);
-    if (fs::exists(single)) add_single(single, first, end);
-}
-
-void TaskStream::add_single(const fs::path& file, std::uint64_t first, std::uint64_t end)
-{
-    hdf5::silence_hdf5_errors();
-    try {
-        auto h5 = SHARDRUN_H5_OPEN(File, H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-        const std::uint64_t rows = tasks_group_rows(h5.get());
-        impl_->singles.push_back(SingleRef{file, first, std::min(end, rows), impl_->sources++, std::move(h5)});
-    } catch (const Hdf5Error& error) {
-        impl_->problems.push_back(file.string() + ": " + error.what() + "; its tasks are treated as not committed");
-    }
-}
-
-void TaskStream::Impl::load(const SegmentRef& ref)
-{
-    auto& s = *this;
-    std::string why;
-    auto segment = shards::read_segment(ref.file, &why, s.with_fields);
-    if (segment && s.with_fields && !s.fields.empty() && !same_fields(segment->fields, s.fields)) {
-        segment.reset();
-        why = "its result fields differ from the job's";
-    }
-    if (!segment) {
-        problems.push_back(ref.file.string() + ": " + why + "; its tasks are treated as not committed");
-        invalid.push_back(ref.file);
-        return;
-    }
-    Loaded loaded{std::move(*segment), {}, 0, ref.lo, ref.hi, ref.ordinal};
-    const auto& ids = loaded.segment.rows.task_id;
-    loaded.order.resize(ids.size());
-    std::iota(loaded.order.begin(), loaded.order.end(), 0u);
-    std::stable_sort(loaded.order.begin(), loaded.order.end(), [&](auto x, auto y) { return ids[x] < ids[y]; });
-    const auto at = std::find_if(s.active.begin(), s.active.end(), [&](const Loaded& other) { return other.ordinal > ref.ordinal; });
-    s.active.insert(at, std::move(loaded));
-}
 
 bool TaskStream::next(TaskRows& block)
 {

@@ -19,9 +19,8 @@ void gather_rows(const std::vector<std::byte>& data, std::size_t row_bytes, cons
 
 void agree(const Collective& collective, herr_t status, const char* call)
 {
-    int failed = status < 0 ? 1 : 0;
-    int any = failed;
-    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, collective.comm);
+    const int failed = status < 0 ? 1 : 0;
+    const int any = collective.comm.allreduce_value(failed, base::ReduceOp::max);
     if (failed) hdf5::throw_hdf5_error(call, __FILE__, __LINE__);
     if (any) SHARDRUN_THROW(Hdf5Error, std::string(call) + " failed on another rank");
 }

@@ -1,12 +1,12 @@
 #pragma once
 
 #include <hdf5.h>
-#include <mpi.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "base/communicator.hpp"
 #include "io/result_types.hpp"
 
 namespace shardrun::io::single {
@@ -17,7 +17,7 @@ namespace shardrun::io::single {
  */
 struct Collective {
     hid_t transfer;
-    MPI_Comm comm;
+    base::Communicator& comm;
 };
 
 /**

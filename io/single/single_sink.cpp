@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <numeric>
+#include <span>
 
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/columns.hpp"
@@ -14,6 +15,7 @@
 #include "io/hdf5/types.hpp"
 #include "io/master/master_file.hpp"
 #include "io/output/output_layout.hpp"
+#include "io/single/native_comm.hpp"
 #include "io/single/row_selection.hpp"
 #include "io/single/single_reasons.hpp"
 #include "io/single/task_reasons.hpp"
@@ -24,10 +26,9 @@ namespace shardrun::io::single {
 namespace {
 
 /** Rank 0 decides whether an existing file can be continued (resume); everyone learns it. */
-bool reusable(MPI_Comm comm, const std::string& file, std::uint64_t task_count)
+bool reusable(base::Communicator& comm, const std::string& file, std::uint64_t task_count)
 {
-    int rank = 0;
-    MPI_Comm_rank(comm, &rank);
+    const int rank = comm.rank();
     int reuse = 0;
     // A planted symlink is never followed: it goes, and a fresh file is made in its place.
     std::error_code error;
@@ -41,8 +42,7 @@ bool reusable(MPI_Comm comm, const std::string& file, std::uint64_t task_count)
         }
         if (!reuse) fs::remove(file);
     }
-    MPI_Bcast(&reuse, 1, MPI_INT, 0, comm);
-    return reuse != 0;
+    return comm.broadcast_value(reuse, 0) != 0;
 }
 
 /**
@@ -57,16 +57,16 @@ std::string write_reason(const Hdf5Error& failure, const std::string& path)
     return failure.cause();
 }
 
-hdf5::PropList parallel_access(MPI_Comm comm)
+hdf5::PropList parallel_access(const base::Communicator& comm)
 {
     auto fapl = SHARDRUN_H5_OPEN(PropList, H5Pcreate(H5P_FILE_ACCESS));
-    SHARDRUN_H5_CHECK(H5Pset_fapl_mpio(fapl.get(), comm, MPI_INFO_NULL));
+    SHARDRUN_H5_CHECK(H5Pset_fapl_mpio(fapl.get(), native_comm(comm), MPI_INFO_NULL));
     // Large datasets start on 1 MiB boundaries: file-system stripes and MPI-IO aggregators line up.
     SHARDRUN_H5_CHECK(H5Pset_alignment(fapl.get(), 64 * 1024, 1024 * 1024));
     return fapl;
 }
 
-hdf5::File open_parallel(MPI_Comm comm, const std::string& file)
+hdf5::File open_parallel(const base::Communicator& comm, const std::string& file)
 {
     const auto fapl = parallel_access(comm);
     return SHARDRUN_H5_OPEN(File, H5Fopen(file.c_str(), H5F_ACC_RDWR, fapl.get()));
@@ -82,9 +82,10 @@ hdf5::PropList collective_transfer()
 }  // namespace
 
 SingleSink::SingleSink(const OutputOptions& options, const JobMetadata& metadata, std::vector<FieldSpec> fields,
-                       MPI_Comm comm)
+                       base::Communicator& comm)
     : fields_(std::move(fields)), comm_(comm), path_(layout::single_path(options.path, metadata.array_index).string())
 {
+    static_cast<void>(native_comm(comm_));  // refused on every rank before the first collective call
     hdf5::silence_hdf5_errors();
     buffer_.fields.resize(fields_.size());
     const auto& file = path_;
@@ -170,10 +171,8 @@ void SingleSink::write_reasons_on_rank0()
         SHARDRUN_THROW(WriteError, "cannot commit results to the single-layout file: " + failure.cause() +
                                    "; free disk space and rerun with --resume");
     }
-    int rank = 0;
-    MPI_Comm_rank(comm_, &rank);
     std::string failed;
-    if (rank == 0) {
+    if (comm_.rank() == 0) {
         try {
             write_reasons(path_, reasons);
         } catch (const Hdf5Error& failure) {
@@ -181,10 +180,8 @@ void SingleSink::write_reasons_on_rank0()
         }
     }
     // Every rank learns rank 0's outcome and fails alike, as after a failed collective write.
-    int length = static_cast<int>(failed.size());
-    MPI_Bcast(&length, 1, MPI_INT, 0, comm_);
-    failed.resize(static_cast<std::size_t>(length));
-    MPI_Bcast(failed.data(), length, MPI_CHAR, 0, comm_);
+    failed.resize(comm_.broadcast_value<std::uint64_t>(failed.size(), 0));
+    comm_.broadcast(std::span<char>(failed), 0);
     if (!failed.empty()) {
         SHARDRUN_THROW(WriteError, "cannot write the task messages and attempts to " + path_ + ": " + failed +
                                    "; free disk space and rerun with --resume");

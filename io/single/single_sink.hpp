@@ -1,11 +1,9 @@
 #pragma once
 
 #include <string>
-
-#include <mpi.h>
-
 #include <vector>
 
+#include "base/communicator.hpp"
 #include "io/hdf5/handle.hpp"
 #include "io/output_spec.hpp"
 #include "io/result_sink.hpp"
@@ -28,7 +26,8 @@ inline constexpr std::size_t fixed_string_bytes = 64;
  */
 class SingleSink : public ResultSink {
 public:
-    SingleSink(const OutputOptions& options, const JobMetadata& metadata, std::vector<FieldSpec> fields, MPI_Comm comm);
+    SingleSink(const OutputOptions& options, const JobMetadata& metadata, std::vector<FieldSpec> fields,
+               base::Communicator& comm);
     ~SingleSink() override;
 
     void record_locked(const TaskRecord& record, const TaskValues& values) override;
@@ -42,7 +41,7 @@ private:
     std::vector<FieldSpec> fields_;
     TaskRows buffer_;
     std::vector<std::byte> sorted_;  ///< rows of one field in task order; reused across commits
-    MPI_Comm comm_;
+    base::Communicator& comm_;  ///< the run's (an MPI communicator: MPI-IO opens the file over it)
     std::string path_;  ///< the element's single.h5, named in errors
     hdf5::File file_;   ///< open (through MPI-IO) from construction to each commit's end
 };

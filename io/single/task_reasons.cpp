@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "io/errors.hpp"
+#include "io/single/native_comm.hpp"
 
 namespace shardrun::io::single {
 namespace {
@@ -91,17 +92,13 @@ TaskReasons unpack_sorted(const std::vector<char>& bytes)
 
 }  // namespace
 
-TaskReasons gather_reasons(MPI_Comm comm, const TaskRows& rows)
+TaskReasons gather_reasons(base::Communicator& comm, const TaskRows& rows)
 {
-    int rank = 0, size = 1;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
+    const int rank = comm.rank();
     const auto local = pack(rows);
     // Every rank learns every size, so that all of them refuse together instead of one
     // leaving the others blocked in the gather.
-    std::vector<std::uint64_t> sizes(static_cast<std::size_t>(size));
-    const std::uint64_t mine = local.size();
-    MPI_Allgather(&mine, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, comm);
+    const auto sizes = comm.allgather_value<std::uint64_t>(local.size());
     const auto total = std::accumulate(sizes.begin(), sizes.end(), std::uint64_t{0});
     if (total > static_cast<std::uint64_t>(INT_MAX)) {
         SHARDRUN_THROW(WriteError, "the task reasons and attempt logs of one single-layout commit exceed 2 GiB; "
@@ -111,7 +108,7 @@ TaskReasons gather_reasons(MPI_Comm comm, const TaskRows& rows)
     std::exclusive_scan(counts.begin(), counts.end(), offsets.begin(), 0);
     std::vector<char> all(rank == 0 ? static_cast<std::size_t>(total) : 0);
     MPI_Gatherv(local.data(), static_cast<int>(local.size()), MPI_CHAR, all.data(), counts.data(), offsets.data(),
-                MPI_CHAR, 0, comm);
+                MPI_CHAR, 0, native_comm(comm));
     return rank == 0 ? unpack_sorted(all) : TaskReasons{};
 }
 

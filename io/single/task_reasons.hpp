@@ -1,11 +1,10 @@
 #pragma once
 
-#include <mpi.h>
-
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "base/communicator.hpp"
 #include "io/tasks/task_rows.hpp"
 
 namespace shardrun::io::single {
@@ -27,9 +26,10 @@ struct TaskReasons {
 
 /**
  * Collective over `comm`: the task_id, message and attempt_log of every rank's `rows`, on
- * rank 0 (sorted by task id); empty on the other ranks. One MPI_Gatherv of bytes.
+ * rank 0 (sorted by task id); empty on the other ranks. One MPI_Gatherv of bytes (to rank 0
+ * only, which the Communicator interface does not offer: through native_comm.hpp).
  * @throws WriteError on every rank when one rank holds more than 2 GiB of them (MPI's int counts)
  */
-TaskReasons gather_reasons(MPI_Comm comm, const TaskRows& rows);
+TaskReasons gather_reasons(base::Communicator& comm, const TaskRows& rows);
 
 }  // namespace shardrun::io::single

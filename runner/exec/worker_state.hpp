@@ -48,6 +48,17 @@ struct WorkerPool::Worker {
     std::thread reader;
 };
 
+/** True once the rank was asked to stop (its remaining tasks are not sent). */
+inline bool stopping(const TaskContext& context) { return context.stop != nullptr && context.stop->load(); }
+
+inline std::chrono::steady_clock::duration seconds(double s)
+{
+    return std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s));
+}
+
+// An answer printed on stdout may be a debug echo of one also sent on fd 3: give fd 3 this long to bring it.
+inline constexpr auto hint_grace = std::chrono::seconds(1);
+
 /** "exited with status 3", "killed by signal 9". */
 std::string describe_wait_status(int status);
 

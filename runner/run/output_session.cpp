@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 
-#include "collectives/mpi/mpi_communicator.hpp"
 #include "runner/run/agreement.hpp"
 #include "runner/run/job_param_source.hpp"
 #include "runner/version.hpp"
@@ -67,8 +66,7 @@ OutputSession::OutputSession(collectives::Communicator& world, const PreparedJob
     });
     if (resume) load_committed(element);
     run_agreed(world_, [&] {
-        sink_ = io::open_rank_sink(options_, metadata_, job.fields, rank_, world_size_,
-                                   collectives::mpi::native_handle(world_));
+        sink_ = io::open_rank_sink(options_, metadata_, job.fields, world_);
     });
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "collectives/mpi/mpi_communicator.hpp"
 #include "output_test_support.hpp"
 
 namespace shardrun::io::testing {
@@ -44,7 +45,8 @@ OutputSummary run_parallel_job(const OutputOptions& options, std::uint64_t task_
     done.resize(count);
     MPI_Bcast(done.data(), static_cast<int>(count), MPI_UINT64_T, 0, MPI_COMM_WORLD);
     const auto fields = test_fields();
-    auto sink = open_rank_sink(options, metadata, fields, rank, size, MPI_COMM_WORLD);
+    const auto world = collectives::mpi::world();  // outlives the sink: the single layout writes over it
+    auto sink = open_rank_sink(options, metadata, fields, *world);
     const std::uint64_t chunk = 3, chunks = (task_count + chunk - 1) / chunk, chunks_per_round = 5;
     for (std::uint64_t first = 0; first < chunks; first += chunks_per_round) {
         const auto last = std::min(chunks, first + chunks_per_round);
