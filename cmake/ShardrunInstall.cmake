@@ -36,6 +36,8 @@ install(DIRECTORY
   DESTINATION ${SHARDRUN_INSTALL_INCLUDEDIR}
   FILES_MATCHING PATTERN "*.hpp")
 install(FILES ${CMAKE_BINARY_DIR}/generated/runner/version.hpp DESTINATION ${SHARDRUN_INSTALL_INCLUDEDIR}/runner)
+install(FILES ${CMAKE_BINARY_DIR}/generated/kernels/common/cuda_kernel_list.hpp
+  DESTINATION ${SHARDRUN_INSTALL_INCLUDEDIR}/kernels/common)
 
 install(EXPORT shardrunTargets NAMESPACE shardrun:: DESTINATION ${SHARDRUN_INSTALL_CMAKEDIR})
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/shardrunConfig.cmake.in

@@ -37,6 +37,10 @@ namespace cuda {
 SHARDRUN_DECLARE_BLUR_KERNEL;
 }  // namespace cuda
 
+/** The CUDA backend's entry for blur (kernels/common/cuda_kernel_list.hpp.in says how). */
+#define SHARDRUN_BLUR_CUDA_TABLE(X) \
+    X(cuda, blur, blur, "blur", SHARDRUN_DECLARE_BLUR_KERNEL, (device, shape, input, output))
+
 inline SHARDRUN_DECLARE_BLUR_KERNEL
 {
     switch (device.kind) {
@@ -45,5 +49,10 @@ inline SHARDRUN_DECLARE_BLUR_KERNEL
     }
     cpu::blur(device, shape, input, output);
 }
+
+namespace reference {
+/** What blur computes: a direct 2-D Gaussian convolution (float64 weights, clamped borders; blur_check.cpp). */
+std::vector<double> blur(const BlurShape& shape, const float* input);
+}  // namespace reference
 
 }  // namespace shardrun::kernels

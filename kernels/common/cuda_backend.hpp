@@ -16,13 +16,23 @@
 #include "kernels/common/cuda_runtime.hpp"
 #include "kernels/common/device_buffer.hpp"
 #include "kernels/common/device.hpp"
-#include "kernels/gemm/gemm.hpp"
-#include "kernels/mlp/mlp.hpp"
+
+// Each kernel entry point's function type, from its declaration: a namespace of its own per
+// entry holds the one declaration, so that an overloaded function (gemm) has one type.
+#define SHARDRUN_KERNEL_TABLE_SIGNATURE(scope, member, function, label, declare, arguments) \
+    namespace shardrun::kernels::scope::kernel_table_signature_##member {                     \
+    declare;                                                                                  \
+    }
+SHARDRUN_CUDA_KERNELS(SHARDRUN_KERNEL_TABLE_SIGNATURE)
+#undef SHARDRUN_KERNEL_TABLE_SIGNATURE
 
 namespace shardrun::kernels::cuda {
 
-/** Raise whenever an entry is added, removed or changes type. */
-inline constexpr std::uint32_t kernel_table_abi_version = 1;
+/**
+ * Raise whenever a hand-written entry is added, removed or changes type; the kernels' entries
+ * change with the kernel folders, which `size` catches (library and binary come from one build).
+ */
+inline constexpr std::uint32_t kernel_table_abi_version = 2;
 
 /** Name of the getter the library exports: `const KernelTable* (std::uint32_t abi_version)`. */
 inline constexpr const char* kernel_table_symbol = "shardrun_cuda_kernel_table";
@@ -47,20 +57,11 @@ struct KernelTable {
     decltype(&cuda::compute_stream) compute_stream = nullptr;
     decltype(&cuda::order_after) order_after = nullptr;
 
-    GemmTiming (*gemm_float)(const Device&, const GemmShape&, const float*, const float*, float*, int) = nullptr;
-    GemmTiming (*gemm_double)(const Device&, const GemmShape&, const double*, const double*, double*, int) = nullptr;
-#define SHARDRUN_KERNEL_TABLE_ENTRY(name, label, declare, arguments) decltype(&cuda::name) name = nullptr;
+    // One entry per line of the kernel folders' SHARDRUN_<NAME>_CUDA_TABLE (cuda_kernel_list.hpp).
+#define SHARDRUN_KERNEL_TABLE_ENTRY(scope, member, function, label, declare, arguments) \
+    decltype(&kernels::scope::kernel_table_signature_##member::function) member = nullptr;
     SHARDRUN_CUDA_KERNELS(SHARDRUN_KERNEL_TABLE_ENTRY)
 #undef SHARDRUN_KERNEL_TABLE_ENTRY
-
-    decltype(&mlp::cuda::matmul) mlp_matmul = nullptr;
-    decltype(&mlp::cuda::add_bias) mlp_add_bias = nullptr;
-    decltype(&mlp::cuda::relu_backward) mlp_relu_backward = nullptr;
-    decltype(&mlp::cuda::column_sums) mlp_column_sums = nullptr;
-    decltype(&mlp::cuda::softmax_cross_entropy) mlp_softmax_cross_entropy = nullptr;
-    decltype(&mlp::cuda::score) mlp_score = nullptr;
-    decltype(&mlp::cuda::sgd_momentum) mlp_sgd_momentum = nullptr;
-    decltype(&mlp::cuda::adam) mlp_adam = nullptr;
 };
 
 /**

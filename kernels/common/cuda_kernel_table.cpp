@@ -15,19 +15,11 @@ KernelTable make_table()
     table.copy_device_to_host = &copy_device_to_host;
     table.compute_stream = &compute_stream;
     table.order_after = &order_after;
-    table.gemm_float = &gemm;
-    table.gemm_double = &gemm;
-#define SHARDRUN_KERNEL_TABLE_FILL(name, label, declare, arguments) table.name = &name;
+    // The entry's type picks the overload (gemm's float and double).
+#define SHARDRUN_KERNEL_TABLE_FILL(scope, member, function, label, declare, arguments) \
+    table.member = &kernels::scope::function;
     SHARDRUN_CUDA_KERNELS(SHARDRUN_KERNEL_TABLE_FILL)
 #undef SHARDRUN_KERNEL_TABLE_FILL
-    table.mlp_matmul = &mlp::cuda::matmul;
-    table.mlp_add_bias = &mlp::cuda::add_bias;
-    table.mlp_relu_backward = &mlp::cuda::relu_backward;
-    table.mlp_column_sums = &mlp::cuda::column_sums;
-    table.mlp_softmax_cross_entropy = &mlp::cuda::softmax_cross_entropy;
-    table.mlp_score = &mlp::cuda::score;
-    table.mlp_sgd_momentum = &mlp::cuda::sgd_momentum;
-    table.mlp_adam = &mlp::cuda::adam;
     return table;
 }
 

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "kernels/common/device.hpp"
 #include "kernels/embed/embed_element.hpp"
@@ -40,6 +41,10 @@ namespace cuda {
 SHARDRUN_DECLARE_EMBED_KERNEL;
 }  // namespace cuda
 
+/** The CUDA backend's entry for embed (kernels/common/cuda_kernel_list.hpp.in says how). */
+#define SHARDRUN_EMBED_CUDA_TABLE(X) \
+    X(cuda, embed, embed, "embed", SHARDRUN_DECLARE_EMBED_KERNEL, (device, shape, inputs, weights, embeddings))
+
 inline SHARDRUN_DECLARE_EMBED_KERNEL
 {
     switch (device.kind) {
@@ -48,5 +53,10 @@ inline SHARDRUN_DECLARE_EMBED_KERNEL
     }
     cpu::embed(device, shape, inputs, weights, embeddings);
 }
+
+namespace reference {
+/** What embed computes: act(X·W) normalised per row, in float64 (embed_check.cpp). */
+std::vector<double> embed(const EmbedShape& shape, const float* inputs, const float* weights);
+}  // namespace reference
 
 }  // namespace shardrun::kernels

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "kernels/common/device.hpp"
 
@@ -39,6 +40,11 @@ SHARDRUN_DECLARE_GEMM_KERNEL(float);
 SHARDRUN_DECLARE_GEMM_KERNEL(double);
 }  // namespace cuda
 
+/** The CUDA backend's entries for gemm (kernels/common/cuda_kernel_list.hpp.in says how). */
+#define SHARDRUN_GEMM_CUDA_TABLE(X)                                                                          \
+    X(cuda, gemm_float, gemm, "gemm", SHARDRUN_DECLARE_GEMM_KERNEL(float), (device, shape, a, b, c, repeats)) \
+    X(cuda, gemm_double, gemm, "gemm", SHARDRUN_DECLARE_GEMM_KERNEL(double), (device, shape, a, b, c, repeats))
+
 /** Runs on device.kind's backend. */
 template <typename T>
 GemmTiming gemm(const Device& device, const GemmShape& shape, const T* a, const T* b, T* c, int repeats)
@@ -49,5 +55,11 @@ GemmTiming gemm(const Device& device, const GemmShape& shape, const T* a, const 
     }
     return cpu::gemm(device, shape, a, b, c, repeats);
 }
+
+namespace reference {
+/** What gemm computes: C = A·B with a float64 triple loop (slow on purpose; gemm_check.cpp). */
+std::vector<double> gemm(const GemmShape& shape, const float* a, const float* b);
+std::vector<double> gemm(const GemmShape& shape, const double* a, const double* b);
+}  // namespace reference
 
 }  // namespace shardrun::kernels

@@ -50,6 +50,10 @@ namespace cuda {
 SHARDRUN_DECLARE_HEAT2D_KERNEL;
 }  // namespace cuda
 
+/** The CUDA backend's entry for heat2d (kernels/common/cuda_kernel_list.hpp.in says how). */
+#define SHARDRUN_HEAT2D_CUDA_TABLE(X) \
+    X(cuda, heat2d, heat2d, "heat2d", SHARDRUN_DECLARE_HEAT2D_KERNEL, (device, params, field))
+
 inline SHARDRUN_DECLARE_HEAT2D_KERNEL
 {
     switch (device.kind) {
@@ -58,5 +62,10 @@ inline SHARDRUN_DECLARE_HEAT2D_KERNEL
     }
     cpu::heat2d(device, params, field);
 }
+
+namespace reference {
+/** What heat2d computes: params.steps explicit steps of the 5-point scheme, one point at a time (heat2d_check.cpp). */
+std::vector<double> heat2d(const Heat2dParams& params, std::vector<double> field);
+}  // namespace reference
 
 }  // namespace shardrun::kernels

@@ -50,6 +50,11 @@ namespace cuda {
 SHARDRUN_DECLARE_MONTECARLO_KERNEL;
 }  // namespace cuda
 
+/** The CUDA backend's entry for montecarlo (kernels/common/cuda_kernel_list.hpp.in says how). */
+#define SHARDRUN_MONTECARLO_CUDA_TABLE(X)                                                      \
+    X(cuda, montecarlo_sums, montecarlo_sums, "montecarlo", SHARDRUN_DECLARE_MONTECARLO_KERNEL, \
+      (device, option, seed, first_path, path_count))
+
 inline SHARDRUN_DECLARE_MONTECARLO_KERNEL
 {
     switch (device.kind) {
@@ -58,5 +63,10 @@ inline SHARDRUN_DECLARE_MONTECARLO_KERNEL
     }
     return cpu::montecarlo_sums(device, option, seed, first_path, path_count);
 }
+
+namespace reference {
+/** Mean discounted payoff of paths [0, paths) summed in float64, no fixed point (montecarlo_check.cpp). */
+double montecarlo(const OptionParams& option, std::uint64_t seed, std::int64_t paths);
+}  // namespace reference
 
 }  // namespace shardrun::kernels

@@ -4,21 +4,6 @@
 #include <utility>
 
 namespace shardrun::kernels {
-const std::vector<SelftestCase>& selftest_cases_list()
-{
-    // One row of `shardrun selftest` each; "montecarlo/bs" checks montecarlo against Black-Scholes.
-    static const std::vector<SelftestCase> cases = {
-        {"gemm", "float32", selftest_cases::gemm_float32},
-        {"gemm", "float64", selftest_cases::gemm_float64},
-        {"blur", "float32", selftest_cases::blur_float32},
-        {"heat2d", "float64", selftest_cases::heat2d_float64},
-        {"montecarlo", "float64", selftest_cases::montecarlo_paths},
-        {"montecarlo/bs", "float64", selftest_cases::montecarlo_closed_form},
-        {"embed", "float32", selftest_cases::embed_float32},
-    };
-    return cases;
-}
-
 std::vector<SelftestRow> run_selftest(const Device& device)
 {
     std::vector<SelftestRow> rows;

@@ -26,21 +26,14 @@ struct SelftestCase {
     SelftestRow (*run)(const Device& device);
 };
 
-/** Every check, in the order run_selftest() runs them: a new kernel adds its line here. */
+/**
+ * Every check, in the order run_selftest() runs them: each kernel folder's
+ * kernels/<name>/<name>_check.cpp defines `std::vector<SelftestCase> <name>_selftest_cases()`, and
+ * the build collects them (generated from selftest_case_list.cpp.in).
+ */
 const std::vector<SelftestCase>& selftest_cases_list();
 
 /** Runs every kernel on small seeded random inputs on `device`; never throws. */
 std::vector<SelftestRow> run_selftest(const Device& device);
-
-/** @internal The individual checks, one row each (may throw). */
-namespace selftest_cases {
-SelftestRow gemm_float32(const Device& device);
-SelftestRow gemm_float64(const Device& device);
-SelftestRow blur_float32(const Device& device);
-SelftestRow heat2d_float64(const Device& device);
-SelftestRow montecarlo_paths(const Device& device);
-SelftestRow montecarlo_closed_form(const Device& device);
-SelftestRow embed_float32(const Device& device);
-}  // namespace selftest_cases
 
 }  // namespace shardrun::kernels

@@ -35,7 +35,7 @@ struct TaskKindEntry {
  * kernel kinds gemm, blur, heat2d, montecarlo, embed), then the registered ones in the order
  * register_task_kind() added them. The reference stays valid until the next registration.
  * Each built-in kind's row comes from its own runner/tasks/<name>_kind.cpp (<name>_kind_entry()),
- * listed once in registry.cpp.
+ * which the build finds (runner/tasks/kinds.cmake); kinds not in the order above follow by name.
  */
 const std::vector<TaskKindEntry>& task_kinds();
 

@@ -227,7 +227,8 @@ TEST(KernelKinds, EveryKernelKindHasASelftestCase)
         const auto found = std::find_if(cases.begin(), cases.end(),
                                         [&](const kernels::SelftestCase& c) { return entry->name == c.kernel; });
         EXPECT_NE(found, cases.end()) << "task kind '" << entry->name
-                                      << "' is a kernel kind without a case in kernels/selftest/selftest.cpp";
+                                      << "' is a kernel kind without a case: kernels/" << entry->name << "/" << entry->name
+                                      << "_check.cpp defines " << entry->name << "_selftest_cases()";
     }
 }
 
