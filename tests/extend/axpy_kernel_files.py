@@ -4,8 +4,7 @@ A trivial kernel: y = a·x + y over n values with x_i = i and y_i = 1, so the su
 a·n(n-1)/2 + n."""
 
 NAME = "axpy"
-# In the README's list but not written: the copy is configured with SHARDRUN_CUDA=OFF, which builds
-# no *.cu (throwaway_kernel_kind_test.py says more).
+# Compiled (into the CUDA backend) only where the tree's own build has CUDA; never run here (no GPU).
 CUDA_HALF = "kernels/NAME/NAME_cuda.cu"
 
 FILES = {
@@ -74,7 +73,41 @@ void axpy(const Device&, const AxpyShape& shape, const double* x, double* y)
 
 }  // namespace shardrun::kernels::cpu
 """,
-    CUDA_HALF: None,
+    CUDA_HALF: r"""#include <cstddef>
+
+#include "kernels/axpy/axpy.hpp"
+#include "kernels/common/cuda_check.cuh"
+
+namespace shardrun::kernels::cuda {
+namespace {
+
+__global__ void axpy_values(std::int64_t n, double a, const double* x, double* y)
+{
+    const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+    if (i < n) y[i] = axpy_element(a, x[i], y[i]);
+}
+
+}  // namespace
+
+void axpy(const Device& device, const AxpyShape& shape, const double* x, double* y)
+{
+    const std::size_t count = static_cast<std::size_t>(shape.n);
+    const cudaStream_t stream = rank_stream(device.ordinal);
+    DeviceBuffer<double> dx(count), dy(count);
+    SHARDRUN_CUDA_CHECK(cudaMemcpyAsync(dx.get(), x, dx.bytes(), cudaMemcpyHostToDevice, stream));
+    SHARDRUN_CUDA_CHECK(cudaMemcpyAsync(dy.get(), y, dy.bytes(), cudaMemcpyHostToDevice, stream));
+    const unsigned block = 256;
+    const auto grid = static_cast<unsigned>((shape.n + block - 1) / block);
+    if (grid > 0) {
+        axpy_values<<<grid, block, 0, stream>>>(shape.n, shape.a, dx.get(), dy.get());
+        SHARDRUN_CUDA_CHECK_LAUNCH();
+    }
+    SHARDRUN_CUDA_CHECK(cudaMemcpyAsync(y, dy.get(), dy.bytes(), cudaMemcpyDeviceToHost, stream));
+    SHARDRUN_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+}  // namespace shardrun::kernels::cuda
+""",
     "kernels/NAME/NAME_check.cpp": r"""#include "kernels/axpy/axpy.hpp"
 #include "kernels/selftest/selftest_case_support.hpp"
 

@@ -1,15 +1,16 @@
 """Issue 21's "done when": a throwaway kernel kind, `axpy`, added by writing exactly the files
 that README.md ("Extending shardrun", "A kernel kind") lists, into a copy of the source tree under
-the build tree; the copy is configured without CUDA and without tests, only `shardrun` is built,
-and the new kind runs a sweep under mpiexec -np 2, is listed by `shardrun kinds` and checked by
-`shardrun selftest`. The README's list is parsed, so the test fails when the list and the files a
-new kernel kind needs drift apart.
+the build tree; the copy is configured as the tree's own build is (compilers, build type,
+sanitizers, CUDA and its architectures: so ccache, when installed, reuses the tree's objects),
+without tests; `shardrun` is built, and where the tree has CUDA also the CUDA backend with the
+new kernel's CUDA half (compiled, not run: no GPU here); the new kind runs a sweep on the CPU
+under mpiexec -np 2, is listed by `shardrun kinds` and checked by `shardrun selftest`. The
+README's list is parsed, so the test fails when the list and the files a new kernel kind needs
+drift apart.
 
-Two of the listed files are not built, and the test says so:
-- kernels/NAME/NAME_cuda.cu is left out: the copy is configured with SHARDRUN_CUDA=OFF, which
-  builds no *.cu (the dispatch's cuda:: call is the generated forwarder, which throws NotCompiled there);
-- tests/kernels/NAME/NAME_cpu_test.cpp is written but not compiled: the copy has
-  SHARDRUN_BUILD_TESTS=OFF, to keep this test to the one target.
+One listed file is written but not compiled, and the test says so:
+tests/kernels/NAME/NAME_cpu_test.cpp: the copy has SHARDRUN_BUILD_TESTS=OFF, to keep this test to
+the binary (and the CUDA backend).
 """
 import os
 import re
@@ -21,7 +22,7 @@ import unittest
 
 import h5py
 
-from axpy_kernel_files import CUDA_HALF, FILES, JOB, NAME
+from axpy_kernel_files import FILES, JOB, NAME
 
 SOURCE_DIR = os.environ["SHARDRUN_SOURCE_DIR"]
 BUILD_DIR = os.environ["SHARDRUN_BUILD_DIR"]
@@ -65,14 +66,21 @@ def same_compilation_as(build_dir):
     """The -D options of build_dir that decide how a file compiles (compilers, build type,
     sanitizers), so that ccache reuses what building the tree itself compiled: scripts/build uses
     ccache when it is installed, with CCACHE_BASEDIR at the tree, as this test does at the copy."""
-    wanted = ("CMAKE_BUILD_TYPE", "CMAKE_C_COMPILER", "CMAKE_CXX_COMPILER", "SHARDRUN_SANITIZE")
+    wanted = ("CMAKE_BUILD_TYPE", "CMAKE_C_COMPILER", "CMAKE_CXX_COMPILER", "SHARDRUN_SANITIZE",
+              "CMAKE_CUDA_ARCHITECTURES", "CMAKE_CUDA_COMPILER")
     options = {"CMAKE_BUILD_TYPE": "Release"}
     with open(os.path.join(build_dir, "CMakeCache.txt")) as f:
         for line in f:
             name, _, value = line.rstrip("\n").partition("=")
             if name.split(":")[0] in wanted and value:
                 options[name.split(":")[0]] = value
+    options["SHARDRUN_CUDA"] = "ON" if has_cuda(build_dir) else "OFF"
     return [f"-D{name}={value}" for name, value in options.items()]
+
+
+def has_cuda(build_dir):
+    """Whether build_dir was built with CUDA: its CUDA backend library is there."""
+    return os.path.exists(os.path.join(build_dir, "libshardrun_cuda.so"))
 
 
 def write_readme_row(path, row):
@@ -110,10 +118,6 @@ class ThrowawayKernelKindTest(unittest.TestCase):
             shutil.copy2(os.path.join(SOURCE_DIR, rel), target)
         for rel, text in FILES.items():
             path = os.path.join(src, rel.replace("NAME", NAME))
-            if text is None:
-                self.assertEqual(rel, CUDA_HALF)  # left out: the copy builds no CUDA (SHARDRUN_CUDA=OFF)
-                self.assertFalse(os.path.exists(path))
-                continue
             if rel == "README.md":
                 write_readme_row(path, text)
                 continue
@@ -123,14 +127,21 @@ class ThrowawayKernelKindTest(unittest.TestCase):
                 f.write(text)
 
         build = os.path.join(src, "build")
-        configure = [CMAKE, "-S", src, "-B", build, "-DSHARDRUN_CUDA=OFF", "-DSHARDRUN_BUILD_TESTS=OFF",
+        configure = [CMAKE, "-S", src, "-B", build, "-DSHARDRUN_BUILD_TESTS=OFF",
                      "-DSHARDRUN_BUILD_BENCHMARKS=OFF", *same_compilation_as(BUILD_DIR)]
         env = dict(os.environ)
         if shutil.which("ccache"):
             configure += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"]
             env["CCACHE_BASEDIR"] = src
+        if has_cuda(BUILD_DIR):
+            configure += ["-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache"] if shutil.which("ccache") else []
         check_call(configure, self.log, env=env)
-        check_call([CMAKE, "--build", build, "-j2", "--target", "shardrun"], self.log, env=env)
+        # With CUDA, the backend library too: the kernel's CUDA half compiles and joins the table.
+        targets = ["shardrun"] + (["shardrun_cuda"] if has_cuda(BUILD_DIR) else [])
+        check_call([CMAKE, "--build", build, "-j2", "--target", *targets], self.log, env=env)
+        if has_cuda(BUILD_DIR):
+            nm = check_call(["nm", "-C", os.path.join(build, "libshardrun_cuda.so")], self.log).stdout
+            self.assertIn("kernels::cuda::axpy", nm, "the CUDA half did not join the backend")
         shardrun = os.path.join(build, "shardrun")
 
         kinds = check_call([shardrun, "kinds"], self.log).stdout
