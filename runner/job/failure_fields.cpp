@@ -1,12 +1,12 @@
 // max_failures and fail_fast: how many failed tasks a run accepts before it stops taking more.
-#include "runner/job/failure_fields.hpp"
-
 #include "runner/job/job_sections.hpp"
+#include "runner/job/section_reads.hpp"
 
 namespace shardrun::job {
 
-void parse_failure_fields(const YAML::Node& root, const YamlContext& context, JobSpec& spec)
+void read_failure_fields(const YAML::Node& root, const YamlContext& context, JobRead& job)
 {
+    auto& spec = job.spec;
     if (const auto node = root["max_failures"]) {
         spec.max_failures = read_integer(node, context, "max_failures", 1);
     }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "runner/job/job_checks.hpp"
 #include "runner/job/sweep_axes.hpp"
 
 namespace shardrun::job {
@@ -69,13 +70,14 @@ std::variant<std::uint64_t, std::string> parameter_extent(const Sweep& sweep, co
                        known.empty() ? " (this job has none)" : fmt::format(" ({})", fmt::join(known, ", ")));
 }
 
-void resolve_param_shapes(const YAML::Node& exec, const YamlContext& context, JobSpec& spec)
+void resolve_param_shapes(JobRead& job, const YamlContext& context)
 {
+    auto& spec = job.spec;
     auto& fields = spec.exec.results;
     for (auto& field : fields) {
         if (field.length_param.empty()) continue;
         const auto path = fmt::format("exec.results.{}[{}]", field.name, field.length_axis + 1);
-        const auto node = exec && exec["results"] ? exec["results"][field.name][field.length_axis + 1] : exec;
+        const auto node = job.marks.value(path);
         const auto extent = parameter_extent(spec.sweep, spec.params, field.length_param);
         if (const auto* problem = std::get_if<std::string>(&extent)) context.fail(node, path, *problem);
         const auto largest = std::get<std::uint64_t>(extent);
@@ -91,10 +93,8 @@ void resolve_param_shapes(const YAML::Node& exec, const YamlContext& context, Jo
         const auto length = io::length_field_name(field.name);
         const auto taken = std::find_if(fields.begin(), fields.end(), [&](const io::FieldSpec& f) { return f.name == length; });
         if (taken != fields.end()) {
-            YAML::Node key = exec;
-            for (const auto& entry : exec["results"]) {
-                if (entry.first.IsScalar() && entry.first.Scalar() == length) key = entry.first;
-            }
+            const auto at = job.marks.keys.find("exec.results." + length);
+            const auto key = at != job.marks.keys.end() ? at->second : job.marks.value("exec");
             context.fail(key, "exec.results." + length,
                          fmt::format("'{}' is the length column of '{}' (its dimension {{{}}}); rename this field",
                                      length, field.name, field.length_param));

@@ -1,0 +1,92 @@
+// exec: against the parameters and data: its {name} templates and its rows-shaped results.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <set>
+
+#include "runner/job/argv_template.hpp"
+#include "runner/job/job_checks.hpp"
+
+namespace shardrun::job {
+namespace {
+
+// `per_task`: the names a worker cannot use, as it expands argv and env once per rank.
+void check_template(const std::string& text, const YAML::Mark& mark, const YamlContext& context, const std::string& path,
+                    const std::set<std::string>& known, const std::set<std::string>& per_task)
+{
+    try {
+        for (const auto& name : placeholders_in(text)) {
+            if (known.count(name) == 0) {
+                context.fail(mark, path,
+                             fmt::format("{{{}}} names no parameter; known: {} (write {{{{ and }}}} for literal braces)",
+                                         name, fmt::join(known, ", ")));
+            }
+            if (per_task.count(name) != 0) {
+                context.fail(mark, path,
+                             fmt::format("{{{}}} changes from task to task; with exec.mode: worker argv and env are "
+                                         "expanded once per rank, and each task's values come on stdin",
+                                         name));
+            }
+        }
+    } catch (const std::invalid_argument& error) {
+        context.fail(mark, path, fmt::format("{} (write {{{{ for a literal brace)", error.what()));
+    }
+}
+
+}  // namespace
+
+void check_exec_templates(const JobRead& job, const YamlContext& context)
+{
+    const auto& spec = job.spec;
+    if (spec.task != "exec") return;
+    std::set<std::string> known(builtin_placeholders().begin(), builtin_placeholders().end());
+    auto names = spec.sweep.names();
+    for (const auto& entry : spec.params.entries()) names.push_back(entry.first);
+    const auto& builtins = builtin_placeholders();
+    for (const auto& name : names) {
+        // `device` picks the task's device (runner/run/device_choice.hpp), and {device} then names it.
+        const bool device = name == "device";
+        if (!device && std::find(builtins.begin(), builtins.end(), name) != builtins.end()) {
+            context.fail(job.marks.value("exec"), "exec",
+                         fmt::format("parameter '{}' has the name of a built-in placeholder; rename it (built-ins: {})", name,
+                                     fmt::join(builtin_placeholders(), ", ")));
+        }
+        known.insert(name);
+    }
+    std::set<std::string> per_task;
+    if (spec.exec.mode == ExecSpec::Mode::worker) {
+        per_task.insert(per_task_placeholders().begin(), per_task_placeholders().end());
+        for (const auto& name : spec.sweep.names()) per_task.insert(name);
+    }
+    for (size_t i = 0; i < spec.exec.argv.size(); ++i) {
+        const auto path = fmt::format("exec.argv[{}]", i);
+        check_template(spec.exec.argv[i], job.marks.value(path), context, path, known, per_task);
+    }
+    for (const auto& entry : spec.exec.env) {
+        const auto path = "exec.env." + entry.first;
+        check_template(entry.second, job.marks.value(path), context, path, known, per_task);
+    }
+}
+
+void resolve_item_rows(JobRead& job, const YamlContext& context)
+{
+    auto& spec = job.spec;
+    for (auto& field : spec.exec.results) {
+        if (!field.item_rows) continue;
+        const auto path = fmt::format("exec.results.{}[1]", field.name);
+        const auto mark = job.marks.value(path);
+        if (!spec.data.present) {
+            context.fail(mark, path, "rows (a data chunk's rows) needs data: {items: N, chunk: c}; without data: give a number");
+        }
+        // One task's values are held in memory and written as one row: the same 1 GiB bound as a number.
+        std::uint64_t bytes = 0;
+        if (__builtin_mul_overflow(static_cast<std::uint64_t>(field.bytes()), spec.data.chunk, &bytes) ||
+            bytes > (std::uint64_t{1} << 30)) {
+            context.fail(mark, path, "data.chunk rows make one task's values larger than 1 GiB; allowed: at most 1 GiB per task");
+        }
+        field.shape[0] = static_cast<std::size_t>(spec.data.chunk);
+    }
+}
+
+}  // namespace shardrun::job
