@@ -1,4 +1,5 @@
-// How tasks are run: schedule, device, GPUs and slots per rank, retries and the timeouts.
+// How tasks are run and where they write: schedule, device, GPUs and slots per rank, retries, the
+// timeouts, max_failures and fail_fast (how many failed tasks a run accepts), output.
 #include <fmt/format.h>
 
 #include "runner/job/job_sections.hpp"
@@ -69,6 +70,39 @@ void read_execution(const YAML::Node& root, const YamlContext& context, JobRead&
     }
     if (root["rank_timeout"]) spec.rank_timeout_seconds = read_duration(root["rank_timeout"], context, "rank_timeout");
     if (root["drain_timeout"]) spec.drain_timeout_seconds = read_duration(root["drain_timeout"], context, "drain_timeout");
+}
+
+void read_failure_fields(const YAML::Node& root, const YamlContext& context, JobRead& job)
+{
+    auto& spec = job.spec;
+    if (const auto node = root["max_failures"]) {
+        spec.max_failures = read_integer(node, context, "max_failures", 1);
+    }
+    if (const auto node = root["fail_fast"]) {
+        bool on = false;
+        if (node.IsScalar() && YAML::convert<bool>::decode(node, on)) {
+            spec.fail_fast = on ? default_fail_fast : 0;
+            return;
+        }
+        std::int64_t tasks = 0;
+        if (!node.IsScalar() || !YAML::convert<std::int64_t>::decode(node, tasks) || tasks < 1) {
+            context.fail(node, "fail_fast", "must be true, false or a number of tasks (at least 1): stop when the first "
+                                            "that many tasks all failed with one exit code");
+        }
+        spec.fail_fast = tasks;
+    }
+}
+
+void read_output(const YAML::Node& root, const YamlContext& context, JobRead& job)
+{
+    const auto node = root["output"];
+    auto& output = job.spec.output;
+    output.path = "results/" + job.spec.name + ".h5";
+    if (!node || node.IsNull()) return;
+    if (!node.IsMap()) context.fail(node, "output", "must be {path: results/x.h5, layout: shards|single}");
+    context.check_keys(node, "output", {"path", "layout"});
+    if (node["path"]) output.path = read_string(node["path"], context, "output.path");
+    if (node["layout"]) output.layout = read_choice(node["layout"], context, "output.layout", {"shards", "single"});
 }
 
 }  // namespace shardrun::job

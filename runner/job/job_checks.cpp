@@ -9,7 +9,7 @@
 
 namespace shardrun::job {
 
-void check_across(JobRead& job, const YamlContext& context, const std::string& paths_dir)
+void check_across(JobRead& job, const YamlContext& context, const std::string& given_job_dir)
 {
     auto& spec = job.spec;
     check_fixed_or_swept(spec);
@@ -26,7 +26,7 @@ void check_across(JobRead& job, const YamlContext& context, const std::string& p
     check_auto_device(job, context);
     check_gpu_sharing(job, context);
     check_exec_templates(job, context);
-    resolve_job_paths(job, context, paths_dir);
+    resolve_job_paths(job, context, given_job_dir);
     resolve_item_rows(job, context);
     resolve_param_shapes(job, context);
 }

@@ -13,10 +13,10 @@ namespace shardrun::job {
  * what the sections read (JobRead), each failure at the file:line:col its marks keep. Also
  * derives what follows from several sections: params.chunk from data.chunk, slots_per_rank
  * from tasks_per_gpu, absolute paths, and the extents of result dimensions.
- * @param paths_dir  the folder relative paths in the job mean (job_dir_of())
+ * @param given_job_dir  --job-dir, or empty: the folder relative paths in the job mean (job_dir_of())
  * @throws JobFileError "file:line:col: field: what is wrong; what is allowed"
  */
-void check_across(JobRead& job, const YamlContext& context, const std::string& paths_dir);
+void check_across(JobRead& job, const YamlContext& context, const std::string& given_job_dir);
 
 // The parts of check_across, in its order, in the files named.
 
@@ -30,8 +30,8 @@ void check_auto_device(const JobRead& job, const YamlContext& context);
 void check_gpu_sharing(JobRead& job, const YamlContext& context);
 /** Every {name} in exec.argv and exec.env is a parameter or built-in, fixed per rank under a worker (exec_checks.cpp). */
 void check_exec_templates(const JobRead& job, const YamlContext& context);
-/** data.input's file and exec.cwd made absolute against `paths_dir`; exec.cwd must be a folder (job_paths.cpp). */
-void resolve_job_paths(JobRead& job, const YamlContext& context, const std::string& paths_dir);
+/** data.input's file and exec.cwd made absolute (job_paths.hpp); exec.cwd must be a folder (job_paths.cpp). */
+void resolve_job_paths(JobRead& job, const YamlContext& context, const std::string& given_job_dir);
 /** Result fields declared [dtype, rows, ...] get the extent data.chunk, which they need (exec_checks.cpp). */
 void resolve_item_rows(JobRead& job, const YamlContext& context);
 /** Result dimensions "{name}" get the parameter's largest value, at most 1 GiB per task (param_shapes.cpp). */

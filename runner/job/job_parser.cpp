@@ -13,7 +13,6 @@
 
 #include "runner/errors.hpp"
 #include "runner/job/job_checks.hpp"
-#include "runner/job/job_paths.hpp"
 #include "runner/job/job_sections.hpp"
 #include "runner/job/job_tree.hpp"
 #include "runner/job/resolved_json.hpp"
@@ -44,7 +43,7 @@ JobSpec parse_job(const std::string& file, const std::string& text, const std::v
     const auto job_dir = given_job_dir.empty() ? std::filesystem::path(file).parent_path().string() : given_job_dir;
     auto job = read_sections(tree.root, tree.context, known_tasks, job_dir);
     job.spec.text = text;  // before the checks: auto_device's rule is located in it
-    check_across(job, tree.context, job_dir_of(file, given_job_dir));
+    check_across(job, tree.context, given_job_dir);
     job.spec.resolved_json = resolved_json(std::move(tree.identity), job.points_file);
     return std::move(job.spec);
 }

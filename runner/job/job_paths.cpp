@@ -39,9 +39,10 @@ std::string job_dir_of(const std::string& job_file, const std::string& given)
     return fs::absolute(fs::path(job_file)).lexically_normal().parent_path().string();
 }
 
-void resolve_job_paths(JobRead& job, const YamlContext& context, const std::string& job_dir)
+void resolve_job_paths(JobRead& job, const YamlContext& context, const std::string& given_job_dir)
 {
     auto& spec = job.spec;
+    const auto job_dir = job_dir_of(spec.file, given_job_dir);
     // "file.h5:/dataset": only the file part is a path. Left as written when the job file's folder
     // is the working directory, so messages show the name the user wrote.
     const auto split = spec.data.input.find(":/");

@@ -7,12 +7,6 @@ const std::vector<std::string> top_level_keys = {
     "retries", "timeout", "timeout_grace", "drain_timeout", "telemetry_interval", "max_failures", "fail_fast", "output", "exec",
     "auto_device", "gpu_fault_limit", "tasks_per_gpu", "gpu_sharing", "gpu_threads", "gpu_memory"};
 
-YAML::Mark FieldMarks::value(const std::string& path) const
-{
-    const auto it = values.find(path);
-    return it != values.end() ? it->second : YAML::Mark::null_mark();
-}
-
 JobRead read_sections(const YAML::Node& root, const YamlContext& context, const std::vector<std::string>& known_tasks,
                       const std::string& job_dir)
 {

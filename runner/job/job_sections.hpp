@@ -31,7 +31,11 @@ struct FieldMarks {
     std::map<std::string, YAML::Mark> keys;
 
     /** values[path], or a null mark. */
-    YAML::Mark value(const std::string& path) const;
+    YAML::Mark value(const std::string& path) const
+    {
+        const auto it = values.find(path);
+        return it != values.end() ? it->second : YAML::Mark::null_mark();
+    }
 };
 
 /** What the sections read: the spec so far, the marks for later checks, a points file's contents. */
@@ -51,7 +55,8 @@ struct JobRead {
 JobRead read_sections(const YAML::Node& root, const YamlContext& context, const std::vector<std::string>& known_tasks,
                       const std::string& job_dir);
 
-// One reader per section or group of keys (task_sections.cpp, execution_section.cpp, ...).
+// One reader per section or group of keys (task_sections.cpp, task_space_sections.cpp, execution_section.cpp,
+// exec_section.cpp, gpu_sections.cpp).
 
 /** `name:` (default: the file's stem) and `task:`, one of `known_tasks`. */
 void read_identity(const YAML::Node& root, const YamlContext& context, const std::vector<std::string>& known_tasks,
