@@ -1,8 +1,7 @@
-// exec: against the parameters and data: its {name} templates and its rows-shaped results.
+// exec: against the parameters: every {name} in its argv and env.
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdint>
 #include <set>
 
 #include "runner/job/argv_template.hpp"
@@ -66,26 +65,6 @@ void check_exec_templates(const JobRead& job, const YamlContext& context)
     for (const auto& entry : spec.exec.env) {
         const auto path = "exec.env." + entry.first;
         check_template(entry.second, job.marks.value(path), context, path, known, per_task);
-    }
-}
-
-void resolve_item_rows(JobRead& job, const YamlContext& context)
-{
-    auto& spec = job.spec;
-    for (auto& field : spec.exec.results) {
-        if (!field.item_rows) continue;
-        const auto path = fmt::format("exec.results.{}[1]", field.name);
-        const auto mark = job.marks.value(path);
-        if (!spec.data.present) {
-            context.fail(mark, path, "rows (a data chunk's rows) needs data: {items: N, chunk: c}; without data: give a number");
-        }
-        // One task's values are held in memory and written as one row: the same 1 GiB bound as a number.
-        std::uint64_t bytes = 0;
-        if (__builtin_mul_overflow(static_cast<std::uint64_t>(field.bytes()), spec.data.chunk, &bytes) ||
-            bytes > (std::uint64_t{1} << 30)) {
-            context.fail(mark, path, "data.chunk rows make one task's values larger than 1 GiB; allowed: at most 1 GiB per task");
-        }
-        field.shape[0] = static_cast<std::size_t>(spec.data.chunk);
     }
 }
 

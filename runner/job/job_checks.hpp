@@ -32,7 +32,7 @@ void check_gpu_sharing(JobRead& job, const YamlContext& context);
 void check_exec_templates(const JobRead& job, const YamlContext& context);
 /** data.input's file and exec.cwd made absolute (job_paths.hpp); exec.cwd must be a folder (job_paths.cpp). */
 void resolve_job_paths(JobRead& job, const YamlContext& context, const std::string& given_job_dir);
-/** Result fields declared [dtype, rows, ...] get the extent data.chunk, which they need (exec_checks.cpp). */
+/** Result fields declared [dtype, rows, ...] get the extent data.chunk, which they need (param_shapes.cpp). */
 void resolve_item_rows(JobRead& job, const YamlContext& context);
 /** Result dimensions "{name}" get the parameter's largest value, at most 1 GiB per task (param_shapes.cpp). */
 void resolve_param_shapes(JobRead& job, const YamlContext& context);

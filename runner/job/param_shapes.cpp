@@ -1,4 +1,5 @@
-// Result dimensions sized by a parameter ([float64, "{epochs}"]): stored at the largest value.
+// Result dimensions sized by the job: [float64, rows] by data.chunk, [float64, "{epochs}"] by the
+// parameter's largest value.
 #include "runner/job/param_shapes.hpp"
 
 #include <fmt/format.h>
@@ -113,6 +114,26 @@ std::vector<io::FieldSpec> stored_fields(const std::vector<io::FieldSpec>& resul
         fields.push_back(std::move(length));
     }
     return fields;
+}
+
+void resolve_item_rows(JobRead& job, const YamlContext& context)
+{
+    auto& spec = job.spec;
+    for (auto& field : spec.exec.results) {
+        if (!field.item_rows) continue;
+        const auto path = fmt::format("exec.results.{}[1]", field.name);
+        const auto mark = job.marks.value(path);
+        if (!spec.data.present) {
+            context.fail(mark, path, "rows (a data chunk's rows) needs data: {items: N, chunk: c}; without data: give a number");
+        }
+        // One task's values are held in memory and written as one row: the same 1 GiB bound as a number.
+        std::uint64_t bytes = 0;
+        if (__builtin_mul_overflow(static_cast<std::uint64_t>(field.bytes()), spec.data.chunk, &bytes) ||
+            bytes > (std::uint64_t{1} << 30)) {
+            context.fail(mark, path, "data.chunk rows make one task's values larger than 1 GiB; allowed: at most 1 GiB per task");
+        }
+        field.shape[0] = static_cast<std::size_t>(spec.data.chunk);
+    }
 }
 
 bool has_param_shapes(const std::vector<io::FieldSpec>& fields)
