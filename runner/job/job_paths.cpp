@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include "runner/job/job_checks.hpp"
+
 namespace fs = std::filesystem;
 
 namespace shardrun::job {
@@ -14,17 +16,15 @@ std::string under(const std::string& dir, const std::string& path)
     return fs::path(path).is_absolute() ? path : (fs::path(dir) / path).lexically_normal().string();
 }
 
-std::string exec_cwd(const YAML::Node& node, const YamlContext& context, const std::string& job_dir)
+// exec.cwd as read_exec() kept it (default: the job file's folder), which must be an existing folder.
+std::string exec_cwd(const std::string& cwd, const YAML::Mark& mark, const YamlContext& context, const std::string& job_dir)
 {
-    if (!node) return job_dir;
-    if (!node.IsScalar() || node.Scalar().empty()) {
-        context.fail(node, "exec.cwd", "must be a folder name (relative to the job file's folder)");
-    }
-    const auto dir = under(job_dir, node.Scalar());
+    if (cwd.empty()) return job_dir;
+    const auto dir = under(job_dir, cwd);
     std::error_code error;
     const auto status = fs::status(dir, error);
-    if (!fs::exists(status)) context.fail(node, "exec.cwd", fmt::format("'{}' does not exist; give an existing folder", dir));
-    if (!fs::is_directory(status)) context.fail(node, "exec.cwd", fmt::format("'{}' is not a folder", dir));
+    if (!fs::exists(status)) context.fail(mark, "exec.cwd", fmt::format("'{}' does not exist; give an existing folder", dir));
+    if (!fs::is_directory(status)) context.fail(mark, "exec.cwd", fmt::format("'{}' is not a folder", dir));
     return dir;
 }
 
@@ -39,8 +39,10 @@ std::string job_dir_of(const std::string& job_file, const std::string& given)
     return fs::absolute(fs::path(job_file)).lexically_normal().parent_path().string();
 }
 
-void resolve_job_paths(const YAML::Node& exec, const YamlContext& context, const std::string& job_dir, JobSpec& spec)
+void resolve_job_paths(JobRead& job, const YamlContext& context, const std::string& given_job_dir)
 {
+    auto& spec = job.spec;
+    const auto job_dir = job_dir_of(spec.file, given_job_dir);
     // "file.h5:/dataset": only the file part is a path. Left as written when the job file's folder
     // is the working directory, so messages show the name the user wrote.
     const auto split = spec.data.input.find(":/");
@@ -50,7 +52,7 @@ void resolve_job_paths(const YAML::Node& exec, const YamlContext& context, const
     }
     if (spec.task != "exec") return;
     spec.exec.base_dir = job_dir;
-    spec.exec.cwd = exec_cwd(exec.IsMap() ? exec["cwd"] : YAML::Node(), context, job_dir);
+    spec.exec.cwd = exec_cwd(spec.exec.cwd, job.marks.value("exec.cwd"), context, job_dir);
 }
 
 }  // namespace shardrun::job

@@ -1,10 +1,12 @@
-// Result dimensions sized by a parameter ([float64, "{epochs}"]): stored at the largest value.
+// Result dimensions sized by the job: [float64, rows] by data.chunk, [float64, "{epochs}"] by the
+// parameter's largest value.
 #include "runner/job/param_shapes.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
+#include "runner/job/job_checks.hpp"
 #include "runner/job/sweep_axes.hpp"
 
 namespace shardrun::job {
@@ -69,13 +71,14 @@ std::variant<std::uint64_t, std::string> parameter_extent(const Sweep& sweep, co
                        known.empty() ? " (this job has none)" : fmt::format(" ({})", fmt::join(known, ", ")));
 }
 
-void resolve_param_shapes(const YAML::Node& exec, const YamlContext& context, JobSpec& spec)
+void resolve_param_shapes(JobRead& job, const YamlContext& context)
 {
+    auto& spec = job.spec;
     auto& fields = spec.exec.results;
     for (auto& field : fields) {
         if (field.length_param.empty()) continue;
         const auto path = fmt::format("exec.results.{}[{}]", field.name, field.length_axis + 1);
-        const auto node = exec && exec["results"] ? exec["results"][field.name][field.length_axis + 1] : exec;
+        const auto node = job.marks.value(path);
         const auto extent = parameter_extent(spec.sweep, spec.params, field.length_param);
         if (const auto* problem = std::get_if<std::string>(&extent)) context.fail(node, path, *problem);
         const auto largest = std::get<std::uint64_t>(extent);
@@ -91,10 +94,8 @@ void resolve_param_shapes(const YAML::Node& exec, const YamlContext& context, Jo
         const auto length = io::length_field_name(field.name);
         const auto taken = std::find_if(fields.begin(), fields.end(), [&](const io::FieldSpec& f) { return f.name == length; });
         if (taken != fields.end()) {
-            YAML::Node key = exec;
-            for (const auto& entry : exec["results"]) {
-                if (entry.first.IsScalar() && entry.first.Scalar() == length) key = entry.first;
-            }
+            const auto at = job.marks.keys.find("exec.results." + length);
+            const auto key = at != job.marks.keys.end() ? at->second : job.marks.value("exec");
             context.fail(key, "exec.results." + length,
                          fmt::format("'{}' is the length column of '{}' (its dimension {{{}}}); rename this field",
                                      length, field.name, field.length_param));
@@ -113,6 +114,26 @@ std::vector<io::FieldSpec> stored_fields(const std::vector<io::FieldSpec>& resul
         fields.push_back(std::move(length));
     }
     return fields;
+}
+
+void resolve_item_rows(JobRead& job, const YamlContext& context)
+{
+    auto& spec = job.spec;
+    for (auto& field : spec.exec.results) {
+        if (!field.item_rows) continue;
+        const auto path = fmt::format("exec.results.{}[1]", field.name);
+        const auto mark = job.marks.value(path);
+        if (!spec.data.present) {
+            context.fail(mark, path, "rows (a data chunk's rows) needs data: {items: N, chunk: c}; without data: give a number");
+        }
+        // One task's values are held in memory and written as one row: the same 1 GiB bound as a number.
+        std::uint64_t bytes = 0;
+        if (__builtin_mul_overflow(static_cast<std::uint64_t>(field.bytes()), spec.data.chunk, &bytes) ||
+            bytes > (std::uint64_t{1} << 30)) {
+            context.fail(mark, path, "data.chunk rows make one task's values larger than 1 GiB; allowed: at most 1 GiB per task");
+        }
+        field.shape[0] = static_cast<std::size_t>(spec.data.chunk);
+    }
 }
 
 bool has_param_shapes(const std::vector<io::FieldSpec>& fields)

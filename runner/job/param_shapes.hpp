@@ -1,7 +1,5 @@
 #pragma once
 
-#include <yaml-cpp/yaml.h>
-
 #include <cstdint>
 #include <string>
 #include <variant>
@@ -21,15 +19,6 @@ namespace shardrun::job {
  */
 std::variant<std::uint64_t, std::string> parameter_extent(const Sweep& sweep, const ParamMap& params,
                                                           const std::string& name);
-
-/**
- * Gives every result field with a parameter dimension ([dtype, "{epochs}"], FieldSpec::length_param)
- * its extent: the parameter's largest value. Fails with the dimension's file:line:col for an
- * unknown parameter, a value that is not an integer of at least 1, a task's values above 1 GiB,
- * or a declared field named like the field's length column (<field>_length).
- * @param exec  the job file's `exec:` node, for the errors' file:line:col
- */
-void resolve_param_shapes(const YAML::Node& exec, const YamlContext& context, JobSpec& spec);
 
 /**
  * The fields a task stores: `results` and, after them, one int64 scalar <field>_length per

@@ -1,11 +1,13 @@
 #include "runner/job/resolved_json.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include "runner/job/sweep.hpp"
 
 namespace shardrun::job {
-namespace {
+
+nlohmann::ordered_json scalar_json(const YAML::Node& node)
+{
+    return std::visit([](const auto& value) { return nlohmann::ordered_json(value); }, scalar_value(node));
+}
 
 nlohmann::ordered_json to_json(const YAML::Node& node)
 {
@@ -20,22 +22,17 @@ nlohmann::ordered_json to_json(const YAML::Node& node)
         return array;
     }
     if (!node.IsScalar()) return nullptr;
-    return std::visit([](const auto& value) { return nlohmann::ordered_json(value); }, scalar_value(node));
+    return scalar_json(node);
 }
 
-}  // namespace
-
-std::string resolved_json(const YAML::Node& root)
+std::string resolved_json(nlohmann::ordered_json identity, const std::optional<YAML::Node>& points_file)
 {
-    auto resolved = nlohmann::ordered_json::object();
-    for (const char* key : {"task", "params", "sweep", "data", "exec"}) {
-        if (root[key]) resolved[key] = to_json(root[key]);
-    }
+    if (points_file) identity["sweep"]["points_file"] = to_json(*points_file);
     // Keeping a task's result files changes no result: --resume may switch it.
-    if (resolved.contains("exec") && resolved["exec"].is_object()) resolved["exec"].erase("keep_files");
+    if (identity.contains("exec") && identity["exec"].is_object()) identity["exec"].erase("keep_files");
     // yaml-cpp passes bytes that are not UTF-8 through and dump() would throw type_error 316
     // (a bare "invalid UTF-8 byte", exit 1); U+FFFD keeps the identity stable and the job valid.
-    return resolved.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    return identity.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 }  // namespace shardrun::job

@@ -65,7 +65,7 @@ std::vector<std::string> Sweep::names() const
     return all;
 }
 
-Sweep parse_sweep(const YAML::Node& node, const YamlContext& context, const std::string& job_dir)
+Sweep parse_sweep(const YAML::Node& node, const YamlContext& context, const std::string& job_dir, SweepSources* sources)
 {
     if (!node || node.IsNull()) return Sweep();
     if (!node.IsMap()) context.fail(node, "sweep", "must be a mapping of parameter names to values");
@@ -74,6 +74,7 @@ Sweep parse_sweep(const YAML::Node& node, const YamlContext& context, const std:
     for (const auto& entry : node) {
         const auto key = entry.first.as<std::string>();
         const auto path = join_path("sweep", key);
+        if (sources) sources->marks[path] = entry.second.Mark();
         std::shared_ptr<const SweepDimension> dimension;
         if (key == "zip") {
             for (auto& group : parse_zip(entry.second, context, path)) {
@@ -85,7 +86,7 @@ Sweep parse_sweep(const YAML::Node& node, const YamlContext& context, const std:
         if (key == "points") {
             dimension = parse_points(entry.second, context, path);
         } else if (key == "points_file") {
-            dimension = parse_points_file(entry.second, context, path, job_dir);
+            dimension = parse_points_file(entry.second, context, path, job_dir, sources ? &sources->points_file : nullptr);
         } else {
             dimension = parse_axis(entry.first, entry.second, context, path);
         }

@@ -3,7 +3,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -69,14 +71,22 @@ private:
     std::uint64_t size_ = 1;
 };
 
+/** What parse_sweep keeps for the later stages of reading a job (job_sections.hpp). */
+struct SweepSources {
+    std::map<std::string, YAML::Mark> marks;  ///< "sweep.<key>": the mark of each top-level key's value
+    std::optional<YAML::Node> points_file;    ///< points_file:'s contents, as loaded
+};
+
 /**
  * Parses `sweep:`. Keys are parameter names with a list, {linspace: [a, b, n]},
  * {logspace: [a, b, n]} or {range: [start, stop, step]}; `zip:` (a mapping, or a list of
  * mappings) advances its members together; `points:` / `points_file:` give explicit points.
  * @param job_dir  directory points_file: is relative to
+ * @param sources  when given, filled as it is read
  * @throws JobFileError naming the field
  */
-Sweep parse_sweep(const YAML::Node& node, const YamlContext& context, const std::string& job_dir);
+Sweep parse_sweep(const YAML::Node& node, const YamlContext& context, const std::string& job_dir,
+                  SweepSources* sources = nullptr);
 
 /** A YAML scalar as a parameter value: integer, then float, then bool, else string. */
 ParamValue scalar_value(const YAML::Node& node);

@@ -205,7 +205,8 @@ std::shared_ptr<const SweepDimension> parse_points(const YAML::Node& node, const
 }
 
 std::shared_ptr<const SweepDimension> parse_points_file(const YAML::Node& node, const YamlContext& context,
-                                                        const std::string& path, const std::string& job_dir)
+                                                        const std::string& path, const std::string& job_dir,
+                                                        std::optional<YAML::Node>* contents)
 {
     if (!node.IsScalar()) context.fail(node, path, "must be a file name");
     std::filesystem::path file = node.Scalar();
@@ -221,7 +222,9 @@ std::shared_ptr<const SweepDimension> parse_points_file(const YAML::Node& node, 
     } catch (const YAML::ParserException& error) {
         context.fail(node, path, fmt::format("'{}' line {}: {}", file.string(), error.mark.line + 1, error.msg));
     }
-    return parse_points(points, YamlContext(file.string(), {}), "points");
+    auto dimension = parse_points(points, YamlContext(file.string(), {}), "points");
+    if (contents) *contents = points;
+    return dimension;
 }
 
 }  // namespace shardrun::job

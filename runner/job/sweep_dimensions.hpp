@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,12 @@ std::vector<std::shared_ptr<const SweepDimension>> parse_zip(const YAML::Node& n
 std::shared_ptr<const SweepDimension> parse_points(const YAML::Node& node, const YamlContext& context,
                                                    const std::string& path);
 
-/** `points_file: file.json` (a JSON/YAML list of objects), relative to the job file's directory. */
+/**
+ * `points_file: file.json` (a JSON/YAML list of objects), relative to the job file's directory.
+ * @param contents  when given, set to the file's contents
+ */
 std::shared_ptr<const SweepDimension> parse_points_file(const YAML::Node& node, const YamlContext& context,
-                                                        const std::string& path, const std::string& job_dir);
+                                                        const std::string& path, const std::string& job_dir,
+                                                        std::optional<YAML::Node>* contents = nullptr);
 
 }  // namespace shardrun::job

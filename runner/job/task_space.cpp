@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "runner/job/yaml_checks.hpp"
+#include "runner/job/job_checks.hpp"
 
 namespace shardrun::job {
 

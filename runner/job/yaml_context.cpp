@@ -67,12 +67,18 @@ std::string join_path(std::string_view parent, std::string_view child)
 
 std::string YamlContext::where(const YAML::Node& node, std::string_view path) const
 {
+    return where(mark_of(node), path);
+}
+
+YAML::Mark mark_of(const YAML::Node& node) { return node.IsDefined() ? node.Mark() : YAML::Mark::null_mark(); }
+
+std::string YamlContext::where(const YAML::Mark& mark, std::string_view path) const
+{
     for (const auto& overridden : overridden_) {
         if (path == overridden || path.starts_with(overridden + ".") || path.starts_with(overridden + "[")) {
             return fmt::format("--set {}", overridden);
         }
     }
-    const auto mark = node.IsDefined() ? node.Mark() : YAML::Mark::null_mark();
     if (mark.is_null()) {
         // A section that --set created has no position: name the --set that made it.
         for (const auto& overridden : overridden_) {
@@ -92,6 +98,11 @@ std::string located(std::string_view where, std::string_view path, std::string_v
 void YamlContext::fail(const YAML::Node& node, std::string_view path, std::string_view message) const
 {
     SHARDRUN_THROW(JobFileError, located(where(node, path), path, message));
+}
+
+void YamlContext::fail(const YAML::Mark& mark, std::string_view path, std::string_view message) const
+{
+    SHARDRUN_THROW(JobFileError, located(where(mark, path), path, message));
 }
 
 void YamlContext::check_dataset_name(const YAML::Node& node, std::string_view path, const std::string& name) const

@@ -22,9 +22,12 @@ public:
 
     /** "job.yaml:3:5" for `node`, or "--set path" when `path` came from the command line. */
     std::string where(const YAML::Node& node, std::string_view path) const;
+    /** The same for a node's mark, kept by an earlier stage (FieldMarks); a null mark: the node is not in the file. */
+    std::string where(const YAML::Mark& mark, std::string_view path) const;
 
     /** Throws JobFileError("<where>: <path>: <message>"). */
     [[noreturn]] void fail(const YAML::Node& node, std::string_view path, std::string_view message) const;
+    [[noreturn]] void fail(const YAML::Mark& mark, std::string_view path, std::string_view message) const;
 
     /**
      * Rejects keys of the mapping `node` that are not in `allowed`, suggesting the closest
@@ -39,6 +42,9 @@ private:
     std::string file_;
     std::set<std::string> overridden_;
 };
+
+/** `node`'s position in the file; a null mark for an undefined node (a key the file does not have). */
+YAML::Mark mark_of(const YAML::Node& node);
 
 /**
  * "<where>: <path>: <message>", or "--set path: <message>" when `where` is that --set: the

@@ -1,60 +1,57 @@
-#include "runner/job/gpu_sharing_section.hpp"
-
+// The GPU keys: telemetry_interval, gpu_fault_limit, auto_device (how a job watches and picks its
+// GPUs), and tasks_per_gpu, gpu_sharing, gpu_threads, gpu_memory (several tasks on one GPU, issue 26).
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "runner/job/byte_size.hpp"
+#include "runner/job/duration.hpp"
 #include "runner/job/job_sections.hpp"
+#include "runner/job/section_reads.hpp"
 
 namespace shardrun::job {
 namespace {
 
-// The key a conflict is reported at: the one that asks for sharing.
-YAML::Node sharing_key(const YAML::Node& root)
+/** `telemetry_interval`: off (or 0), or a period of at least 100 ms (NVML averages utilisation over ~1/6 s). */
+double read_telemetry_interval(const YAML::Node& node, const YamlContext& context)
 {
-    for (const char* key : gpu_sharing_keys) {
-        if (root[key]) return root[key];
+    if (node.IsScalar() && node.Scalar() == "off") return 0;
+    const auto seconds = node.IsScalar() ? parse_duration(node.Scalar()) : std::nullopt;
+    if (!seconds || (*seconds > 0 && *seconds < 0.1)) {
+        context.fail(node, "telemetry_interval", "must be off (or 0), or a period of at least 100ms such as 1, 500ms or 5s");
     }
-    return root;
-}
-
-void check_against_execution(const YAML::Node& root, const YamlContext& context, const JobSpec& spec)
-{
-    const auto& sharing = spec.gpu_sharing;
-    const auto at = sharing_key(root);
-    if (spec.device == DevicePreference::cpu) {
-        context.fail(at, "tasks_per_gpu", "shares a GPU, but device: cpu keeps every rank on the CPU; use device: auto "
-                                          "or cuda, or leave the gpu sharing keys out");
-    }
-    if (spec.gpus_per_task > 1) {
-        // A group runs one task at a time over all its members: there is nothing to pack.
-        context.fail(at, "tasks_per_gpu", "cannot be combined with gpus_per_task above 1 (a rank group runs one task "
-                                          "at a time); use one or the other");
-    }
-    if (spec.gpus_per_rank > 1) {
-        context.fail(at, "tasks_per_gpu", "cannot be combined with gpus_per_rank above 1 (packing shares one GPU); "
-                                          "use one or the other");
-    }
-    if (root["slots_per_rank"] && spec.slots_per_rank != sharing.tasks_per_gpu) {
-        context.fail(root["slots_per_rank"], "slots_per_rank",
-                     fmt::format("is {} but tasks_per_gpu is {} (tasks_per_gpu sets the slots); leave slots_per_rank out",
-                                 spec.slots_per_rank, sharing.tasks_per_gpu));
-    }
-    if (sharing.mps() && sharing.tasks_per_gpu > 1 && spec.exec.mode == ExecSpec::Mode::worker) {
-        // One worker process per rank is one MPS client: its K tasks would share one limit, not get one each.
-        context.fail(root["exec"]["mode"], "exec.mode",
-                     "worker runs one process per rank, so MPS would limit the worker, not each of its tasks_per_gpu "
-                     "tasks; use exec.mode: task, gpu_sharing: time, or tasks_per_gpu: 1");
-    }
+    return *seconds;
 }
 
 }  // namespace
 
-void parse_gpu_sharing(const YAML::Node& root, const YamlContext& context, JobSpec& spec)
+void read_gpu_fields(const YAML::Node& root, const YamlContext& context, JobRead& job)
 {
-    auto& sharing = spec.gpu_sharing;
-    for (const char* key : gpu_sharing_keys) sharing.given = sharing.given || static_cast<bool>(root[key]);
+    auto& spec = job.spec;
+    if (const auto node = root["telemetry_interval"]) spec.telemetry_interval_seconds = read_telemetry_interval(node, context);
+    if (root["gpu_fault_limit"]) spec.gpu_fault_limit = read_int(root["gpu_fault_limit"], context, "gpu_fault_limit", 1);
+    const auto& node = root["auto_device"];
+    if (!node || node.IsNull()) return;
+    if (!node.IsMap()) context.fail(node, "auto_device", "must be {cpu_if: \"n < 1000\"}");
+    context.check_keys(node, "auto_device", {"cpu_if"});
+    const auto& rule = node["cpu_if"];
+    if (!rule) context.fail(node, "auto_device.cpu_if", "missing; write e.g. cpu_if: \"n < 1000\"");
+    if (!rule.IsScalar()) context.fail(rule, "auto_device.cpu_if", "must be a text such as \"n < 1000 and m < 1000\"");
+    // Checked against device, exec.mode and the parameters across sections (job_checks.hpp).
+    spec.auto_device_cpu_if = rule.Scalar();
+    job.marks.values["auto_device"] = node.Mark();
+    job.marks.values["auto_device.cpu_if"] = rule.Mark();
+}
+
+void read_gpu_sharing(const YAML::Node& root, const YamlContext& context, JobRead& job)
+{
+    auto& sharing = job.spec.gpu_sharing;
+    for (const char* key : gpu_sharing_keys) {
+        if (!root[key]) continue;
+        sharing.given = true;
+        job.marks.values[key] = root[key].Mark();  // the conflicts across sections are reported at the first (job_checks.hpp)
+    }
     if (!sharing.given) return;
     if (root["tasks_per_gpu"]) sharing.tasks_per_gpu = read_int(root["tasks_per_gpu"], context, "tasks_per_gpu", 1);
     if (root["gpu_sharing"]) {
@@ -93,8 +90,6 @@ void parse_gpu_sharing(const YAML::Node& root, const YamlContext& context, JobSp
         }
         sharing.memory_bytes = *bytes;
     }
-    check_against_execution(root, context, spec);
-    spec.slots_per_rank = sharing.tasks_per_gpu;
 }
 
 }  // namespace shardrun::job
