@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <net/if.h>
+#include <sys/stat.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -11,6 +12,8 @@
 #include <array>
 #include <cstring>
 #include <ctime>
+#include <fstream>
+#include <string>
 
 namespace shardrun::collectives {
 namespace {
@@ -20,14 +23,25 @@ struct Announcement {
     std::uint16_t port = 0;  // network order; 0: no doorbell
     std::uint16_t count = 0;
     std::array<std::uint32_t, 16> addresses{};  // IPv4, network order, loopback ones included
-    std::array<char, 256> host{};
+    std::array<char, 256> identity{};  // loopback_identity()
 };
 
-std::array<char, 256> host_name()
+// Which loopback this process reaches: the same boot of the same kernel and the same network
+// namespace. Hostnames alone are not enough: containers on different hosts may share one, and
+// network namespaces on one host may have their own.
+std::array<char, 256> loopback_identity()
 {
-    std::array<char, 256> name{};
-    gethostname(name.data(), name.size() - 1);
-    return name;
+    std::array<char, 256> identity{};
+    std::ifstream boot("/proc/sys/kernel/random/boot_id");
+    std::string boot_id;
+    std::getline(boot, boot_id);
+    struct stat net {};
+    const auto namespace_id = stat("/proc/self/ns/net", &net) == 0 ? std::to_string(net.st_ino) : std::string();
+    std::array<char, 128> host{};
+    gethostname(host.data(), host.size() - 1);
+    const auto text = boot_id + "/" + namespace_id + "/" + host.data();
+    std::strncpy(identity.data(), text.c_str(), identity.size() - 1);
+    return identity;
 }
 
 bool is_loopback(std::uint32_t address) { return (ntohl(address) >> 24) == 127; }
@@ -71,17 +85,21 @@ ClaimDoorbell::ClaimDoorbell(Communicator& world, bool enabled)
         listen_fd_ = open_listener(announcement.port);
         if (listen_fd_ >= 0) {
             add_addresses(announcement);
-            announcement.host = host_name();
+            announcement.identity = loopback_identity();
         }
     }
     auto bytes = std::span<char>(reinterpret_cast<char*>(&announcement), sizeof(announcement));
     world.broadcast(bytes, 0);
-    if (announcement.port == 0 || announcement.count == 0) return;
-    const bool same_host = world.rank() == 0 || host_name() == announcement.host;
+    if (announcement.port == 0 || announcement.count == 0) {
+        if (listen_fd_ >= 0) close(listen_fd_);  // nobody could ring it
+        listen_fd_ = -1;
+        return;
+    }
+    const bool same_loopback = world.rank() == 0 || loopback_identity() == announcement.identity;
     for (std::size_t k = 0; k < announcement.count; ++k) {
         const auto address = announcement.addresses[k];
-        // Same host (rank 0 itself included): its loopback address only. Another host: the rest.
-        if (is_loopback(address) != same_host) continue;
+        // Same loopback (rank 0 itself included): that address only. Another host: the rest.
+        if (is_loopback(address) != same_loopback) continue;
         sockaddr_in target{};
         target.sin_family = AF_INET;
         target.sin_port = announcement.port;

@@ -20,8 +20,8 @@ namespace shardrun::collectives {
  * lost or a firewall drops them all, the service still finds the message when its timeout
  * ends, as before the doorbell (naps of 20 us to 1 ms).
  *
- * Rank 0 is rung on every IPv4 address it has, its loopback address only from ranks with its
- * hostname (so network namespaces with their own hostnames ring the right one).
+ * Rank 0 is rung on its loopback address from ranks that share it (same boot, same network
+ * namespace), else on every other IPv4 address it has.
  */
 class ClaimDoorbell {
 public:
@@ -41,8 +41,8 @@ public:
      * @return true when rung (a message is on its way or has arrived), false on timeout
      */
     bool wait(std::chrono::nanoseconds timeout) noexcept;
-    /** Whether rings can reach rank 0 (a socket was opened and this rank knows an address). */
-    bool enabled() const noexcept { return !targets_.empty(); }
+    /** Rank 0: whether the service has a socket to wait on; others: whether they know where to ring. */
+    bool enabled() const noexcept { return listen_fd_ >= 0 || !targets_.empty(); }
 
 private:
     int listen_fd_ = -1;  // rank 0
