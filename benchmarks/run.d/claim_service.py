@@ -7,7 +7,8 @@ medians; refills come back to back (a burst: the service still looking after its
 and 2 ms apart (isolated: the service asleep when each comes, woken by its doorbell). Target:
 refill <= 2 x the bare round trip, i.e. ratio (bare / refill) >= 0.5. Each row notes the
 service of before the doorbell (naps of 20 us to 1 ms, SHARDRUN_CLAIM_DOORBELL=0) measured in
-the same rounds. One more row: rank 0's CPU while the service waits with nothing to do."""
+the same rounds, and isolated ones the floor of any wake-up on the machine (a thread asleep in
+ppoll woken by a datagram, no MPI). One more row: rank 0's CPU while the service waits idle."""
 from common import Row, mpi_env, run
 
 TARGET = 0.5
@@ -16,12 +17,15 @@ GAPS = {0: "burst", 2000: "isolated (2 ms apart)"}
 
 
 def _parse(text):
-    """{(key, gap): (us, contender / bare)} from the RESULT lines, and {name: share} from the CPU lines."""
+    """{(key, gap): (us, contender / bare)} from the RESULT lines; {name: share} from the CPU lines
+    and {("floor", gap): us} from the FLOOR lines (a sleeping thread woken by a datagram, no MPI)."""
     results, cpu = {}, {}
     for line in text.splitlines():
         parts = line.split()
         if line.startswith("RESULT ") and len(parts) == 5:
             results[(parts[1], int(parts[2]))] = (float(parts[3]), float(parts[4]))
+        elif line.startswith("FLOOR ") and len(parts) >= 3:
+            cpu[("floor", int(parts[1]))] = float(parts[2])
         elif line.startswith("CPU "):
             name, share = line[4:].split(" of a core")[0].rsplit(None, 1)
             cpu[name.strip()] = float(share)
@@ -42,7 +46,7 @@ def rows(ctx):
             out.append(Row(title.format(gap="all", state="idle/busy")).error(why))
             continue
         results, cpu = _parse(text)
-        idle_cpu = idle_cpu or cpu
+        idle_cpu = idle_cpu or {k: v for k, v in cpu.items() if isinstance(k, str)}
         for gap, gap_name in GAPS.items():
             bare_us, _ = results.get(("bare", gap), (None, None))
             for state in ("idle", "busy"):
@@ -56,6 +60,8 @@ def rows(ctx):
                 row.ratio = 1 / ours_x
                 row.met = row.ratio >= TARGET
                 row.note = f"before (naps): {before_us:.1f} us, ratio {1 / before_x:.3f}"
+                if gap > 0 and ("floor", gap) in cpu:
+                    row.note += f"; a wake-up alone (no MPI): {cpu[('floor', gap)]:.1f} us"
                 row.figures = {"refill_us": ours_us, "bare_us": bare_us, "before_us": before_us}
                 out.append(row)
     if idle_cpu:

@@ -5,16 +5,23 @@
 // rounds, medians of per-request times. The service runs with its doorbell (the default) and
 // without (SHARDRUN_CLAIM_DOORBELL=0: the naps from 20 us to 1 ms of before), with rank 0's main
 // thread idle (asleep) and busy (a CPU-bound loop), requests back to back and spaced by a gap
-// (the service asleep when each comes). Then rank 0's CPU use while the service waits idle.
+// (the service asleep when each comes). Then the floor of any wake-up (a sleeping thread woken
+// by a datagram, no MPI) and rank 0's CPU use while the service waits idle.
 // claims.sh runs it over shared memory (btl vader) and TCP; benchmarks/run.d/claim_service.py
 // reads the RESULT and CPU lines.
 //
 // Usage: mpirun -np 2 claim_service_bench [requests per contender] [rounds] [gaps in us, comma-separated]
+#include <arpa/inet.h>
 #include <mpi.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -112,6 +119,44 @@ double service(Communicator& world, bool doorbell, bool busy, std::uint64_t coun
     return result;
 }
 
+// The floor of any wake-up by message: a thread asleep in ppoll on a UDP socket, woken by a
+// datagram from this thread, which spins until the woken thread says so. No MPI; rank 0 alone,
+// `gap` between wake-ups as between isolated refills. Median seconds.
+double wake_up_floor(std::uint64_t count, std::chrono::microseconds gap)
+{
+    const int listener = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), sender = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(address);
+    bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+    getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length);
+    std::atomic<std::uint64_t> woken{0};
+    std::thread sleeper([&] {
+        for (std::uint64_t k = 0; k < count; ++k) {
+            pollfd entry{listener, POLLIN, 0};
+            ppoll(&entry, 1, nullptr, nullptr);
+            char byte = 0;
+            recv(listener, &byte, 1, 0);
+            woken.store(k + 1, std::memory_order_release);
+        }
+    });
+    std::vector<double> seconds;
+    for (std::uint64_t k = 0; k < count; ++k) {
+        std::this_thread::sleep_for(gap);
+        const double start = now();
+        const char byte = 1;
+        sendto(sender, &byte, 1, 0, reinterpret_cast<const sockaddr*>(&address), sizeof(address));
+        while (woken.load(std::memory_order_acquire) <= k) {
+        }
+        seconds.push_back(now() - start);
+    }
+    sleeper.join();
+    close(listener);
+    close(sender);
+    return median(seconds);
+}
+
 double cpu_seconds()
 {
     rusage usage{};
@@ -192,6 +237,13 @@ int main(int argc, char** argv)
             }
             std::fflush(stdout);
         }
+        if (world->rank() == 0) {
+            for (const long gap_us : gaps) {
+                std::printf("FLOOR %ld %.3f us: a thread asleep in ppoll woken by a datagram, %ld us apart (no MPI)\n",
+                            gap_us, 1e6 * wake_up_floor(count, std::chrono::microseconds(gap_us)), gap_us);
+            }
+        }
+        world->barrier();
         idle_cpu(*world, 1.0);
     }
     MPI_Finalize();

@@ -135,12 +135,14 @@ bool ClaimDoorbell::wait(std::chrono::nanoseconds timeout) noexcept
         nanosleep(&span, nullptr);
         return false;
     }
-    pollfd entry{listen_fd_, POLLIN, 0};
-    if (ppoll(&entry, 1, &span, nullptr) <= 0) return false;
+    // Rings are read here, before sleeping, not after a wake-up, which is on the round trip's
+    // path. One read now may be of a message that came after the caller last looked: rung.
     std::array<char, 64> drain{};
     bool rung = false;
     while (recv(listen_fd_, drain.data(), drain.size(), MSG_DONTWAIT) >= 0) rung = true;
-    return rung;
+    if (rung) return true;
+    pollfd entry{listen_fd_, POLLIN, 0};
+    return ppoll(&entry, 1, &span, nullptr) > 0;
 }
 
 }  // namespace shardrun::collectives

@@ -37,7 +37,7 @@ public:
     /** One datagram to rank 0's socket per address. Never blocks; thread-safe; a no-op when disabled. */
     void ring() noexcept;
     /**
-     * Rank 0: waits up to `timeout` for a ring and takes in every ring waiting.
+     * Rank 0: takes in the rings waiting, else waits up to `timeout` for one (unread: the next call takes it).
      * @return true when rung (a message is on its way or has arrived), false on timeout
      */
     bool wait(std::chrono::nanoseconds timeout) noexcept;
