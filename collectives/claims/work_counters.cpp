@@ -1,9 +1,11 @@
 #include "collectives/claims/work_counters.hpp"
 
+#include <cstdlib>
 #include <limits>
 #include <mutex>
 #include <new>
 #include <numeric>
+#include <string_view>
 #include <vector>
 
 #include "base/error.hpp"
@@ -41,6 +43,10 @@ WorkCounters::WorkCounters(Communicator& world, Communicator& node, bool claims)
         shared->end = s.several_nodes ? 0 : std::numeric_limits<std::uint64_t>::max();
     }
     node.barrier();
+    if (s.several_nodes) {
+        const char* doorbell = std::getenv("SHARDRUN_CLAIM_DOORBELL");
+        s.doorbell = std::make_unique<ClaimDoorbell>(world, doorbell == nullptr || std::string_view(doorbell) != "0");
+    }
     if (s.several_nodes && world.rank() == 0) s.thread = std::thread([state = state_] { state->serve(); });
 }
 
@@ -52,6 +58,7 @@ WorkCounters::~WorkCounters()
     } else {
         // Unwinding from an error: the other ranks will not send their finals; main() aborts.
         state_->abandon.store(true);
+        state_->doorbell->ring();
         state_->thread.detach();
     }
 }
@@ -112,8 +119,7 @@ void WorkCounters::add_progress(const ProgressCounts& delta)
         s.add_shared(delta);
         return;
     }
-    const Message message{progress_kind, s.service->rank(), delta.ok, delta.failed, delta.running, delta.interrupted};
-    s.service->send(std::span<const std::int64_t>(message), 0, service_tag);
+    s.tell_service({progress_kind, s.service->rank(), delta.ok, delta.failed, delta.running, delta.interrupted});
 }
 
 ProgressCounts WorkCounters::read_progress() const
@@ -133,12 +139,15 @@ void WorkCounters::request_stop(StopLevel level)
     auto& s = *state_;
     const auto wanted = static_cast<std::int32_t>(level);
     raise_level(s.shared->stop, wanted);
-    if (!s.several_nodes || s.service->rank() == 0) return;
+    if (!s.several_nodes) return;
+    if (s.service->rank() == 0) {
+        s.doorbell->ring();  // the service tells every rank now, not when its nap ends
+        return;
+    }
     std::lock_guard lock(s.stop_mutex);
     if (s.stop_sent >= wanted || s.finished) return;
     s.stop_sent = wanted;
-    const Message message{stop_kind, s.service->rank(), wanted, 0, 0, 0};
-    s.service->send(std::span<const std::int64_t>(message), 0, service_tag);
+    s.tell_service({stop_kind, s.service->rank(), wanted, 0, 0, 0});
 }
 
 StopLevel WorkCounters::stop_level()
@@ -166,8 +175,7 @@ void WorkCounters::finish()
     }
     if (!s.several_nodes) return;
     if (s.service->rank() != 0) {
-        const Message message{final_kind, s.service->rank(), 0, 0, 0, 0};
-        s.service->send(std::span<const std::int64_t>(message), 0, service_tag);
+        s.tell_service({final_kind, s.service->rank(), 0, 0, 0, 0});
     } else {
         s.thread.join();
     }

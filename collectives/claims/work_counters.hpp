@@ -32,7 +32,8 @@ enum class StopLevel : std::int32_t { none = 0, drain = 1, stop = 2 };
  * pool of claim numbers in node-local shared memory (one mutex-guarded take per claim, no
  * message). On one node the pool is unbounded; with several nodes an empty pool is refilled
  * from a claim service thread on world rank 0, with as many numbers as the node has
- * claimers, through two-sided messages. Nothing uses MPI one-sided windows, so it works
+ * claimers, through two-sided messages; the service sleeps between messages and each sender
+ * wakes it with a datagram (ClaimDoorbell). Nothing uses MPI one-sided windows, so it works
  * under every osc component (sm, ucx, rdma, pt2pt), and claims progress while rank 0 is busy
  * in a long task. Progress counts go to shared memory on rank 0's node and, from other
  * nodes, as messages to the service.

@@ -6,12 +6,14 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <span>
 #include <thread>
 #include <utility>
 
+#include "collectives/claims/claim_doorbell.hpp"
 #include "collectives/claims/claim_policy.hpp"
 #include "collectives/claims/node_claims.hpp"
 #include "collectives/claims/node_segment.hpp"
@@ -35,6 +37,8 @@ constexpr int service_tag = 71;
 constexpr int reply_tag = 72;
 constexpr int stop_tag = 73;
 using Message = std::array<std::int64_t, 6>;  // kind, sender, four values
+// How long the service keeps looking for the next message after one (about a wake-up's cost).
+constexpr std::chrono::microseconds claim_burst_window{20};
 
 // Raises `level` to at least `wanted`; levels never fall.
 inline void raise_level(std::atomic<std::int32_t>& level, std::int32_t wanted)
@@ -59,12 +63,14 @@ private:
 
 struct WorkCounters::State {
     std::unique_ptr<Communicator> service;  // private copy of world: no other traffic matches its tags
+    std::unique_ptr<ClaimDoorbell> doorbell;  // several nodes: wakes the service after each message to it
     std::unique_ptr<NodeSegment> segment;
     NodeShared* shared = nullptr;
     std::span<ClaimSlot> slots;  // every claimer's of this node, after NodeShared in the segment
     int my_slot = -1;            // this rank's, when it claims
     bool several_nodes = false;
     bool on_service_node = false;  // progress goes straight to shared memory
+    std::chrono::steady_clock::time_point last_reply;  // of this rank's last refill (under the node's lock)
     std::int64_t grant_size = 1;  // the node's claimers (at least 1): what a refill asks for at most
     // World rank 0 only: the claim service.
     std::mutex grant_mutex;
@@ -87,6 +93,8 @@ struct WorkCounters::State {
     void refill();
     /** Rank 0: one notice per level a rank asked for, to every other rank. */
     void tell_stop();
+    /** Sends `message` to the service and, with `ring`, wakes it. */
+    void tell_service(const Message& message, bool ring = true);
     /** Rank 0's service thread: answers refills, takes progress, stop and final messages. */
     void serve();
 };
