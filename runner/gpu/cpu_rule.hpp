@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/error.hpp"
+
 namespace shardrun::gpu {
 
 /** One comparison `<param> <op> <number>`. */
@@ -29,9 +31,14 @@ struct CpuRule {
 };
 
 /** Why a rule's text is wrong; `column` counts characters from the text's start (0 based). */
-class CpuRuleError : public std::runtime_error {
+class CpuRuleError : public Error {
 public:
-    CpuRuleError(std::size_t column, const std::string& message) : std::runtime_error(message), column_(column) {}
+    /** @param file, line  where it is thrown (the call site's, by default) */
+    CpuRuleError(std::size_t column, const std::string& message, const char* file = __builtin_FILE(),
+                 int line = __builtin_LINE())
+        : Error(file, line, message), column_(column)
+    {
+    }
     std::size_t column() const noexcept { return column_; }
 
 private:

@@ -2,6 +2,7 @@
 
 #include "collectives/stall_guard.hpp"
 #include "runner/run/device_health.hpp"
+#include "runner/run/task_record.hpp"
 #include "runner/tasks/rank_fatal.hpp"
 
 #include <fmt/format.h>
@@ -15,13 +16,6 @@
 
 namespace shardrun::run {
 namespace {
-
-bool stopping(const LoopSettings& settings) { return settings.stop != nullptr && settings.stop->load(); }
-
-double unix_now()
-{
-    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 bool in_group(const LoopSettings& settings) { return settings.group != nullptr && settings.group->size() > 1; }
 
@@ -60,9 +54,9 @@ struct Agreed {
 Agreed agree(const LoopSettings& settings, const tasks::TaskOutcome& outcome)
 {
     const bool ok = outcome.status == io::TaskStatus::ok;
-    if (!in_group(settings)) return {ok, stopping(settings), ok ? -1 : 0, outcome.exit_code};
+    if (!in_group(settings)) return {ok, settings.stopping(), ok ? -1 : 0, outcome.exit_code};
     auto& group = *settings.group;
-    const std::array<std::int32_t, 3> mine{ok ? 1 : 0, outcome.exit_code, stopping(settings) ? 1 : 0};
+    const std::array<std::int32_t, 3> mine{ok ? 1 : 0, outcome.exit_code, settings.stopping() ? 1 : 0};
     std::vector<std::int32_t> all(mine.size() * static_cast<size_t>(group.size()));
     group.allgather(std::span<const std::int32_t>(mine), std::span<std::int32_t>(all));
     Agreed agreed;
@@ -132,7 +126,7 @@ AttemptsEnd run_attempts(const LoopSettings& settings, tasks::TaskContext& conte
     }
     context.attempt = std::min(context.attempt, settings.retries + 1);
     outcome.startup_seconds = startup_seconds;
-    if (!grouped) end.stop = stopping(settings);
+    if (!grouped) end.stop = settings.stopping();
     return end;
 }
 

@@ -1,109 +1,24 @@
 #include "runner/run/rank_loop.hpp"
 
-#include "collectives/stall_guard.hpp"
-#include "runner/run/attempts.hpp"
-#include "runner/exec/task_folder.hpp"
-#include "runner/run/device_choice.hpp"
-#include "runner/run/device_health.hpp"
-#include "runner/run/loop_state.hpp"
-#include "runner/run/periodic_thread.hpp"
-#include "runner/tasks/rank_fatal.hpp"
-
 #include <fmt/format.h>
 
 #include <array>
-#include <csignal>
 #include <chrono>
 #include <exception>
-#include <iostream>
 #include <mutex>
 #include <optional>
 #include <thread>
 
+#include "collectives/stall_guard.hpp"
+#include "runner/run/attempts.hpp"
+#include "runner/run/device_health.hpp"
+#include "runner/run/loop_state.hpp"
+#include "runner/run/periodic_thread.hpp"
+#include "runner/run/task_record.hpp"
+#include "runner/tasks/rank_fatal.hpp"
+
 namespace shardrun::run {
 namespace {
-
-double unix_now()
-{
-    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-bool stopping(const LoopSettings& settings) { return settings.stop != nullptr && settings.stop->load(); }
-
-// Points the context at task `id` (its params, range, folder and device) and starts its record.
-// `device_problem` says why the task cannot run on this rank (a cuda task here without a GPU).
-io::TaskRecord begin_task(const LoopSettings& settings, tasks::TaskContext& context, job::ParamMap& params,
-                          std::uint64_t id, std::string task_dir, std::string& device_problem)
-{
-    settings.space->update_params(id, params);
-    context.task_id = id;
-    context.range = settings.space->range_of(id);
-    context.task_dir = std::move(task_dir);
-    device_problem.clear();
-    context.device = settings.device;
-    const auto* requested = params.find("device");
-    if (requested != nullptr) {
-        auto chosen = task_device(settings.device, requested);
-        context.device = *chosen.binding;
-        device_problem = std::move(chosen.problem);
-    }
-    // device: auto sends a task its rank's GPU would run slower to the CPU; /tasks/device says where it ran.
-    if (settings.route && settings.device.cuda && device_problem.empty() &&
-        auto_sends_to_cpu(true, requested, routes_to_cpu(*settings.route, params))) {
-        context.device = routed_cpu_binding(*settings.route);
-    }
-    context.attempt_base = context.task_dir.empty() ? 0 : exec::kept_attempts(context.task_dir);
-    return {id, io::TaskStatus::ok, 0, settings.rank, settings.host, context.device.label(), unix_now(), 0, 0};
-}
-
-/** Opens a telemetry window for one task, when the rank samples its GPU. */
-std::optional<gpu::TelemetrySampler::WindowId> open_telemetry(const LoopSettings& settings)
-{
-    if (settings.telemetry == nullptr) return std::nullopt;
-    return settings.telemetry->open();
-}
-
-/** Closes the task's window: its values go to /tasks/gpu_*, its fault evidence to the listener and the log. */
-void close_telemetry(const LoopSettings& settings, std::optional<gpu::TelemetrySampler::WindowId> window,
-                     io::TaskRecord& record)
-{
-    if (!window) return;
-    const auto telemetry = settings.telemetry->close(*window);
-    record.gpu = telemetry.usage;
-    if (telemetry.faults.any()) {
-        std::cerr << fmt::format("shardrun: rank {} on {} ({}): task {}: the GPU reported {}\n", settings.rank,
-                                 settings.host, record.device, record.task_id, telemetry.faults.detail)
-                  << std::flush;
-    }
-    if (settings.on_task_telemetry) settings.on_task_telemetry(record, telemetry);
-}
-
-// What /tasks/message and /attempts keep of the attempts: the reason the summary prints.
-void fill_reason(io::TaskRecord& record, const AttemptsEnd& end)
-{
-    if (record.status != io::TaskStatus::ok) record.message = end.outcome.message;
-    record.attempt_log = io::encode_attempts(end.attempts);
-}
-
-// A task that did not succeed was interrupted, not failed, when the stop cut it short, or when
-// it died of SIGUSR1 while the job drains: Slurm's `scancel --signal=USR1` (the batch script's
-// way of passing on --signal=B:USR1@120) reaches every process of the step, the tasks' too.
-bool interrupted(const LoopSettings& settings, const AttemptsEnd& end)
-{
-    if (end.outcome.status == io::TaskStatus::ok) return false;
-    if (end.stop) return true;
-    if (end.outcome.exit_code != 128 + SIGUSR1 || settings.claims_closed == nullptr) return false;
-    // The task may die of the drain's SIGUSR1 before this rank knows of the drain: scancel signals
-    // the step's processes one by one, and another rank's drain arrives through the stop watcher
-    // (every 20 ms). So a task killed by SIGUSR1 waits a little for the drain before it is judged;
-    // a SIGUSR1 that was no drain's costs that wait once and is a failure.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-    while (!settings.claims_closed->load()) {
-        if (std::chrono::steady_clock::now() >= deadline) return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return true;
-}
 
 void run_slot(const LoopSettings& settings, LoopState& state)
 {
@@ -121,12 +36,7 @@ void run_slot(const LoopSettings& settings, LoopState& state)
                                  device_problem);
         const auto window = open_telemetry(settings);
         const auto end = run_attempts(settings, context, device_problem);
-        if (end.began) record.start = *end.began;  // the worker's load is not the task's time
-        record.end = unix_now();
-        close_telemetry(settings, window, record);
-        record.status = end.outcome.status;
-        record.attempts = context.attempt;
-        record.exit_code = end.outcome.exit_code;
+        end_task(settings, window, end, context.attempt, record);
         if (!end.device_fault.empty() && end.outcome.status != io::TaskStatus::ok && !end.stop) {
             state.give_back(*id);  // its GPU failed it: another rank runs it, with all its retries
             continue;
@@ -164,17 +74,12 @@ void run_group_member(const LoopSettings& settings, LoopState& state)
         // Every member samples its own GPU; the leader's row keeps the leader's (the columns are per rank's device).
         const auto window = open_telemetry(settings);
         const auto end = run_attempts(settings, context, device_problem);  // collective over the group
-        if (end.began) record.start = *end.began;
-        record.end = unix_now();
-        close_telemetry(settings, window, record);
+        end_task(settings, window, end, context.attempt, record);
         if (!leader) {
             // A member is as busy as its leader; only the leader counts the task itself.
             state.stats().busy_seconds += record.end - record.start;
             continue;
         }
-        record.status = end.outcome.status;
-        record.attempts = context.attempt;
-        record.exit_code = end.outcome.exit_code;
         fill_reason(record, end);
         state.finish(record, end.outcome, interrupted(settings, end));
     }
@@ -190,7 +95,7 @@ RankStats run_rank_loop(const LoopSettings& settings, WorkSource& source, io::Re
     std::optional<PeriodicThread> flusher;
     if (settings.periodic_commits && settings.stop != nullptr) {
         flusher.emplace(std::chrono::milliseconds(20), [&] {
-            if (!stopping(settings)) return true;
+            if (!settings.stopping()) return true;
             state.commit_finished();
             return false;
         });

@@ -38,6 +38,8 @@ struct LoopSettings {
     const std::vector<bool>* committed = nullptr;  ///< ids finished by an earlier run (resume)
     /** Running tasks must stop (see interrupt.hpp); also closes claims when `claims_closed` is null. */
     const std::atomic<bool>* stop = nullptr;
+    /** The stop was asked for (drain, SIGTERM). */
+    bool stopping() const noexcept { return stop != nullptr && stop->load(); }
     /** No new task may start (a drain); running ones finish. */
     const std::atomic<bool>* claims_closed = nullptr;
     /** A drain that lasts this long becomes a stop (the watcher of RankLoopSetup::run). */
