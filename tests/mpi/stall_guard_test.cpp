@@ -91,5 +91,43 @@ TEST(StallGuard, AMemberThatDoesNotJoinIsNamed)
     world->barrier();
 }
 
+TEST(StallGuard, AMemberThatEnteredThenStoppedIsNamedAsSuch)
+{
+    // Member 0 enters a non-blocking allreduce first, polls it once past its arm interval (1 s
+    // at its 30 s deadline), so it notes having entered, then makes no MPI call for 5 s. The
+    // others enter after it armed and wait with a 0.5 s deadline: with vader's single copy off
+    // (as the tests run) its 1 MiB moves only inside its own MPI calls, so none of them completes.
+    const auto world = mpi::world();
+    if (world->size() == 1) GTEST_SKIP() << "needs a member to wait for";
+    const bool stopped = world->rank() == 0;
+    StallGuard guarded(*world, stopped ? 30 : 0.5, names(world->size()), "group 4");
+    std::vector<float> mine(std::size_t{1} << 18, 1.0f), total(mine.size());  // kept until the others' late completion
+    std::string message;
+    world->barrier();
+
+    if (stopped) {
+        auto request = guarded.iallreduce(std::span<const float>(mine), std::span<float>(total), ReduceOp::sum);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+        EXPECT_FALSE(request.test()) << "the others have not entered yet";
+        std::this_thread::sleep_for(std::chrono::seconds(5));
+        request.wait();  // the others' abandoned operations complete it while they wait in the barrier
+    } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+        const auto entered = std::chrono::steady_clock::now();
+        try {
+            guarded.allreduce(std::span<const float>(mine), std::span<float>(total), ReduceOp::sum);
+        } catch (const CollectiveStall& stall) {
+            message = stall.what();
+        }
+        const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - entered).count();
+        EXPECT_LT(waited, 4.5) << "the stall was not detected within deadline + ping grace";
+        EXPECT_NE(message.find("allreduce #1 of group 4"), std::string::npos) << message;
+        EXPECT_NE(message.find("not responding: member 0 (world rank 0 on test-host, entered it, then stopped responding)"),
+                  std::string::npos)
+            << message;
+    }
+    world->barrier();
+}
+
 }  // namespace
 }  // namespace shardrun::collectives
