@@ -1,5 +1,7 @@
 #include "collectives/stall_guard.hpp"
 
+#include "collectives/stall_guard_pair.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -201,13 +203,14 @@ Request StallGuard::guard(const char* name, std::size_t bytes, Request operation
 // each time. The input is only read, and is not copied: a late member may then get what the
 // caller's memory holds by that time, but the job is ending (the runner aborts it).
 void StallGuard::run_blocking(const char* name, std::size_t bytes, std::size_t out_bytes, void* out,
-                              const std::function<Request(std::byte*)>& start)
+                              const std::function<Request(std::byte*)>& start, std::size_t scratch_bytes)
 {
-    if (scratch_bytes_ < out_bytes) {
+    scratch_bytes = std::max(scratch_bytes, out_bytes);
+    if (scratch_bytes_ < scratch_bytes) {
         scratch_bytes_ = 0;
         scratch_.reset();  // before the new one: never both at once
-        scratch_.reset(new std::byte[out_bytes]);
-        scratch_bytes_ = out_bytes;
+        scratch_.reset(new std::byte[scratch_bytes]);
+        scratch_bytes_ = scratch_bytes;
     }
     std::byte* scratch = scratch_.get();
     auto request = guard(name, bytes, start(scratch));
@@ -240,9 +243,18 @@ Request StallGuard::ibroadcast_raw(void* data, std::size_t count, DataType type,
 
 void StallGuard::allreduce_raw(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op)
 {
+    const auto bytes = count * size_of(type);
+    if (size() == 2) {
+        // One exchange, the peer's data into the scratch, then the reduction into the caller's
+        // buffer here, after completion (stall_guard_pair.hpp).
+        run_blocking("allreduce", bytes, 0, nullptr,
+                     [&](std::byte* peer) { return pair::exchange(inner_, send, peer, count, type); }, bytes);
+        const std::byte* peer = scratch_.get();
+        pair::reduce(rank() == 0 ? send : peer, rank() == 0 ? peer : send, recv, count, type, op);
+        return;
+    }
     // Out of place even when the caller reduces in place: the scratch is the only buffer written
     // (and Open MPI's non-blocking in-place allreduce takes a slower path).
-    const auto bytes = count * size_of(type);
     run_blocking("allreduce", bytes, bytes, recv,
                  [&](std::byte* out) { return inner_.iallreduce_raw(send, out, count, type, op); });
 }

@@ -71,9 +71,12 @@ public:
 private:
     /** @param bytes  what the operation moves, roughly: how long its wait polls without pause */
     Request guard(const char* name, std::size_t bytes, Request operation);
-    /** @param bytes  what the operation moves; `start` gets the scratch buffer to receive `out_bytes` into */
+    /**
+     * @param bytes  what the operation moves; `start` gets the scratch buffer (at least
+     *               `scratch_bytes`) to receive into; `out_bytes` of it are copied to `out` after
+     */
     void run_blocking(const char* name, std::size_t bytes, std::size_t out_bytes, void* out,
-                      const std::function<Request(std::byte*)>& start);
+                      const std::function<Request(std::byte*)>& start, std::size_t scratch_bytes = 0);
 
     Communicator& inner_;
     double timeout_seconds_;
