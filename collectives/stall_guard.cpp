@@ -245,12 +245,11 @@ void StallGuard::allreduce_raw(const void* send, void* recv, std::size_t count, 
 {
     const auto bytes = count * size_of(type);
     if (size() == 2) {
-        // One exchange, the peer's data into the scratch, then the reduction into the caller's
-        // buffer here, after completion (stall_guard_pair.hpp).
-        run_blocking("allreduce", bytes, 0, nullptr,
-                     [&](std::byte* peer) { return pair::exchange(inner_, send, peer, count, type); }, bytes);
-        const std::byte* peer = scratch_.get();
-        pair::reduce(rank() == 0 ? send : peer, rank() == 0 ? peer : send, recv, count, type, op);
+        // One exchange each way, the peer's data into the scratch, reduced into the caller's
+        // buffer by this process as it arrives (stall_guard_pair.hpp).
+        run_blocking("allreduce", bytes, 0, nullptr, [&](std::byte* peer) {
+            return Request(std::make_unique<pair::PairAllreduce>(inner_, send, peer, recv, count, type, op));
+        }, bytes);
         return;
     }
     // Out of place even when the caller reduces in place: the scratch is the only buffer written

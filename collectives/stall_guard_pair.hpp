@@ -3,44 +3,21 @@
 // @internal StallGuard's blocking allreduce for a group of two: one message each way and a
 // local reduction, instead of a non-blocking MPI collective. Open MPI 4.1's coll/libnbc runs
 // every MPI_Iallreduce below 4 ranks as a binomial reduce-then-broadcast (the two transfers one
-// after the other, the result sent back), progressed only on every 8th poll: 0.5-0.8 x the
-// blocking MPI_Allreduce, which exchanges both ways at once. This is that exchange, with the
-// peer's data received into the guard's scratch (the only memory MPI writes: an abandoned
+// after the other, the result sent back): 0.2-0.8 x the blocking MPI_Allreduce, which
+// exchanges both ways at once (benchmarks/README.md, "Allreduce"). This is that exchange, with
+// the peer's data received into the guard's scratch (the only memory MPI writes: an abandoned
 // exchange never writes into the caller's) and the reduction written by this process itself,
-// synchronously, straight into the caller's buffer.
+// in its own calls, straight into the caller's buffer.
+#include <algorithm>
 #include <cstddef>
-#include <cstring>
+#include <vector>
 
 #include "collectives/communicator.hpp"
 
 namespace shardrun::collectives::pair {
 
-/** The guard's tag for the exchange's messages (next to its note, ping and pong tags). */
+/** The guard's tag for the exchange's messages (next to its note, ping and pong tags); a member's messages with one tag arrive in order. */
 inline constexpr int exchange_tag = 97;
-
-/** Both halves of an exchange: complete when the peer's data is in and ours is out. */
-class Exchange final : public PendingOperation {
-public:
-    Exchange(Request send, Request recv) : send_(std::move(send)), recv_(std::move(recv)) {}
-    bool test() override { return recv_.test() && send_.test(); }
-    void wait() override
-    {
-        recv_.wait();
-        send_.wait();
-    }
-
-private:
-    Request send_, recv_;
-};
-
-/** Starts the exchange of `bytes` with the other member of a group of two. */
-inline Request exchange(Communicator& comm, const void* send, std::byte* peer, std::size_t count, DataType type)
-{
-    const int other = 1 - comm.rank();
-    auto recv = comm.irecv_raw(peer, count, type, other, exchange_tag);
-    auto sent = comm.isend_raw(send, count, type, other, exchange_tag);
-    return Request(std::make_unique<Exchange>(std::move(sent), std::move(recv)));
-}
 
 template <typename T>
 void combine(const T* first, const T* second, T* out, std::size_t count, ReduceOp op)
@@ -90,5 +67,58 @@ inline void reduce(const void* first, const void* second, void* out, std::size_t
                        count, op);
     }
 }
+
+/**
+ * The allreduce of a group of two, in chunks of 256 KiB: every chunk's message each way is
+ * posted at once, and each chunk is reduced into `out` as soon as it is in (and, reducing in
+ * place, ours has gone), while it is still in cache and the later chunks move. The reduction
+ * runs inside test() only, so after a stall (the operation abandoned, never tested again)
+ * nothing writes into `out`.
+ */
+class PairAllreduce final : public PendingOperation {
+public:
+    PairAllreduce(Communicator& comm, const void* send, std::byte* peer, void* out, std::size_t count, DataType type,
+                  ReduceOp op)
+        : send_(static_cast<const std::byte*>(send)), peer_(peer), out_(static_cast<std::byte*>(out)),
+          element_(size_of(type)), chunk_(std::max<std::size_t>(1, chunk_bytes / size_of(type))), count_(count),
+          type_(type), op_(op), first_(comm.rank() == 0)
+    {
+        const int other = 1 - comm.rank();
+        for (std::size_t at = 0; at == 0 || at < count; at += chunk_) {
+            const auto n = std::min(chunk_, count - at);
+            receives_.push_back(comm.irecv_raw(peer_ + at * element_, n, type, other, exchange_tag));
+            sends_.push_back(comm.isend_raw(send_ + at * element_, n, type, other, exchange_tag));
+        }
+    }
+
+    bool test() override
+    {
+        for (; next_ < receives_.size(); ++next_) {
+            if (!receives_[next_].test() || !sends_[next_].test()) return false;
+            const auto at = next_ * chunk_ * element_;
+            const auto n = std::min(chunk_, count_ - std::min(count_, next_ * chunk_));
+            reduce(first_ ? send_ + at : peer_ + at, first_ ? peer_ + at : send_ + at, out_ + at, n, type_, op_);
+        }
+        return true;
+    }
+    void wait() override
+    {
+        while (!test()) {
+        }
+    }
+
+private:
+    static constexpr std::size_t chunk_bytes = std::size_t{256} << 10;  ///< half a core's L2 here
+
+    const std::byte* send_;
+    std::byte* peer_;
+    std::byte* out_;
+    std::size_t element_, chunk_, count_;
+    DataType type_;
+    ReduceOp op_;
+    bool first_;  ///< this member is member 0: its data comes first in every reduction
+    std::vector<Request> receives_, sends_;
+    std::size_t next_ = 0;  ///< the first chunk not reduced yet
+};
 
 }  // namespace shardrun::collectives::pair

@@ -143,7 +143,7 @@ TEST(StallGuard, BlockingAllreduceOfEveryTypeAndOpMatchesMpi)
     const auto check = [&](auto sample) {
         using T = decltype(sample);
         for (const auto op : {ReduceOp::sum, ReduceOp::min, ReduceOp::max, ReduceOp::avg}) {
-            std::vector<T> mine(1000), ours(1000), in_place(1000), theirs(1000);
+            std::vector<T> mine(300000), ours(mine.size()), in_place(mine.size()), theirs(mine.size());  // several chunks
             for (std::size_t i = 0; i < mine.size(); ++i) {
                 mine[i] = static_cast<T>((i * 7 + static_cast<std::size_t>(world->rank()) * 13) % 101);
             }
