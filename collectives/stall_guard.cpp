@@ -88,9 +88,9 @@ public:
     void wait() override
     {
         // Poll without pause while the transfer may still be under way and until the watchdog
-        // arms: MPI moves a non-blocking collective's data only inside calls such as test(), so
-        // a nap there stalls the transfer. Past that, sleep between polls so a member waiting
-        // for a slow one leaves the core to real work.
+        // arms: MPI moves a non-blocking operation's data only inside calls such as test(), so a
+        // nap there stalls the transfer (MPI's own blocking calls spin throughout). Past that,
+        // sleep between polls so a member waiting for a slow one leaves the core to real work.
         const auto spin_until = started_ + spin_window(bytes_, timeout_);
         for (int spin = 0; spin < 200 || Clock::now() < spin_until; ++spin) {
             if (test()) return;
