@@ -31,9 +31,11 @@ public:
  * or of a later one, arrived; a member that stopped within the arm interval of entering sent
  * none and reads "never entered it"). Point-to-point messages pass through unguarded.
  * After a stall the communicator is unusable: its collective never completes. Blocking forms
- * never write into the caller's buffers after a stall (they receive into a scratch buffer and
- * copy out; they read the caller's input in place, which a late member may still read while
- * the job ends); non-blocking ones cannot, so their buffers must be kept until the process
+ * never write into the caller's buffers after a stall (MPI receives into a scratch buffer,
+ * copied out on completion; a group of two's allreduce reduces each arrived chunk into the
+ * caller's buffer itself, inside its own polls, stall_guard_pair.hpp; the caller's input is
+ * read in place, which a late member may still read while the job ends); non-blocking forms
+ * cannot, so their buffers must be kept until the process
  * ends (it should end: see the runner, which aborts the job).
  */
 class StallGuard final : public Communicator {
