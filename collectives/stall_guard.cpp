@@ -1,5 +1,7 @@
 #include "collectives/stall_guard.hpp"
 
+#include "collectives/stall_guard_pair.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -13,21 +15,41 @@ constexpr int note_tag = 94;
 constexpr int ping_tag = 95;
 constexpr int pong_tag = 96;
 constexpr double ping_grace_seconds = 3.0;
+constexpr double arm_after_seconds = 1.0;
+constexpr std::int64_t drain_every = 64;  ///< collectives between two looks for notes nobody armed to read
+
+// A collective still pending this long after it started arms its watchdog: sends its arrival
+// notes and answers pings. Always shorter than a pinger's grace, min(timeout, 3 s), so every
+// member waiting in the collective has armed before the pinger decides who is missing.
+double arm_seconds(double timeout) { return timeout > 0 ? std::min(arm_after_seconds, timeout / 4) : arm_after_seconds; }
 
 // How long wait() polls without pause: what moving `bytes` takes at 0.5 GB/s (well below
-// shared memory's speed), at least 1 ms.
-Clock::duration spin_window(std::size_t bytes)
+// shared memory's speed), and at least until the watchdog arms.
+Clock::duration spin_window(std::size_t bytes, double timeout)
 {
-    return std::chrono::duration_cast<Clock::duration>(
-        std::chrono::duration<double>(std::max(1e-3, static_cast<double>(bytes) / 0.5e9)));
+    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+        std::max(arm_seconds(timeout), static_cast<double>(bytes) / 0.5e9)));
 }
 
-// A member waiting in a guarded collective answers every ping, so a stalled peer can tell
-// who is alive and waiting from who is not.
+// Takes in every arrival note that waits, keeping the highest sequence each member noted.
+void collect_notes(Communicator& comm, std::vector<std::int64_t>& noted)
+{
+    while (comm.iprobe(any_source, note_tag)) {
+        // The sender is found by probing each member: the interface has no receive status.
+        for (int m = 0; m < comm.size(); ++m) {
+            if (m == comm.rank() || !comm.iprobe(m, note_tag)) continue;
+            std::int64_t note = 0;
+            comm.recv(std::span<std::int64_t>(&note, 1), m, note_tag);
+            noted[static_cast<size_t>(m)] = std::max(noted[static_cast<size_t>(m)], note);
+        }
+    }
+}
+
+// An armed member waiting in a guarded collective answers every ping, so a stalled peer can
+// tell who is alive and waiting from who is not.
 void answer_pings(Communicator& comm)
 {
     while (comm.iprobe(any_source, ping_tag)) {
-        // The sender is found by probing each member: the interface has no receive status.
         for (int m = 0; m < comm.size(); ++m) {
             if (m == comm.rank() || !comm.iprobe(m, ping_tag)) continue;
             std::int64_t ping = 0;
@@ -38,45 +60,38 @@ void answer_pings(Communicator& comm)
     }
 }
 
-/** One guarded collective: the operation, the arrival notes, and the deadline. */
+/** One guarded collective: the operation, the deadline, and once armed the notes and pings. */
 class GuardedOperation final : public PendingOperation {
 public:
     GuardedOperation(Communicator& comm, Request operation, const char* name, std::size_t bytes, std::int64_t sequence,
-                     double timeout, const std::vector<std::string>& members, const std::string& group)
-        : comm_(comm), operation_(std::move(operation)), name_(name), bytes_(bytes), sequence_(sequence), timeout_(timeout),
-          members_(members), group_(group), buffers_(new NoteBuffers{std::vector<std::int64_t>(static_cast<size_t>(comm.size()), -1), sequence})
+                     double timeout, std::vector<std::int64_t>& noted, const std::vector<std::string>& members,
+                     const std::string& group)
+        : comm_(comm), operation_(std::move(operation)), name_(name), bytes_(bytes), timeout_(timeout), noted_(noted),
+          members_(members), group_(group), sequence_(new std::int64_t(sequence)), started_(Clock::now())
     {
-        started_ = Clock::now();
-        for (int m = 0; m < comm.size(); ++m) {
-            if (m == comm.rank()) {
-                receives_.emplace_back();
-                continue;
-            }
-            receives_.push_back(comm.irecv(std::span<std::int64_t>(&buffers_->notes[static_cast<size_t>(m)], 1), m, note_tag));
-            sends_.push_back(comm.isend(std::span<const std::int64_t>(&buffers_->sequence, 1), m, note_tag));
-        }
     }
 
     bool test() override
     {
-        answer_pings(comm_);
-        if (!operation_.test()) {
-            if (timeout_ > 0 && Clock::now() - started_ > std::chrono::duration<double>(timeout_)) stall();
-            return false;
+        if (!notes_.empty()) answer_pings(comm_);
+        if (operation_.test()) {
+            wait_all(notes_);  // a few bytes each: sent eagerly
+            return true;
         }
-        // Everyone joined, so every note has been sent: collect them for the next collective.
-        wait_all(receives_);
-        wait_all(sends_);
-        return true;
+        if (timeout_ <= 0) return false;
+        const auto waited = std::chrono::duration<double>(Clock::now() - started_).count();
+        if (notes_.empty() && waited >= arm_seconds(timeout_)) arm();
+        if (waited > timeout_) stall();
+        return false;
     }
 
     void wait() override
     {
-        // Poll without pause while the transfer itself may still be under way: MPI moves a
-        // non-blocking collective's data only inside calls such as test(), so a nap there
-        // stalls the transfer (a 64 MiB allreduce progressed once per nap). Past that, sleep
-        // between polls so a member waiting for a slow one leaves the core to real work.
-        const auto spin_until = started_ + spin_window(bytes_);
+        // Poll without pause while the transfer may still be under way and until the watchdog
+        // arms: MPI moves a non-blocking operation's data only inside calls such as test(), so a
+        // nap there stalls the transfer (MPI's own blocking calls spin throughout). Past that,
+        // sleep between polls so a member waiting for a slow one leaves the core to real work.
+        const auto spin_until = started_ + spin_window(bytes_, timeout_);
         for (int spin = 0; spin < 200 || Clock::now() < spin_until; ++spin) {
             if (test()) return;
         }
@@ -88,7 +103,18 @@ public:
     }
 
 private:
-    // Which members answer a ping within the grace period; a waiting member answers at once.
+    // Still pending after the arm interval: tell every other member that this one entered,
+    // and from now on answer pings.
+    void arm()
+    {
+        collect_notes(comm_, noted_);  // older notes, so the queue stays short
+        for (int m = 0; m < comm_.size(); ++m) {
+            if (m != comm_.rank()) notes_.push_back(comm_.isend(std::span<const std::int64_t>(sequence_.get(), 1), m, note_tag));
+        }
+        if (notes_.empty()) notes_.emplace_back();  // one member: armed all the same
+    }
+
+    // Which members answer a ping within the grace period; an armed waiting member answers at once.
     std::vector<bool> responsive()
     {
         std::vector<bool> answered(static_cast<size_t>(comm_.size()), false);
@@ -116,19 +142,22 @@ private:
     [[noreturn]] void stall()
     {
         const auto answered = responsive();
+        collect_notes(comm_, noted_);
         std::string culprits;
         for (int m = 0; m < comm_.size(); ++m) {
             if (answered[static_cast<size_t>(m)]) continue;
-            const bool entered = receives_[static_cast<size_t>(m)].test();
+            // A member notes the collective it waits in once armed, and collectives run in
+            // order: a note of this one or a later one means it entered this one.
+            const bool entered = noted_[static_cast<size_t>(m)] >= *sequence_;
             culprits += (culprits.empty() ? "" : ", ") + std::string("member ") + std::to_string(m) + " (" +
                         (static_cast<size_t>(m) < members_.size() ? members_[static_cast<size_t>(m)] + ", " : "") +
                         (entered ? "entered it, then stopped responding" : "never entered it") + ")";
         }
+        const auto sequence = *sequence_;
         operation_.abandon();
-        for (auto& r : receives_) r.abandon();
-        for (auto& s : sends_) s.abandon();
-        keep_until_exit(std::shared_ptr<NoteBuffers>(std::move(buffers_)));  // a late member's note may still arrive
-        SHARDRUN_THROW(CollectiveStall, name_ + " #" + std::to_string(sequence_) + " of " + group_ + " (" +
+        for (auto& n : notes_) n.abandon();
+        keep_until_exit(std::shared_ptr<std::int64_t>(std::move(sequence_)));  // what the notes send
+        SHARDRUN_THROW(CollectiveStall, name_ + " #" + std::to_string(sequence) + " of " + group_ + " (" +
                                         std::to_string(comm_.size()) + " members) did not complete within " +
                                         std::to_string(static_cast<long>(timeout_)) + " s; not responding: " +
                                         (culprits.empty() ? "none (every member answers; the transport is stuck)" : culprits));
@@ -138,16 +167,12 @@ private:
     Request operation_;
     std::string name_;
     std::size_t bytes_;
-    std::int64_t sequence_;
     double timeout_;
+    std::vector<std::int64_t>& noted_;
     const std::vector<std::string>& members_;
     const std::string& group_;
-    struct NoteBuffers {
-        std::vector<std::int64_t> notes;
-        std::int64_t sequence;
-    };
-    std::unique_ptr<NoteBuffers> buffers_;
-    std::vector<Request> receives_, sends_;
+    std::unique_ptr<std::int64_t> sequence_;  ///< on the heap: a note may still be sent from it after a stall
+    std::vector<Request> notes_;              ///< empty until armed
     Clock::time_point started_;
 };
 
@@ -156,32 +181,39 @@ private:
 StallGuard::StallGuard(Communicator& inner, double timeout_seconds, std::vector<std::string> member_names,
                        std::string group_name)
     : inner_(inner), timeout_seconds_(timeout_seconds), member_names_(std::move(member_names)),
-      group_name_(std::move(group_name))
+      group_name_(std::move(group_name)), noted_(static_cast<size_t>(inner.size()), 0)
 {
 }
 
 Request StallGuard::guard(const char* name, std::size_t bytes, Request operation)
 {
-    return Request(std::make_unique<GuardedOperation>(inner_, std::move(operation), name, bytes, ++sequence_,
-                                                       timeout_seconds_, member_names_, group_name_));
+    // The notes of a member that armed reach members that may never arm to read them: a look
+    // now and then keeps MPI's queue of unread messages short (one probe when it is empty).
+    ++sequence_;
+    if (timeout_seconds_ > 0 && sequence_ % drain_every == 0) collect_notes(inner_, noted_);
+    return Request(std::make_unique<GuardedOperation>(inner_, std::move(operation), name, bytes, sequence_,
+                                                       timeout_seconds_, noted_, member_names_, group_name_));
 }
 
-// Blocking collectives run on a heap copy of their buffers: after a stall the abandoned
-// operation may still complete when the late member arrives, and must not write into the
-// caller's (by then reused) memory. The copy is kept until exit in that case only; otherwise
-// the next collective reuses it, so a large one does not map and fault in fresh pages each time.
-void StallGuard::run_blocking(const char* name, std::size_t in_bytes, const void* in, std::size_t out_bytes, void* out,
-                              const std::function<Request(std::byte*, std::byte*)>& start)
+// Blocking collectives read the caller's input in place and receive into a scratch buffer that
+// is copied out once they complete: after a stall the abandoned operation may still complete
+// when the late member arrives (inside any later MPI call of this process), and must not write
+// into the caller's (by then reused) memory. The scratch is kept until exit in that case only;
+// otherwise the next collective reuses it, so a large one does not map and fault in fresh pages
+// each time. The input is only read, and is not copied: a late member may then get what the
+// caller's memory holds by that time, but the job is ending (the runner aborts it).
+void StallGuard::run_blocking(const char* name, std::size_t bytes, std::size_t out_bytes, void* out,
+                              const std::function<Request(std::byte*)>& start, std::size_t scratch_bytes)
 {
-    if (scratch_bytes_ < in_bytes + out_bytes) {
+    scratch_bytes = std::max(scratch_bytes, out_bytes);
+    if (scratch_bytes_ < scratch_bytes) {
         scratch_bytes_ = 0;
         scratch_.reset();  // before the new one: never both at once
-        scratch_.reset(new std::byte[in_bytes + out_bytes]);
-        scratch_bytes_ = in_bytes + out_bytes;
+        scratch_.reset(new std::byte[scratch_bytes]);
+        scratch_bytes_ = scratch_bytes;
     }
     std::byte* scratch = scratch_.get();
-    if (in_bytes > 0) std::memcpy(scratch, in, in_bytes);
-    auto request = guard(name, in_bytes + out_bytes, start(scratch, scratch + in_bytes));
+    auto request = guard(name, bytes, start(scratch));
     try {
         request.wait();
     } catch (...) {
@@ -189,7 +221,7 @@ void StallGuard::run_blocking(const char* name, std::size_t in_bytes, const void
         scratch_bytes_ = 0;
         throw;
     }
-    if (out_bytes > 0) std::memcpy(out, scratch + in_bytes, out_bytes);
+    if (out_bytes > 0) std::memcpy(out, scratch, out_bytes);
 }
 
 void StallGuard::barrier() { ibarrier().wait(); }
@@ -197,10 +229,11 @@ Request StallGuard::ibarrier() { return guard("barrier", 0, inner_.ibarrier()); 
 
 void StallGuard::broadcast_raw(void* data, std::size_t count, DataType type, int root)
 {
+    // The root's buffer is only read: it is broadcast from in place; the others receive into the scratch.
     const auto bytes = count * size_of(type);
-    run_blocking("broadcast", 0, nullptr, bytes, data, [&](std::byte*, std::byte* out) {
-        std::memcpy(out, data, bytes);
-        return inner_.ibroadcast_raw(out, count, type, root);
+    const bool root_here = root == rank();
+    run_blocking("broadcast", bytes, root_here ? 0 : bytes, data, [&](std::byte* out) {
+        return inner_.ibroadcast_raw(root_here ? data : out, count, type, root);
     });
 }
 Request StallGuard::ibroadcast_raw(void* data, std::size_t count, DataType type, int root)
@@ -211,10 +244,18 @@ Request StallGuard::ibroadcast_raw(void* data, std::size_t count, DataType type,
 void StallGuard::allreduce_raw(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op)
 {
     const auto bytes = count * size_of(type);
-    run_blocking("allreduce", 0, nullptr, bytes, recv, [&](std::byte*, std::byte* out) {
-        std::memcpy(out, send, bytes);
-        return inner_.iallreduce_raw(out, out, count, type, op);
-    });
+    if (size() == 2) {
+        // One exchange each way, the peer's data into the scratch, reduced into the caller's
+        // buffer by this process as it arrives (stall_guard_pair.hpp).
+        run_blocking("allreduce", bytes, 0, nullptr, [&](std::byte* peer) {
+            return Request(std::make_unique<pair::PairAllreduce>(inner_, send, peer, recv, count, type, op));
+        }, bytes);
+        return;
+    }
+    // Out of place even when the caller reduces in place: the scratch is the only buffer written
+    // (and Open MPI's non-blocking in-place allreduce takes a slower path).
+    run_blocking("allreduce", bytes, bytes, recv,
+                 [&](std::byte* out) { return inner_.iallreduce_raw(send, out, count, type, op); });
 }
 Request StallGuard::iallreduce_raw(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op)
 {
@@ -223,9 +264,9 @@ Request StallGuard::iallreduce_raw(const void* send, void* recv, std::size_t cou
 
 void StallGuard::allgather_raw(const void* send, void* recv, std::size_t count, DataType type)
 {
-    const auto bytes = count * size_of(type);
-    run_blocking("allgather", bytes, send, bytes * static_cast<std::size_t>(size()), recv,
-                 [&](std::byte* in, std::byte* out) { return inner_.iallgather_raw(in, out, count, type); });
+    const auto bytes = count * size_of(type) * static_cast<std::size_t>(size());
+    run_blocking("allgather", bytes, bytes, recv,
+                 [&](std::byte* out) { return inner_.iallgather_raw(send, out, count, type); });
 }
 Request StallGuard::iallgather_raw(const void* send, void* recv, std::size_t count, DataType type)
 {
@@ -236,8 +277,8 @@ Request StallGuard::iallgather_raw(const void* send, void* recv, std::size_t cou
 void StallGuard::reduce_scatter_raw(const void* send, void* recv, std::size_t recv_count, DataType type, ReduceOp op)
 {
     const auto bytes = recv_count * size_of(type);
-    run_blocking("reduce_scatter", bytes * static_cast<std::size_t>(size()), send, bytes, recv,
-                 [&](std::byte* in, std::byte* out) { return inner_.ireduce_scatter_raw(in, out, recv_count, type, op); });
+    run_blocking("reduce_scatter", bytes * static_cast<std::size_t>(size()), bytes, recv,
+                 [&](std::byte* out) { return inner_.ireduce_scatter_raw(send, out, recv_count, type, op); });
 }
 Request StallGuard::ireduce_scatter_raw(const void* send, void* recv, std::size_t recv_count, DataType type,
                                         ReduceOp op)

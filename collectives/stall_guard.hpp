@@ -20,16 +20,23 @@ public:
 
 /**
  * A communicator whose collectives end with CollectiveStall instead of hanging when a member
- * does not take part within `timeout_seconds`. Entering a collective, each member tells every
- * other one so with a small message. When the collective has not completed by the deadline,
- * the waiting member pings the others; members waiting in a guarded collective answer at
- * once, so the ones that do not answer within a few seconds are the culprits: stopped, hung or
- * busy elsewhere. They are named, with whether they entered the collective. This costs
- * 2 (size - 1) small messages per collective, which is why it guards groups (a task's few
- * members), not the world. Point-to-point messages pass through unguarded.
+ * does not take part within `timeout_seconds`. A collective costs what the inner non-blocking
+ * one costs, polled to completion: no message of the guard's own while it completes within
+ * the arm interval, min(1 s, timeout / 4). One still pending then arms: it tells every other
+ * member that it entered (a small note carrying the collective's sequence number) and from
+ * then on answers pings. At the deadline the waiting member pings the others and waits
+ * min(timeout, 3 s), longer than the arm interval, so every member waiting in a guarded
+ * collective has armed and answers; the ones that do not are the culprits: stopped, hung or
+ * busy elsewhere. They are named, with whether they entered the collective (their note of it,
+ * or of a later one, arrived; a member that stopped within the arm interval of entering sent
+ * none and reads "never entered it"). Point-to-point messages pass through unguarded.
  * After a stall the communicator is unusable: its collective never completes. Blocking forms
- * leave the caller's buffers alone after a stall; non-blocking ones cannot, so their buffers
- * must be kept until the process ends (it should end: see the runner, which aborts the job).
+ * never write into the caller's buffers after a stall (MPI receives into a scratch buffer,
+ * copied out on completion; a group of two's allreduce reduces each arrived chunk into the
+ * caller's buffer itself, inside its own polls, stall_guard_pair.hpp; the caller's input is
+ * read in place, which a late member may still read while the job ends); non-blocking forms
+ * cannot, so their buffers must be kept until the process
+ * ends (it should end: see the runner, which aborts the job).
  */
 class StallGuard final : public Communicator {
 public:
@@ -66,15 +73,20 @@ public:
 private:
     /** @param bytes  what the operation moves, roughly: how long its wait polls without pause */
     Request guard(const char* name, std::size_t bytes, Request operation);
-    void run_blocking(const char* name, std::size_t in_bytes, const void* in, std::size_t out_bytes, void* out,
-                      const std::function<Request(std::byte*, std::byte*)>& start);
+    /**
+     * @param bytes  what the operation moves; `start` gets the scratch buffer (at least
+     *               `scratch_bytes`) to receive into; `out_bytes` of it are copied to `out` after
+     */
+    void run_blocking(const char* name, std::size_t bytes, std::size_t out_bytes, void* out,
+                      const std::function<Request(std::byte*)>& start, std::size_t scratch_bytes = 0);
 
     Communicator& inner_;
     double timeout_seconds_;
     std::vector<std::string> member_names_;
     std::string group_name_;
     std::int64_t sequence_ = 0;
-    std::unique_ptr<std::byte[]> scratch_;  ///< the blocking collectives' copy of their buffers
+    std::vector<std::int64_t> noted_;  ///< per member, the highest collective it noted having entered
+    std::unique_ptr<std::byte[]> scratch_;  ///< what the blocking collectives receive into
     std::size_t scratch_bytes_ = 0;
 };
 
