@@ -44,15 +44,23 @@ int launcher_rank() noexcept
 }
 
 /**
- * Waits `rank` half-seconds (at most 5 s) for a lower rank's report. Open MPI ends a job whose
- * rank called MPI_Abort by sending SIGTERM to the others, which this process catches as a stop
- * (runner/run/interrupt.hpp): a first signal that arrives while waiting means another rank has
- * reported: false then (stay silent); true when the wait ran out or a signal had come before it.
+ * Waits 1.5 s plus `rank` half-seconds (at most 5 s in all) for a lower rank's report. Open MPI
+ * ends a job whose rank called MPI_Abort by sending SIGTERM to the others, which this process
+ * catches as a stop (runner/run/interrupt.hpp), and SIGKILL odls_base_sigkill_timeout (1 s)
+ * later: a first signal that arrives while waiting means another rank has reported: false then
+ * (stay silent). A signal that came before this rank failed may be that same SIGTERM (two ranks
+ * meet a full disk at once, and mpirun is quicker than this rank's write): then the wait lets
+ * the SIGKILL end this rank silently; a rank still alive after it was stopped from outside,
+ * and says it. True when the wait ran out.
  */
 bool should_report_here(int rank)
 {
-    if (shardrun::run::first_signal() != 0) return true;
-    for (int tick = 0; tick < std::min(rank, 10) * 10; ++tick) {
+    const int ticks = std::min(30 + rank * 10, 100);  // 50 ms each
+    if (shardrun::run::first_signal() != 0) {
+        usleep(ticks * 50'000);
+        return true;
+    }
+    for (int tick = 0; tick < ticks; ++tick) {
         usleep(50'000);
         if (shardrun::run::first_signal() != 0) return false;
     }
