@@ -43,28 +43,18 @@ void combine(const T* first, const T* second, T* out, std::size_t count, ReduceO
 /** out = op(first, second) elementwise, first being member 0's data; out may be either (in place). */
 inline void reduce(const void* first, const void* second, void* out, std::size_t count, DataType type, ReduceOp op)
 {
+    // Each element type once: the same combine() on the buffers seen as T.
+    const auto as = [&]<typename T>(T) {
+        combine(static_cast<const T*>(first), static_cast<const T*>(second), static_cast<T*>(out), count, op);
+    };
     switch (type) {
-    case DataType::uint8:
-        return combine(static_cast<const std::uint8_t*>(first), static_cast<const std::uint8_t*>(second),
-                       static_cast<std::uint8_t*>(out), count, op);
-    case DataType::int32:
-        return combine(static_cast<const std::int32_t*>(first), static_cast<const std::int32_t*>(second),
-                       static_cast<std::int32_t*>(out), count, op);
-    case DataType::uint32:
-        return combine(static_cast<const std::uint32_t*>(first), static_cast<const std::uint32_t*>(second),
-                       static_cast<std::uint32_t*>(out), count, op);
-    case DataType::int64:
-        return combine(static_cast<const std::int64_t*>(first), static_cast<const std::int64_t*>(second),
-                       static_cast<std::int64_t*>(out), count, op);
-    case DataType::uint64:
-        return combine(static_cast<const std::uint64_t*>(first), static_cast<const std::uint64_t*>(second),
-                       static_cast<std::uint64_t*>(out), count, op);
-    case DataType::float32:
-        return combine(static_cast<const float*>(first), static_cast<const float*>(second), static_cast<float*>(out),
-                       count, op);
-    case DataType::float64:
-        return combine(static_cast<const double*>(first), static_cast<const double*>(second), static_cast<double*>(out),
-                       count, op);
+    case DataType::uint8: return as(std::uint8_t{});
+    case DataType::int32: return as(std::int32_t{});
+    case DataType::uint32: return as(std::uint32_t{});
+    case DataType::int64: return as(std::int64_t{});
+    case DataType::uint64: return as(std::uint64_t{});
+    case DataType::float32: return as(float{});
+    case DataType::float64: return as(double{});
     }
 }
 

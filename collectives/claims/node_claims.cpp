@@ -56,15 +56,14 @@ std::uint64_t fill_slot(NodeIds& node, std::span<ClaimSlot> slots, std::size_t m
     auto& slot = slots[mine];
     want = std::max<std::uint64_t>(want, 1);
     if (node.open_next < node.open_end) return move_front(node.open_next, node.open_end, slot, want);
-    while (!node.exhausted) {
+    if (!node.exhausted) {
         const auto block = next_block();
-        if (block.size() == 0) {
-            node.exhausted = true;
-            break;
+        if (block.size() > 0) {
+            node.open_next = block.first;
+            node.open_end = block.last;
+            return move_front(node.open_next, node.open_end, slot, want);
         }
-        node.open_next = block.first;
-        node.open_end = block.last;
-        return move_front(node.open_next, node.open_end, slot, want);
+        node.exhausted = true;
     }
     const auto victim = richest_victim(slots, mine);
     if (!victim) return 0;
