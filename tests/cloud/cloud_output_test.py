@@ -217,6 +217,35 @@ class S3OutputTest(CloudOutputBase, unittest.TestCase):
         self.assertEqual(self.segments(), [], "merge consolidated the elements: their segments go")
 
 
+    def test_data_input_is_staged_once_per_node(self):
+        h5py = h5py_module()
+        local = os.path.join(self.work, "data.h5")
+        with h5py.File(local, "w") as f:
+            f["x"] = [[float(i)] * 3 for i in range(20)]
+        self.store.aws("s3", "cp", local, f"s3://{self.store.bucket}/in/data.h5")
+        scratch = scratch_dir(self)
+        # A task fails (exit 7) unless {input} is the copy in this node's scratch folder.
+        job = write_job(self.work, f"""\
+            name: staged
+            task: exec
+            data: {{input: "s3://{self.store.bucket}/in/data.h5:/x", chunk: 5}}
+            exec:
+              argv: [sh, -c, 'case "{{input}}" in {scratch}/shardrun-input/*/data.h5) ;; *) exit 7;; esac;
+                     test -f "{{input}}" && [ "{{input_dataset}}" = /x ] && echo "{{{{\\"n\\": $(({{end}} - {{start}}))}}}}" > $SHARDRUN_RESULT']
+              results: {{n: int64}}
+            """, name="staged.yaml")
+        proc = run(["run", job, "--set", f"output.path={self.url}", "-q"], np=2, env=self.env(scratch))
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        path = os.path.join(self.work, "master.h5")
+        self.store.get(self.prefix, path)
+        with h5py.File(path, "r") as f:
+            self.assertEqual(f["tasks/status"][:].tolist(), [1] * 4)
+            self.assertEqual(f["results/n"][:].tolist(), [5] * 4)
+        with open(os.path.join(self.work, "moto.log")) as f:
+            gets = [line for line in f if f"GET /{self.store.bucket}/in/data.h5 " in line]
+        self.assertEqual(len(gets), 1, "two ranks of one node: one download")
+
+
 class GcsOutputTest(CloudOutputBase, unittest.TestCase):
     backend = "gcs"
 
