@@ -73,6 +73,10 @@ void TaskStream::select_fields(std::vector<std::size_t> kept)
     impl_->kept = std::move(kept);
 }
 
+void TaskStream::reference_fields(std::vector<bool> by_reference) { impl_->by_reference = std::move(by_reference); }
+
+const std::vector<const std::byte*>& TaskStream::row_refs(std::size_t column) const { return impl_->refs.at(column); }
+
 const std::vector<std::string>& TaskStream::problems() const noexcept { return impl_->problems; }
 
 const std::vector<fs::path>& TaskStream::invalid_segments() const noexcept { return impl_->invalid; }
@@ -80,6 +84,9 @@ const std::vector<fs::path>& TaskStream::invalid_segments() const noexcept { ret
 bool TaskStream::next(TaskRows& block)
 {
     auto& s = *impl_;
+    // Dropped only now: the last block's refs pointed into them until this call.
+    s.active.remove_if([](const Loaded& loaded) { return loaded.cursor >= loaded.order.size(); });
+    s.single_rows.clear();
     if (!s.sorted) {
         std::stable_sort(s.segments.begin(), s.segments.end(),
                          [](const SegmentRef& a, const SegmentRef& b) { return a.span.first_id < b.span.first_id; });
@@ -97,7 +104,7 @@ bool TaskStream::next(TaskRows& block)
         s.load(s.segments[s.next_segment]);
     }
     // Sources in the order they were found: which of two equal rows wins is TaskTable's choice.
-    std::list<TaskRows> single_rows;
+    auto& single_rows = s.single_rows;
     auto active = s.active.begin();
     auto single = s.singles.begin();
     while (active != s.active.end() || single != s.singles.end()) {
@@ -121,9 +128,18 @@ bool TaskStream::next(TaskRows& block)
 
     if (s.with_fields) {
         block.fields.assign(s.kept.size(), {});
+        s.refs.resize(s.kept.size());
         for (std::size_t column = 0; column < s.kept.size(); ++column) {
             const auto f = s.kept[column];
             const auto bytes = s.fields[f].bytes();
+            if (column < s.by_reference.size() && s.by_reference[column]) {
+                auto& refs = s.refs[column];
+                refs.assign(n, nullptr);
+                for (std::size_t k = 0; k < n; ++k) {
+                    if (winners[k].fields) refs[k] = (*winners[k].fields)[f].data() + winners[k].row * bytes;
+                }
+                continue;
+            }
             auto& out = block.fields[column];
             out.reserve(n * bytes);
             // One pass: a run of rows without a result takes the fill value, the others their bytes.
@@ -143,7 +159,6 @@ bool TaskStream::next(TaskRows& block)
     } else {
         block.fields.clear();
     }
-    s.active.remove_if([](const Loaded& loaded) { return loaded.cursor >= loaded.order.size(); });
     block_first_ = b;
     s.cursor = e;
     return true;
