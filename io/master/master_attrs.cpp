@@ -72,12 +72,9 @@ void write_task_columns(hid_t file, const TaskRows& rows)
     hdf5::write_column(tasks.get(), "attempts", H5T_NATIVE_INT32, H5T_NATIVE_INT32, rows.attempts.data(), n);
     hdf5::write_column(tasks.get(), "rank", H5T_NATIVE_INT32, H5T_NATIVE_INT32, rows.rank.data(), n);
     // Codes plus a label coordinate, as the streamed master writes them (label_columns.hpp).
-    for (const auto& [name, column] : {std::pair{"host", &rows.host}, std::pair{"device", &rows.device}}) {
-        LabelCodes codes;
-        auto dataset = create_code_column(tasks.get(), name, n);
-        write_codes_block(dataset.get(), codes, 0, *column);
-        write_code_labels(file, tasks.get(), name, codes);
-    }
+    LabelCodes host_codes, device_codes;
+    write_codes_block(create_code_column(tasks.get(), "host", n).get(), host_codes, 0, rows.host);
+    write_codes_block(create_code_column(tasks.get(), "device", n).get(), device_codes, 0, rows.device);
     hdf5::write_column(tasks.get(), "start", H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE, rows.start.data(), n);
     hdf5::write_column(tasks.get(), "end", H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE, rows.end.data(), n);
     hdf5::write_column(tasks.get(), "exit_code", H5T_NATIVE_INT32, H5T_NATIVE_INT32, rows.exit_code.data(), n);
@@ -86,6 +83,9 @@ void write_task_columns(hid_t file, const TaskRows& rows)
     AttemptsWriter attempts(file);
     attempts.append(rows);
     attempts.finish();
+    // The labels' dimensions after /attempts' (the order of every master's dimension ids).
+    write_code_labels(file, tasks.get(), "host", host_codes);
+    write_code_labels(file, tasks.get(), "device", device_codes);
 }
 
 void write_time_units(hid_t file)

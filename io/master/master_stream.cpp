@@ -143,6 +143,8 @@ StatusCounts write_master_streamed(const fs::path& target, const MasterInfo& inf
                 start_writeback(descriptor);
             }
             attempts.finish();
+            // After /attempts' dimension, as every path does (a single file has it from its first
+            // commit): the same dimension ids in every master.
             write_code_labels(file, columns.tasks.get(), "host", columns.host_codes);
             write_code_labels(file, columns.tasks.get(), "device", columns.device_codes);
             columns = MasterColumns{};
