@@ -71,10 +71,12 @@ void write_block(MasterColumns& columns, const std::vector<FieldSpec>& fields, s
             if (n > 0) hdf5::write_field_block(columns.results[f].get(), fields[f], first, n, block.fields[f].data());
             continue;
         }
-        // Large rows: each straight from where its segment was loaded, one chunk; none for rows without a result.
+        // Large rows: each straight from where its segment was loaded, one chunk. A task without a
+        // result (not ok) gets none: its row reads as the fill value (README: "Tasks that failed ...").
         const auto& refs = stream.row_refs(f);
         for (std::size_t k = 0; k < n; ++k) {
-            if (refs[k] != nullptr) hdf5::write_row_chunk(columns.results[f].get(), fields[f], first + k, refs[k]);
+            if (refs[k] == nullptr || block.status[k] != static_cast<std::int8_t>(TaskStatus::ok)) continue;
+            hdf5::write_row_chunk(columns.results[f].get(), fields[f], first + k, refs[k]);
         }
     }
 }
