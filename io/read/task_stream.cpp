@@ -17,16 +17,24 @@ using namespace stream;
 
 namespace {
 
-/** Where the winning row's results are: a source's field columns and a row there. */
+/** Where the winning row's results are: a loaded segment (its rows read or mapped) or a single file's rows, and a row there. */
 struct Winner {
-    const std::vector<std::vector<std::byte>>* fields = nullptr;
+    const shards::Segment* segment = nullptr;
+    const TaskRows* rows = nullptr;
     std::size_t row = 0;
+
+    explicit operator bool() const noexcept { return rows != nullptr; }
+    const std::byte* bytes(std::size_t f, std::size_t size) const
+    {
+        return segment != nullptr ? segment->row(f, row) : rows->fields[f].data() + row * size;
+    }
 };
 
 /** The row-winner rule (TaskRows::take_if_better); the winner's values are read from `from`. */
-void take(TaskRows& block, std::vector<Winner>& winners, std::size_t k, const TaskRows& from, std::size_t i)
+void take(TaskRows& block, std::vector<Winner>& winners, std::size_t k, const TaskRows& from, std::size_t i,
+          const shards::Segment* segment = nullptr)
 {
-    if (block.take_if_better(k, from, i)) winners[k] = Winner{&from.fields, i};
+    if (block.take_if_better(k, from, i)) winners[k] = Winner{segment, &from, i};
 }
 
 /** Takes the rows of `loaded` with ids in [b, e), advancing its cursor past them. */
@@ -37,7 +45,7 @@ void take_segment(Loaded& loaded, std::uint64_t b, std::uint64_t e, TaskRows& bl
         const auto i = loaded.order[loaded.cursor];
         const auto id = rows.task_id[i];
         if (id >= e) break;
-        if (id >= b && id >= loaded.lo && id < loaded.hi) take(block, winners, id - b, rows, i);
+        if (id >= b && id >= loaded.lo && id < loaded.hi) take(block, winners, id - b, rows, i, &loaded.segment);
     }
 }
 
@@ -136,7 +144,7 @@ bool TaskStream::next(TaskRows& block)
                 auto& refs = s.refs[column];
                 refs.assign(n, nullptr);
                 for (std::size_t k = 0; k < n; ++k) {
-                    if (winners[k].fields) refs[k] = (*winners[k].fields)[f].data() + winners[k].row * bytes;
+                    if (winners[k]) refs[k] = winners[k].bytes(f, bytes);
                 }
                 continue;
             }
@@ -144,14 +152,14 @@ bool TaskStream::next(TaskRows& block)
             out.reserve(n * bytes);
             // One pass: a run of rows without a result takes the fill value, the others their bytes.
             for (std::size_t k = 0; k < n;) {
-                if (!winners[k].fields) {
+                if (!winners[k]) {
                     auto j = k;
-                    while (j < n && !winners[j].fields) ++j;
+                    while (j < n && !winners[j]) ++j;
                     append_fill(out, s.fields[f], j - k);
                     k = j;
                     continue;
                 }
-                const auto* from = (*winners[k].fields)[f].data() + winners[k].row * bytes;
+                const auto* from = winners[k].bytes(f, bytes);
                 out.insert(out.end(), from, from + bytes);
                 ++k;
             }

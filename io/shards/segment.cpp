@@ -10,9 +10,11 @@
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/field_io.hpp"
 #include "io/hdf5/handle.hpp"
+#include "io/hdf5/row_chunks.hpp"
 #include "io/hdf5/types.hpp"
 #include "io/output/checksum.hpp"
 #include "io/output/output_layout.hpp"
+#include "io/shards/segment_mapping.hpp"
 #include "io/shards/segment_writer.hpp"
 #include "io/tasks/gpu_columns.hpp"
 
@@ -132,7 +134,7 @@ bool lengths_agree(const TaskRows& rows)
            rows.message.size() == n && rows.attempt_log.size() == n && rows.gpu.size() == n;
 }
 
-Segment read_verified(const fs::path& path, bool with_fields)
+Segment read_verified(const fs::path& path, bool with_fields, bool map_rows)
 {
     auto file = SHARDRUN_H5_OPEN(File, H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
     if (hdf5::read_string_attr(file.get(), "format").value_or("") != segment_format) SHARDRUN_THROW(Hdf5Error, "not a segment");
@@ -151,15 +153,31 @@ Segment read_verified(const fs::path& path, bool with_fields)
     }
     auto results = SHARDRUN_H5_OPEN(Group, H5Gopen2(file.get(), "results", H5P_DEFAULT));
     std::vector<bool> per_row;
+    std::uint32_t results_crc = 0;
     for (const auto& name : hdf5::read_string_list_attr(file.get(), "fields")) {
         segment.fields.push_back(hdf5::field_spec_of(results.get(), name));
         per_row.push_back(stored_per_row(results.get(), name));
         if (!with_fields) continue;
-        segment.rows.fields.push_back(hdf5::read_field_rows(results.get(), segment.fields.back(), segment.rows.size()));
+        const auto& spec = segment.fields.back();
+        const auto n = segment.rows.size();
+        segment.mapped_rows.emplace_back();
+        if (map_rows && per_row.back() && n > 0) {
+            if (!segment.mapping) segment.mapping = std::make_shared<MappedFile>(path);
+            auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(results.get(), name.c_str(), H5P_DEFAULT));
+            if (hdf5::dataset_length(dataset.get()) != n) SHARDRUN_THROW(Hdf5Error, "field '" + name + "' has the wrong number of rows");
+            segment.mapped_rows.back() = map_row_chunks(dataset.get(), spec, n, *segment.mapping);
+            segment.rows.fields.emplace_back();
+            std::uint32_t crc = 0;
+            for (const auto* row : segment.mapped_rows.back()) crc = hdf5::row_checksum_step(crc, row, spec.bytes());
+            results_crc = crc32c(results_crc, &crc, sizeof crc);
+            continue;
+        }
+        segment.rows.fields.push_back(hdf5::read_field_rows(results.get(), spec, n));
+        const auto& column = segment.rows.fields.back();
+        const auto crc = per_row.back() ? hdf5::rows_checksum(column, spec.bytes()) : lane_checksum(column.data(), column.size());
+        results_crc = crc32c(results_crc, &crc, sizeof crc);
     }
-    if (with_fields &&
-        hdf5::read_int_attr(file.get(), "crc32c_results") !=
-            static_cast<std::int64_t>(results_checksum(segment.rows.fields, segment.fields, per_row))) {
+    if (with_fields && hdf5::read_int_attr(file.get(), "crc32c_results") != static_cast<std::int64_t>(results_crc)) {
         SHARDRUN_THROW(Hdf5Error, "CRC-32C mismatch in /results");
     }
     return segment;
@@ -176,11 +194,11 @@ void write_segment(const fs::path& target, const SegmentHeader& header, const Ta
     writer.commit(header, rows);
 }
 
-std::optional<Segment> read_segment(const fs::path& file, std::string* why, bool with_fields)
+std::optional<Segment> read_segment(const fs::path& file, std::string* why, bool with_fields, bool map_rows)
 {
     hdf5::silence_hdf5_errors();
     try {
-        return read_verified(file, with_fields);
+        return read_verified(file, with_fields, map_rows);
     } catch (const std::exception& error) {
         if (why) *why = error.what();
         return std::nullopt;

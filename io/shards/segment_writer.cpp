@@ -129,16 +129,4 @@ void SegmentWriter::commit(const SegmentHeader& header, const TaskRows& rows)
     if (segment_commit_hook) segment_commit_hook("renamed");
 }
 
-std::uint32_t results_checksum(const std::vector<std::vector<std::byte>>& columns, const std::vector<FieldSpec>& fields,
-                               const std::vector<bool>& per_row)
-{
-    std::uint32_t crc = 0;
-    for (std::size_t f = 0; f < columns.size(); ++f) {
-        const auto value = f < per_row.size() && per_row[f] ? hdf5::rows_checksum(columns[f], fields[f].bytes())
-                                                            : lane_checksum(columns[f].data(), columns[f].size());
-        crc = crc32c(crc, &value, sizeof value);
-    }
-    return crc;
-}
-
 }  // namespace shardrun::io::shards

@@ -66,8 +66,4 @@ private:
 void write_segment_body(hid_t file, const SegmentHeader& header, const TaskRows& rows, const std::vector<FieldSpec>& fields,
                         const std::vector<std::optional<std::uint32_t>>& row_chunk_checksums);
 
-/** The checksum of result columns: contiguous ones by lane_checksum(), per-row ones by hdf5::rows_checksum(). */
-std::uint32_t results_checksum(const std::vector<std::vector<std::byte>>& columns, const std::vector<FieldSpec>& fields,
-                               const std::vector<bool>& per_row);
-
 }  // namespace shardrun::io::shards
