@@ -21,6 +21,12 @@ def text_attr(attrs, name, default=""):
 
 
 def texts(dataset):
+    labels = dataset.attrs.get("labels")
+    if labels is not None:
+        # int32 codes whose texts are a label coordinate beside them (/tasks/host, device: io/README.md)
+        labels = labels.decode() if isinstance(labels, bytes) else str(labels)
+        names = texts(dataset.parent[labels])
+        return [names[code] for code in dataset[:]]
     return [v.decode(errors="replace") if isinstance(v, bytes) else str(v) for v in dataset[:]]
 
 

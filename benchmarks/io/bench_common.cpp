@@ -53,6 +53,34 @@ double raw_posix_write(const std::string& file, std::size_t bytes, std::size_t p
     return seconds() - start;
 }
 
+double raw_posix_copy(const std::vector<std::string>& sources, const std::string& file, std::size_t piece)
+{
+    const double start = seconds();
+    const int out = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (out < 0) throw std::runtime_error("cannot create " + file);
+    std::vector<char> buffer(piece);
+    std::size_t held = 0;
+    const auto flush = [&] {
+        if (held > 0 && ::write(out, buffer.data(), held) != static_cast<ssize_t>(held)) throw std::runtime_error("write failed");
+        if (held > 0) ::fsync(out);
+        held = 0;
+    };
+    for (const auto& source : sources) {
+        const int in = ::open(source.c_str(), O_RDONLY);
+        if (in < 0) throw std::runtime_error("cannot open " + source);
+        while (true) {
+            const ssize_t n = ::read(in, buffer.data() + held, buffer.size() - held);
+            if (n <= 0) break;
+            held += static_cast<std::size_t>(n);
+            if (held == buffer.size()) flush();
+        }
+        ::close(in);
+    }
+    flush();
+    ::close(out);
+    return seconds() - start;
+}
+
 double raw_posix_read(const std::string& file)
 {
     const double start = seconds();

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "io/job_output.hpp"
 
@@ -25,6 +26,12 @@ std::string bench_dir(const char* parent = nullptr);
 
 /** Writes `bytes` bytes to `file` in pieces of `piece` with one write() each and an fsync per piece: the anchor. */
 double raw_posix_write(const std::string& file, std::size_t bytes, std::size_t piece, const void* data);
+
+/**
+ * Copies the files `sources` one after another into `file` with read() and write() in pieces
+ * of `piece` bytes and an fsync per piece written (as raw_posix_write): the anchor of a copy.
+ */
+double raw_posix_copy(const std::vector<std::string>& sources, const std::string& file, std::size_t piece);
 
 /** Reads `file` whole with read(): an anchor for scans. */
 double raw_posix_read(const std::string& file);

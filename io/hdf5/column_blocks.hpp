@@ -21,8 +21,14 @@ Dataset create_column(hid_t parent, const std::string& name, hid_t file_type, st
 /** Writes `count` elements of `data` (in `mem_type`) at `first` of a 1-D dataset. */
 void write_column_block(hid_t dataset, hid_t mem_type, std::uint64_t first, std::size_t count, const void* data);
 
-/** Writes strings at `first` of a 1-D variable-length string dataset. */
-void write_strings_block(hid_t dataset, std::uint64_t first, const std::vector<std::string>& values);
+/**
+ * Writes strings at `first` of a 1-D variable-length string dataset. With `empty_as_nil`, an
+ * empty string is written as HDF5's nil string (no global-heap object): h5py, xarray and
+ * read_strings_block() read it as "", netCDF-C as a null string (ncdump prints NIL). For
+ * /tasks/message and /attempts/message, empty for every success.
+ */
+void write_strings_block(hid_t dataset, std::uint64_t first, const std::vector<std::string>& values,
+                         bool empty_as_nil = false);
 
 /** Reads `count` elements at `first` of the 1-D dataset `name` as `mem_type` into `out`. */
 void read_column_block(hid_t dataset, hid_t mem_type, std::uint64_t first, std::size_t count, void* out);

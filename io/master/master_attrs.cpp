@@ -10,7 +10,9 @@
 #include "io/hdf5/column_blocks.hpp"
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/field_io.hpp"
+#include "io/hdf5/row_chunks.hpp"
 #include "io/hdf5/types.hpp"
+#include "io/tasks/label_columns.hpp"
 #include "io/tasks/gpu_columns.hpp"
 #include "io/master/master_file.hpp"
 #include "io/tasks/attempts_group.hpp"
@@ -69,10 +71,10 @@ void write_task_columns(hid_t file, const TaskRows& rows)
     hdf5::write_attr(status.get(), "values", std::string("pending=0 ok=1 failed=2 skipped=3"));
     hdf5::write_column(tasks.get(), "attempts", H5T_NATIVE_INT32, H5T_NATIVE_INT32, rows.attempts.data(), n);
     hdf5::write_column(tasks.get(), "rank", H5T_NATIVE_INT32, H5T_NATIVE_INT32, rows.rank.data(), n);
-    // Variable-length UTF-8: netCDF-C misreads fixed-length strings (NIL, or a crash in
-    // ncdump 4.9.0). One heap object per row here; the streamed master interns them (io/README.md).
-    hdf5::write_strings(tasks.get(), "host", rows.host);
-    hdf5::write_strings(tasks.get(), "device", rows.device);
+    // Codes plus a label coordinate, as the streamed master writes them (label_columns.hpp).
+    LabelCodes host_codes, device_codes;
+    write_codes_block(create_code_column(tasks.get(), "host", n).get(), host_codes, 0, rows.host);
+    write_codes_block(create_code_column(tasks.get(), "device", n).get(), device_codes, 0, rows.device);
     hdf5::write_column(tasks.get(), "start", H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE, rows.start.data(), n);
     hdf5::write_column(tasks.get(), "end", H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE, rows.end.data(), n);
     hdf5::write_column(tasks.get(), "exit_code", H5T_NATIVE_INT32, H5T_NATIVE_INT32, rows.exit_code.data(), n);
@@ -81,6 +83,9 @@ void write_task_columns(hid_t file, const TaskRows& rows)
     AttemptsWriter attempts(file);
     attempts.append(rows);
     attempts.finish();
+    // The labels' dimensions after /attempts' (the order of every master's dimension ids).
+    write_code_labels(file, tasks.get(), "host", host_codes);
+    write_code_labels(file, tasks.get(), "device", device_codes);
 }
 
 void write_time_units(hid_t file)
@@ -152,13 +157,14 @@ void write_params(hid_t file, const MasterInfo& info)
     write_params(file, ColumnsParamSource(info.params, info.ranges));
 }
 
-void create_result_datasets(hid_t file, const std::vector<FieldSpec>& fields, std::uint64_t task_count)
+void create_result_datasets(hid_t file, const std::vector<FieldSpec>& fields, std::uint64_t task_count, bool row_chunks)
 {
     auto results = hdf5::ensure_group(file, "results");
     for (const auto& field : fields) {
         const auto dims = hdf5::field_dims(field, task_count);
         auto space = SHARDRUN_H5_OPEN(Dataspace, H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
-        const auto dcpl = hdf5::field_creation_properties(field);
+        const auto dcpl = row_chunks && hdf5::chunked_per_row(field) ? hdf5::row_chunk_properties(field)
+                                                                     : hdf5::field_creation_properties(field);
         auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dcreate2(results.get(), field.name.c_str(), hdf5::native_type(field.dtype),
                                                             space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT));
         if (!field.units.empty()) hdf5::write_attr(dataset.get(), "units", field.units);

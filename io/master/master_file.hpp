@@ -71,8 +71,13 @@ void write_time_units(hid_t file);
 void write_params(hid_t file, const ParamSource& source);
 /** write_params() of info's param_source when set, else of its columns. */
 void write_params(hid_t file, const MasterInfo& info);
-/** /results/<field> [T, ...] (contiguous, fill value recorded, never filled) with `units`. */
-void create_result_datasets(hid_t file, const std::vector<FieldSpec>& fields, std::uint64_t task_count);
+/**
+ * /results/<field> [T, ...] (contiguous, fill value recorded, never filled) with `units`.
+ * With `row_chunks` (a master, not a single file), fields with large rows are stored a chunk
+ * per row instead (hdf5/row_chunks.hpp): copied from segments by H5Dwrite_chunk, never filled.
+ */
+void create_result_datasets(hid_t file, const std::vector<FieldSpec>& fields, std::uint64_t task_count,
+                            bool row_chunks = false);
 /**
  * netCDF-4 dimensions (io/README.md, "What xarray sees"): the coordinate /task (ids 0..T-1)
  * labels axis 0 of every dataset of /results, /params, /ranges and /tasks; axis k >= 1 of

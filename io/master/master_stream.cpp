@@ -6,11 +6,13 @@
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/field_io.hpp"
 #include "io/hdf5/handle.hpp"
+#include "io/hdf5/row_chunks.hpp"
 #include "io/hdf5/types.hpp"
 #include "io/master/master_file.hpp"
 #include "io/single/single_sink.hpp"
 #include "io/tasks/attempts_group.hpp"
 #include "io/tasks/gpu_columns.hpp"
+#include "io/tasks/label_columns.hpp"
 
 namespace fs = std::filesystem;
 
@@ -23,20 +25,22 @@ struct MasterColumns {
     std::vector<hdf5::Dataset> results;
     hdf5::Group tasks;
     std::uint64_t task_count = 0;
+    LabelCodes host_codes, device_codes;  ///< host and device are codes plus a label coordinate (label_columns.hpp)
 };
 
 MasterColumns create_columns(hid_t file, const std::vector<FieldSpec>& fields, std::uint64_t task_count)
 {
-    create_result_datasets(file, fields, task_count);
+    create_result_datasets(file, fields, task_count, true);
     auto tasks = hdf5::ensure_group(file, "tasks");
     const auto status_type = hdf5::status_enum_type();
     const auto string_type = hdf5::vlen_string_type();
     const auto column = [&](const char* name, hid_t type) { return hdf5::create_column(tasks.get(), name, type, task_count); };
     MasterColumns columns{column("status", status_type.get()),  column("attempts", H5T_NATIVE_INT32),
-                          column("rank", H5T_NATIVE_INT32),     column("host", string_type.get()),
-                          column("device", string_type.get()), column("start", H5T_NATIVE_DOUBLE),
+                          column("rank", H5T_NATIVE_INT32),
+                          create_code_column(tasks.get(), "host", task_count),
+                          create_code_column(tasks.get(), "device", task_count), column("start", H5T_NATIVE_DOUBLE),
                           column("end", H5T_NATIVE_DOUBLE),     column("exit_code", H5T_NATIVE_INT32),
-                          column("message", string_type.get()), {}, {}, task_count};
+                          column("message", string_type.get()), {}, {}, task_count, {}, {}};
     hdf5::write_attr(columns.status.get(), "values", std::string("pending=0 ok=1 failed=2 skipped=3"));
     columns.tasks = std::move(tasks);
     for (const auto& field : fields) {
@@ -46,24 +50,34 @@ MasterColumns create_columns(hid_t file, const std::vector<FieldSpec>& fields, s
     return columns;
 }
 
-void write_block(MasterColumns& columns, const std::vector<FieldSpec>& fields, std::uint64_t first, const TaskRows& block)
+void write_block(MasterColumns& columns, const std::vector<FieldSpec>& fields, std::uint64_t first, const TaskRows& block,
+                 const TaskStream& stream, const std::vector<bool>& per_row)
 {
     const auto n = block.size();
     const auto status_type = hdf5::status_enum_type();
     hdf5::write_column_block(columns.status.get(), status_type.get(), first, n, block.status.data());
     hdf5::write_column_block(columns.attempts.get(), H5T_NATIVE_INT32, first, n, block.attempts.data());
     hdf5::write_column_block(columns.rank.get(), H5T_NATIVE_INT32, first, n, block.rank.data());
-    // Variable-length UTF-8, as write_task_columns() writes them (io/README.md: netCDF-C).
-    hdf5::write_strings_block(columns.host.get(), first, block.host);
-    hdf5::write_strings_block(columns.device.get(), first, block.device);
+    write_codes_block(columns.host.get(), columns.host_codes, first, block.host);
+    write_codes_block(columns.device.get(), columns.device_codes, first, block.device);
     hdf5::write_column_block(columns.start.get(), H5T_NATIVE_DOUBLE, first, n, block.start.data());
     hdf5::write_column_block(columns.end.get(), H5T_NATIVE_DOUBLE, first, n, block.end.data());
     hdf5::write_column_block(columns.exit_code.get(), H5T_NATIVE_INT32, first, n, block.exit_code.data());
-    hdf5::write_strings_block(columns.message.get(), first, block.message);
+    hdf5::write_strings_block(columns.message.get(), first, block.message, true);
     // Telemetry columns appear with the first measured block; earlier rows keep the fill ("not measured").
     if (any_gpu_usage(block.gpu)) write_gpu_block(columns.tasks.get(), columns.task_count, first, block.gpu, gpu_scopes_of(block.gpu));
     for (std::size_t f = 0; f < fields.size(); ++f) {
-        if (n > 0) hdf5::write_field_block(columns.results[f].get(), fields[f], first, n, block.fields[f].data());
+        if (!per_row[f]) {
+            if (n > 0) hdf5::write_field_block(columns.results[f].get(), fields[f], first, n, block.fields[f].data());
+            continue;
+        }
+        // Large rows: each straight from where its segment was loaded, one chunk. A task without a
+        // result (not ok) gets none: its row reads as the fill value (README: "Tasks that failed ...").
+        const auto& refs = stream.row_refs(f);
+        for (std::size_t k = 0; k < n; ++k) {
+            if (refs[k] == nullptr || block.status[k] != static_cast<std::int8_t>(TaskStatus::ok)) continue;
+            hdf5::write_row_chunk(columns.results[f].get(), fields[f], first + k, refs[k]);
+        }
     }
 }
 
@@ -120,14 +134,21 @@ StatusCounts write_master_streamed(const fs::path& target, const MasterInfo& inf
             auto columns = create_columns(file, info.fields, task_count);
             AttemptsWriter attempts(file);
             const int descriptor = posix_descriptor(file);
+            std::vector<bool> per_row;
+            for (const auto& field : info.fields) per_row.push_back(hdf5::chunked_per_row(field));
+            stream.reference_fields(per_row);
             TaskRows block;
             while (stream.next(block)) {
-                write_block(columns, info.fields, stream.first_id(), block);
+                write_block(columns, info.fields, stream.first_id(), block, stream, per_row);
                 attempts.append(block);
                 counts.add(block);
                 start_writeback(descriptor);
             }
             attempts.finish();
+            // After /attempts' dimension, as every path does (a single file has it from its first
+            // commit): the same dimension ids in every master.
+            write_code_labels(file, columns.tasks.get(), "host", columns.host_codes);
+            write_code_labels(file, columns.tasks.get(), "device", columns.device_codes);
             columns = MasterColumns{};
         }
         finish_master_file(file, info, task_count, counts, info.complete && counts.pending == 0);

@@ -72,7 +72,7 @@ void write_master(const fs::path& target, const MasterInfo& info, TaskTable& tab
 {
     if (table.first_id != 0) throw std::logic_error("write_master needs the table of the whole job");
     write_master_file(target, [&](hid_t file) {
-        create_result_datasets(file, info.fields, table.rows.size());
+        create_result_datasets(file, info.fields, table.rows.size(), true);
         const auto problems = table.problems.size();
         copy_results(file, info.fields, table);  // may turn rows of a bad segment back to pending
         write_task_columns(file, table.rows);

@@ -107,6 +107,12 @@ void write_variable(hid_t target, hid_t source_group, const std::string& name, c
     auto file_type = SHARDRUN_H5_OPEN(Datatype, H5Dget_type(from.get()));
     auto memory_type = SHARDRUN_H5_OPEN(Datatype, H5Tget_native_type(file_type.get(), H5T_DIR_ASCEND));
     auto dcpl = SHARDRUN_H5_OPEN(PropList, H5Dget_create_plist(from.get()));
+    if (H5Pget_layout(dcpl.get()) == H5D_CHUNKED) {
+        // A field of large rows is a chunk per task row (io/hdf5/row_chunks.hpp): one per grid point here.
+        std::vector<hsize_t> chunk(axes, 1);
+        chunk.insert(chunk.end(), source_dims.begin() + 1, source_dims.end());
+        SHARDRUN_H5_CHECK(H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()));
+    }
     auto space = SHARDRUN_H5_OPEN(Dataspace, H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
     auto to = SHARDRUN_H5_OPEN(Dataset, H5Dcreate2(target, variable.c_str(), file_type.get(), space.get(), H5P_DEFAULT,
                                                    dcpl.get(), H5P_DEFAULT));

@@ -17,16 +17,24 @@ using namespace stream;
 
 namespace {
 
-/** Where the winning row's results are: a source's field columns and a row there. */
+/** Where the winning row's results are: a loaded segment (its rows read or mapped) or a single file's rows, and a row there. */
 struct Winner {
-    const std::vector<std::vector<std::byte>>* fields = nullptr;
+    const shards::Segment* segment = nullptr;
+    const TaskRows* rows = nullptr;
     std::size_t row = 0;
+
+    explicit operator bool() const noexcept { return rows != nullptr; }
+    const std::byte* bytes(std::size_t f, std::size_t size) const
+    {
+        return segment != nullptr ? segment->row(f, row) : rows->fields[f].data() + row * size;
+    }
 };
 
 /** The row-winner rule (TaskRows::take_if_better); the winner's values are read from `from`. */
-void take(TaskRows& block, std::vector<Winner>& winners, std::size_t k, const TaskRows& from, std::size_t i)
+void take(TaskRows& block, std::vector<Winner>& winners, std::size_t k, const TaskRows& from, std::size_t i,
+          const shards::Segment* segment = nullptr)
 {
-    if (block.take_if_better(k, from, i)) winners[k] = Winner{&from.fields, i};
+    if (block.take_if_better(k, from, i)) winners[k] = Winner{segment, &from, i};
 }
 
 /** Takes the rows of `loaded` with ids in [b, e), advancing its cursor past them. */
@@ -37,7 +45,7 @@ void take_segment(Loaded& loaded, std::uint64_t b, std::uint64_t e, TaskRows& bl
         const auto i = loaded.order[loaded.cursor];
         const auto id = rows.task_id[i];
         if (id >= e) break;
-        if (id >= b && id >= loaded.lo && id < loaded.hi) take(block, winners, id - b, rows, i);
+        if (id >= b && id >= loaded.lo && id < loaded.hi) take(block, winners, id - b, rows, i, &loaded.segment);
     }
 }
 
@@ -73,6 +81,10 @@ void TaskStream::select_fields(std::vector<std::size_t> kept)
     impl_->kept = std::move(kept);
 }
 
+void TaskStream::reference_fields(std::vector<bool> by_reference) { impl_->by_reference = std::move(by_reference); }
+
+const std::vector<const std::byte*>& TaskStream::row_refs(std::size_t column) const { return impl_->refs.at(column); }
+
 const std::vector<std::string>& TaskStream::problems() const noexcept { return impl_->problems; }
 
 const std::vector<fs::path>& TaskStream::invalid_segments() const noexcept { return impl_->invalid; }
@@ -80,6 +92,9 @@ const std::vector<fs::path>& TaskStream::invalid_segments() const noexcept { ret
 bool TaskStream::next(TaskRows& block)
 {
     auto& s = *impl_;
+    // Dropped only now: the last block's refs pointed into them until this call.
+    s.active.remove_if([](const Loaded& loaded) { return loaded.cursor >= loaded.order.size(); });
+    s.single_rows.clear();
     if (!s.sorted) {
         std::stable_sort(s.segments.begin(), s.segments.end(),
                          [](const SegmentRef& a, const SegmentRef& b) { return a.span.first_id < b.span.first_id; });
@@ -97,7 +112,7 @@ bool TaskStream::next(TaskRows& block)
         s.load(s.segments[s.next_segment]);
     }
     // Sources in the order they were found: which of two equal rows wins is TaskTable's choice.
-    std::list<TaskRows> single_rows;
+    auto& single_rows = s.single_rows;
     auto active = s.active.begin();
     auto single = s.singles.begin();
     while (active != s.active.end() || single != s.singles.end()) {
@@ -121,21 +136,30 @@ bool TaskStream::next(TaskRows& block)
 
     if (s.with_fields) {
         block.fields.assign(s.kept.size(), {});
+        s.refs.resize(s.kept.size());
         for (std::size_t column = 0; column < s.kept.size(); ++column) {
             const auto f = s.kept[column];
             const auto bytes = s.fields[f].bytes();
+            if (column < s.by_reference.size() && s.by_reference[column]) {
+                auto& refs = s.refs[column];
+                refs.assign(n, nullptr);
+                for (std::size_t k = 0; k < n; ++k) {
+                    if (winners[k]) refs[k] = winners[k].bytes(f, bytes);
+                }
+                continue;
+            }
             auto& out = block.fields[column];
             out.reserve(n * bytes);
             // One pass: a run of rows without a result takes the fill value, the others their bytes.
             for (std::size_t k = 0; k < n;) {
-                if (!winners[k].fields) {
+                if (!winners[k]) {
                     auto j = k;
-                    while (j < n && !winners[j].fields) ++j;
+                    while (j < n && !winners[j]) ++j;
                     append_fill(out, s.fields[f], j - k);
                     k = j;
                     continue;
                 }
-                const auto* from = (*winners[k].fields)[f].data() + winners[k].row * bytes;
+                const auto* from = winners[k].bytes(f, bytes);
                 out.insert(out.end(), from, from + bytes);
                 ++k;
             }
@@ -143,7 +167,6 @@ bool TaskStream::next(TaskRows& block)
     } else {
         block.fields.clear();
     }
-    s.active.remove_if([](const Loaded& loaded) { return loaded.cursor >= loaded.order.size(); });
     block_first_ = b;
     s.cursor = e;
     return true;

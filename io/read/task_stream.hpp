@@ -47,6 +47,17 @@ public:
     void select_fields(std::vector<std::size_t> kept);
 
     /**
+     * Delivers the kept columns flagged here (indexes into the kept columns) by reference:
+     * next() leaves their block.fields column empty and row_refs() points at each row's bytes
+     * where they were loaded (nullptr: no result, the fill value), valid until the next
+     * next(). The master copies large rows from there a chunk at a time (row_chunks.hpp)
+     * instead of assembling the block. Call before the first next().
+     */
+    void reference_fields(std::vector<bool> by_reference);
+    /** The rows of kept column `column` of the last block, by reference (reference_fields()). */
+    const std::vector<const std::byte*>& row_refs(std::size_t column) const;
+
+    /**
      * The next block: `block` gets the rows of ids [first_id(), first_id() + block.size()),
      * pending where nothing was committed, results (with_fields) as committed or the fill value.
      * @return false when every id was delivered

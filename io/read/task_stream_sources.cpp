@@ -91,7 +91,8 @@ void TaskStream::Impl::load(const SegmentRef& ref)
 {
     auto& s = *this;
     std::string why;
-    auto segment = shards::read_segment(ref.file, &why, s.with_fields);
+    // Large rows mapped, not read: the master copies them from the page cache (segment_mapping.hpp).
+    auto segment = shards::read_segment(ref.file, &why, s.with_fields, true);
     if (segment && s.with_fields && !s.fields.empty() && !same_fields(segment->fields, s.fields)) {
         segment.reset();
         why = "its result fields differ from the job's";

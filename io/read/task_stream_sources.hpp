@@ -60,6 +60,9 @@ struct TaskStream::Impl {
     std::uint64_t first = 0, end = 0, cursor = 0;
     std::vector<FieldSpec> fields;
     std::vector<std::size_t> kept;  ///< the fields delivered (select_fields), indexes into `fields`
+    std::vector<bool> by_reference;  ///< per kept column: delivered through refs (reference_fields)
+    std::vector<std::vector<const std::byte*>> refs;  ///< per kept column, the last block's rows
+    std::list<TaskRows> single_rows;  ///< the last block's rows read from single files (refs point there)
     bool with_fields = true;
     std::size_t block_rows = stream_block_rows();
     std::vector<stream::SegmentRef> segments;

@@ -10,8 +10,12 @@
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/field_io.hpp"
 #include "io/hdf5/handle.hpp"
+#include "io/hdf5/row_chunks.hpp"
 #include "io/hdf5/types.hpp"
+#include "io/output/checksum.hpp"
 #include "io/output/output_layout.hpp"
+#include "io/shards/segment_mapping.hpp"
+#include "io/shards/segment_writer.hpp"
 #include "io/tasks/gpu_columns.hpp"
 
 namespace fs = std::filesystem;
@@ -46,7 +50,18 @@ hdf5::Datatype packed_row_type()
     return type;
 }
 
-void write_contents(hid_t file, const SegmentHeader& header, const TaskRows& rows, const std::vector<FieldSpec>& fields)
+/** Whether the field dataset `name` of `results` is stored a chunk per row (row_chunks.hpp). */
+bool stored_per_row(hid_t results, const std::string& name)
+{
+    auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(results, name.c_str(), H5P_DEFAULT));
+    auto dcpl = SHARDRUN_H5_OPEN(PropList, H5Dget_create_plist(dataset.get()));
+    return H5Pget_layout(dcpl.get()) == H5D_CHUNKED;
+}
+
+}  // namespace
+
+void write_segment_body(hid_t file, const SegmentHeader& header, const TaskRows& rows, const std::vector<FieldSpec>& fields,
+                        const std::vector<std::optional<std::uint32_t>>& row_chunk_checksums)
 {
     const std::size_t n = rows.size();
     std::vector<PackedRow> packed(n);
@@ -63,9 +78,16 @@ void write_contents(hid_t file, const SegmentHeader& header, const TaskRows& row
     if (any_gpu_usage(rows.gpu)) write_gpu_compound(file, "gpu", rows.gpu);
     auto results = hdf5::ensure_group(file, "results");
     std::vector<std::string> names;
+    std::uint32_t results_crc = 0;
     for (std::size_t f = 0; f < fields.size(); ++f) {
-        hdf5::write_field_rows(results.get(), fields[f], rows.fields[f].data(), n);
         names.push_back(fields[f].name);
+        // A per-row field's chunks are written already (segment_writer.hpp); its checksum comes with them.
+        auto value = row_chunk_checksums[f];
+        if (!value) {
+            hdf5::write_field_rows(results.get(), fields[f], rows.fields[f].data(), n);
+            value = lane_checksum(rows.fields[f].data(), rows.fields[f].size());
+        }
+        results_crc = crc32c(results_crc, &*value, sizeof *value);
     }
     hdf5::write_attr(file, "format", std::string(segment_format));
     hdf5::write_attr(file, "job_hash", header.job_hash);
@@ -75,8 +97,10 @@ void write_contents(hid_t file, const SegmentHeader& header, const TaskRows& row
     hdf5::write_attr(file, "fields", names);
     hdf5::write_attr(file, "rows", static_cast<std::int64_t>(n));
     hdf5::write_attr(file, "crc32c_tasks", static_cast<std::int64_t>(rows.columns_checksum()));
-    hdf5::write_attr(file, "crc32c_results", static_cast<std::int64_t>(rows.fields_checksum()));
+    hdf5::write_attr(file, "crc32c_results", static_cast<std::int64_t>(results_crc));
 }
+
+namespace {
 
 TaskRows read_columns(hid_t file)
 {
@@ -110,7 +134,7 @@ bool lengths_agree(const TaskRows& rows)
            rows.message.size() == n && rows.attempt_log.size() == n && rows.gpu.size() == n;
 }
 
-Segment read_verified(const fs::path& path, bool with_fields)
+Segment read_verified(const fs::path& path, bool with_fields, bool map_rows)
 {
     auto file = SHARDRUN_H5_OPEN(File, H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
     if (hdf5::read_string_attr(file.get(), "format").value_or("") != segment_format) SHARDRUN_THROW(Hdf5Error, "not a segment");
@@ -128,13 +152,32 @@ Segment read_verified(const fs::path& path, bool with_fields)
         SHARDRUN_THROW(Hdf5Error, "CRC-32C mismatch in /tasks");
     }
     auto results = SHARDRUN_H5_OPEN(Group, H5Gopen2(file.get(), "results", H5P_DEFAULT));
+    std::vector<bool> per_row;
+    std::uint32_t results_crc = 0;
     for (const auto& name : hdf5::read_string_list_attr(file.get(), "fields")) {
         segment.fields.push_back(hdf5::field_spec_of(results.get(), name));
+        per_row.push_back(stored_per_row(results.get(), name));
         if (!with_fields) continue;
-        segment.rows.fields.push_back(hdf5::read_field_rows(results.get(), segment.fields.back(), segment.rows.size()));
+        const auto& spec = segment.fields.back();
+        const auto n = segment.rows.size();
+        segment.mapped_rows.emplace_back();
+        if (map_rows && per_row.back() && n > 0) {
+            if (!segment.mapping) segment.mapping = std::make_shared<MappedFile>(path);
+            auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(results.get(), name.c_str(), H5P_DEFAULT));
+            if (hdf5::dataset_length(dataset.get()) != n) SHARDRUN_THROW(Hdf5Error, "field '" + name + "' has the wrong number of rows");
+            segment.mapped_rows.back() = map_row_chunks(dataset.get(), spec, n, *segment.mapping);
+            segment.rows.fields.emplace_back();
+            std::uint32_t crc = 0;
+            for (const auto* row : segment.mapped_rows.back()) crc = hdf5::row_checksum_step(crc, row, spec.bytes());
+            results_crc = crc32c(results_crc, &crc, sizeof crc);
+            continue;
+        }
+        segment.rows.fields.push_back(hdf5::read_field_rows(results.get(), spec, n));
+        const auto& column = segment.rows.fields.back();
+        const auto crc = per_row.back() ? hdf5::rows_checksum(column, spec.bytes()) : lane_checksum(column.data(), column.size());
+        results_crc = crc32c(results_crc, &crc, sizeof crc);
     }
-    if (with_fields &&
-        hdf5::read_int_attr(file.get(), "crc32c_results") != static_cast<std::int64_t>(segment.rows.fields_checksum())) {
+    if (with_fields && hdf5::read_int_attr(file.get(), "crc32c_results") != static_cast<std::int64_t>(results_crc)) {
         SHARDRUN_THROW(Hdf5Error, "CRC-32C mismatch in /results");
     }
     return segment;
@@ -147,35 +190,15 @@ void (*segment_commit_hook)(const char* stage) = nullptr;
 void write_segment(const fs::path& target, const SegmentHeader& header, const TaskRows& rows,
                    const std::vector<FieldSpec>& fields)
 {
-    hdf5::silence_hdf5_errors();
-    const fs::path temp = target.string() + ".tmp";
-    layout::clear_for_create(temp);
-    try {
-        auto fapl = SHARDRUN_H5_OPEN(PropList, H5Pcreate(H5P_FILE_ACCESS));
-        // Large result blocks start on a page boundary: whole-page writes for the page cache and disk.
-        SHARDRUN_H5_CHECK(H5Pset_alignment(fapl.get(), 64 * 1024, 4096));
-        auto file = SHARDRUN_H5_OPEN(File, H5Fcreate(temp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()));
-        write_contents(file.get(), header, rows, fields);
-        file.close();  // flushes: a full disk shows up here at the latest
-        if (!layout::sync_path(temp)) SHARDRUN_THROW(Hdf5Error, "fsync failed: " + std::string(std::strerror(errno)));
-    } catch (const Hdf5Error& error) {
-        std::remove(temp.c_str());
-        SHARDRUN_THROW(WriteError, "cannot commit results to " + temp.string() + ": " + error.cause() +
-                                   "; free disk space (or raise the file size limit) and rerun with --resume");
-    }
-    if (segment_commit_hook) segment_commit_hook("temp_written");
-    if (std::rename(temp.c_str(), target.c_str()) != 0) {
-        SHARDRUN_THROW(WriteError, "cannot rename " + temp.string() + ": " + std::strerror(errno) + "; rerun with --resume");
-    }
-    layout::sync_path(target.parent_path());
-    if (segment_commit_hook) segment_commit_hook("renamed");
+    SegmentWriter writer(target, fields);
+    writer.commit(header, rows);
 }
 
-std::optional<Segment> read_segment(const fs::path& file, std::string* why, bool with_fields)
+std::optional<Segment> read_segment(const fs::path& file, std::string* why, bool with_fields, bool map_rows)
 {
     hdf5::silence_hdf5_errors();
     try {
-        return read_verified(file, with_fields);
+        return read_verified(file, with_fields, map_rows);
     } catch (const std::exception& error) {
         if (why) *why = error.what();
         return std::nullopt;

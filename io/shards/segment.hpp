@@ -1,6 +1,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,21 +37,35 @@ void write_segment(const std::filesystem::path& target, const SegmentHeader& hea
  */
 extern void (*segment_commit_hook)(const char* stage);
 
+class MappedFile;
+
 /** A segment read back and verified. */
 struct Segment {
     SegmentHeader header;
     std::vector<FieldSpec> fields;
     TaskRows rows;  ///< rows.fields empty when read without fields
+    /** With map_rows: per field, each row's bytes in `mapping` (chunk-per-row fields; their rows.fields column is empty). */
+    std::vector<std::vector<const std::byte*>> mapped_rows;
+    std::shared_ptr<MappedFile> mapping;  ///< the mapped file the pointers point into
+
+    /** The bytes of row `i` of field `f`, mapped or read. */
+    const std::byte* row(std::size_t f, std::size_t i) const
+    {
+        if (f < mapped_rows.size() && !mapped_rows[f].empty()) return mapped_rows[f][i];
+        return rows.fields[f].data() + i * fields[f].bytes();
+    }
 };
 
 /**
  * Reads and verifies a segment: opens it (HDF5 rejects a truncated file), checks its
  * structure, lengths and the CRC-32C of the /tasks columns, and with `with_fields` also
- * reads the results and checks their CRC-32C.
+ * reads the results and checks their CRC-32C. With `map_rows`, fields stored a chunk per row
+ * are mapped (segment_mapping.hpp) instead of read: Segment::row() finds their bytes.
  * @param why  set to the reason when the segment is not valid
  * @return nullopt when truncated, corrupt or otherwise invalid
  */
-std::optional<Segment> read_segment(const std::filesystem::path& file, std::string* why, bool with_fields = true);
+std::optional<Segment> read_segment(const std::filesystem::path& file, std::string* why, bool with_fields = true,
+                                    bool map_rows = false);
 
 /** The smallest and largest task id of a segment and its row count: what a streamed master orders segments by. */
 struct SegmentSpan {

@@ -38,17 +38,27 @@ ShardSink::ShardSink(const OutputOptions& options, const JobMetadata& metadata, 
     buffer_.fields.resize(fields_.size());
 }
 
+SegmentWriter& ShardSink::writer()
+{
+    if (!writer_) writer_.emplace(layout::segment_path(dir_, header_.seq), fields_);
+    return *writer_;
+}
+
 void ShardSink::record_locked(const TaskRecord& record, const TaskValues& values)
 {
     check_values(record, values, fields_);
+    auto& segment = writer();
+    // Large rows go to the segment now, from the task's own buffer: their only copy (segment_writer.hpp).
+    segment.write_row(buffer_.size(), values);
     if (buffer_.size() == 0) {
         // One allocation per batch: growing a 64 MiB buffer by doubling costs a copy of it.
         for (std::size_t f = 0; f < fields_.size(); ++f) {
+            if (segment.per_row()[f]) continue;
             const auto rows = std::max<std::size_t>(1, auto_commit_bytes_ / std::max<std::size_t>(1, fields_[f].bytes()));
             buffer_.fields[f].reserve(std::min(rows, std::size_t{1} << 16) * fields_[f].bytes() + fields_[f].bytes());
         }
     }
-    buffer_.append(record, values, fields_);
+    buffer_.append(record, values, fields_, &segment.per_row());
     for (const auto& field : fields_) buffered_bytes_ += field.bytes();
     // Bounds memory when the runner commits rarely; a commit is always safe to add.
     if (buffered_bytes_ >= auto_commit_bytes_) commit_locked();
@@ -57,7 +67,13 @@ void ShardSink::record_locked(const TaskRecord& record, const TaskValues& values
 void ShardSink::commit_locked()
 {
     if (buffer_.size() == 0) return;
-    write_segment(layout::segment_path(dir_, header_.seq), header_, buffer_, fields_);
+    try {
+        writer().commit(header_, buffer_);
+    } catch (...) {
+        writer_.reset();  // its temp is gone: the next batch starts a new one
+        throw;
+    }
+    writer_.reset();
     ++header_.seq;
     buffer_.clear();
     buffered_bytes_ = 0;

@@ -11,6 +11,7 @@
 #include "io/read/task_stream.hpp"
 #include "io/single/row_selection.hpp"
 #include "io/single/single_sink.hpp"
+#include "io/tasks/label_columns.hpp"
 
 namespace shardrun::io::single {
 namespace {
@@ -47,10 +48,11 @@ void write_column_rows(hid_t group, const char* name, hid_t type, const std::vec
 }
 
 /**
- * Rewrites /tasks/<name> with its values, as fixed-length or variable-length strings, a
+ * Rewrites /tasks/<name> with its values, as fixed-length strings (`fixed`: a running file)
+ * or as codes with a label coordinate (a finished one, as a master: label_columns.hpp), a
  * block of rows at a time (a whole column of std::string would cost ~40 bytes per task).
  */
-void rewrite_strings(hid_t tasks, const char* name, bool fixed)
+void rewrite_strings(hid_t file, hid_t tasks, const char* name, bool fixed)
 {
     {
         // A deleted dataset still listed by its scale would leave a dangling reference.
@@ -59,29 +61,34 @@ void rewrite_strings(hid_t tasks, const char* name, bool fixed)
     }
     const std::string old_name = std::string(name) + ".old";
     SHARDRUN_H5_CHECK(H5Lmove(tasks, name, tasks, old_name.c_str(), H5P_DEFAULT, H5P_DEFAULT));
-    auto old = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(tasks, old_name.c_str(), H5P_DEFAULT));
-    const std::uint64_t rows = hdf5::dataset_length(old.get());
-    const auto type = fixed ? hdf5::fixed_string_type(fixed_string_bytes) : hdf5::vlen_string_type();
+    const std::uint64_t rows = hdf5::column_length(tasks, old_name);
+    const auto type = hdf5::fixed_string_type(fixed_string_bytes);
     if (fixed) {
         const char no_text[fixed_string_bytes] = {};
         create_column(tasks, name, type.get(), no_text, rows);
     } else {
-        hdf5::create_column(tasks, name, type.get(), rows);
+        create_code_column(tasks, name, rows);
     }
     auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(tasks, name, H5P_DEFAULT));
+    LabelCodes codes;
     for (std::uint64_t first = 0; first < rows; first += stream_block_rows()) {
         const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(stream_block_rows(), rows - first));
-        const auto values = hdf5::read_strings_block(old.get(), first, n);
+        const auto values = read_text_column(tasks, old_name, first, n);
         if (!fixed) {
-            hdf5::write_strings_block(dataset.get(), first, values);
+            write_codes_block(dataset.get(), codes, first, values);
             continue;
         }
         std::vector<std::size_t> order(values.size());
         for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
         hdf5::write_column_block(dataset.get(), type.get(), first, n, fixed_strings(values, order).data());
     }
-    old.reset();
     SHARDRUN_H5_CHECK(H5Ldelete(tasks, old_name.c_str(), H5P_DEFAULT));
+    const auto label_name = label_coordinate_name(name);
+    if (!fixed) {
+        write_code_labels(file, tasks, name, codes);
+    } else if (hdf5::has_link(tasks, label_name)) {
+        SHARDRUN_H5_CHECK(H5Ldelete(tasks, label_name.c_str(), H5P_DEFAULT));
+    }
 }
 
 }  // namespace
@@ -90,11 +97,15 @@ void set_task_string_form(hid_t file, bool fixed)
 {
     auto tasks = SHARDRUN_H5_OPEN(Group, H5Gopen2(file, "tasks", H5P_DEFAULT));
     for (const char* name : {"host", "device"}) {
-        auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(tasks.get(), name, H5P_DEFAULT));
-        auto type = SHARDRUN_H5_OPEN(Datatype, H5Dget_type(dataset.get()));
-        const bool is_fixed = SHARDRUN_H5_CHECK(H5Tis_variable_str(type.get())) == 0;
-        dataset.reset();
-        if (is_fixed != fixed) rewrite_strings(tasks.get(), name, fixed);
+        bool done = false;
+        if (is_code_column(tasks.get(), name)) {
+            done = !fixed;
+        } else {
+            auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(tasks.get(), name, H5P_DEFAULT));
+            auto type = SHARDRUN_H5_OPEN(Datatype, H5Dget_type(dataset.get()));
+            done = fixed && SHARDRUN_H5_CHECK(H5Tis_variable_str(type.get())) == 0;
+        }
+        if (!done) rewrite_strings(file, tasks.get(), name, fixed);
     }
 }
 

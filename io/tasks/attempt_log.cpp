@@ -1,22 +1,21 @@
 #include "io/tasks/attempt_log.hpp"
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 
 namespace shardrun::io {
 namespace {
 
-std::vector<std::string_view> split(std::string_view text, char separator)
+/** The number at the start of `text` (as atoi / strtod read it; 0 when there is none). */
+template <typename T>
+T number(std::string_view text)
 {
-    std::vector<std::string_view> parts;
-    std::size_t from = 0;
-    while (true) {
-        const auto at = text.find(separator, from);
-        parts.push_back(text.substr(from, at == std::string_view::npos ? std::string_view::npos : at - from));
-        if (at == std::string_view::npos) return parts;
-        from = at + 1;
-    }
+    T value{};
+    std::from_chars(text.data(), text.data() + text.size(), value);
+    return value;
 }
 
 }  // namespace
@@ -46,17 +45,27 @@ std::string encode_attempts(const std::vector<AttemptRecord>& attempts)
 
 std::vector<AttemptRecord> decode_attempts(std::string_view text)
 {
+    // In place, without a string per number (strtod and a copy per field were a fifth of a merge's CPU).
     std::vector<AttemptRecord> attempts;
-    for (const auto line : split(text, '\n')) {
-        const auto parts = split(line, '\t');
-        if (parts.size() != 6) continue;
+    while (!text.empty()) {
+        const auto newline = text.find('\n');
+        const auto line = text.substr(0, newline);
+        text = newline == std::string_view::npos ? std::string_view{} : text.substr(newline + 1);
+        std::array<std::string_view, 7> parts;
+        std::size_t count = 0;
+        for (std::size_t from = 0; count < parts.size();) {
+            const auto tab = line.find('\t', from);
+            parts[count++] = line.substr(from, tab == std::string_view::npos ? std::string_view::npos : tab - from);
+            if (tab == std::string_view::npos) break;
+            from = tab + 1;
+        }
+        if (count != 6) continue;
         AttemptRecord a;
-        const auto number = [](std::string_view part) { return std::string(part); };
-        a.attempt = std::atoi(number(parts[0]).c_str());
-        a.exit_code = std::atoi(number(parts[1]).c_str());
-        a.start = std::strtod(number(parts[2]).c_str(), nullptr);
-        a.end = std::strtod(number(parts[3]).c_str(), nullptr);
-        a.rank = std::atoi(number(parts[4]).c_str());
+        a.attempt = number<std::int32_t>(parts[0]);
+        a.exit_code = number<std::int32_t>(parts[1]);
+        a.start = number<double>(parts[2]);
+        a.end = number<double>(parts[3]);
+        a.rank = number<std::int32_t>(parts[4]);
         a.message = std::string(parts[5]);
         attempts.push_back(std::move(a));
     }

@@ -48,7 +48,8 @@ void TaskRows::clear()
     for (auto& field : fields) field.clear();
 }
 
-void TaskRows::append(const TaskRecord& record, const TaskValues& values, const std::vector<FieldSpec>& specs)
+void TaskRows::append(const TaskRecord& record, const TaskValues& values, const std::vector<FieldSpec>& specs,
+                      const std::vector<bool>* skip)
 {
     task_id.push_back(record.task_id);
     status.push_back(static_cast<std::int8_t>(record.status));
@@ -64,6 +65,7 @@ void TaskRows::append(const TaskRecord& record, const TaskValues& values, const 
     gpu.push_back(record.gpu);
     fields.resize(specs.size());
     for (std::size_t f = 0; f < specs.size(); ++f) {
+        if (skip != nullptr && (*skip)[f]) continue;
         if (values.empty()) {
             append_fill(fields[f], specs[f], 1);
         } else {

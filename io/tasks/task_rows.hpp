@@ -30,8 +30,12 @@ struct TaskRows {
 
     std::size_t size() const noexcept { return task_id.size(); }
     void clear();
-    /** Appends one record; `values` are copied (fill values when the task failed). */
-    void append(const TaskRecord& record, const TaskValues& values, const std::vector<FieldSpec>& specs);
+    /**
+     * Appends one record; `values` are copied (fill values when the task failed), except the
+     * fields flagged in `skip` (written elsewhere: a segment's large rows), whose columns stay empty.
+     */
+    void append(const TaskRecord& record, const TaskValues& values, const std::vector<FieldSpec>& specs,
+                const std::vector<bool>* skip = nullptr);
     /** Makes this `n` pending rows with ids first, first + 1, ... (no row read yet); fields untouched. */
     void assign_pending(std::uint64_t first, std::size_t n);
     /**

@@ -8,6 +8,7 @@
 #include "io/hdf5/types.hpp"
 #include "io/tasks/attempts_group.hpp"
 #include "io/tasks/gpu_columns.hpp"
+#include "io/tasks/label_columns.hpp"
 
 namespace shardrun::io {
 
@@ -22,8 +23,8 @@ TaskRows read_tasks_group(hid_t file, std::uint64_t first, std::size_t count)
     rows.status = hdf5::read_column_block<std::int8_t>(open("status").get(), status_type.get(), first, count);
     rows.attempts = hdf5::read_column_block<std::int32_t>(open("attempts").get(), H5T_NATIVE_INT32, first, count);
     rows.rank = hdf5::read_column_block<std::int32_t>(open("rank").get(), H5T_NATIVE_INT32, first, count);
-    rows.host = hdf5::read_strings_block(open("host").get(), first, count);
-    rows.device = hdf5::read_strings_block(open("device").get(), first, count);
+    rows.host = read_text_column(tasks.get(), "host", first, count);
+    rows.device = read_text_column(tasks.get(), "device", first, count);
     rows.start = hdf5::read_column_block<double>(open("start").get(), H5T_NATIVE_DOUBLE, first, count);
     rows.end = hdf5::read_column_block<double>(open("end").get(), H5T_NATIVE_DOUBLE, first, count);
     rows.exit_code = hdf5::read_column_block<std::int32_t>(open("exit_code").get(), H5T_NATIVE_INT32, first, count);

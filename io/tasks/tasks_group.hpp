@@ -10,7 +10,8 @@ namespace shardrun::io {
 
 /**
  * @internal The /tasks rows [first, first + count) of a single-layout file or a master,
- * where row i is task i: task ids set, no fields. Host and device may be fixed- or
+ * where row i is task i: task ids set, no fields. Host and device may be codes with labels
+ * (a master, label_columns.hpp), fixed- or
  * variable-length strings (a single file holds fixed ones until it is finished).
  */
 TaskRows read_tasks_group(hid_t file, std::uint64_t first, std::size_t count);

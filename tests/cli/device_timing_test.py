@@ -16,7 +16,7 @@ import os
 import unittest
 
 from harness import SOURCE_DIR, run, scratch_dir
-from jobs import h5py_module, write_job
+from jobs import h5py_module, write_job, task_labels
 
 h5py = h5py_module()
 OK = 1  # io::TaskStatus::ok as stored in /tasks/status
@@ -38,7 +38,7 @@ def read_tasks(path):
         return {
             "status": f["tasks/status"][:].tolist(),
             "attempts": f["tasks/attempts"][:].tolist(),
-            "device": [d.decode() if isinstance(d, bytes) else str(d) for d in f["tasks/device"][:]],
+            "device": task_labels(f, "device"),
             "param_device": [d.decode() if isinstance(d, bytes) else str(d) for d in f["params/device"][:]],
             "n": f["params/n"][:].tolist() if "params/n" in f else None,
             "seconds": f["results/seconds"][:].tolist() if "results/seconds" in f else None,

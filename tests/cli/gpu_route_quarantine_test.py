@@ -11,7 +11,7 @@ import os
 import unittest
 
 from harness import run, scratch_dir, task_stderr
-from jobs import h5py_module, write_job
+from jobs import h5py_module, write_job, task_labels
 
 FAKE_BACKEND = os.environ.get("SHARDRUN_TEST_FAKE_CUDA_BACKEND")
 
@@ -44,7 +44,7 @@ exec:
 def read_tasks(out):
     with h5py_module().File(out, "r") as f:
         return {
-            "device": [d.decode() if isinstance(d, bytes) else str(d) for d in f["tasks/device"][:]],
+            "device": task_labels(f, "device"),
             "status": f["tasks/status"][:].tolist(),
             "attempts": f["tasks/attempts"][:].tolist(),
             "rank": f["results/rank"][()].tolist(),

@@ -10,7 +10,7 @@ import time
 import unittest
 
 from harness import run, scratch_dir
-from jobs import h5py_module, write_job
+from jobs import h5py_module, write_job, task_labels
 
 h5py = h5py_module()
 
@@ -95,7 +95,7 @@ def report_stats(test, path, *args):
 def task_columns(path):
     with h5py.File(path, "r") as f:
         columns = {c: f["tasks"][c][:] for c in ("status", "attempts", "rank", "start", "end")}
-        columns["host"] = f["tasks/host"].asstr()[:].tolist()
+        columns["host"] = task_labels(f, "host")
         columns["has_attempts"] = "attempts" in f and "task" in f["attempts"]
     return columns
 

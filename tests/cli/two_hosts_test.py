@@ -7,7 +7,7 @@ import os
 import unittest
 
 from harness import SOURCE_DIR, scratch_dir, task_stderr
-from jobs import h5py_module, write_job
+from jobs import h5py_module, write_job, task_labels
 from two_hosts import TwoHosts
 
 NP = 4
@@ -22,10 +22,6 @@ exec:
   argv: [sh, -c, 'hostname; echo "{{\"v\": $((SHARDRUN_PARAM_I * 7 + 1000))}}" > $SHARDRUN_RESULT']
   results: {v: int64}
 '''
-
-
-def decode(values):
-    return [v.decode() if isinstance(v, bytes) else str(v) for v in values]
 
 
 class TwoHostsTest(unittest.TestCase):
@@ -72,7 +68,7 @@ class TwoHostsTest(unittest.TestCase):
             self.assertTrue(bool(f.attrs["complete"]))
             self.assertEqual(f["tasks/status"][:].tolist(), [1] * 16)
             self.assertEqual(f["results/v"][:].tolist(), [i * 7 + 1000 for i in range(16)])
-            hosts = decode(f["tasks/host"][:])
+            hosts = task_labels(f, "host")
             ranks = f["tasks/rank"][:].tolist()
         self.assertEqual(sorted(set(hosts)), sorted(self.hosts.hosts), f"{schedule}: tasks ran on {hosts}")
         for task, (host, rank) in enumerate(zip(hosts, ranks)):
@@ -107,7 +103,7 @@ class TwoHostsTest(unittest.TestCase):
             self.assertEqual(f["results/peer_rank"][:].tolist(), [1] * n)
             self.assertEqual(f["results/peer_value"][:].tolist(), [10 * i + 1 for i in ids])
             self.assertEqual(f["results/peer_task_id"][:].tolist(), ids)
-            hosts = decode(f["tasks/host"][:])
+            hosts = task_labels(f, "host")
         self.assertTrue(set(hosts) <= set(self.hosts.hosts), hosts)
 
 

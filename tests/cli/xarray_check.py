@@ -105,8 +105,26 @@ def check_h5py_layout(test, f, task_count):
             test.fail(f"root attribute {name} reads as bytes, not str")
 
 
+def check_task_labels(test, ds, f):
+    """/tasks/host and device: int32 codes on task, their texts the coordinate <name>_label on its
+    own dimension ("" first: no host yet), so `ds.host_label[ds.host]` names every task's host."""
+    import numpy as np
+    for name in ("host", "device"):
+        label = name + "_label"
+        test.assertEqual(f["tasks"][name].attrs["labels"], label)
+        test.assertEqual(ds[label].dims, (label,))
+        test.assertEqual(ds[label].values[0], "")
+        test.assertTrue(all(isinstance(v, str) for v in ds[label].values), label)
+        named = ds[label][ds[name]]
+        test.assertEqual(named.dims, ("task",))
+        want = f["tasks"][label].asstr()[:][f["tasks"][name][:]]
+        test.assertEqual(named.values.tolist(), [str(v) for v in want], name)
+        test.assertTrue(np.issubdtype(ds[name].dtype, np.integer), name)
+
+
 def check_xarray_groups(test, path, f, task_count):
     """open_dataset per group with no options shows exactly the h5py variables and values."""
+    import h5py
     import numpy as np
     import xarray as xr
     for group_name in GROUPS:
@@ -118,8 +136,12 @@ def check_xarray_groups(test, path, f, task_count):
             test.assertIn("task", ds.coords, group_name)
             test.assertEqual(ds["task"].values.tolist(), list(range(task_count)), group_name)
             variables = _variables(f[group_name])
-            names = set(ds.data_vars) | (set(ds.coords) - {"task"})
+            # Coordinates of their own dimension (task; /tasks/host_label and device_label) are no variables here.
+            scales = {name for name, obj in f[group_name].items() if isinstance(obj, h5py.Dataset) and _is_scale(obj)}
+            names = set(ds.data_vars) | (set(ds.coords) - scales)
             test.assertEqual(names, set(variables), group_name)
+            if group_name == "tasks":
+                check_task_labels(test, ds, f)
             for name, dataset in variables.items():
                 seen = ds[name]
                 test.assertEqual(seen.dims, _dim_names(name, dataset), name)

@@ -45,7 +45,7 @@ def check(path, layout):
         assert (f["tasks/exit_code"][:] == np.where(ids % 7 == 3, 40 + ids % 5, 0)).all()
         assert (f["tasks/attempts"][:] == np.where(ids % 7 == 3, 3, 1)).all()
         assert set(f["tasks/rank"][:]) <= {0, 1}
-        hosts = f["tasks/host"].asstr()[:]
+        hosts = task_labels(f, "host")
         assert all(h == "node%d" % (r % 2) for h, r in zip(hosts, f["tasks/rank"][:]))
         assert (f["tasks/end"][:] - f["tasks/start"][:] == 0.5).all()
 
@@ -78,16 +78,28 @@ def check(path, layout):
         for group in ("params", "ranges", "tasks"):
             assert f[group]["task"][:].tolist() == list(range(TASKS)), group
             for name, column in f[group].items():
-                if name == "task":
-                    continue  # the coordinate itself
+                if name == "task" or name in ("host_label", "device_label"):
+                    continue  # coordinates: task itself, the texts of host's and device's codes
                 assert [scale.name for scale in column.dims[0].values()] == [f"/{group}/task"], (group, name)
-        for d in (f["params/label"], f["tasks/host"], f["tasks/device"]):
+        for d in (f["params/label"], f["tasks/host_label"], f["tasks/device_label"]):
             info = h5py.check_string_dtype(d.dtype)
             assert (info.encoding, info.length) == ("utf-8", None), (d.name, d.dtype)
+        for name in ("host", "device"):
+            # int32 codes on task; their texts are the coordinate <name>_label (its own dimension), "" first
+            codes, labels = f["tasks"][name], f["tasks"][name + "_label"]
+            assert codes.dtype == np.int32 and codes.attrs["labels"] == name + "_label", (name, codes.dtype)
+            assert labels.attrs["CLASS"] == b"DIMENSION_SCALE" and labels.asstr()[0] == "", name
+            assert len(set(labels.asstr()[:])) == labels.shape[0], f"{name}: a label twice"
         assert f["tasks/start"].attrs["units"] == "seconds since 1970-01-01T00:00:00Z"
         assert (f["ranges/start"][:] == 100 * ids).all() and (f["ranges/end"][:] == 100 * ids + 100).all()
     # h5dump, a reader that knows nothing of h5py, must read it too.
     subprocess.run(["h5dump", "-H", path], check=True, capture_output=True)
+
+
+def task_labels(f, name):
+    """/tasks/host or device as str: the int32 codes looked up in their label coordinate."""
+    column = f["tasks"][name]
+    return [str(v) for v in f["tasks"][column.attrs["labels"]].asstr()[:][column[:]]]
 
 
 def main():
