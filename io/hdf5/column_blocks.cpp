@@ -37,13 +37,11 @@ void write_column_block(hid_t dataset, hid_t mem_type, std::uint64_t first, std:
     SHARDRUN_H5_CHECK(H5Dwrite(dataset, mem_type, spaces.second.get(), spaces.first.get(), H5P_DEFAULT, data));
 }
 
-void write_strings_block(hid_t dataset, std::uint64_t first, const std::vector<std::string>& values, bool empty_as_nil)
+void write_strings_block(hid_t dataset, std::uint64_t first, const std::vector<std::string>& values)
 {
     std::vector<const char*> pointers;
     pointers.reserve(values.size());
-    // empty_as_nil: an empty text is HDF5's nil string, no global-heap object (one per row was a
-    // third of a merge's CPU for /tasks/message and /attempts/message, empty for every success).
-    for (const auto& value : values) pointers.push_back(empty_as_nil && value.empty() ? nullptr : value.c_str());
+    for (const auto& value : values) pointers.push_back(value.c_str());
     const auto type = vlen_string_type();
     write_column_block(dataset, type.get(), first, values.size(), pointers.data());
 }

@@ -22,13 +22,11 @@ Dataset create_column(hid_t parent, const std::string& name, hid_t file_type, st
 void write_column_block(hid_t dataset, hid_t mem_type, std::uint64_t first, std::size_t count, const void* data);
 
 /**
- * Writes strings at `first` of a 1-D variable-length string dataset. With `empty_as_nil`, an
- * empty string is written as HDF5's nil string (no global-heap object): h5py, xarray and
- * read_strings_block() read it as "", netCDF-C as a null string (ncdump prints NIL). For
- * /tasks/message and /attempts/message, empty for every success.
+ * Writes strings at `first` of a 1-D variable-length string dataset. An empty string is an
+ * empty heap object, not HDF5's nil string: netCDF-C reads a nil string as a NULL pointer
+ * (`ncdump` prints NIL), which a C reader's strlen() would crash on.
  */
-void write_strings_block(hid_t dataset, std::uint64_t first, const std::vector<std::string>& values,
-                         bool empty_as_nil = false);
+void write_strings_block(hid_t dataset, std::uint64_t first, const std::vector<std::string>& values);
 
 /** Reads `count` elements at `first` of the 1-D dataset `name` as `mem_type` into `out`. */
 void read_column_block(hid_t dataset, hid_t mem_type, std::uint64_t first, std::size_t count, void* out);

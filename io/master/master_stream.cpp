@@ -63,7 +63,7 @@ void write_block(MasterColumns& columns, const std::vector<FieldSpec>& fields, s
     hdf5::write_column_block(columns.start.get(), H5T_NATIVE_DOUBLE, first, n, block.start.data());
     hdf5::write_column_block(columns.end.get(), H5T_NATIVE_DOUBLE, first, n, block.end.data());
     hdf5::write_column_block(columns.exit_code.get(), H5T_NATIVE_INT32, first, n, block.exit_code.data());
-    hdf5::write_strings_block(columns.message.get(), first, block.message, true);
+    hdf5::write_strings_block(columns.message.get(), first, block.message);
     // Telemetry columns appear with the first measured block; earlier rows keep the fill ("not measured").
     if (any_gpu_usage(block.gpu)) write_gpu_block(columns.tasks.get(), columns.task_count, first, block.gpu, gpu_scopes_of(block.gpu));
     for (std::size_t f = 0; f < fields.size(); ++f) {

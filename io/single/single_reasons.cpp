@@ -98,7 +98,7 @@ void write_reasons(const std::string& path, const TaskReasons& reasons)
             if (!created && next == begin) continue;
             auto messages = created ? std::vector<std::string>(n) : hdf5::read_strings_block(message.get(), first, n);
             for (auto k = begin; k < next; ++k) messages[reasons.task_id[k] - first] = reasons.message[k];
-            hdf5::write_strings_block(message.get(), first, messages, true);
+            hdf5::write_strings_block(message.get(), first, messages);
         }
         // The new group holds every row now. The old one goes before the new `row` dimension
         // is made, so _Netcdf4Dimid does not count up with every commit and a run's file

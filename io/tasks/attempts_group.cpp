@@ -78,7 +78,7 @@ void AttemptsWriter::append(const TaskRows& block)
     hdf5::write_column_block(columns_[3].get(), H5T_NATIVE_DOUBLE, rows_, n, add.start.data());
     hdf5::write_column_block(columns_[4].get(), H5T_NATIVE_DOUBLE, rows_, n, add.end.data());
     hdf5::write_column_block(columns_[5].get(), H5T_NATIVE_INT32, rows_, n, add.rank.data());
-    hdf5::write_strings_block(columns_[6].get(), rows_, add.message, true);
+    hdf5::write_strings_block(columns_[6].get(), rows_, add.message);
     rows_ += n;
 }
 
