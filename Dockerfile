@@ -49,11 +49,12 @@
 ARG BASE=nvidia/cuda:13.0.0-devel-ubuntu24.04
 FROM ${BASE}
 
+ARG BASE
 ARG CUDA=auto
 ARG CUDA_ARCHS="80;90"
 ARG BUILD_TYPE=Release
 # The commit `shardrun --version` names (scripts/build-image passes it): the build context may
-# be a git worktree, whose .git points outside it.
+# be a git worktree, whose .git points outside it. Empty: CMake asks git in the context.
 ARG SHARDRUN_COMMIT=""
 
 LABEL org.opencontainers.image.title="shardrun" \
@@ -86,10 +87,9 @@ RUN --mount=type=cache,target=/root/.cache/ccache \
             cuda=OFF; echo "shardrun image: the base (${BASE}) has no nvcc: building CPU-only (-DSHARDRUN_CUDA=OFF)"; \
         fi; \
     fi \
- && commit=() && if [ -n "${SHARDRUN_COMMIT}" ]; then commit=(-DSHARDRUN_GIT_COMMIT="${SHARDRUN_COMMIT}"); fi \
  && cmake -S /opt/shardrun-src -B /tmp/shardrun-build \
         -DCMAKE_BUILD_TYPE="${BUILD_TYPE}" -DSHARDRUN_CUDA="$cuda" -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS}" \
-        -DSHARDRUN_BUILD_TESTS=OFF -DSHARDRUN_BUILD_BENCHMARKS=OFF "${commit[@]}" \
+        -DSHARDRUN_BUILD_TESTS=OFF -DSHARDRUN_BUILD_BENCHMARKS=OFF -DSHARDRUN_GIT_COMMIT="${SHARDRUN_COMMIT:-unknown}" \
         -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache \
  && CCACHE_DIR=/root/.cache/ccache cmake --build /tmp/shardrun-build --target shardrun -j"$(nproc)" \
  && cmake --install /tmp/shardrun-build --prefix /usr/local \
