@@ -94,7 +94,7 @@ RUN --mount=type=cache,target=/root/.cache/ccache \
  && CCACHE_DIR=/root/.cache/ccache cmake --build /tmp/shardrun-build --target shardrun -j"$(nproc)" \
  && cmake --install /tmp/shardrun-build --prefix /usr/local \
  && ln -s /usr/local/share/shardrun/aws-batch/entrypoint /usr/local/bin/shardrun-entrypoint \
- && python3 -m pip install --no-cache-dir --break-system-packages /opt/shardrun-src/scripts/python \
+ && python3 -m pip install --no-cache-dir --no-build-isolation --break-system-packages /opt/shardrun-src/scripts/python \
  && python3 -c 'import shardrun, h5py' \
  && rm -rf /tmp/shardrun-build /opt/shardrun-src \
  && shardrun --version
