@@ -49,14 +49,6 @@
 ARG BASE=nvidia/cuda:13.0.0-devel-ubuntu24.04
 FROM ${BASE}
 
-ARG BASE
-ARG CUDA=auto
-ARG CUDA_ARCHS="80;90"
-ARG BUILD_TYPE=Release
-# The commit `shardrun --version` names (scripts/build-image passes it): the build context may
-# be a git worktree, whose .git points outside it. Empty: CMake asks git in the context.
-ARG SHARDRUN_COMMIT=""
-
 LABEL org.opencontainers.image.title="shardrun" \
       org.opencontainers.image.description="Batch runner for HPC clusters: one job file, tasks over array elements, MPI ranks and GPUs, results in one HDF5 file"
 
@@ -79,6 +71,15 @@ RUN export DEBIAN_FRONTEND=noninteractive \
  && apt-get clean \
  && rm -rf /var/lib/apt/lists/*
 
+# The build's arguments come after the package layer: a RUN step after an ARG is rebuilt when
+# the argument's value changes, and the commit changes with every build.
+ARG BASE
+ARG CUDA=auto
+ARG CUDA_ARCHS="80;90"
+ARG BUILD_TYPE=Release
+# The commit `shardrun --version` names (scripts/build-image passes it): the build context may
+# be a git worktree, whose .git points outside it. Empty: CMake asks git in the context.
+ARG SHARDRUN_COMMIT=""
 COPY . /opt/shardrun-src
 RUN --mount=type=cache,target=/root/.cache/ccache \
     cuda="${CUDA}" \
