@@ -10,7 +10,7 @@ import subprocess
 import time
 import unittest
 
-from harness import MPIEXEC, SHARDRUN, SOURCE_DIR, clean_env, run, scratch_dir
+from harness import MPIEXEC, SHARDRUN, SOURCE_DIR, clean_env, kill_task_processes, run, scratch_dir
 from jobs import h5py_module, write_job
 
 h5py = h5py_module()
@@ -25,6 +25,18 @@ sweep:
 output: {path: OUT}
 exec:
   argv: [sh, -c, 'touch "$MARKS/{task_id}"; printf "{{\"y\": %d}}" $(( {x} * {x} )) > "$SHARDRUN_RESULT"']
+  results: {y: float64}
+'''
+
+# Tasks that take a while (SLOW_SECONDS, default 1000): one is quick, so something is committed before the stop.
+SLOW_JOB = r'''
+name: slow
+task: exec
+sweep:
+  x: {range: [0, 8, 1]}
+output: {path: out/slow.h5}
+exec:
+  argv: [sh, -c, 'touch "$MARKS/{task_id}"; [ {x} = 0 ] || sleep ${{SLOW_SECONDS:-1000}}; printf "{{\"y\": %d}}" {x} > "$SHARDRUN_RESULT"']
   results: {y: float64}
 '''
 
@@ -377,6 +389,41 @@ class AwsEntrypointTest(unittest.TestCase):
         with h5py.File(s.output, "r") as f:
             self.assertEqual(f["results/y"][:].tolist(), [float(x * x) for x in range(TASKS)])
             self.assertTrue(bool(f.attrs["complete"]))
+
+    def test_sigterm_drains_and_exits_3(self):
+        """A spot stop or job termination: SIGTERM to the container's first process (the entrypoint)
+        drains shardrun; the container exits 3 with what finished committed, and a retry resumes."""
+        work = scratch_dir()
+        job = write_job(work, SLOW_JOB)
+        proc = run(["submit", job, "--to", "aws-batch", "--array", "2", "--ranks-per-node", "2", "--shardrun", SHARDRUN],
+                   cwd=work)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        definition = os.path.join(work, "out", "slow.h5.submit", "aws-batch", "array-job.json")
+        with open(definition) as f:
+            container = json.load(f)["containerProperties"]
+        marks = scratch_dir()
+        aws = {"AWS_BATCH_JOB_ID": "e5f6:0", "AWS_BATCH_JOB_ARRAY_INDEX": "0", "AWS_BATCH_JOB_ARRAY_SIZE": "2"}
+        env = mpi_env({**env_of(container), **aws, "MARKS": marks, "SHARDRUN_MPIRUN": MPIEXEC, "SHARDRUN_DRAIN_SECONDS": "2"})
+        element = subprocess.Popen(container["command"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   env=env, cwd="/", start_new_session=True)
+        try:
+            deadline = time.monotonic() + 120
+            while len(os.listdir(marks)) < 3 and time.monotonic() < deadline and element.poll() is None:
+                time.sleep(0.1)
+            self.assertGreaterEqual(len(os.listdir(marks)), 3, "the element started its tasks")
+            element.send_signal(signal.SIGTERM)  # what `docker stop` sends the container's PID 1
+            out, err = element.communicate(timeout=120)
+        finally:
+            if element.poll() is None:
+                os.killpg(element.pid, signal.SIGKILL)
+                element.communicate()
+            kill_task_processes(work)
+        self.assertEqual(element.returncode, 3, out + err)
+        self.assertIn("SIGTERM", err)
+        retry = subprocess.run(container["command"], capture_output=True, text=True, cwd="/", timeout=300,
+                               env={**env, "AWS_BATCH_JOB_ATTEMPT": "2", "SLOW_SECONDS": "0"})
+        self.assertEqual(retry.returncode, 0, retry.stdout + retry.stderr)
+        self.assertIn("array element 0 of 2 finished", retry.stdout)
 
     def test_multinode_job_of_one_node(self):
         s = Submission(self, "aws-batch", "--nodes", "1", "--ranks-per-node", "2", "--shardrun", SHARDRUN)
