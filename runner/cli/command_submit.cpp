@@ -28,6 +28,9 @@ void SubmitCommand::add_options(po::options_description& options, po::positional
          "container image of the cloud jobs (the project's Dockerfile builds shardrun:latest)")
         ("gpu-type", po::value<std::string>(&o.gpu_type)->default_value(std::string(submit::default_gpu_type)),
          "Google Cloud accelerator type when --gpus-per-rank > 0")
+        ("workdir", po::value<std::string>(&o.workdir),
+         "the folder the cloud containers run in; with an s3:// or gs:// output it is uploaded next to it "
+         "(without .git and what git ignores) and downloaded before the run")
         ("dry-run", po::bool_switch(&o.dry_run), "write the files and print what would be submitted; submit nothing")
         ("set", po::value<std::vector<std::string>>(&o.overrides)->composing(),
          "override a job field: key.path=value (repeatable; passed on to shardrun run)")

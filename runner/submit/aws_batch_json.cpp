@@ -13,6 +13,11 @@ json container(const SubmitOptions& options, const SubmitFiles& files, bool mult
     for (const auto& [name, value] : container_environment(options, files, multinode)) {
         environment.push_back({{"name", name}, {"value", value}});
     }
+    if (!multinode) {
+        for (const auto& [name, value] : merge_environment(options, "after-array", aws_attempts)) {
+            environment.push_back({{"name", name}, {"value", value}});
+        }
+    }
     const long ranks = options.ranks_per_node;
     auto resources = json::array({
         {{"type", "VCPU"}, {"value", std::to_string(ranks)}},
@@ -34,7 +39,7 @@ json container(const SubmitOptions& options, const SubmitFiles& files, bool mult
 // Bad input (exit 2) is final; anything else (spot reclaim, host failure, time limit) retries and resumes.
 json retry_strategy()
 {
-    return {{"attempts", 3},
+    return {{"attempts", aws_attempts},
             {"evaluateOnExit", json::array({{{"onExitCode", "2"}, {"action", "EXIT"}},
                                             {{"onReason", "*"}, {"action", "RETRY"}}})}};
 }
@@ -83,6 +88,36 @@ json aws_multinode_job_definition(const SubmitOptions& options, const SubmitFile
     };
     return body;
 }
+
+json aws_merge_job_definition(const SubmitOptions& options, const SubmitFiles& files)
+{
+    auto environment = json::array({{{"name", "SHARDRUN_OUTPUT"}, {"value", files.output.string()}},
+                                    {{"name", "SHARDRUN_BIN"}, {"value", files.shardrun}},
+                                    {{"name", "SHARDRUN_ARRAY_COUNT"}, {"value", std::to_string(options.array)}}});
+    // One process reads every element's shards and writes the master: one vCPU, memory for HDF5's buffers.
+    auto resources = json::array({{{"type", "VCPU"}, {"value", "1"}}, {{"type", "MEMORY"}, {"value", "4096"}}});
+    return {{"jobDefinitionName", aws_merge_definition_name(files)},
+            {"type", "container"},
+            {"platformCapabilities", json::array({"EC2"})},
+            // A host or spot loss is retried; the merge's own exit (1: elements missing) is final.
+            {"retryStrategy", {{"attempts", aws_attempts},
+                               {"evaluateOnExit", json::array({{{"onReason", "Host EC2*"}, {"action", "RETRY"}},
+                                                               {{"onReason", "*"}, {"action", "EXIT"}}})}}},
+            {"tags", {{"shardrun-job", safe_name(files.job_name, 256)}}},
+            {"containerProperties", {{"image", options.image},
+                                     {"command", merge_command(files)},
+                                     {"environment", environment},
+                                     {"resourceRequirements", resources}}}};
+}
+
+json aws_merge_submit(const SubmitOptions& /*options*/, const SubmitFiles& files)
+{
+    return {{"jobName", safe_name(files.job_name + "-merge", 128)},
+            {"jobQueue", aws_default_queue},
+            {"jobDefinition", aws_merge_definition_name(files)}};
+}
+
+std::string aws_merge_definition_name(const SubmitFiles& files) { return safe_name("shardrun-" + files.job_name, 122) + "-merge"; }
 
 json aws_multinode_submit(const SubmitOptions& /*options*/, const SubmitFiles& files)
 {

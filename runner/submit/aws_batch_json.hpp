@@ -30,6 +30,24 @@ nlohmann::json aws_multinode_job_definition(const SubmitOptions& options, const 
 /** SubmitJob input of the multi-node parallel job. */
 nlohmann::json aws_multinode_submit(const SubmitOptions& options, const SubmitFiles& files);
 
+/** Attempts of one array element (retryStrategy.attempts); the entrypoint's SHARDRUN_ATTEMPTS. */
+inline constexpr long aws_attempts = 3;
+
+/**
+ * RegisterJobDefinition input of the merge job: one container running `entrypoint --merge`
+ * (shardrun merge of the output, MERGE INCOMPLETE naming the missing elements).
+ */
+nlohmann::json aws_merge_job_definition(const SubmitOptions& options, const SubmitFiles& files);
+
+/**
+ * SubmitJob input of the merge job. Its dependsOn (the array job's id, which exists only once the
+ * array job is submitted) is added by the submit script: `--depends-on jobId=<id>`.
+ */
+nlohmann::json aws_merge_submit(const SubmitOptions& options, const SubmitFiles& files);
+
+/** shardrun-<job name>-merge. */
+std::string aws_merge_definition_name(const SubmitFiles& files);
+
 /** The job definition names: shardrun-<job name> and shardrun-<job name>-multinode. */
 std::string aws_definition_name(const SubmitFiles& files, bool multinode);
 

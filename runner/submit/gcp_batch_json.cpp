@@ -16,6 +16,7 @@ json task_spec(const SubmitOptions& options, const SubmitFiles& files)
     command.erase(command.begin());
     json variables = json::object();
     for (const auto& [name, value] : container_environment(options, files, false)) variables[name] = value;
+    for (const auto& [name, value] : merge_environment(options, "last-task", gcp_max_retry_count + 1)) variables[name] = value;
     json spec = {
         {"runnables", json::array({{{"container", {{"imageUri", options.image}, {"entrypoint", entrypoint},
                                                    {"commands", command}}}}})},
@@ -23,7 +24,7 @@ json task_spec(const SubmitOptions& options, const SubmitFiles& files)
         {"computeResource", {{"cpuMilli", options.ranks_per_node * 1000},
                              {"memoryMib", options.ranks_per_node * memory_mib_per_rank}}},
         // Bad input (exit 2) is final; other failures retry, and the entrypoint resumes.
-        {"maxRetryCount", 3},
+        {"maxRetryCount", gcp_max_retry_count},
         {"lifecyclePolicies", json::array({{{"action", "FAIL_TASK"}, {"actionCondition", {{"exitCodes", json::array({2})}}}}})},
     };
     if (options.time_seconds > 0) spec["maxRunDuration"] = std::to_string(options.time_seconds) + "s";

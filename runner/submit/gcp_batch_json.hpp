@@ -8,6 +8,9 @@
 
 namespace shardrun::submit {
 
+/** taskSpec.maxRetryCount; the entrypoint's SHARDRUN_ATTEMPTS is one more. */
+inline constexpr long gcp_max_retry_count = 3;
+
 /**
  * The body of a Google Cloud Batch jobs.create request (`gcloud batch jobs submit --config`):
  * one task group of taskCount = --array tasks, all in parallel, each a container running the

@@ -24,6 +24,7 @@ struct SubmitOptions {
     bool dry_run = false;
     std::vector<std::string> overrides;  ///< --set key.path=value, passed on to `shardrun run`
     std::string shardrun;       ///< the shardrun the scripts start ("" = default of the target)
+    std::string workdir;        ///< --workdir: the folder the cloud containers run in (uploaded next to a bucket output)
 };
 
 /** The image the cloud job files name unless --image is given: what the project's Dockerfile builds. */

@@ -5,7 +5,9 @@
 
 #include "runner/errors.hpp"
 #include "runner/submit/aws_batch_json.hpp"
+#include "runner/submit/aws_submit_script.hpp"
 #include "runner/submit/cloud_container.hpp"
+#include "runner/submit/submission_upload.hpp"
 #include "runner/submit/submit_targets.hpp"
 #include "runner/submit/target_support.hpp"
 
@@ -33,16 +35,27 @@ int submit_aws_batch(const SubmitOptions& options, const SubmitFiles& files, std
     const auto submit = write_json(files, "array-submit.json", aws_array_submit(options, files));
     const auto mnp_definition = write_json(files, "multinode-job.json", aws_multinode_job_definition(options, files));
     const auto mnp_submit = write_json(files, "multinode-submit.json", aws_multinode_submit(options, files));
+    if (options.array > 1) {
+        write_json(files, "merge-job.json", aws_merge_job_definition(options, files));
+        write_json(files, "merge-submit.json", aws_merge_submit(options, files));
+        write_text_file(files.dir / "submit.sh", aws_submit_script(options, files), true);
+    }
     out << fmt::format("shardrun: wrote the AWS Batch job files of {} to {}/ (nothing submitted from here)\n",
                        files.job_name, files.dir.string());
-    out << fmt::format("  array job, {} element(s) of {} rank(s):\n", options.array, options.ranks_per_node);
-    out << fmt::format("    aws batch register-job-definition --cli-input-json file://{}\n", definition);
-    out << fmt::format("    aws batch submit-job --cli-input-json file://{} --job-queue {}\n", submit, aws_default_queue);
+    upload_submission(options, files, out);
+    if (options.array > 1) {
+        out << fmt::format("  array job of {} element(s) of {} rank(s), then a merge job that dependsOn it:\n",
+                           options.array, options.ranks_per_node);
+        out << fmt::format("    bash {} [JOB_QUEUE]\n", shell_quote((files.dir / "submit.sh").string()));
+    } else {
+        out << fmt::format("  one job of {} rank(s):\n", options.ranks_per_node);
+        out << fmt::format("    aws batch register-job-definition --cli-input-json file://{}\n", definition);
+        out << fmt::format("    aws batch submit-job --cli-input-json file://{} --job-queue {}\n", submit, aws_default_queue);
+    }
     out << fmt::format("  or the whole job as one multi-node parallel job on {} node(s):\n", options.nodes);
     out << fmt::format("    aws batch register-job-definition --cli-input-json file://{}\n", mnp_definition);
     out << fmt::format("    aws batch submit-job --cli-input-json file://{} --job-queue {}\n", mnp_submit, aws_default_queue);
-    out << fmt::format("  image {}; {} and the output must be on a file system the containers mount at the same path\n",
-                       options.image, files.dir.string());
+    out << cloud_storage_note(options, files);
     out << element_note(options, files);
     return 0;
 }

@@ -6,6 +6,7 @@
 #include "runner/errors.hpp"
 #include "runner/submit/cloud_container.hpp"
 #include "runner/submit/gcp_batch_json.hpp"
+#include "runner/submit/submission_upload.hpp"
 #include "runner/submit/submit_targets.hpp"
 #include "runner/submit/target_support.hpp"
 
@@ -30,10 +31,11 @@ int submit_gcp_batch(const SubmitOptions& options, const SubmitFiles& files, std
     const auto job = write_json(files, "job.json", gcp_batch_job(options, files));
     out << fmt::format("shardrun: wrote the Google Cloud Batch job of {} to {} (nothing submitted from here)\n",
                        files.job_name, job);
-    out << fmt::format("  {} task(s) of {} rank(s); submit it with:\n", options.array, options.ranks_per_node);
+    upload_submission(options, files, out);
+    out << fmt::format("  {} task(s) of {} rank(s){}; submit it with:\n", options.array, options.ranks_per_node,
+                       options.array > 1 ? ", the last to finish merges" : "");
     out << fmt::format("    gcloud batch jobs submit {} --location REGION --config {}\n", gcp_job_name(files), job);
-    out << fmt::format("  image {}; {} and the output must be on a volume the VMs mount at the same path\n",
-                       options.image, files.dir.string());
+    out << cloud_storage_note(options, files);
     out << element_note(options, files);
     return 0;
 }

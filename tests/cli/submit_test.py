@@ -308,11 +308,25 @@ class AwsBatchFilesTest(unittest.TestCase):
         with open(os.path.join(SOURCE_DIR, "scripts", "aws-batch", "entrypoint")) as f:
             self.assertEqual(s.text("entrypoint"), f.read())
         self.assertTrue(os.access(s.path("entrypoint"), os.X_OK))
-        self.assertIn(f"aws batch register-job-definition --cli-input-json file://{s.path('array-job.json')}", s.proc.stdout)
-        self.assertIn(f"aws batch submit-job --cli-input-json file://{s.path('array-submit.json')}", s.proc.stdout)
+        # An array: submit.sh submits it, then the merge job with a dependency on it (cloud_merge_test.py runs it).
+        self.assertIn(f"bash {s.path('submit.sh')} [JOB_QUEUE]", s.proc.stdout)
+        script = s.text("submit.sh")
+        self.assertIn('register-job-definition --cli-input-json "file://$here/array-job.json"', script)
+        self.assertIn('register-job-definition --cli-input-json "file://$here/merge-job.json"', script)
+        self.assertIn('--depends-on "jobId=$array_job"', script)
+        merge = s.json("merge-job.json")
+        self.assertLessEqual(set(merge), AWS_DEFINITION)
+        self.assertEqual(merge["containerProperties"]["command"], ["bash", s.path("entrypoint"), "--merge"])
+        self.assertEqual(env_of(merge["containerProperties"])["SHARDRUN_ARRAY_COUNT"], "4")
+        self.assertEqual(env_of(array["containerProperties"])["SHARDRUN_MERGE"], "after-array")
+        self.assertEqual(env_of(array["containerProperties"])["SHARDRUN_ATTEMPTS"], str(array["retryStrategy"]["attempts"]))
+        self.assertEqual(s.json("merge-submit.json")["jobDefinition"], merge["jobDefinitionName"])
 
     def test_cpu_only_single_element(self):
         s = self.submit()
+        self.assertIn(f"aws batch register-job-definition --cli-input-json file://{s.path('array-job.json')}", s.proc.stdout)
+        self.assertIn(f"aws batch submit-job --cli-input-json file://{s.path('array-submit.json')}", s.proc.stdout)
+        self.assertFalse(os.path.exists(s.path("merge-job.json")), "one element writes the master itself")
         array = s.json("array-job.json")
         self.check_container(self, array["containerProperties"], s, 1, 0)
         self.assertNotIn("timeout", array)

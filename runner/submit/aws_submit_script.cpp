@@ -1,0 +1,34 @@
+#include "runner/submit/aws_submit_script.hpp"
+
+#include <fmt/format.h>
+
+#include "runner/submit/aws_batch_json.hpp"
+#include "runner/version.hpp"
+
+namespace shardrun::submit {
+
+std::string aws_submit_script(const SubmitOptions& options, const SubmitFiles& files)
+{
+    return fmt::format(R"SCRIPT(#!/bin/bash
+# Written by `shardrun submit --to aws-batch` (shardrun {version}) for the job {name}.
+# Submits the array job ({array} element(s)), then the merge job, which dependsOn it: AWS Batch
+# starts the merge once every element has ended, and the merged master lands in {output}.
+#   bash submit.sh [JOB_QUEUE]        (default {queue}; SHARDRUN_AWS=/path/to/aws picks the CLI)
+set -euo pipefail
+here=$(cd "$(dirname "${{BASH_SOURCE[0]}}")" && pwd)
+queue=${{1:-{queue}}}
+aws=${{SHARDRUN_AWS:-aws}}
+"$aws" batch register-job-definition --cli-input-json "file://$here/array-job.json" --query jobDefinitionArn --output text
+"$aws" batch register-job-definition --cli-input-json "file://$here/merge-job.json" --query jobDefinitionArn --output text
+array_job=$("$aws" batch submit-job --cli-input-json "file://$here/array-submit.json" --job-queue "$queue" --query jobId --output text)
+merge_job=$("$aws" batch submit-job --cli-input-json "file://$here/merge-submit.json" --job-queue "$queue" \
+    --depends-on "jobId=$array_job" --query jobId --output text)
+echo "shardrun: array job $array_job, merge job $merge_job (starts when every element has ended)"
+echo "  follow it: $aws batch describe-jobs --jobs $array_job $merge_job; shardrun status {output}"
+)SCRIPT",
+                       fmt::arg("version", shardrun_version), fmt::arg("name", files.job_name),
+                       fmt::arg("array", options.array), fmt::arg("output", files.output.string()),
+                       fmt::arg("queue", aws_default_queue));
+}
+
+}  // namespace shardrun::submit
