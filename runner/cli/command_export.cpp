@@ -9,6 +9,7 @@
 #include "io/read/grid_export.hpp"
 #include "io/read/live_snapshot.hpp"
 #include "runner/errors.hpp"
+#include "runner/storage/remote_copy.hpp"
 #include "runner/job/sweep.hpp"
 
 namespace po = boost::program_options;
@@ -65,6 +66,7 @@ void ExportCommand::check(const po::variables_map& values)
 
 int ExportCommand::run()
 {
+    const auto remote = storage::open_remote_copy(path_);  // an s3:// or gs:// output: a downloaded copy
     // While a run writes the output: a snapshot of what it committed (tasks not yet run keep the fill value).
     const auto live = io::LiveSnapshot::take(path_, io::SnapshotFields::all);
     const auto master = live ? live->file().string() : path_;

@@ -5,6 +5,7 @@
 
 #include "io/job_output.hpp"
 #include "runner/errors.hpp"
+#include "runner/storage/remote_copy.hpp"
 
 namespace po = boost::program_options;
 
@@ -33,9 +34,12 @@ void MergeCommand::check(const po::variables_map& values)
 
 int MergeCommand::run()
 {
+    const auto remote = storage::open_remote_copy(path_);  // an s3:// or gs:// output: merged in a copy, then published
     const auto report = io::merge_output(path_);
+    if (remote) remote->publish();
     const auto& s = report.summary;
-    std::cout << "shardrun: merged " << report.array_count << " array element(s) into " << s.master_path << ": " << s.ok
+    std::cout << "shardrun: merged " << report.array_count << " array element(s) into "
+              << (remote ? remote->remote().url : s.master_path) << ": " << s.ok
               << " ok, " << s.failed << " failed, " << s.skipped << " skipped, " << s.pending << " pending\n";
     if (!report.missing_elements.empty()) {
         std::cerr << "shardrun: array elements never started: " << join(report.missing_elements)

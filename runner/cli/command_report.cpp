@@ -17,6 +17,7 @@
 #include "io/errors.hpp"
 #include "io/read/live_snapshot.hpp"
 #include "runner/errors.hpp"
+#include "runner/storage/remote_copy.hpp"
 
 // Set for this file by cmake/ShardrunInstall.cmake; the fallbacks keep it compiling without.
 #ifndef SHARDRUN_REPORT_FROM_BIN
@@ -139,6 +140,12 @@ int ReportCommand::run()
 {
     // Reads files only, like status: no MPI, so it runs on a login node. While a run writes the
     // output, the picture is of a snapshot of its committed rows (/tasks and /attempts only).
+    if (storage::is_remote(path_) && png_.empty()) {
+        // Not next to the downloaded copy, which goes when this returns: in the working directory.
+        const auto name = storage::parse_remote(path_)->name;
+        png_ = (name.ends_with(".h5") ? name.substr(0, name.size() - 3) : name) + ".report.png";
+    }
+    const auto remote = storage::open_remote_copy(path_);  // an s3:// or gs:// output: a downloaded copy
     const auto live = io::LiveSnapshot::take(path_, io::SnapshotFields::none);
     if (!live && !fs::exists(path_)) {
         if (fs::is_directory(path_ + ".shards")) {

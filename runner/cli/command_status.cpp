@@ -4,6 +4,7 @@
 
 #include "io/read/status_report.hpp"
 #include "runner/errors.hpp"
+#include "runner/storage/remote_copy.hpp"
 
 namespace po = boost::program_options;
 
@@ -26,8 +27,10 @@ void StatusCommand::check(const po::variables_map& values)
 int StatusCommand::run()
 {
     // Reads files only: no MPI, so it runs on a login node while the job is still going.
+    const auto remote = storage::open_remote_copy(path_);  // an s3:// or gs:// output: a downloaded copy
     const auto report = io::status_report(path_, lines_);
-    std::cout << (json_ ? io::status_json(report) : io::status_text(report));
+    const auto text = json_ ? io::status_json(report) : io::status_text(report);
+    std::cout << (remote ? remote->named(text) : text);
     return report.complete ? exit_ok : exit_task_failed;
 }
 

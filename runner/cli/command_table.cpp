@@ -9,6 +9,7 @@
 #include "runner/cli/table_pivot.hpp"
 #include "runner/cli/table_watch.hpp"
 #include "runner/errors.hpp"
+#include "runner/storage/remote_copy.hpp"
 
 namespace po = boost::program_options;
 
@@ -108,6 +109,11 @@ int TableCommand::run()
 {
     // The expression is parsed here, not in check(), so a mistake in it is one line, not the option table.
     if (has_where_) query_.where = parse_where(where_);
+    if (watch_seconds_ > 0 && storage::is_remote(path_)) {
+        SHARDRUN_THROW(UsageError, "table: --watch " + path_ + ": an output in object storage is read as a copy; run "
+                                   "table without --watch (again when you want fresh rows)");
+    }
+    const auto remote = storage::open_remote_copy(path_);  // an s3:// or gs:// output: a downloaded copy
     return watch_seconds_ > 0 ? watch() : print_once();
 }
 

@@ -2,8 +2,10 @@
 // timeouts, max_failures and fail_fast (how many failed tasks a run accepts), output.
 #include <fmt/format.h>
 
+#include "runner/errors.hpp"
 #include "runner/job/job_sections.hpp"
 #include "runner/job/section_reads.hpp"
+#include "runner/storage/remote_path.hpp"
 
 namespace shardrun::job {
 namespace {
@@ -103,6 +105,18 @@ void read_output(const YAML::Node& root, const YamlContext& context, JobRead& jo
     context.check_keys(node, "output", {"path", "layout"});
     if (node["path"]) output.path = read_string(node["path"], context, "output.path");
     if (node["layout"]) output.layout = read_choice(node["layout"], context, "output.layout", {"shards", "single"});
+    if (!storage::is_remote(output.path)) return;
+    try {
+        storage::parse_remote(output.path);
+    } catch (const UsageError& error) {
+        context.fail(node["path"], "output.path", error.what());
+    }
+    // Layout single is one file written through MPI-IO by every rank: it needs a shared file system.
+    if (output.layout == "single") {
+        context.fail(node["layout"], "output.layout",
+                     "single needs a shared file system and cannot write to object storage; use shards with an "
+                     "s3://, gs:// or rclone:// output.path");
+    }
 }
 
 }  // namespace shardrun::job

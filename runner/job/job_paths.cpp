@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "runner/job/job_checks.hpp"
+#include "runner/storage/remote_path.hpp"
 
 namespace fs = std::filesystem;
 
@@ -47,7 +48,7 @@ void resolve_job_paths(JobRead& job, const YamlContext& context, const std::stri
     // is the working directory, so messages show the name the user wrote.
     const auto split = spec.data.input.find(":/");
     std::error_code error;
-    if (split != std::string::npos && job_dir != fs::current_path(error).lexically_normal().string()) {
+    if (split != std::string::npos && !storage::is_remote(spec.data.input) && job_dir != fs::current_path(error).lexically_normal().string()) {
         spec.data.input = under(job_dir, spec.data.input.substr(0, split)) + spec.data.input.substr(split);
     }
     if (spec.task != "exec") return;

@@ -50,8 +50,9 @@ io::JobMetadata make_metadata(collectives::Communicator& world, const PreparedJo
 
 OutputSession::OutputSession(collectives::Communicator& world, const PreparedJob& job,
                              const env::RunEnvironment& environment, placement::IdRange element, bool resume,
-                             bool force)
-    : world_(world), job_(job), rank_(environment.topology.world_rank), world_size_(environment.topology.world_size)
+                             bool force, storage::RemoteOutput* remote)
+    : world_(world), job_(job), rank_(environment.topology.world_rank), world_size_(environment.topology.world_size),
+      remote_(remote)
 {
     options_.path = job.spec.output.path;
     options_.layout = job.spec.output.layout == "single" ? io::Layout::single : io::Layout::shards;
@@ -60,13 +61,20 @@ OutputSession::OutputSession(collectives::Communicator& world, const PreparedJob
     metadata_ = make_metadata(world, job, environment, element);
     run_agreed(world_, [&] {
         if (rank_ != 0) return;
-        lock_ = io::prepare_output(options_, metadata_);
+        try {
+            lock_ = io::prepare_output(options_, metadata_);
+        } catch (const io::OutputError& error) {
+            if (!remote_) throw;
+            throw io::OutputError(error.file(), error.line(), remote_->named(error.what()));  // the URL, not the mirror
+        }
         // Now, not only at the end: readers of the running job label its rows with them.
         io::publish_params(options_, metadata_, JobParamSource(job));
+        if (remote_) remote_->publish_start(force);
     });
     if (resume) load_committed(element);
     run_agreed(world_, [&] {
         sink_ = io::open_rank_sink(options_, metadata_, job.fields, world_);
+        if (remote_) remote_->start_uploads();
     });
 }
 
@@ -106,11 +114,17 @@ void OutputSession::finish(bool interrupted, const std::vector<RankStats>& ranks
         if (!stats.quarantine.empty()) quarantined.push_back(fmt::format("rank {}: {}", stats.rank, stats.quarantine));
     }
     // run_agreed's reduction returns only once every rank has closed its part: no barrier needed.
-    run_agreed(world_, [&] { sink_.reset(); });
+    // A remote output: every committed segment is in the bucket before the run ends (a drain's exit 3 included).
+    run_agreed(world_, [&] {
+        sink_.reset();
+        if (remote_) remote_->flush_uploads();
+    });
     if (interrupted) return;
     run_agreed(world_, [&] {
         if (rank_ != 0) return;
+        if (remote_) remote_->before_finalize();
         io::finalize_output(options_, metadata_, job_.fields, JobParamSource(job_), world_size_, startup, quarantined);
+        if (remote_) remote_->after_finalize();
     });
 }
 

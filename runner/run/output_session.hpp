@@ -10,6 +10,7 @@
 #include "runner/placement/placement.hpp"
 #include "runner/run/prepared_job.hpp"
 #include "runner/run/rank_stats.hpp"
+#include "runner/storage/remote_output.hpp"
 
 namespace shardrun::run {
 
@@ -20,9 +21,12 @@ namespace shardrun::run {
  */
 class OutputSession {
 public:
-    /** @param world  every rank of the run; also the communicator of layout single's MPI-IO */
+    /**
+     * @param world   every rank of the run; also the communicator of layout single's MPI-IO
+     * @param remote  the output in object storage (job.spec.output.path is then its local mirror), or nullptr
+     */
     OutputSession(collectives::Communicator& world, const PreparedJob& job, const env::RunEnvironment& environment,
-                  placement::IdRange element, bool resume, bool force);
+                  placement::IdRange element, bool resume, bool force, storage::RemoteOutput* remote = nullptr);
     ~OutputSession();
 
     /** Ids committed by earlier runs (indexed by task id), or nullptr when none. */
@@ -31,7 +35,8 @@ public:
     io::ResultSink& sink() noexcept { return *sink_; }
     /** <output.path>.tasks: exec tasks' directories (stdout, stderr, result.json). */
     std::string tasks_dir() const { return options_.path + ".tasks"; }
-    const std::string& path() const noexcept { return options_.path; }
+    /** output.path as the user wrote it (a bucket URL for a remote output). */
+    const std::string& path() const noexcept { return remote_ ? remote_->remote().url : options_.path; }
     /** Shards commit per rank whenever they like; the single file commits collectively, so once at the end. */
     bool periodic_commits() const noexcept { return options_.layout == io::Layout::shards; }
 
@@ -54,6 +59,7 @@ private:
     std::vector<bool> committed_;
     std::uint64_t committed_count_ = 0;
     std::unique_ptr<io::ResultSink> sink_;
+    storage::RemoteOutput* remote_ = nullptr;
 };
 
 }  // namespace shardrun::run

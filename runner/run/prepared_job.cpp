@@ -10,6 +10,9 @@
 #include "runner/run/data_input.hpp"
 #include "runner/run/device_choice.hpp"
 #include "runner/run/param_checks.hpp"
+#include "runner/job/yaml_context.hpp"
+#include "runner/storage/staged_input.hpp"
+#include "runner/storage/remote_path.hpp"
 #include "runner/tasks/dataset_shapes.hpp"
 #include "runner/tasks/registry.hpp"
 
@@ -55,6 +58,14 @@ PreparedJob prepare_job(const std::string& file, const std::vector<std::string>&
     if (const auto kind = tasks::find_task_kind(job.spec.task)) check_params(job.spec, *kind->params);
     check_task_devices(job.spec);  // every kind, exec and noop included
     std::optional<io::DatasetInfo> input;
+    if (storage::is_remote(job.spec.data.input)) {
+        // In object storage: downloaded once per node into its scratch folder; the ranks read that copy.
+        try {
+            job.spec.data.input = storage::stage_input(job.spec.data.input);
+        } catch (const Error& error) {
+            SHARDRUN_THROW(JobFileError, job::located(job.spec.sites.value("data.input", job.spec.file), "data.input", error.what()));
+        }
+    }
     if (!job.spec.data.input.empty()) input = read_input(job.spec);  // opened once, here
     job.items = input ? input->dims.front() : job.spec.data.items;
     job.space = std::make_unique<job::TaskSpace>(job::TaskSpace::of(job.spec, job.items));

@@ -102,6 +102,13 @@ int run_job(const RunOptions& options)
                                        "service is a thread of rank 0)");
         }
     });
+    // An output in object storage: io/ writes a mirror in the node's scratch, fetched from the bucket here.
+    std::unique_ptr<storage::RemoteOutput> remote;
+    run_agreed(*world, [&] {
+        const storage::RemoteRank rank{static_cast<int>(environment.array.index), environment.topology.world_rank,
+                                       environment.topology.local_rank == 0, environment.topology.node_count > 1};
+        remote = storage::open_remote_output(job.spec.output.path, rank, options.resume, options.force);
+    });
     // Before the output is prepared: a sweep that gained values keeps its finished ids.
     if (options.resume && !options.force) {
         extend_for_resume(*world, job, static_cast<int>(environment.array.index),
@@ -110,7 +117,7 @@ int run_job(const RunOptions& options)
     const auto& topo = environment.topology;
     const auto element = placement::array_block(job.task_count(), static_cast<std::uint64_t>(environment.array.index),
                                                 static_cast<std::uint64_t>(environment.array.count));
-    OutputSession output(*world, job, environment, element, options.resume, options.force);
+    OutputSession output(*world, job, environment, element, options.resume, options.force, remote.get());
 
     FailureBudget failures({job.spec.max_failures, job.spec.fail_fast});
     // NVML is loaded only here, by a rank bound to a GPU; its sampler thread lives as long as the loop.

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "runner/storage/folder_changes.hpp"
+#include "runner/storage/remote_path.hpp"
+
+namespace shardrun::storage {
+
+/**
+ * What `status`, `table`, `export`, `report` and `merge` read of an output in object storage: the
+ * master and every element's objects, downloaded into a private folder under the scratch folder
+ * (removed with this object); the commands then run on it as on a local output. `merge` publishes
+ * what it changed (publish()).
+ */
+class RemoteCopy {
+public:
+    /** @throws io::OutputError when the bucket holds no output there; TransferError */
+    explicit RemoteCopy(RemotePath remote);
+    ~RemoteCopy();
+    RemoteCopy(const RemoteCopy&) = delete;
+    RemoteCopy& operator=(const RemoteCopy&) = delete;
+
+    const RemotePath& remote() const noexcept { return remote_; }
+    const std::string& local_path() const noexcept { return local_; }
+
+    /** `text` with the copy's path replaced by the URL. */
+    std::string named(const std::string& text) const;
+
+    /** Uploads what changed since the download: the master, then manifests, then removals. */
+    void publish();
+
+private:
+    RemotePath remote_;
+    std::string dir_;
+    std::string local_;
+    FolderState before_;
+};
+
+/** For a command's output argument: nullptr for a local path, else its RemoteCopy with `path` set to the copy. */
+std::unique_ptr<RemoteCopy> open_remote_copy(std::string& path);
+
+}  // namespace shardrun::storage

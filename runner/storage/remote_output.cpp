@@ -1,0 +1,124 @@
+#include "runner/storage/remote_output.hpp"
+
+#include <filesystem>
+
+#include "io/output/output_layout.hpp"
+#include "runner/storage/rclone.hpp"
+
+namespace fs = std::filesystem;
+
+namespace shardrun::storage {
+namespace {
+
+/** "run.h5.shards/a3": the element's folder relative to the mirror root. */
+std::string element_entry(const RemotePath& remote, int array_index)
+{
+    return remote.name + ".shards/a" + std::to_string(array_index);
+}
+
+}  // namespace
+
+RemoteOutput::RemoteOutput(RemotePath remote, RemoteRank rank)
+    : remote_(std::move(remote)), rank_(rank), local_(local_mirror(remote_))
+{
+}
+
+RemoteOutput::~RemoteOutput() = default;
+
+std::string RemoteOutput::mirror_root() const
+{
+    return fs::path(local_).parent_path().string();
+}
+
+std::vector<std::string> RemoteOutput::element_entries() const
+{
+    return {remote_.name, element_entry(remote_, rank_.array_index)};
+}
+
+void RemoteOutput::fetch(bool resume, bool force)
+{
+    if (!rank_.node_leader) return;
+    const auto root = mirror_root();
+    const auto element = element_entry(remote_, rank_.array_index);
+    // What an earlier run left on this node may hold segments that never reached the bucket:
+    // they were not committed there, so the mirror starts again from the bucket alone.
+    std::error_code error;
+    fs::remove_all(fs::path(root) / element, error);
+    if (rank_.rank == 0) fs::remove(fs::path(root) / remote_.name, error);
+    // Exec tasks' folders of an earlier run here: a new run (not a resume) would refuse to mix with them.
+    if (!resume) fs::remove_all(fs::path(root) / (remote_.name + ".tasks"), error);
+    fs::create_directories(root, error);
+    if (error) SHARDRUN_THROW(TransferError, "cannot create " + root + ": " + error.message() + "; set SHARDRUN_SCRATCH to a writable folder", exit_bad_input);
+    if (force) return;  // deleted in publish_start()
+    std::vector<std::string> includes{exact_pattern(element) + "/**"};
+    if (rank_.rank == 0) includes.push_back(exact_pattern(remote_.name));
+    download(remote_.parent, root, includes);
+}
+
+void RemoteOutput::publish_start(bool force)
+{
+    const auto element = element_entry(remote_, rank_.array_index);
+    if (force) {
+        // io deleted the element and the master in the mirror (prepare_output): the bucket follows.
+        const auto result = run_rclone({"purge", remote_.rclone + ".shards/a" + std::to_string(rank_.array_index)});
+        if (!result.ok() && !result.not_found()) {
+            SHARDRUN_THROW(TransferError, "cannot delete " + remote_.url + ".shards/a" + std::to_string(rank_.array_index) +
+                                              " (--force): " + result.error);
+        }
+        delete_files(remote_.parent, {remote_.name});
+    }
+    // The element's own files (element.json, params.h5), not its segments: a rerun learns the job from them.
+    FolderState published;
+    for (const auto& [name, stamp] : folder_state(mirror_root(), {element})) {
+        if (name.find('/', element.size() + 1) == std::string::npos) published[name] = stamp;
+    }
+    publish_changes(mirror_root(), remote_.parent, {}, published);
+}
+
+void RemoteOutput::start_uploads()
+{
+    const auto local = io::layout::rank_dir(local_, rank_.array_index, rank_.rank).string();
+    const auto remote = remote_.rclone + ".shards/a" + std::to_string(rank_.array_index) + "/r" + std::to_string(rank_.rank);
+    uploader_ = std::make_unique<SegmentUploader>(local, remote, upload_period_seconds());
+}
+
+void RemoteOutput::flush_uploads()
+{
+    if (uploader_) uploader_->flush();
+    uploader_.reset();
+}
+
+void RemoteOutput::before_finalize()
+{
+    // Other nodes' segments are only in the bucket; this node's are already here (skipped).
+    if (rank_.several_nodes) {
+        download(remote_.parent, mirror_root(), {exact_pattern(element_entry(remote_, rank_.array_index)) + "/**"});
+    }
+    before_ = folder_state(mirror_root(), element_entries());
+}
+
+std::string RemoteOutput::named(const std::string& message) const
+{
+    std::string text = message;
+    for (auto at = text.find(local_); at != std::string::npos; at = text.find(local_, at + remote_.url.size())) {
+        text.replace(at, local_.size(), remote_.url);
+    }
+    return text;
+}
+
+void RemoteOutput::after_finalize()
+{
+    publish_changes(mirror_root(), remote_.parent, before_, folder_state(mirror_root(), element_entries()));
+}
+
+std::unique_ptr<RemoteOutput> open_remote_output(std::string& output_path, const RemoteRank& rank, bool resume, bool force)
+{
+    auto remote = parse_remote(output_path);
+    if (!remote) return nullptr;
+    auto output = std::make_unique<RemoteOutput>(std::move(*remote), rank);
+    output->fetch(resume, force);
+    output_path = output->local_path();
+    return output;
+}
+
+}  // namespace shardrun::storage

@@ -1,0 +1,74 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "runner/storage/folder_changes.hpp"
+#include "runner/storage/remote_path.hpp"
+#include "runner/storage/segment_uploader.hpp"
+
+namespace shardrun::storage {
+
+/** Where this rank stands in the run: what the remote output's steps depend on. */
+struct RemoteRank {
+    int array_index = 0;
+    int rank = 0;            ///< world rank
+    bool node_leader = false;  ///< the lowest rank of its node: fetches for the node
+    bool several_nodes = false;
+};
+
+/**
+ * A run's output in object storage (output.path s3://, gs://, rclone://), seen from one rank.
+ * io/ writes a local mirror of the output in the node's scratch folder exactly as it writes a
+ * local output; this class keeps the bucket the truth:
+ *
+ *   fetch()          node leaders, first: the mirror of this element := the bucket's (a rerun on a
+ *                    fresh machine resumes from it); rank 0 also fetches the master
+ *   publish_start()  rank 0, after io::prepare_output: the manifest and params.h5 go up (--force:
+ *                    the element's objects and the master are deleted first)
+ *   start_uploads()  every rank, once its sink is open: the background SegmentUploader
+ *   flush_uploads()  every rank, once its sink is closed (end of run, drain): all committed segments up
+ *   before_finalize / after_finalize  rank 0 around io::finalize_output: the other nodes'
+ *                    segments come down; the master, the manifest and the removals go up, in order
+ *
+ * No object replaces the element's lock: one writer per element is what AWS Batch and Google
+ * Cloud Batch guarantee (an array index runs once at a time; a retry starts after the attempt
+ * ended), and the mirror's own lock still guards one node.
+ */
+class RemoteOutput {
+public:
+    RemoteOutput(RemotePath remote, RemoteRank rank);
+    ~RemoteOutput();
+
+    const RemotePath& remote() const noexcept { return remote_; }
+    /** The output.path io/ writes: the mirror on this node. */
+    const std::string& local_path() const noexcept { return local_; }
+
+    void fetch(bool resume, bool force);
+    void publish_start(bool force);
+    void start_uploads();
+    void flush_uploads();
+    void before_finalize();
+    void after_finalize();
+    /** `message` with the mirror's path replaced by the URL: what io/ says, in the user's words. */
+    std::string named(const std::string& message) const;
+
+private:
+    std::string mirror_root() const;
+    std::vector<std::string> element_entries() const;
+
+    RemotePath remote_;
+    RemoteRank rank_;
+    std::string local_;
+    std::unique_ptr<SegmentUploader> uploader_;
+    FolderState before_;
+};
+
+/**
+ * For an output.path in object storage: the run's RemoteOutput, fetched (node leaders), with
+ * `output_path` replaced by the mirror io/ writes. nullptr, `output_path` untouched, for a local one.
+ */
+std::unique_ptr<RemoteOutput> open_remote_output(std::string& output_path, const RemoteRank& rank, bool resume,
+                                                bool force);
+
+}  // namespace shardrun::storage

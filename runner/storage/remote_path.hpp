@@ -1,0 +1,48 @@
+#pragma once
+
+#include <optional>
+#include <string>
+
+/**
+ * @file
+ * Outputs and inputs in object storage (README, "Results in object storage"): which paths are
+ * remote, how rclone names them, and where a node keeps its local copy.
+ */
+namespace shardrun::storage {
+
+/** A remote path as rclone addresses it. */
+struct RemotePath {
+    std::string url;     ///< as the user wrote it: s3://bucket/key, gs://bucket/key, rclone://REMOTE:path
+    std::string rclone;  ///< rclone's address: ":s3:bucket/key", ":gcs:bucket/key", "REMOTE:path"
+    std::string name;    ///< the last component (run.h5)
+    std::string parent;  ///< rclone's address of the folder holding it (":s3:bucket/key-prefix", "REMOTE:")
+};
+
+/** True for s3://, gs:// and rclone:// paths. */
+bool is_remote(const std::string& path);
+
+/**
+ * Parses a remote path. s3://BUCKET/KEY and gs://BUCKET/KEY use rclone's on-the-fly backends
+ * (credentials and endpoints from the environment, see rclone.hpp); rclone://REMOTE:PATH names
+ * any remote of the user's rclone configuration (Azure, B2, SFTP, ...).
+ * @return nullopt when `path` is not remote
+ * @throws UsageError  for a remote path without bucket or key ("s3://bucket" alone)
+ */
+std::optional<RemotePath> parse_remote(const std::string& path);
+
+/** `remote` with `suffix` appended to its last component (".shards/a0/element.json"). */
+RemotePath with_suffix(const RemotePath& remote, const std::string& suffix);
+
+/**
+ * The node's scratch folder: $SHARDRUN_SCRATCH, else $TMPDIR, else /tmp. Node-local disk on
+ * cloud machines; every rank of a node must see the same value.
+ */
+std::string scratch_dir();
+
+/**
+ * The local mirror of a remote output on this node: <scratch>/shardrun-remote/<16 hex digits of
+ * the URL's SHA-256>/<name>. Every rank of a node computes the same path.
+ */
+std::string local_mirror(const RemotePath& remote);
+
+}  // namespace shardrun::storage

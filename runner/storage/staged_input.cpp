@@ -1,0 +1,69 @@
+#include "runner/storage/staged_input.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "io/output_spec.hpp"
+#include "runner/errors.hpp"
+#include "runner/exec/unique_fd.hpp"
+#include "runner/storage/rclone.hpp"
+#include "runner/storage/remote_path.hpp"
+
+namespace fs = std::filesystem;
+
+namespace shardrun::storage {
+namespace {
+
+/** What the ranks of one launch share on a node and two launches do not; empty when unknown. */
+std::string launch_key()
+{
+    if (const char* pmix = std::getenv("PMIX_NAMESPACE"); pmix != nullptr && *pmix != '\0') return pmix;
+    const char* job = std::getenv("SLURM_JOB_ID");
+    const char* step = std::getenv("SLURM_STEP_ID");
+    if (job != nullptr && step != nullptr) return std::string(job) + "." + step;
+    return "";
+}
+
+std::string read_text(const fs::path& file)
+{
+    std::ifstream in(file);
+    std::string text;
+    std::getline(in, text);
+    return text;
+}
+
+}  // namespace
+
+std::string stage_input(const std::string& input)
+{
+    const auto split = input.rfind(":/");
+    const auto scheme_end = input.find("://");
+    if (split == std::string::npos || split == scheme_end) {
+        SHARDRUN_THROW(UsageError, "'" + input + "' names no dataset; write s3://bucket/file.h5:/dataset");
+    }
+    const auto remote = parse_remote(input.substr(0, split));
+    const auto dir = fs::path(scratch_dir()) / "shardrun-input" / io::sha256_hex(remote->url).substr(0, 16);
+    const auto local = dir / remote->name;
+    std::error_code error;
+    fs::create_directories(dir, error);
+    const exec::UniqueFd lock(open((dir / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+    if (lock.get() < 0 || flock(lock.get(), LOCK_EX) != 0) {
+        SHARDRUN_THROW(TransferError, "cannot stage " + remote->url + " in " + dir.string() + "; set SHARDRUN_SCRATCH to a writable folder");
+    }
+    const auto key = launch_key();
+    if (key.empty() || read_text(dir / "launch") != key || !fs::exists(local, error)) {
+        const auto result = run_rclone({"copyto", remote->rclone, local.string()});
+        if (!result.ok()) {
+            SHARDRUN_THROW(TransferError, "cannot download " + remote->url + ": " + result.error + "; check the URL and the credentials", exit_bad_input);
+        }
+        std::ofstream(dir / "launch") << key << "\n";
+    }
+    return local.string() + input.substr(split);
+}
+
+}  // namespace shardrun::storage

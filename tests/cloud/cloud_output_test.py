@@ -1,0 +1,205 @@
+"""Issue 22, point 1: results in object storage, with no shared file system. For moto's S3 server and
+the GCS emulator on loopback: a 2-rank run writing to the bucket is killed -9 after some commits
+(every process of the "machine", its uploads in flight included), rerun with --resume in a FRESH
+scratch folder (it sees only the bucket), and every task is ok exactly once in the master read back
+from the bucket with h5py; the tasks whose segments were in the bucket at the kill were not run
+again. Then `status` and `table` read the URL. For S3 also: a SIGTERM drain ends with exit 3 and
+every committed segment in the bucket, and `merge` of a two-element array job publishes the master.
+CLOUD_BACKEND=s3|gcs picks one (ctest runs each as its own entry); unset runs both."""
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
+import cloud_servers  # noqa: E402
+from harness import MPIEXEC, SHARDRUN, clean_env, run, scratch_dir  # noqa: E402
+from jobs import h5py_module, write_job  # noqa: E402
+
+TASKS = 48
+JOB = f"""\
+name: cloud
+task: exec
+sweep: {{a: {{range: [0, {TASKS}, 1]}}}}
+retries: 0
+exec:
+  argv: [sh, -c, 'sleep 0.15; echo "{{{{\\"v\\": $SHARDRUN_PARAM_A}}}}" > $SHARDRUN_RESULT']
+  results: {{v: float64}}
+"""
+SEGMENT = re.compile(r"\.shards/a\d+/r\d+/\d+\.h5$")
+
+
+def processes_with_env(entry):
+    """Pids whose environment holds `entry` (NAME=value): what this test's runs started, rclone included."""
+    pids = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                if entry.encode() in f.read().split(b"\0"):
+                    pids.append(int(pid))
+        except OSError:
+            pass
+    return pids
+
+
+def kill_machine(proc, scratch):
+    """A spot stop without warning: SIGKILL to mpirun's group and to everything of this scratch folder."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        pids = processes_with_env(f"SHARDRUN_SCRATCH={scratch}")
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.1)
+    raise AssertionError(f"processes of {scratch} survived SIGKILL: {pids}")
+
+
+class CloudOutputBase:
+    backend = None
+
+    def setUp(self):
+        self.work = scratch_dir(self)
+        self.store = (cloud_servers.S3 if self.backend == "s3" else cloud_servers.GCS)(self.work)
+        self.addCleanup(self.store.stop)
+        self.job = write_job(self.work, JOB)
+        self.url = self.store.url("runs/p1/cloud.h5")
+        self.prefix = "runs/p1/cloud.h5"
+
+    def env(self, scratch):
+        # The upload period is short so that a kill after a few seconds finds segments in the bucket.
+        return {**self.store.env(), "SHARDRUN_SCRATCH": scratch, "SHARDRUN_UPLOAD_INTERVAL": "0.3"}
+
+    def start(self, scratch, *extra):
+        cmd = [MPIEXEC, "--oversubscribe", "-np", "2", SHARDRUN, "run", self.job, "--set", f"output.path={self.url}",
+               "-q", *extra]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=clean_env(self.env(scratch)), start_new_session=True)
+        self.addCleanup(kill_machine, proc, scratch)
+        return proc
+
+    def segments(self):
+        return [key for key in self.store.keys(self.prefix) if SEGMENT.search(key)]
+
+    def wait_for_segments(self, proc, count):
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            found = self.segments()
+            if len(found) >= count:
+                return found
+            self.assertIsNone(proc.poll(), f"the run ended before {count} segments reached the bucket: "
+                                           f"{proc.communicate()}")
+            time.sleep(0.2)
+        raise AssertionError(f"fewer than {count} segments in the bucket after 120 s")
+
+    def read_rows(self, key):
+        """(task id, start) of every row of a segment object."""
+        h5py = h5py_module()
+        path = os.path.join(self.work, "segment.h5")
+        self.store.get(key, path)
+        with h5py.File(path, "r") as f:
+            return [(int(row["task_id"]), float(row["start"])) for row in f["tasks"][:]]
+
+    def master(self):
+        h5py = h5py_module()
+        path = os.path.join(self.work, "master.h5")
+        self.store.get(self.prefix, path)
+        with h5py.File(path, "r") as f:
+            return {"status": f["tasks/status"][:].tolist(), "start": f["tasks/start"][:].tolist(),
+                    "v": f["results/v"][:].tolist(), "complete": bool(f.attrs["complete"])}
+
+    def test_kill9_then_resume_from_the_bucket_alone(self):
+        first = scratch_dir(self)
+        proc = self.start(first)
+        self.wait_for_segments(proc, 2)
+        kill_machine(proc, first)
+        self.assertNotIn(proc.returncode, (0, 1, 2, 3), "the run ended by itself before the kill: nothing was tested")
+        # What the bucket held at the kill: nothing of it may be lost or run again.
+        kept = {}
+        for key in self.segments():
+            kept.update(self.read_rows(key))
+        self.assertGreater(len(kept), 0)
+        self.assertLess(len(kept), TASKS, "every task was in the bucket before the kill: nothing was tested")
+
+        second = scratch_dir(self)  # a fresh machine: no file of the first run
+        proc = self.start(second, "--resume")
+        out, err = proc.communicate(timeout=600)
+        self.assertEqual(proc.returncode, 0, out + err)
+        master = self.master()
+        self.assertTrue(master["complete"])
+        self.assertEqual(master["status"], [1] * TASKS, "every task ok")
+        self.assertEqual(master["v"], [float(i) for i in range(TASKS)], "each task's own result, once")
+        for task, start in kept.items():
+            self.assertEqual(master["start"][task], start, f"task {task} was committed in the bucket and ran again")
+        # Stored once: the master holds the rows, the segments are gone from the bucket.
+        self.assertEqual(self.segments(), [])
+        self.assertIn(self.prefix + ".shards/a0/element.json", self.store.keys(self.prefix))
+
+        third = scratch_dir(self)
+        env = self.env(third)
+        status = run(["status", self.url], env=env)
+        self.assertEqual(status.returncode, 0, status.stdout + status.stderr)
+        table = run(["table", self.url, "--csv"], env=env)
+        self.assertEqual(table.returncode, 0, table.stderr)
+        lines = table.stdout.strip().splitlines()
+        self.assertEqual(len(lines), TASKS + 1, table.stdout)
+        self.assertIn("v", lines[0].split(","))
+        self.assertEqual(os.listdir(third), [], "the readers' copies were not removed")
+
+
+class S3OutputTest(CloudOutputBase, unittest.TestCase):
+    backend = "s3"
+
+    def test_drain_uploads_every_commit_before_exit_3(self):
+        scratch = scratch_dir(self)
+        proc = self.start(scratch)
+        self.wait_for_segments(proc, 1)
+        os.killpg(proc.pid, signal.SIGTERM)  # mpirun forwards it: shardrun's drain
+        out, err = proc.communicate(timeout=300)
+        self.assertEqual(proc.returncode, 3, out + err)
+        local = []
+        for root, _, files in os.walk(scratch):
+            local += [f"{os.path.basename(root)}/{name}" for name in files if re.fullmatch(r"\d+\.h5", name)]
+        remote = ["/".join(key.split("/")[-2:]) for key in self.segments()]
+        self.assertTrue(local)
+        self.assertEqual(sorted(local), sorted(remote), "a committed segment is missing from the bucket")
+
+    def test_array_elements_then_merge_publishes_the_master(self):
+        for index in (0, 1):
+            proc = run(["run", self.job, "--set", f"output.path={self.url}", "--array-index", str(index),
+                        "--array-count", "2", "-q"], np=2, env=self.env(scratch_dir(self)))
+            self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertNotIn(self.prefix, self.store.keys(self.prefix), "an element wrote the master")
+        merged = run(["merge", self.url], env=self.env(scratch_dir(self)))
+        self.assertEqual(merged.returncode, 0, merged.stdout + merged.stderr)
+        self.assertIn(self.url, merged.stdout)
+        master = self.master()
+        self.assertTrue(master["complete"])
+        self.assertEqual(master["status"], [1] * TASKS)
+        self.assertEqual(master["v"], [float(i) for i in range(TASKS)])
+        self.assertEqual(self.segments(), [], "merge consolidated the elements: their segments go")
+
+
+class GcsOutputTest(CloudOutputBase, unittest.TestCase):
+    backend = "gcs"
+
+
+if __name__ == "__main__":
+    cloud_servers.skip_unless_available()
+    backend = os.environ.get("CLOUD_BACKEND")
+    if backend == "s3":
+        del GcsOutputTest
+    elif backend == "gcs":
+        del S3OutputTest
+    unittest.main()

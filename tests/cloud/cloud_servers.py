@@ -1,0 +1,133 @@
+"""Local object storage for the cloud tests: moto's S3 server and gcp-storage-emulator on loopback,
+from the venv scripts/install-deps makes (SHARDRUN_CLOUDENV, default /opt/shardrun-cloudenv).
+Each server runs in its own process group and is stopped (SIGKILL to the group) by stop(),
+which the tests register as a cleanup before anything else can fail."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+
+CLOUDENV = os.environ.get("SHARDRUN_CLOUDENV", "/opt/shardrun-cloudenv")
+AWS = "/usr/bin/aws"  # Debian's awscli (the first `aws` on PATH may be another one)
+SKIP = 77  # ctest SKIP_RETURN_CODE
+
+
+def skip_unless_available():
+    """Exits 77 with the reason when a part these tests need is not installed."""
+    needed = [os.path.join(CLOUDENV, "bin", "moto_server"), os.path.join(CLOUDENV, "bin", "gcp-storage-emulator"),
+              "/usr/bin/rclone", AWS]
+    missing = [path for path in needed if not os.path.exists(path)]
+    if missing:
+        print("SKIPPED: not installed: " + ", ".join(missing) + " (scripts/install-deps installs them)")
+        sys.exit(SKIP)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self, argv, port, log):
+        self.port = port
+        self.log = open(log, "w")
+        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"{argv[0]} exited {self.proc.returncode}; see {log}")
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    return
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise AssertionError(f"{argv[0]} did not listen on {port} within 60 s")
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def stop(self):
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        self.log.close()
+
+
+class S3:
+    """moto's S3 server with one bucket; env() is what shardrun (and aws) need to reach it."""
+
+    def __init__(self, work, bucket="shardrun-test"):
+        port = free_port()
+        self.server = Server([os.path.join(CLOUDENV, "bin", "moto_server"), "-H", "127.0.0.1", "-p", str(port)],
+                             port, os.path.join(work, "moto.log"))
+        self.bucket = bucket
+        try:
+            self.aws("s3api", "create-bucket", "--bucket", bucket)
+        except BaseException:
+            self.server.stop()
+            raise
+
+    def stop(self):
+        self.server.stop()
+
+    def env(self):
+        return {"AWS_ENDPOINT_URL": self.server.url, "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+                "AWS_DEFAULT_REGION": "us-east-1"}
+
+    def url(self, key):
+        return f"s3://{self.bucket}/{key}"
+
+    def aws(self, *args):
+        env = dict(os.environ, **self.env())
+        env.pop("AWS_CA_BUNDLE", None)
+        proc = subprocess.run([AWS, "--endpoint-url", self.server.url, *args], capture_output=True, text=True, env=env,
+                              timeout=120)
+        if proc.returncode != 0:
+            raise AssertionError(f"aws {' '.join(args)}: {proc.stderr}")
+        return proc.stdout
+
+    def keys(self, prefix):
+        out = self.aws("s3api", "list-objects-v2", "--bucket", self.bucket, "--prefix", prefix)
+        return sorted(item["Key"] for item in (json.loads(out) if out.strip() else {}).get("Contents", []))
+
+    def get(self, key, path):
+        self.aws("s3", "cp", f"s3://{self.bucket}/{key}", path)
+
+
+class GCS:
+    """gcp-storage-emulator (in memory) with one bucket, read back through its JSON API."""
+
+    def __init__(self, work, bucket="shardrun-test"):
+        port = free_port()
+        self.server = Server([os.path.join(CLOUDENV, "bin", "gcp-storage-emulator"), "start", "--host", "127.0.0.1",
+                              "--port", str(port), "--in-memory", "--default-bucket", bucket],
+                             port, os.path.join(work, "gcs.log"))
+        self.bucket = bucket
+
+    def stop(self):
+        self.server.stop()
+
+    def env(self):
+        return {"STORAGE_EMULATOR_HOST": self.server.url}
+
+    def url(self, key):
+        return f"gs://{self.bucket}/{key}"
+
+    def keys(self, prefix):
+        query = urllib.parse.urlencode({"prefix": prefix})
+        with urllib.request.urlopen(f"{self.server.url}/storage/v1/b/{self.bucket}/o?{query}", timeout=60) as response:
+            return sorted(item["name"] for item in json.load(response).get("items", []))
+
+    def get(self, key, path):
+        name = urllib.parse.quote(key, safe="")
+        with urllib.request.urlopen(f"{self.server.url}/download/storage/v1/b/{self.bucket}/o/{name}?alt=media",
+                                    timeout=60) as response, open(path, "wb") as f:
+            f.write(response.read())
