@@ -2,13 +2,14 @@
 
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
 
 #include "runner/errors.hpp"
 #include "runner/exec/process.hpp"
+#include "runner/storage/rclone.hpp"
+#include "runner/storage/remote_path.hpp"
 
 extern char** environ;
 
@@ -36,60 +37,54 @@ int git(const fs::path& dir, const std::vector<std::string>& args, const fs::pat
     return exec::run_process(spec, [] { return false; }).exit_code;
 }
 
-/**
- * In a git work tree: writes the workdir's files that git tracks or would track (not ignored),
- * relative to it, one a line, to `list` and returns true; the local submission folder, files
- * deleted but still tracked, and submodules (folders) are left out. Not in one: false.
- */
-bool write_git_file_list(const fs::path& workdir, const fs::path& submit_dir, const fs::path& list)
+bool inside(const fs::path& path, const fs::path& folder)
 {
-    if (git(workdir, {"rev-parse", "--is-inside-work-tree"}, list) != 0) return false;
-    if (git(workdir, {"ls-files", "-co", "--exclude-standard"}, list) != 0) {
-        SHARDRUN_THROW(Error, fmt::format("submit: --workdir {}: `git ls-files -co --exclude-standard` failed there",
-                                          workdir.string()));
-    }
-    std::vector<std::string> names;
-    {
-        std::ifstream in(list);
-        for (std::string name; std::getline(in, name);) {
-            const auto path = workdir / name;
-            std::error_code error;
-            const auto inside_submit = !path.lexically_relative(submit_dir).empty() &&
-                                       *path.lexically_relative(submit_dir).begin() != "..";
-            if (!inside_submit && fs::is_regular_file(fs::symlink_status(path, error))) names.push_back(name);
-        }
-    }
-    std::ofstream out(list, std::ios::trunc);
-    for (const auto& name : names) out << name << "\n";
-    if (!out.flush()) SHARDRUN_THROW(Error, "cannot write " + list.string());
-    return true;
+    const auto relative = path.lexically_relative(folder);
+    return !relative.empty() && *relative.begin() != "..";
 }
 
-// Interim until runner/storage (branch cloud-storage) is merged: rclone with the S3 endpoint mapping.
-struct RcloneResult {
-    int exit_code = 0;
-    std::string error;
-    bool ok() const { return exit_code == 0; }
-};
-RcloneResult run_rclone(const std::vector<std::string>& args)
+/**
+ * The workdir's files to upload, relative to it: in a git work tree what git tracks or would
+ * track (`git ls-files -co --exclude-standard`, without files deleted but still tracked and
+ * submodules); elsewhere every file but .git/. The local submission folder is never one.
+ * @return whether the workdir is in a git work tree
+ */
+bool workdir_files(const fs::path& workdir, const fs::path& submit_dir, const fs::path& scratch_file,
+                   std::vector<std::string>& names)
 {
-    exec::ProcessSpec spec;
-    spec.argv = {"rclone"};
-    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-    spec.env = this_environment();
-    const char* endpoint = std::getenv("AWS_ENDPOINT_URL");
-    if (endpoint != nullptr) {
-        spec.env.insert(spec.env.end(), {"RCLONE_S3_PROVIDER=Other", std::string("RCLONE_S3_ENDPOINT=") + endpoint});
+    const bool in_git = git(workdir, {"rev-parse", "--is-inside-work-tree"}, scratch_file) == 0;
+    if (in_git) {
+        if (git(workdir, {"ls-files", "-co", "--exclude-standard"}, scratch_file) != 0) {
+            SHARDRUN_THROW(Error, fmt::format("submit: --workdir {}: `git ls-files -co --exclude-standard` failed there",
+                                              workdir.string()));
+        }
+        std::ifstream in(scratch_file);
+        for (std::string name; std::getline(in, name);) names.push_back(name);
+    } else {
+        auto it = fs::recursive_directory_iterator(workdir, fs::directory_options::skip_permission_denied);
+        for (; it != fs::recursive_directory_iterator(); ++it) {
+            if (it->path().filename() == ".git" && it->is_directory()) it.disable_recursion_pending();
+            names.push_back(it->path().lexically_relative(workdir).string());
+        }
     }
-    spec.env.insert(spec.env.end(), {"RCLONE_S3_ENV_AUTH=true", "RCLONE_S3_NO_CHECK_BUCKET=true"});
-    const auto result = exec::run_process(spec, [] { return false; });
-    return {result.exit_code, result.exit_code == 0 ? "" : "see above"};
+    std::vector<std::string> kept;
+    for (const auto& name : names) {
+        const auto path = workdir / name;
+        std::error_code error;
+        if (!inside(path, submit_dir) && name.rfind(".git/", 0) != 0 &&
+            fs::is_regular_file(fs::symlink_status(path, error))) {
+            kept.push_back(name);
+        }
+    }
+    names = kept;
+    return in_git;
 }
-std::string rclone_address(const std::string& url)
+
+void write_lines(const fs::path& file, const std::vector<std::string>& lines)
 {
-    if (url.rfind("s3://", 0) == 0) return ":s3:" + url.substr(5);
-    if (url.rfind("gs://", 0) == 0) return ":gcs:" + url.substr(5);
-    return url;
+    std::ofstream out(file, std::ios::trunc);
+    for (const auto& line : lines) out << line << "\n";
+    if (!out.flush()) SHARDRUN_THROW(Error, "cannot write " + file.string());
 }
 
 /** rclone ARGS, or in a dry run the command line. @throws Error with rclone's last message */
@@ -99,7 +94,7 @@ void rclone(const std::vector<std::string>& args, const SubmitOptions& options, 
         out << "    rclone " << shell_join(args) << "\n";
         return;
     }
-    const auto result = run_rclone(args);
+    const auto result = storage::run_rclone(args);
     if (!result.ok()) {
         SHARDRUN_THROW(Error, fmt::format("submit: cannot upload {}: rclone exited {}: {}; check the credentials and "
                                           "that the bucket exists, then submit again", what, result.exit_code,
@@ -114,26 +109,28 @@ void upload_submission(const SubmitOptions& options, const SubmitFiles& files, s
     if (files.remote_dir.empty()) return;
     if (options.dry_run) out << "  dry run: nothing uploaded; these commands would upload the job:\n";
     if (!files.upload_workdir.empty()) {
-        const auto remote = rclone_address(files.remote_workdir);
-        const auto list = files.dir / "workdir-files.txt";
-        // sync --delete-excluded: a file deleted or newly ignored here is gone from the bucket's copy too.
-        std::vector<std::string> args = {"sync", files.upload_workdir.string(), remote, "--delete-excluded"};
-        std::string how;
-        if (write_git_file_list(files.upload_workdir, files.dir, list)) {
-            args.insert(args.end(), {"--files-from", list.string()});
-            how = "the files git tracks or does not ignore";
-        } else {
-            args.insert(args.end(), {"--exclude", ".git/**"});
-            const auto submit_dir = files.dir.parent_path().lexically_relative(files.upload_workdir);
-            if (!submit_dir.empty() && *submit_dir.begin() != "..") {
-                args.insert(args.end(), {"--exclude", "/" + submit_dir.generic_string() + "/**"});
+        std::vector<std::string> names;
+        const bool in_git = workdir_files(files.upload_workdir, files.dir.parent_path(), files.dir / "workdir-files.txt", names);
+        write_lines(files.dir / "workdir-files.txt", names);
+        // Object storage keeps no file modes: the entrypoint sets the executable bit of these again.
+        std::vector<std::string> executables;
+        for (const auto& name : names) {
+            std::error_code error;
+            if ((fs::status(files.upload_workdir / name, error).permissions() & fs::perms::owner_exec) != fs::perms::none) {
+                executables.push_back(name);
             }
-            how = "everything but .git/ (not a git work tree: nothing else is excluded)";
         }
-        rclone(args, options, out, "--workdir " + files.upload_workdir.string());
-        out << fmt::format("  workdir {} ({}) -> {}\n", files.upload_workdir.string(), how, files.remote_workdir);
+        write_lines(files.dir / "workdir-executables.txt", executables);
+        // sync --delete-excluded: a file deleted or newly ignored here is gone from the bucket's copy too.
+        rclone({"sync", files.upload_workdir.string(), storage::parse_remote(files.remote_workdir)->rclone,
+                "--files-from", (files.dir / "workdir-files.txt").string(), "--delete-excluded"},
+               options, out, "--workdir " + files.upload_workdir.string());
+        out << fmt::format("  workdir {}: {} file(s) ({}) -> {}\n", files.upload_workdir.string(), names.size(),
+                           in_git ? "what git tracks or does not ignore"
+                                  : "everything but .git/: not a git work tree, so nothing else is left out",
+                           files.remote_workdir);
     }
-    rclone({"sync", files.dir.string(), rclone_address(files.remote_dir)}, options, out, files.dir.string());
+    rclone({"sync", files.dir.string(), storage::parse_remote(files.remote_dir)->rclone}, options, out, files.dir.string());
     out << fmt::format("  job files {}/ -> {}/\n", files.dir.string(), files.remote_dir);
 }
 

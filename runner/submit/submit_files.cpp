@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "runner/errors.hpp"
+#include "runner/storage/remote_path.hpp"
 
 namespace fs = std::filesystem;
 
@@ -51,13 +52,7 @@ fs::path points_source(const job::JobSpec& spec, const std::string& name)
 
 }  // namespace
 
-bool is_remote_url(const std::string& path)
-{
-    for (const char* scheme : {"s3://", "gs://", "gcs://", "rclone://"}) {
-        if (path.rfind(scheme, 0) == 0) return true;
-    }
-    return false;
-}
+bool is_remote_url(const std::string& path) { return storage::is_remote(path); }
 
 namespace {
 
