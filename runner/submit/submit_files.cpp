@@ -46,7 +46,8 @@ std::optional<std::string> points_file(const job::JobSpec& spec, const std::vect
 fs::path points_source(const job::JobSpec& spec, const std::string& name)
 {
     fs::path file = name;
-    if (file.is_relative()) file = fs::absolute(fs::path(spec.file).parent_path()) / file;
+    // absolute() first: a job file named without a folder has an empty parent, which absolute() refuses.
+    if (file.is_relative()) file = fs::absolute(fs::path(spec.file)).parent_path() / file;
     return file.lexically_normal();
 }
 

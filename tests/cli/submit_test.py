@@ -104,6 +104,7 @@ class BadOptionsTest(unittest.TestCase):
         self.expect_bad("--to", "slurm", "--time", "soon", needle="--time 'soon'")
         self.expect_bad("--to", "aws-batch", "--partition", "gpu", needle="--partition is a Slurm option")
         self.expect_bad("--to", "gcp-batch", "--nodes", "2", needle="--nodes must be 1")
+        self.expect_bad("--to", "aws-batch", "--workdir", "/nonexistent/proj", needle="submit: --workdir /nonexistent/proj: not a folder")
 
     def test_bad_job_is_refused_as_run_refuses_it(self):
         self.expect_bad("--to", "slurm", job_text=JOB + "retries: lots\n", needle="retries: 'lots' is not an integer")

@@ -199,6 +199,20 @@ class AwsBatchJobsTest(CloudJobsBase, unittest.TestCase):
         self.check_master()
 
 
+    def test_workdir_outside_git_leaves_out_only_dot_git(self):
+        plain = os.path.join(self.work, "plain")
+        write(os.path.join(plain, "job.yaml"), JOB.replace("URL", self.store.url("plain/run.h5")))
+        write(os.path.join(plain, "points.json"), json.dumps([{"x": 1}]))
+        write(os.path.join(plain, "big.bin"), "kept: no git, so no .gitignore applies\n")
+        write(os.path.join(plain, ".git", "config"), "not uploaded\n")
+        proc = run(["submit", "job.yaml", "--to", "aws-batch", "--array", "2", "--workdir", "."], cwd=plain,
+                   env=self.store.env())
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertIn("not a git work tree", proc.stdout)
+        names = sorted(key.split("/workdir/", 1)[1] for key in self.store.keys("plain/run.h5.submit/workdir/"))
+        self.assertEqual(names, ["big.bin", "job.yaml", "points.json"])
+
+
 class GcpBatchJobsTest(CloudJobsBase, unittest.TestCase):
     target, backend, count = "gcp-batch", "gcs", 2
 
