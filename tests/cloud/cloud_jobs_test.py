@@ -199,6 +199,27 @@ class AwsBatchJobsTest(CloudJobsBase, unittest.TestCase):
         self.check_master()
 
 
+    def test_submit_script_queues_the_merge_after_the_array(self):
+        """submit.sh against moto's Batch API (awscli from Debian): the merge job dependsOn the array job."""
+        aws = self.store.aws
+        role = json.loads(aws("iam", "create-role", "--role-name", "batch", "--assume-role-policy-document", "{}"))
+        ce = json.loads(aws("batch", "create-compute-environment", "--compute-environment-name", "shardrun-ce",
+                            "--type", "UNMANAGED", "--state", "ENABLED", "--service-role", role["Role"]["Arn"]))
+        aws("batch", "create-job-queue", "--job-queue-name", "squares-queue", "--priority", "1", "--state", "ENABLED",
+            "--compute-environment-order", f"order=1,computeEnvironment={ce['computeEnvironmentArn']}")
+        env = clean_env({**self.store.env(), "SHARDRUN_AWS": f"{cloud_servers.AWS} --endpoint-url {self.store.server.url}"})
+        env.pop("AWS_CA_BUNDLE", None)
+        proc = subprocess.run(["bash", os.path.join(self.local, "submit.sh"), "squares-queue"], capture_output=True,
+                              text=True, env=env, timeout=300)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        found = re.search(r"array job (\S+), merge job (\S+) ", proc.stdout)
+        self.assertIsNotNone(found, proc.stdout)
+        jobs = {job["jobId"]: job for job in json.loads(aws("batch", "describe-jobs", "--jobs", *found.groups()))["jobs"]}
+        array, merge = jobs[found.group(1)], jobs[found.group(2)]
+        self.assertEqual(array["arrayProperties"]["size"], 3)
+        self.assertEqual(merge["dependsOn"], [{"jobId": found.group(1)}], "a plain dependency: after every element")
+        self.assertEqual(merge["container"]["command"], ["shardrun-entrypoint", "--merge"])
+
     def test_workdir_outside_git_leaves_out_only_dot_git(self):
         plain = os.path.join(self.work, "plain")
         write(os.path.join(plain, "job.yaml"), JOB.replace("URL", self.store.url("plain/run.h5")))
