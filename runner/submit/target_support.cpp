@@ -20,11 +20,4 @@ std::string element_note(const SubmitOptions& options, const SubmitFiles& files)
                        files.output.string(), files.output.string(), shell_quote(files.output.string()));
 }
 
-void reject_partition(const SubmitOptions& options, std::string_view target)
-{
-    if (!options.partition.empty()) {
-        SHARDRUN_THROW(UsageError, "submit: --partition is a Slurm option; it has no meaning for --to " + std::string(target));
-    }
-}
-
 }  // namespace shardrun::submit

@@ -15,7 +15,4 @@ std::string write_json(const SubmitFiles& files, const std::string& name, const 
 /** The line (or two) saying where the results end up: the file, or the shards and the merge. */
 std::string element_note(const SubmitOptions& options, const SubmitFiles& files);
 
-/** Refuses --partition, a Slurm option, for the target named `target`. @throws UsageError */
-void reject_partition(const SubmitOptions& options, std::string_view target);
-
 }  // namespace shardrun::submit
