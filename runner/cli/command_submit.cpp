@@ -47,7 +47,7 @@ void SubmitCommand::add_options(po::options_description& options, po::positional
         ("mem", po::value<std::string>(&o.mem), "slurm: --mem of each node of the array job, as sbatch takes it (64G)")
         ("cpus-per-task", po::value<long>(&o.cpus_per_task), "slurm: --cpus-per-task of each rank")
         ("sbatch", po::value<std::vector<std::string>>(&o.sbatch_lines)->composing(),
-         "slurm: one more #SBATCH option for the array job, e.g. --sbatch=--constraint=a100 (repeatable)")
+         "slurm: one more #SBATCH option for the array job, e.g. --sbatch constraint=a100 (repeatable)")
         ("merge-partition", po::value<std::string>(&o.merge_partition),
          "slurm: partition of the merge job (default: the cluster's default partition)")
         ("merge-time", po::value<std::string>(&o.merge_time), "slurm: time limit of the merge job (default 1:00:00)");

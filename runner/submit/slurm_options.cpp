@@ -31,19 +31,26 @@ void check_word(const std::string& value, std::string_view option)
     }
 }
 
-void check_sbatch_line(const std::string& line)
+// "constraint=a100" means "--constraint=a100" (a value that starts with "--" needs --sbatch=--...).
+std::string sbatch_option(const std::string& line) { return line.rfind('-', 0) == 0 ? line : "--" + line; }
+
+void check_sbatch_line(const std::string& given)
 {
+    if (given.find_first_of("\r\n") != std::string::npos) {
+        SHARDRUN_THROW(UsageError, "submit: --sbatch must be one line: one option per --sbatch, e.g. --sbatch constraint=a100");
+    }
     // "--constraint=a100" or "--constraint a100": the long option, as on an #SBATCH line.
     static const std::regex option(R"(^--([a-z][a-z0-9-]*)(?:[= ]\S.*)?$)");
+    const auto line = sbatch_option(given);
     std::smatch m;
-    if (line.find('\n') != std::string::npos || !std::regex_match(line, m, option)) {
+    if (!std::regex_match(line, m, option)) {
         SHARDRUN_THROW(UsageError, fmt::format("submit: --sbatch '{}' is not an sbatch option; give one long option "
-                                               "per --sbatch, as on an #SBATCH line, e.g. --sbatch '--constraint=a100'",
-                                               line));
+                                               "per --sbatch, as on an #SBATCH line, e.g. --sbatch constraint=a100 or "
+                                               "--sbatch=--constraint=a100", given));
     }
     for (const auto& [name, instead] : managed) {
         if (m[1].str() == name) {
-            SHARDRUN_THROW(UsageError, fmt::format("submit: --sbatch '{}': shardrun writes --{} itself; use {}", line,
+            SHARDRUN_THROW(UsageError, fmt::format("submit: --sbatch '{}': shardrun writes --{} itself; use {}", given,
                                                    std::string(name), std::string(instead)));
         }
     }
@@ -84,7 +91,7 @@ std::string slurm_run_option_lines(const SubmitOptions& options)
     if (!options.qos.empty()) text += fmt::format("#SBATCH --qos={}\n", options.qos);
     if (!options.mem.empty()) text += fmt::format("#SBATCH --mem={}\n", options.mem);
     if (options.cpus_per_task > 0) text += fmt::format("#SBATCH --cpus-per-task={}\n", options.cpus_per_task);
-    for (const auto& line : options.sbatch_lines) text += fmt::format("#SBATCH {}\n", line);
+    for (const auto& line : options.sbatch_lines) text += fmt::format("#SBATCH {}\n", sbatch_option(line));
     return text;
 }
 
