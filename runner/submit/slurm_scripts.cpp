@@ -111,7 +111,9 @@ std::string slurm_run_script(const SubmitOptions& options, const SubmitFiles& fi
     const auto array = options.array > 1 ? fmt::format(" --array-index \"$element\" --array-count {}", options.array)
                                          : std::string();
     const auto args = files.run_args.empty() ? std::string() : " " + shell_join(files.run_args);
-    text += fmt::format("\nsrun --mpi=pmix \"$shardrun\" run \"$job\"{} $resume{} &\n", array, args);
+    // Since Slurm 22.05 a step no longer inherits the job's --cpus-per-task: srun is told again.
+    const auto cpus = options.cpus_per_task > 0 ? fmt::format(" --cpus-per-task={}", options.cpus_per_task) : std::string();
+    text += fmt::format("\nsrun --mpi=pmix{} \"$shardrun\" run \"$job\"{} $resume{} &\n", cpus, array, args);
     text += wait_and_requeue;
     return text;
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <regex>
 
 #include "runner/errors.hpp"

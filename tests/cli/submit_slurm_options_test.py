@@ -22,6 +22,8 @@ class SlurmOptionsTest(unittest.TestCase):
         # Pass-through lines come in the order given, after shardrun's own.
         self.assertLess(lines.index("#SBATCH --constraint=a100"), lines.index("#SBATCH --exclusive"))
         self.assertLess(lines.index("#SBATCH --cpus-per-task=8"), lines.index("#SBATCH --constraint=a100"))
+        # A step does not inherit the job's --cpus-per-task since Slurm 22.05 (Debian 12's): srun gets it too.
+        self.assertIn('srun --mpi=pmix --cpus-per-task=8 "$shardrun" run "$job"', s.text("run.sbatch"))
 
     def test_merge_job_has_its_own_partition_and_time(self):
         # Not the GPU partition's day: a merge needs one CPU for minutes. --account bills both jobs.
@@ -40,6 +42,7 @@ class SlurmOptionsTest(unittest.TestCase):
         s = Submitted(self, "slurm", "--dry-run")
         for option in ("--account", "--qos", "--mem", "--cpus-per-task", "--constraint"):
             self.assertNotIn(option, s.text("run.sbatch"))
+        self.assertIn('srun --mpi=pmix "$shardrun" run "$job"', s.text("run.sbatch"))
 
     def test_array_of_multinode_elements(self):
         # What Slurm does natively (and AWS and Google Cloud cannot): N elements of M nodes each.
