@@ -8,16 +8,16 @@
 
 namespace shardrun::submit {
 
-/** The job queue the submit-job files name; `aws batch submit-job --job-queue Q` overrides it. */
-inline constexpr const char* aws_default_queue = "shardrun";
-
 /**
  * RegisterJobDefinition input of the array job: type container, one container per array
- * element with --ranks-per-node ranks (VCPU, MEMORY and, when asked, GPU resourceRequirements).
+ * element with --ranks-per-node ranks (cloud_job_settings.hpp: resourceRequirements, /dev/shm, retries).
  */
 nlohmann::json aws_array_job_definition(const SubmitOptions& options, const SubmitFiles& files);
 
-/** SubmitJob input of the array job: arrayProperties.size = --array (omitted for 1: AWS wants 2..10000). */
+/**
+ * SubmitJob input of the array job: arrayProperties.size = --array (omitted for 1: AWS wants
+ * 2..10000), jobQueue aws_job_queue() (`aws batch submit-job --job-queue Q` overrides it).
+ */
 nlohmann::json aws_array_submit(const SubmitOptions& options, const SubmitFiles& files);
 
 /**
@@ -29,9 +29,6 @@ nlohmann::json aws_multinode_job_definition(const SubmitOptions& options, const 
 
 /** SubmitJob input of the multi-node parallel job. */
 nlohmann::json aws_multinode_submit(const SubmitOptions& options, const SubmitFiles& files);
-
-/** Attempts of one array element (retryStrategy.attempts); the entrypoint's SHARDRUN_ATTEMPTS. */
-inline constexpr long aws_attempts = 3;
 
 /**
  * RegisterJobDefinition input of the merge job: one container running `entrypoint --merge`

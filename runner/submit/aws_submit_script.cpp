@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "runner/submit/aws_batch_json.hpp"
+#include "runner/submit/cloud_job_settings.hpp"
 #include "runner/version.hpp"
 
 namespace shardrun::submit {
@@ -29,7 +29,7 @@ echo "  follow it: ${{aws[*]}} batch describe-jobs --jobs $array_job $merge_job;
 )SCRIPT",
                        fmt::arg("version", shardrun_version), fmt::arg("name", files.job_name),
                        fmt::arg("array", options.array), fmt::arg("output", files.output.string()),
-                       fmt::arg("queue", aws_default_queue));
+                       fmt::arg("queue", aws_job_queue(options)));
 }
 
 }  // namespace shardrun::submit

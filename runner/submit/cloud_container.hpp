@@ -9,7 +9,7 @@
 
 namespace shardrun::submit {
 
-/** MiB of memory asked per MPI rank in the cloud job files (edit the files for more). */
+/** MiB of memory asked per MPI rank in the cloud job files without GPUs or --memory (submit_resources.hpp). */
 inline constexpr long memory_mib_per_rank = 2048;
 
 /** The entrypoint as the image installs it (Dockerfile): what a bucket-output job runs. */

@@ -31,11 +31,4 @@ std::string cloud_storage_note(const SubmitOptions& options, const SubmitFiles& 
                        "(or write output.path as s3://... or gs://...)\n", options.image, files.dir.string());
 }
 
-void reject_partition(const SubmitOptions& options, std::string_view target)
-{
-    if (!options.partition.empty()) {
-        SHARDRUN_THROW(UsageError, "submit: --partition is a Slurm option; it has no meaning for --to " + std::string(target));
-    }
-}
-
 }  // namespace shardrun::submit

@@ -22,7 +22,4 @@ std::string element_note(const SubmitOptions& options, const SubmitFiles& files)
  */
 std::string cloud_storage_note(const SubmitOptions& options, const SubmitFiles& files);
 
-/** Refuses --partition, a Slurm option, for the target named `target`. @throws UsageError */
-void reject_partition(const SubmitOptions& options, std::string_view target);
-
 }  // namespace shardrun::submit

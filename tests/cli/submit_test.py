@@ -270,7 +270,9 @@ class AwsBatchFilesTest(unittest.TestCase):
         test_case.assertEqual(container["command"], ["bash", s.path("entrypoint"), s.path("job.yaml"), "--job-dir", s.work,
                                                      "--set", "retries=1"])
         resources = {r["type"]: r["value"] for r in container["resourceRequirements"]}
-        expected = {"VCPU": str(ranks), "MEMORY": str(ranks * 2048)} | ({"GPU": str(ranks * gpus)} if gpus else {})
+        # The default sizes (submit_sizes_test.py checks the options): 8 vCPU and 30 GiB per GPU, else 1 and 2 GiB per rank.
+        expected = ({"VCPU": str(8 * ranks * gpus), "MEMORY": str(ranks * gpus * 30720), "GPU": str(ranks * gpus)} if gpus
+                    else {"VCPU": str(ranks), "MEMORY": str(ranks * 2048)})
         test_case.assertEqual(resources, expected)
         environment = env_of(container)
         test_case.assertEqual(environment["SHARDRUN_RANKS_PER_NODE"], str(ranks))
@@ -283,18 +285,32 @@ class AwsBatchFilesTest(unittest.TestCase):
                           "--set", "retries=1", *options)
 
     def test_array_and_multinode_with_gpus(self):
-        s = self.submit("--array", "4", "--nodes", "3", "--ranks-per-node", "2", "--gpus-per-rank", "1",
-                        "--time", "2:00:00")
+        # AWS Batch has no multi-node arrays (--array 4 --nodes 3 is refused: submit_sizes_test.py).
+        s = self.submit("--array", "4", "--ranks-per-node", "2", "--gpus-per-rank", "1", "--time", "2:00:00")
         array = s.json("array-job.json")
         self.assertLessEqual(set(array), AWS_DEFINITION)
         self.assertEqual((array["type"], array["platformCapabilities"]), ("container", ["EC2"]))
         self.assertEqual(array["timeout"], {"attemptDurationSeconds": 7200})
-        self.assertEqual(array["retryStrategy"]["attempts"], 3)
+        self.assertEqual(array["retryStrategy"]["attempts"], 5)
         self.check_container(self, array["containerProperties"], s, 2, 1)
         submit = s.json("array-submit.json")
         self.assertLessEqual(set(submit), AWS_SUBMIT)
         self.assertEqual(submit["arrayProperties"], {"size": 4})
         self.assertEqual(submit["jobDefinition"], array["jobDefinitionName"])
+        # An array: submit.sh submits it, then the merge job with a dependency on it (cloud_merge_test.py runs it).
+        self.assertIn(f"bash {s.path('submit.sh')} [JOB_QUEUE]", s.proc.stdout)
+        script = s.text("submit.sh")
+        self.assertIn('register-job-definition --cli-input-json "file://$here/array-job.json"', script)
+        self.assertIn('register-job-definition --cli-input-json "file://$here/merge-job.json"', script)
+        self.assertIn('--depends-on "jobId=$array_job"', script)
+        merge = s.json("merge-job.json")
+        self.assertLessEqual(set(merge), AWS_DEFINITION)
+        self.assertEqual(merge["containerProperties"]["command"], ["bash", s.path("entrypoint"), "--merge"])
+        self.assertEqual(env_of(merge["containerProperties"])["SHARDRUN_ARRAY_COUNT"], "4")
+        self.assertEqual(env_of(array["containerProperties"])["SHARDRUN_MERGE"], "after-array")
+        self.assertEqual(env_of(array["containerProperties"])["SHARDRUN_ATTEMPTS"], str(array["retryStrategy"]["attempts"]))
+        self.assertEqual(s.json("merge-submit.json")["jobDefinition"], merge["jobDefinitionName"])
+        s = self.submit("--nodes", "3", "--ranks-per-node", "2", "--gpus-per-rank", "1", "--time", "2:00:00")
         mnp = s.json("multinode-job.json")
         self.assertLessEqual(set(mnp), AWS_DEFINITION)
         self.assertEqual(mnp["type"], "multinode")
@@ -309,19 +325,6 @@ class AwsBatchFilesTest(unittest.TestCase):
         with open(os.path.join(SOURCE_DIR, "scripts", "aws-batch", "entrypoint")) as f:
             self.assertEqual(s.text("entrypoint"), f.read())
         self.assertTrue(os.access(s.path("entrypoint"), os.X_OK))
-        # An array: submit.sh submits it, then the merge job with a dependency on it (cloud_merge_test.py runs it).
-        self.assertIn(f"bash {s.path('submit.sh')} [JOB_QUEUE]", s.proc.stdout)
-        script = s.text("submit.sh")
-        self.assertIn('register-job-definition --cli-input-json "file://$here/array-job.json"', script)
-        self.assertIn('register-job-definition --cli-input-json "file://$here/merge-job.json"', script)
-        self.assertIn('--depends-on "jobId=$array_job"', script)
-        merge = s.json("merge-job.json")
-        self.assertLessEqual(set(merge), AWS_DEFINITION)
-        self.assertEqual(merge["containerProperties"]["command"], ["bash", s.path("entrypoint"), "--merge"])
-        self.assertEqual(env_of(merge["containerProperties"])["SHARDRUN_ARRAY_COUNT"], "4")
-        self.assertEqual(env_of(array["containerProperties"])["SHARDRUN_MERGE"], "after-array")
-        self.assertEqual(env_of(array["containerProperties"])["SHARDRUN_ATTEMPTS"], str(array["retryStrategy"]["attempts"]))
-        self.assertEqual(s.json("merge-submit.json")["jobDefinition"], merge["jobDefinitionName"])
 
     def test_cpu_only_single_element(self):
         s = self.submit()
@@ -348,12 +351,13 @@ class GcpBatchFilesTest(unittest.TestCase):
         self.assertEqual(container["imageUri"], "us-docker.pkg.dev/p/r/shardrun:1")
         self.assertEqual([container["entrypoint"], *container["commands"]],
                          ["bash", s.path("entrypoint"), s.path("job.yaml"), "--job-dir", s.work])
-        self.assertEqual(spec["computeResource"], {"cpuMilli": 4000, "memoryMib": 8192})
+        # 4 L4s per VM: g2-standard-48 (submit_sizes_test.py has the table and the options).
+        self.assertEqual(spec["computeResource"], {"cpuMilli": 32000, "memoryMib": 4 * 30720})
         self.assertEqual(spec["maxRunDuration"], "5400s")
         self.assertEqual(spec["environment"]["variables"]["SHARDRUN_RANKS_PER_NODE"], "4")
         instance = job["allocationPolicy"]["instances"][0]
         self.assertIs(instance["installGpuDrivers"], True)
-        self.assertEqual(instance["policy"]["accelerators"], [{"type": "nvidia-l4", "count": 4}])
+        self.assertEqual(instance["policy"], {"machineType": "g2-standard-48"}, "G2 machines come with their L4s")
         self.assertEqual(job["logsPolicy"], {"destination": "CLOUD_LOGGING"})
         self.assertIn(f"gcloud batch jobs submit squares --location REGION --config {s.path('job.json')}", s.proc.stdout)
 
