@@ -337,6 +337,41 @@ class AwsBatchFilesTest(unittest.TestCase):
         self.assertNotIn("arrayProperties", s.json("array-submit.json"), "AWS arrays have 2 to 10000 elements")
 
 
+class BucketOutputFilesTest(unittest.TestCase):
+    """With an s3:// or gs:// output the generated files name no path of this machine (--dry-run: no
+    upload, so no server; tests/cloud/cloud_jobs_test.py uploads and runs them)."""
+
+    def test_no_local_path_in_the_generated_files(self):
+        for target, url in (("aws-batch", "s3://bucket/runs/squares.h5"), ("gcp-batch", "gs://bucket/runs/squares.h5")):
+            work = scratch_dir()
+            os.makedirs(os.path.join(work, "jobs"))
+            with open(os.path.join(work, "jobs", "pts.json"), "w") as f:
+                json.dump([{"x": 2}, {"x": 3}], f)
+            job = write_job(os.path.join(work, "jobs"), JOB.replace("OUT", url).replace(
+                "x: {range: [0, 12, 1]}", "points_file: pts.json"))
+            proc = run(["submit", job, "--to", target, "--array", "2", "--workdir", ".", "--dry-run", "--set",
+                        "retries=1"], cwd=work, env={"HOME": work})
+            self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+            self.assertIn(f"rclone sync {work}/ :", proc.stdout, "the dry run prints the uploads")
+            local = os.path.join(work, "squares.h5.submit", target)
+            for name in os.listdir(local):
+                with open(os.path.join(local, name)) as f:
+                    self.assertNotIn(work, f.read(), f"{target}/{name} names a path of this machine")
+            if target == "aws-batch":
+                with open(os.path.join(local, "array-job.json")) as f:
+                    container = json.load(f)["containerProperties"]
+                command, variables = container["command"], env_of(container)
+            else:
+                with open(os.path.join(local, "job.json")) as f:
+                    spec = json.load(f)["taskGroups"][0]["taskSpec"]
+                runnable = spec["runnables"][0]["container"]
+                command, variables = [runnable["entrypoint"], *runnable["commands"]], spec["environment"]["variables"]
+            # The entrypoint runs in $SCRATCH/workdir with the job folder copied to $SCRATCH: the paths are relative.
+            self.assertEqual(command, ["shardrun-entrypoint", f"{url}.submit/{target}/job.yaml", "--set", "retries=1",
+                                       "--job-dir", "jobs", "--set", "sweep.points_file=../../points.json"])
+            self.assertEqual((variables["SHARDRUN_OUTPUT"], variables["SHARDRUN_WORKDIR"]), (url, url + ".submit/workdir"))
+
+
 class GcpBatchFilesTest(unittest.TestCase):
     def test_job_json(self):
         s = Submission(self, "gcp-batch", "--array", "5", "--ranks-per-node", "4", "--gpus-per-rank", "1",

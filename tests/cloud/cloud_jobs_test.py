@@ -199,6 +199,22 @@ class AwsBatchJobsTest(CloudJobsBase, unittest.TestCase):
         self.check_master()
 
 
+    def test_multinode_job_of_one_node_meets_in_the_bucket(self):
+        """multinode-job.json: the nodes' rendezvous folder is in the bucket; the whole job writes the master."""
+        definition = json.loads(self.generated()["multinode-job.json"])["nodeProperties"]["nodeRangeProperties"][0]
+        container = definition["container"]
+        variables = {e["name"]: e["value"] for e in container["environment"]}
+        self.assertEqual(variables["SHARDRUN_HOSTS_DIR"], self.url + ".submit/aws-batch/hosts")
+        root, env = self.machine("node0", {**variables, "AWS_BATCH_JOB_ID": "c0de#0", "AWS_BATCH_JOB_NODE_INDEX": "0",
+                                           "AWS_BATCH_JOB_MAIN_NODE_INDEX": "0", "AWS_BATCH_JOB_NUM_NODES": "1",
+                                           "SHARDRUN_NODE_ADDRESS": "127.0.0.1"})
+        self.finish(self.start(container["command"], env, root), 0)
+        self.check_master()
+        done = os.path.join(self.work, "done")
+        self.store.get(self.prefix + ".submit/aws-batch/hosts/c0de-1/done", done)
+        with open(done) as f:
+            self.assertEqual(f.read(), "exit 0\n")
+
     def test_submit_script_queues_the_merge_after_the_array(self):
         """submit.sh against moto's Batch API (awscli from Debian): the merge job dependsOn the array job."""
         aws = self.store.aws
