@@ -67,6 +67,7 @@ void ExportCommand::check(const po::variables_map& values)
 int ExportCommand::run()
 {
     const auto remote = storage::open_remote_copy(path_);  // an s3:// or gs:// output: a downloaded copy
+    if (remote) remote->hold_unfinished();  // unfinished elements read as running ones: their committed rows
     // While a run writes the output: a snapshot of what it committed (tasks not yet run keep the fill value).
     const auto live = io::LiveSnapshot::take(path_, io::SnapshotFields::all);
     const auto master = live ? live->file().string() : path_;

@@ -146,6 +146,7 @@ int ReportCommand::run()
         png_ = (name.ends_with(".h5") ? name.substr(0, name.size() - 3) : name) + ".report.png";
     }
     const auto remote = storage::open_remote_copy(path_);  // an s3:// or gs:// output: a downloaded copy
+    if (remote) remote->hold_unfinished();  // unfinished elements read as running ones: their committed rows
     const auto live = io::LiveSnapshot::take(path_, io::SnapshotFields::none);
     if (!live && !fs::exists(path_)) {
         if (fs::is_directory(path_ + ".shards")) {

@@ -114,6 +114,7 @@ int TableCommand::run()
                                    "table without --watch (again when you want fresh rows)");
     }
     const auto remote = storage::open_remote_copy(path_);  // an s3:// or gs:// output: a downloaded copy
+    if (remote) remote->hold_unfinished();  // unfinished elements read as running ones: their committed rows
     return watch_seconds_ > 0 ? watch() : print_once();
 }
 

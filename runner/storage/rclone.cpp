@@ -60,6 +60,8 @@ std::string last_line(const std::string& file)
     while (std::getline(in, line)) {
         if (!line.empty()) last = line;
     }
+    // rclone starts each line with its time ("2026/11/26 12:45:21 "): the message is what follows.
+    if (last.size() > 20 && last[4] == '/' && last[7] == '/' && last[13] == ':' && last[19] == ' ') last.erase(0, 20);
     return last;
 }
 
@@ -74,7 +76,7 @@ void check(const RcloneResult& result, const std::string& what)
 {
     if (!result.ok()) {
         SHARDRUN_THROW(TransferError, "cannot " + what + ": rclone exited " + std::to_string(result.exit_code) + ": " +
-                                          result.error + "; check the credentials and the bucket, then rerun with --resume");
+                                          result.error + "; check the credentials, the endpoint and that the bucket exists");
     }
 }
 

@@ -3,7 +3,13 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include "io/errors.hpp"
+#include "io/output/element_manifest.hpp"
+#include "io/output/output_layout.hpp"
 #include "runner/storage/rclone.hpp"
 
 namespace fs = std::filesystem;
@@ -37,6 +43,7 @@ RemoteCopy::RemoteCopy(RemotePath remote) : remote_(std::move(remote))
 
 RemoteCopy::~RemoteCopy()
 {
+    for (const int fd : locks_) close(fd);
     std::error_code error;
     fs::remove_all(dir_, error);
 }
@@ -48,6 +55,26 @@ std::string RemoteCopy::named(const std::string& text) const
         out.replace(at, local_.size(), remote_.url);
     }
     return out;
+}
+
+void RemoteCopy::hold_unfinished()
+{
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(local_ + ".shards", error)) {
+        const auto name = entry.path().filename().string();
+        if (!entry.is_directory() || name.size() < 2 || name[0] != 'a') continue;
+        const long index = io::layout::parse_indexed(name, 'a');
+        if (index < 0) continue;
+        const auto manifest = io::read_manifest(local_, static_cast<int>(index));
+        if (manifest && manifest->finished != 0) continue;
+        const int fd = open(io::layout::lock_path(local_, static_cast<int>(index)).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) continue;
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            locks_.push_back(fd);
+        } else {
+            close(fd);
+        }
+    }
 }
 
 void RemoteCopy::publish()

@@ -28,6 +28,14 @@ public:
     /** `text` with the copy's path replaced by the URL. */
     std::string named(const std::string& text) const;
 
+    /**
+     * Takes the lock of every element whose manifest says it has not finished, as a run would:
+     * the bucket cannot tell a running element from a stopped one, and `table`, `export` and
+     * `report` then read what it committed (a live snapshot) instead of refusing an output without
+     * a master.
+     */
+    void hold_unfinished();
+
     /** Uploads what changed since the download: the master, then manifests, then removals. */
     void publish();
 
@@ -36,6 +44,7 @@ private:
     std::string dir_;
     std::string local_;
     FolderState before_;
+    std::vector<int> locks_;  // descriptors of the locks hold_unfinished() took
 };
 
 /** For a command's output argument: nullptr for a local path, else its RemoteCopy with `path` set to the copy. */

@@ -68,11 +68,12 @@ void RemoteOutput::publish_start(bool force)
         delete_files(remote_.parent, {remote_.name});
     }
     // The element's own files (element.json, params.h5), not its segments: a rerun learns the job from them.
-    FolderState published;
-    for (const auto& [name, stamp] : folder_state(mirror_root(), {element})) {
-        if (name.find('/', element.size() + 1) == std::string::npos) published[name] = stamp;
+    // One call: the manifest says finished: false here, so its order against params.h5 does not matter.
+    std::vector<std::string> names;
+    for (const auto& entry : folder_state(mirror_root(), {element})) {
+        if (entry.first.find('/', element.size() + 1) == std::string::npos) names.push_back(entry.first);
     }
-    publish_changes(mirror_root(), remote_.parent, {}, published);
+    upload_files(mirror_root(), remote_.parent, names);
 }
 
 void RemoteOutput::start_uploads()

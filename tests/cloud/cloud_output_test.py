@@ -20,13 +20,15 @@ from harness import MPIEXEC, SHARDRUN, clean_env, run, scratch_dir  # noqa: E402
 from jobs import h5py_module, write_job  # noqa: E402
 
 TASKS = 48
-JOB = f"""\
+OPEN = 16  # tasks 0..15 are quick; the others take a second each until the gate file exists (a rerun's)
+JOB = """\
 name: cloud
 task: exec
-sweep: {{a: {{range: [0, {TASKS}, 1]}}}}
+sweep: {{a: {{range: [0, {tasks}, 1]}}}}
 retries: 0
 exec:
-  argv: [sh, -c, 'sleep 0.15; echo "{{{{\\"v\\": $SHARDRUN_PARAM_A}}}}" > $SHARDRUN_RESULT']
+  argv: [sh, -c, 'if [ $SHARDRUN_PARAM_A -ge {open} ]; then [ -e {gate} ] || sleep 1; fi;
+         echo "{{{{\\"v\\": $SHARDRUN_PARAM_A}}}}" > $SHARDRUN_RESULT']
   results: {{v: float64}}
 """
 SEGMENT = re.compile(r"\.shards/a\d+/r\d+/\d+\.h5$")
@@ -45,6 +47,17 @@ def processes_with_env(entry):
     return pids
 
 
+def is_rank(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            cmdline = f.read().split(b"\0")
+        with open(f"/proc/{pid}/comm", "rb") as f:
+            comm = f.read().strip()
+    except OSError:
+        return False
+    return cmdline[:2] == [SHARDRUN.encode(), b"run"] and comm != b"shardrun-guard"
+
+
 def kill_machine(proc, scratch):
     """A spot stop without warning: SIGKILL to mpirun's group and to everything of this scratch folder."""
     try:
@@ -52,6 +65,9 @@ def kill_machine(proc, scratch):
     except ProcessLookupError:
         pass
     proc.wait()
+    for pipe in (proc.stdout, proc.stderr):
+        if pipe is not None:
+            pipe.close()
     deadline = time.time() + 30
     while time.time() < deadline:
         pids = processes_with_env(f"SHARDRUN_SCRATCH={scratch}")
@@ -73,7 +89,8 @@ class CloudOutputBase:
         self.work = scratch_dir(self)
         self.store = (cloud_servers.S3 if self.backend == "s3" else cloud_servers.GCS)(self.work)
         self.addCleanup(self.store.stop)
-        self.job = write_job(self.work, JOB)
+        self.gate = os.path.join(self.work, "gate")
+        self.job = write_job(self.work, JOB.format(tasks=TASKS, open=OPEN, gate=self.gate))
         self.url = self.store.url("runs/p1/cloud.h5")
         self.prefix = "runs/p1/cloud.h5"
 
@@ -92,16 +109,18 @@ class CloudOutputBase:
     def segments(self):
         return [key for key in self.store.keys(self.prefix) if SEGMENT.search(key)]
 
-    def wait_for_segments(self, proc, count):
-        deadline = time.time() + 120
+    def wait_for_segments(self, proc, scratch, count):
+        """Waits until this run has committed `count` segments on its disk and the bucket holds one.
+        The local mirror is polled (a listing of the bucket through awscli takes seconds here)."""
+        deadline = time.time() + 300
         while time.time() < deadline:
-            found = self.segments()
-            if len(found) >= count:
-                return found
-            self.assertIsNone(proc.poll(), f"the run ended before {count} segments reached the bucket: "
-                                           f"{proc.communicate()}")
-            time.sleep(0.2)
-        raise AssertionError(f"fewer than {count} segments in the bucket after 120 s")
+            local = [name for _, _, files in os.walk(scratch) for name in files if re.fullmatch(r"\d+\.h5", name)]
+            if len(local) >= count and self.segments():
+                return
+            if proc.poll() is not None:  # (the message's communicate() must not run while the job does)
+                self.fail(f"the run ended before {count} segments were committed: {proc.communicate()}")
+            time.sleep(0.1)
+        raise AssertionError(f"fewer than {count} segments committed and uploaded after 300 s")
 
     def read_rows(self, key):
         """(task id, start) of every row of a segment object."""
@@ -122,7 +141,7 @@ class CloudOutputBase:
     def test_kill9_then_resume_from_the_bucket_alone(self):
         first = scratch_dir(self)
         proc = self.start(first)
-        self.wait_for_segments(proc, 2)
+        self.wait_for_segments(proc, first, 3)  # the kill may come with an upload in flight
         kill_machine(proc, first)
         self.assertNotIn(proc.returncode, (0, 1, 2, 3), "the run ended by itself before the kill: nothing was tested")
         # What the bucket held at the kill: nothing of it may be lost or run again.
@@ -133,6 +152,7 @@ class CloudOutputBase:
         self.assertLess(len(kept), TASKS, "every task was in the bucket before the kill: nothing was tested")
 
         second = scratch_dir(self)  # a fresh machine: no file of the first run
+        open(self.gate, "w").close()
         proc = self.start(second, "--resume")
         out, err = proc.communicate(timeout=600)
         self.assertEqual(proc.returncode, 0, out + err)
@@ -164,8 +184,13 @@ class S3OutputTest(CloudOutputBase, unittest.TestCase):
     def test_drain_uploads_every_commit_before_exit_3(self):
         scratch = scratch_dir(self)
         proc = self.start(scratch)
-        self.wait_for_segments(proc, 1)
-        os.killpg(proc.pid, signal.SIGTERM)  # mpirun forwards it: shardrun's drain
+        self.wait_for_segments(proc, scratch, 2)
+        # To each rank, as Slurm's scancel or a container's entrypoint does (mpirun would follow its own
+        # SIGTERM with SIGKILL a second later).
+        ranks = [pid for pid in processes_with_env(f"SHARDRUN_SCRATCH={scratch}") if is_rank(pid)]
+        self.assertEqual(len(ranks), 2)
+        for pid in ranks:
+            os.kill(pid, signal.SIGTERM)
         out, err = proc.communicate(timeout=300)
         self.assertEqual(proc.returncode, 3, out + err)
         local = []
@@ -176,6 +201,7 @@ class S3OutputTest(CloudOutputBase, unittest.TestCase):
         self.assertEqual(sorted(local), sorted(remote), "a committed segment is missing from the bucket")
 
     def test_array_elements_then_merge_publishes_the_master(self):
+        open(self.gate, "w").close()
         for index in (0, 1):
             proc = run(["run", self.job, "--set", f"output.path={self.url}", "--array-index", str(index),
                         "--array-count", "2", "-q"], np=2, env=self.env(scratch_dir(self)))
@@ -189,6 +215,35 @@ class S3OutputTest(CloudOutputBase, unittest.TestCase):
         self.assertEqual(master["status"], [1] * TASKS)
         self.assertEqual(master["v"], [float(i) for i in range(TASKS)])
         self.assertEqual(self.segments(), [], "merge consolidated the elements: their segments go")
+
+
+    def test_data_input_is_staged_once_per_node(self):
+        h5py = h5py_module()
+        local = os.path.join(self.work, "data.h5")
+        with h5py.File(local, "w") as f:
+            f["x"] = [[float(i)] * 3 for i in range(20)]
+        self.store.aws("s3", "cp", local, f"s3://{self.store.bucket}/in/data.h5")
+        scratch = scratch_dir(self)
+        # A task fails (exit 7) unless {input} is the copy in this node's scratch folder.
+        job = write_job(self.work, f"""\
+            name: staged
+            task: exec
+            data: {{input: "s3://{self.store.bucket}/in/data.h5:/x", chunk: 5}}
+            exec:
+              argv: [sh, -c, 'case "{{input}}" in {scratch}/shardrun-input/*/data.h5) ;; *) exit 7;; esac;
+                     test -f "{{input}}" && [ "{{input_dataset}}" = /x ] && echo "{{{{\\"n\\": $(({{end}} - {{start}}))}}}}" > $SHARDRUN_RESULT']
+              results: {{n: int64}}
+            """, name="staged.yaml")
+        proc = run(["run", job, "--set", f"output.path={self.url}", "-q"], np=2, env=self.env(scratch))
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        path = os.path.join(self.work, "master.h5")
+        self.store.get(self.prefix, path)
+        with h5py.File(path, "r") as f:
+            self.assertEqual(f["tasks/status"][:].tolist(), [1] * 4)
+            self.assertEqual(f["results/n"][:].tolist(), [5] * 4)
+        with open(os.path.join(self.work, "moto.log")) as f:
+            gets = [line for line in f if f"GET /{self.store.bucket}/in/data.h5 " in line]
+        self.assertEqual(len(gets), 1, "two ranks of one node: one download")
 
 
 class GcsOutputTest(CloudOutputBase, unittest.TestCase):

@@ -1,0 +1,111 @@
+// Remote paths (s3://, gs://, rclone://) as rclone names them, and the variables rclone is given.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "runner/errors.hpp"
+#include "runner/storage/rclone.hpp"
+#include "runner/storage/remote_path.hpp"
+
+namespace shardrun::storage {
+namespace {
+
+TEST(RemotePath, S3AndGcsUseRclonesOnTheFlyBackends)
+{
+    const auto s3 = parse_remote("s3://bucket/runs/p1/run.h5");
+    ASSERT_TRUE(s3);
+    EXPECT_EQ(s3->rclone, ":s3:bucket/runs/p1/run.h5");
+    EXPECT_EQ(s3->parent, ":s3:bucket/runs/p1");
+    EXPECT_EQ(s3->name, "run.h5");
+    const auto gs = parse_remote("gs://bucket/run.h5");
+    ASSERT_TRUE(gs);
+    EXPECT_EQ(gs->rclone, ":gcs:bucket/run.h5");
+    EXPECT_EQ(gs->parent, ":gcs:bucket");
+    const auto shards = with_suffix(*s3, ".shards/a0");
+    EXPECT_EQ(shards.rclone, ":s3:bucket/runs/p1/run.h5.shards/a0");
+    EXPECT_EQ(shards.url, "s3://bucket/runs/p1/run.h5.shards/a0");
+}
+
+TEST(RemotePath, RcloneNamesAConfiguredRemote)
+{
+    const auto top = parse_remote("rclone://azure:run.h5");
+    ASSERT_TRUE(top);
+    EXPECT_EQ(top->rclone, "azure:run.h5");
+    EXPECT_EQ(top->parent, "azure:");
+    EXPECT_EQ(top->name, "run.h5");
+    const auto deep = parse_remote("rclone://b2:bucket/x/run.h5");
+    ASSERT_TRUE(deep);
+    EXPECT_EQ(deep->parent, "b2:bucket/x");
+}
+
+TEST(RemotePath, LocalPathsAreNotRemote)
+{
+    EXPECT_FALSE(is_remote("results/run.h5"));
+    EXPECT_FALSE(parse_remote("/abs/s3://x"));
+    EXPECT_TRUE(is_remote("s3://b/k"));
+}
+
+TEST(RemotePath, PathsWithoutAnObjectAreRefused)
+{
+    EXPECT_THROW(parse_remote("s3://bucket"), UsageError);
+    EXPECT_THROW(parse_remote("s3://bucket/"), UsageError);
+    EXPECT_THROW(parse_remote("gs:///key"), UsageError);
+    EXPECT_THROW(parse_remote("rclone://noremote"), UsageError);
+}
+
+TEST(RemotePath, MirrorIsTheSameOnEveryRankOfANode)
+{
+    setenv("SHARDRUN_SCRATCH", "/scratch/x", 1);
+    const auto a = local_mirror(*parse_remote("s3://bucket/run.h5"));
+    const auto b = local_mirror(*parse_remote("s3://bucket/run.h5"));
+    const auto other = local_mirror(*parse_remote("s3://bucket2/run.h5"));
+    unsetenv("SHARDRUN_SCRATCH");
+    EXPECT_EQ(a, b);
+    EXPECT_NE(a, other);
+    EXPECT_EQ(a.rfind("/scratch/x/shardrun-remote/", 0), 0U) << a;
+    EXPECT_TRUE(a.ends_with("/run.h5")) << a;
+}
+
+TEST(RcloneFilters, ExactPatternEscapesGlobCharacters)
+{
+    EXPECT_EQ(exact_pattern("run.h5"), "/run.h5");
+    EXPECT_EQ(exact_pattern("a[1]*.h5"), "/a\\[1\\]\\*.h5");
+}
+
+bool has(const std::vector<std::string>& env, const std::string& entry)
+{
+    return std::find(env.begin(), env.end(), entry) != env.end();
+}
+
+TEST(RcloneEnvironment, StandardVariablesBecomeRcloneOptions)
+{
+    setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:9000", 1);
+    setenv("AWS_CA_BUNDLE", "/etc/ca.pem", 1);
+    setenv("STORAGE_EMULATOR_HOST", "localhost:9023", 1);
+    setenv("AWS_REGION", "eu-west-1", 1);
+    const auto env = rclone_environment();
+    for (const char* name : {"AWS_ENDPOINT_URL", "AWS_CA_BUNDLE", "STORAGE_EMULATOR_HOST", "AWS_REGION"}) unsetenv(name);
+    EXPECT_TRUE(has(env, "RCLONE_S3_ENDPOINT=http://127.0.0.1:9000"));
+    EXPECT_TRUE(has(env, "RCLONE_S3_PROVIDER=Other"));
+    EXPECT_TRUE(has(env, "RCLONE_S3_ENV_AUTH=true"));
+    EXPECT_TRUE(has(env, "RCLONE_S3_REGION=eu-west-1"));
+    EXPECT_TRUE(has(env, "RCLONE_CA_CERT=/etc/ca.pem"));
+    EXPECT_FALSE(has(env, "AWS_CA_BUNDLE=/etc/ca.pem")) << "rclone 1.60 fails every S3 call with it";
+    EXPECT_TRUE(has(env, "RCLONE_GCS_ENDPOINT=http://localhost:9023/storage/v1/"));
+    EXPECT_TRUE(has(env, "RCLONE_GCS_ANONYMOUS=true"));
+}
+
+TEST(RcloneEnvironment, TheUsersRcloneVariablesWin)
+{
+    setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:9000", 1);
+    setenv("RCLONE_S3_ENDPOINT", "https://minio.example", 1);
+    const auto env = rclone_environment();
+    unsetenv("AWS_ENDPOINT_URL");
+    unsetenv("RCLONE_S3_ENDPOINT");
+    EXPECT_TRUE(has(env, "RCLONE_S3_ENDPOINT=https://minio.example"));
+    EXPECT_FALSE(has(env, "RCLONE_S3_ENDPOINT=http://127.0.0.1:9000"));
+}
+
+}  // namespace
+}  // namespace shardrun::storage
