@@ -8,6 +8,9 @@
 
 namespace shardrun::submit {
 
+/** The job queue the submit-job files name; `aws batch submit-job --job-queue Q` overrides it. */
+inline constexpr const char* aws_default_queue = "shardrun";
+
 /**
  * RegisterJobDefinition input of the array job: type container, one container per array
  * element with --ranks-per-node ranks (cloud_job_settings.hpp: resourceRequirements, /dev/shm, retries).
@@ -29,6 +32,9 @@ nlohmann::json aws_multinode_job_definition(const SubmitOptions& options, const 
 
 /** SubmitJob input of the multi-node parallel job. */
 nlohmann::json aws_multinode_submit(const SubmitOptions& options, const SubmitFiles& files);
+
+/** Attempts of one array element (retryStrategy.attempts): only a lost host and exit 3 use them. */
+inline constexpr long aws_attempts = 5;
 
 /**
  * RegisterJobDefinition input of the merge job: one container running `entrypoint --merge`

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "runner/submit/aws_batch_json.hpp"
+#include "runner/submit/gcp_batch_json.hpp"
 #include "runner/submit/submit_resources.hpp"
 
 using nlohmann::json;
@@ -32,7 +34,7 @@ json aws_retry_strategy()
                                })}};
 }
 
-std::string aws_job_queue(const SubmitOptions& options) { return options.spot ? "shardrun-spot" : "shardrun"; }
+std::string aws_job_queue(const SubmitOptions& options) { return options.spot ? "shardrun-spot" : aws_default_queue; }
 
 json gcp_compute_resource(const SubmitOptions& options)
 {

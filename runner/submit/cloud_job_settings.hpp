@@ -14,11 +14,6 @@ namespace shardrun::submit {
 // shardrun's own `retries` already, and exit 2 (bad input) would fail the same way again.
 inline constexpr int exit_drained = 3;
 
-/** Attempts of an AWS Batch job (1 + retries); only reclaims and exit 3 use them. */
-inline constexpr int aws_attempts = 5;
-/** Google Cloud Batch maxRetryCount; the same 5 attempts in all. */
-inline constexpr int gcp_max_retry_count = aws_attempts - 1;
-
 /** AWS resourceRequirements: VCPU = --vcpus, MEMORY = --memory (MiB), GPU = ranks x gpus-per-rank (when > 0). */
 nlohmann::json aws_resource_requirements(const SubmitOptions& options);
 
@@ -29,10 +24,11 @@ nlohmann::json aws_linux_parameters(const SubmitOptions& options);
  * AWS retryStrategy: RETRY when the host went away (statusReason "Host EC2*": a Spot reclaim, an
  * instance failure) or the container exited 3 (drained by a stop), EXIT on anything else: exit 1
  * and 2 are answered by shardrun's own `retries` and by fixing the input, not by running it again.
+ * aws_attempts (aws_batch_json.hpp) attempts.
  */
 nlohmann::json aws_retry_strategy();
 
-/** The job queue the submit-job files name: shardrun, or shardrun-spot with --spot (a SPOT compute environment). */
+/** The job queue the submit-job files name: aws_default_queue, or shardrun-spot with --spot (a SPOT compute environment). */
 std::string aws_job_queue(const SubmitOptions& options);
 
 /** Google Cloud computeResource: cpuMilli = 1000 x --vcpus, memoryMib = --memory. */

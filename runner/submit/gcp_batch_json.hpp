@@ -8,6 +8,9 @@
 
 namespace shardrun::submit {
 
+/** taskSpec.maxRetryCount: 5 attempts in all, as on AWS; only a lost VM and exit 3 use them. */
+inline constexpr long gcp_max_retry_count = 4;
+
 /**
  * The body of a Google Cloud Batch jobs.create request (`gcloud batch jobs submit --config`):
  * one task group of taskCount = --array tasks, all in parallel, each a container running the

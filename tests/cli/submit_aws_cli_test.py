@@ -2,7 +2,8 @@
 awscli (/usr/bin/aws; the `aws` first on PATH may be another) checks each file against the
 service's schema (--cli-input-json refuses an unknown or mistyped field), and moto's Batch server
 (/opt/shardrun-cloudenv, from scripts/install-deps) registers the definitions and queues the jobs.
-Every `aws batch` command that submit prints is run as printed, plus --endpoint-url.
+Every `aws batch` command that submit prints is run as printed, plus --endpoint-url, and every
+<kind>-job.json / <kind>-submit.json pair is registered, submitted and read back.
 
 moto would run the queued jobs with docker; there is none here, so they end FAILED afterwards:
 only registration and submission are checked, which is what the files decide."""
@@ -102,19 +103,18 @@ class AwsCliAcceptsTheFilesTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.moto.stop()
 
-    def printed_commands(self, s):
-        """The `aws batch ...` lines submit printed, as argument lists."""
-        commands = [shlex.split(line.strip()) for line in s.proc.stdout.splitlines() if line.strip().startswith("aws batch ")]
-        self.assertEqual(len(commands), 4, s.proc.stdout)
-        return [command[1:] for command in commands]
-
     def run_printed(self, s):
-        """Registers and submits as printed; returns {file name: the answer}."""
-        answers = {}
-        for command in self.printed_commands(s):
-            answer = self.moto.aws(*command)
-            answers[os.path.basename(command[command.index("--cli-input-json") + 1])] = answer
-        return answers
+        """Runs every `aws batch ...` line submit printed, as printed (plus --endpoint-url)."""
+        commands = [shlex.split(line.strip()) for line in s.proc.stdout.splitlines() if line.strip().startswith("aws batch ")]
+        self.assertTrue(commands, s.proc.stdout)
+        for command in commands:
+            self.moto.aws(*command[1:])
+
+    def pairs(self, s):
+        """Each definition file with its submit file: <kind>-job.json and <kind>-submit.json."""
+        kinds = sorted(name[:-len("-job.json")] for name in os.listdir(s.dir) if name.endswith("-job.json"))
+        self.assertIn("array", kinds)
+        return [(f"{kind}-job.json", f"{kind}-submit.json") for kind in kinds]
 
     def check_definition(self, answer, body):
         """The definition moto stored is the file's: name, type, retries, timeout, and the container's sizes."""
@@ -150,10 +150,13 @@ class AwsCliAcceptsTheFilesTest(unittest.TestCase):
 
     def check_submission(self, *options):
         s = Submitted(self, "aws-batch", *options)
-        answers = self.run_printed(s)
-        for definition, submit in (("array-job.json", "array-submit.json"), ("multinode-job.json", "multinode-submit.json")):
-            self.check_definition(answers[definition], s.json(definition))
-            self.check_job(answers[submit], s.json(submit), s.json(definition))
+        self.run_printed(s)
+        # Every file pair again, so that each is checked whichever of them submit prints.
+        for definition, submit in self.pairs(s):
+            registered = self.moto.aws("batch", "register-job-definition", "--cli-input-json", "file://" + s.path(definition))
+            self.check_definition(registered, s.json(definition))
+            queued = self.moto.aws("batch", "submit-job", "--cli-input-json", "file://" + s.path(submit))
+            self.check_job(queued, s.json(submit), s.json(definition))
         return s
 
     def test_gpu_array_with_sizes_and_time(self):
