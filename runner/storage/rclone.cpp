@@ -6,8 +6,10 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <vector>
 
 #include "runner/exec/process.hpp"
+#include "runner/exec/process_tree.hpp"
 #include "runner/storage/remote_path.hpp"
 
 extern char** environ;
@@ -128,6 +130,12 @@ RcloneResult run_rclone(const std::vector<std::string>& args)
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
     spec.argv.push_back("-q");  // errors only
     spec.env = rclone_environment();
+    // Tagged like a task: when this rank dies (kill -9), its orphan guard kills the upload too, so an
+    // upload cannot land after a rerun on another machine has fetched the bucket and reused its name.
+    spec.token = exec::rank_token() + "/rclone";
+    const auto variable = std::string(exec::task_token_variable) + "=";
+    std::erase_if(spec.env, [&variable](const std::string& entry) { return entry.rfind(variable, 0) == 0; });
+    spec.env.push_back(std::string(exec::task_token_variable) + "=" + spec.token);
     spec.stdout_path = "/dev/null";
     spec.stderr_path = errors.path();
     // Never stopped by shardrun's drain: what was committed must reach the bucket before exit 3.

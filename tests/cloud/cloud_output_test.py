@@ -4,7 +4,8 @@ the GCS emulator on loopback: a 2-rank run writing to the bucket is killed -9 af
 scratch folder (it sees only the bucket), and every task is ok exactly once in the master read back
 from the bucket with h5py; the tasks whose segments were in the bucket at the kill were not run
 again. Then `status` and `table` read the URL. For S3 also: a SIGTERM drain ends with exit 3 and
-every committed segment in the bucket, and `merge` of a two-element array job publishes the master.
+every committed segment in the bucket (and a rerun elsewhere completes the job), `merge` of a
+two-element array job publishes the master, and a data.input in the bucket is downloaded once per node.
 CLOUD_BACKEND=s3|gcs picks one (ctest runs each as its own entry); unset runs both."""
 import os
 import re
@@ -199,6 +200,14 @@ class S3OutputTest(CloudOutputBase, unittest.TestCase):
         remote = ["/".join(key.split("/")[-2:]) for key in self.segments()]
         self.assertTrue(local)
         self.assertEqual(sorted(local), sorted(remote), "a committed segment is missing from the bucket")
+        # The service's retry: another machine resumes from the bucket.
+        open(self.gate, "w").close()
+        proc = self.start(scratch_dir(self), "--resume")
+        out, err = proc.communicate(timeout=600)
+        self.assertEqual(proc.returncode, 0, out + err)
+        master = self.master()
+        self.assertEqual(master["status"], [1] * TASKS)
+        self.assertEqual(master["v"], [float(i) for i in range(TASKS)])
 
     def test_array_elements_then_merge_publishes_the_master(self):
         open(self.gate, "w").close()
