@@ -39,11 +39,12 @@
 # loop) is installed into the system Python (PEP 668's --break-system-packages: the image is
 # shardrun's own), so a task's `import shardrun` works as it does after `pip install scripts/python`.
 #
-# Cloud jobs: the job files give the whole command, `bash <entrypoint> job.yaml ...`, where the
-# entrypoint is scripts/aws-batch/entrypoint, copied by `shardrun submit` next to the job files.
-# AWS Batch appends a job's command to the image's ENTRYPOINT, so this image sets none (CMD
-# only). The same script, as it is in the build context, is installed as
-# /usr/local/bin/shardrun-entrypoint for `docker run`.
+# Cloud jobs: the job files give the whole command. With an s3:// or gs:// output it is
+# `shardrun-entrypoint <output>.submit/<target>/job.yaml ...`: scripts/aws-batch/entrypoint,
+# installed, as it is in the build context, as /usr/local/bin/shardrun-entrypoint (it needs rclone, from install-deps); with a
+# shared file system, `bash <entrypoint> job.yaml ...`, the copy `shardrun submit` wrote next to the
+# job files. AWS Batch appends a job's command to the image's ENTRYPOINT, so this image sets none
+# (CMD only).
 # Multi-node AWS jobs start mpirun over ssh: sshd is installed, the keys are yours to add
 # (e.g. in a derived image or a mounted ~/.ssh).
 ARG BASE=nvidia/cuda:13.0.0-devel-ubuntu24.04

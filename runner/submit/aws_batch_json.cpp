@@ -1,6 +1,7 @@
 #include "runner/submit/aws_batch_json.hpp"
 
 #include "runner/submit/cloud_container.hpp"
+#include "runner/submit/cloud_job_settings.hpp"
 
 using nlohmann::json;
 
@@ -13,30 +14,18 @@ json container(const SubmitOptions& options, const SubmitFiles& files, bool mult
     for (const auto& [name, value] : container_environment(options, files, multinode)) {
         environment.push_back({{"name", name}, {"value", value}});
     }
-    const long ranks = options.ranks_per_node;
-    auto resources = json::array({
-        {{"type", "VCPU"}, {"value", std::to_string(ranks)}},
-        {{"type", "MEMORY"}, {"value", std::to_string(ranks * memory_mib_per_rank)}},
-    });
-    if (options.gpus_per_rank > 0) {
-        resources.push_back({{"type", "GPU"}, {"value", std::to_string(ranks * options.gpus_per_rank)}});
+    if (!multinode) {
+        for (const auto& [name, value] : merge_environment(options, "after-array", aws_attempts)) {
+            environment.push_back({{"name", name}, {"value", value}});
+        }
     }
     return {
         {"image", options.image},
         {"command", container_command(files)},
         {"environment", environment},
-        {"resourceRequirements", resources},
-        // Open MPI's shared-memory transport and shardrun's claim pool live in /dev/shm (Docker: 64 MiB).
-        {"linuxParameters", {{"sharedMemorySize", 1024}}},
+        {"resourceRequirements", aws_resource_requirements(options)},
+        {"linuxParameters", aws_linux_parameters(options)},
     };
-}
-
-// Bad input (exit 2) is final; anything else (spot reclaim, host failure, time limit) retries and resumes.
-json retry_strategy()
-{
-    return {{"attempts", 3},
-            {"evaluateOnExit", json::array({{{"onExitCode", "2"}, {"action", "EXIT"}},
-                                            {{"onReason", "*"}, {"action", "RETRY"}}})}};
 }
 
 json definition(const SubmitOptions& options, const SubmitFiles& files, bool multinode)
@@ -44,7 +33,7 @@ json definition(const SubmitOptions& options, const SubmitFiles& files, bool mul
     json body = {{"jobDefinitionName", aws_definition_name(files, multinode)},
                  {"type", multinode ? "multinode" : "container"},
                  {"platformCapabilities", json::array({"EC2"})},
-                 {"retryStrategy", retry_strategy()},
+                 {"retryStrategy", aws_retry_strategy()},
                  {"tags", {{"shardrun-job", safe_name(files.job_name, 256)}}}};
     if (options.time_seconds > 0) body["timeout"] = {{"attemptDurationSeconds", options.time_seconds}};
     return body;
@@ -67,7 +56,7 @@ json aws_array_job_definition(const SubmitOptions& options, const SubmitFiles& f
 json aws_array_submit(const SubmitOptions& options, const SubmitFiles& files)
 {
     json body = {{"jobName", safe_name(files.job_name, 128)},
-                 {"jobQueue", aws_default_queue},
+                 {"jobQueue", aws_job_queue(options)},
                  {"jobDefinition", aws_definition_name(files, false)}};
     if (options.array > 1) body["arrayProperties"] = {{"size", options.array}};
     return body;
@@ -84,10 +73,40 @@ json aws_multinode_job_definition(const SubmitOptions& options, const SubmitFile
     return body;
 }
 
-json aws_multinode_submit(const SubmitOptions& /*options*/, const SubmitFiles& files)
+json aws_merge_job_definition(const SubmitOptions& options, const SubmitFiles& files)
+{
+    auto environment = json::array({{{"name", "SHARDRUN_OUTPUT"}, {"value", files.output.string()}},
+                                    {{"name", "SHARDRUN_BIN"}, {"value", files.shardrun}},
+                                    {{"name", "SHARDRUN_ARRAY_COUNT"}, {"value", std::to_string(options.array)}}});
+    // One process reads every element's shards and writes the master: one vCPU, memory for HDF5's buffers.
+    auto resources = json::array({{{"type", "VCPU"}, {"value", "1"}}, {{"type", "MEMORY"}, {"value", "4096"}}});
+    return {{"jobDefinitionName", aws_merge_definition_name(files)},
+            {"type", "container"},
+            {"platformCapabilities", json::array({"EC2"})},
+            // A host or spot loss is retried; the merge's own exit (1: elements missing) is final.
+            {"retryStrategy", {{"attempts", aws_attempts},
+                               {"evaluateOnExit", json::array({{{"onStatusReason", "Host EC2*"}, {"action", "RETRY"}},
+                                                               {{"onReason", "*"}, {"action", "EXIT"}}})}}},
+            {"tags", {{"shardrun-job", safe_name(files.job_name, 256)}}},
+            {"containerProperties", {{"image", options.image},
+                                     {"command", merge_command(files)},
+                                     {"environment", environment},
+                                     {"resourceRequirements", resources}}}};
+}
+
+json aws_merge_submit(const SubmitOptions& options, const SubmitFiles& files)
+{
+    return {{"jobName", safe_name(files.job_name + "-merge", 128)},
+            {"jobQueue", aws_job_queue(options)},
+            {"jobDefinition", aws_merge_definition_name(files)}};
+}
+
+std::string aws_merge_definition_name(const SubmitFiles& files) { return safe_name("shardrun-" + files.job_name, 122) + "-merge"; }
+
+json aws_multinode_submit(const SubmitOptions& options, const SubmitFiles& files)
 {
     return {{"jobName", safe_name(files.job_name + "-multinode", 128)},
-            {"jobQueue", aws_default_queue},
+            {"jobQueue", aws_job_queue(options)},
             {"jobDefinition", aws_definition_name(files, true)}};
 }
 

@@ -3,6 +3,8 @@
 #include <cctype>
 
 #include "runner/submit/cloud_container.hpp"
+#include "runner/submit/cloud_job_settings.hpp"
+#include "runner/submit/submit_resources.hpp"
 
 using nlohmann::json;
 
@@ -16,15 +18,15 @@ json task_spec(const SubmitOptions& options, const SubmitFiles& files)
     command.erase(command.begin());
     json variables = json::object();
     for (const auto& [name, value] : container_environment(options, files, false)) variables[name] = value;
+    for (const auto& [name, value] : merge_environment(options, "last-task", gcp_max_retry_count + 1)) variables[name] = value;
     json spec = {
         {"runnables", json::array({{{"container", {{"imageUri", options.image}, {"entrypoint", entrypoint},
-                                                   {"commands", command}}}}})},
+                                                   {"commands", command},
+                                                   {"options", gcp_container_options(options)}}}}})},
         {"environment", {{"variables", variables}}},
-        {"computeResource", {{"cpuMilli", options.ranks_per_node * 1000},
-                             {"memoryMib", options.ranks_per_node * memory_mib_per_rank}}},
-        // Bad input (exit 2) is final; other failures retry, and the entrypoint resumes.
-        {"maxRetryCount", 3},
-        {"lifecyclePolicies", json::array({{{"action", "FAIL_TASK"}, {"actionCondition", {{"exitCodes", json::array({2})}}}}})},
+        {"computeResource", gcp_compute_resource(options)},
+        {"maxRetryCount", gcp_max_retry_count},
+        {"lifecyclePolicies", gcp_lifecycle_policies()},
     };
     if (options.time_seconds > 0) spec["maxRunDuration"] = std::to_string(options.time_seconds) + "s";
     return spec;
@@ -54,12 +56,9 @@ json gcp_batch_job(const SubmitOptions& options, const SubmitFiles& files)
         {"logsPolicy", {{"destination", "CLOUD_LOGGING"}}},
         {"labels", {{"shardrun-job", gcp_job_name(files)}}},
     };
-    if (options.gpus_per_rank > 0) {
-        const json accelerator = {{"type", options.gpu_type}, {"count", options.ranks_per_node * options.gpus_per_rank}};
-        job["allocationPolicy"] = {
-            {"instances", json::array({{{"installGpuDrivers", true},
-                                        {"policy", {{"accelerators", json::array({accelerator})}}}}})}};
-    }
+    if (const auto policy = gcp_allocation_policy(options); !policy.is_null()) job["allocationPolicy"] = policy;
+    // Each task is an element that takes all of its VM's GPUs: never two on one VM.
+    if (gpus_per_node(options) > 0) job["taskGroups"][0]["taskCountPerNode"] = 1;
     return job;
 }
 

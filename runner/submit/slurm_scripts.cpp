@@ -5,18 +5,15 @@
 #include <cctype>
 
 #include "runner/errors.hpp"
+#include "runner/submit/slurm_options.hpp"
 #include "runner/version.hpp"
 
 namespace shardrun::submit {
 namespace {
 
-std::string common_header(const SubmitOptions& options, const std::string& job_name)
+std::string common_header(const std::string& job_name)
 {
-    std::string text = "#!/bin/bash\n";
-    text += fmt::format("#SBATCH --job-name={}\n", shell_quote(job_name));
-    if (!options.time.empty()) text += fmt::format("#SBATCH --time={}\n", options.time);
-    if (!options.partition.empty()) text += fmt::format("#SBATCH --partition={}\n", options.partition);
-    return text;
+    return fmt::format("#!/bin/bash\n#SBATCH --job-name={}\n", shell_quote(job_name));
 }
 
 std::string preamble(const SubmitFiles& files, const std::string& script)
@@ -93,10 +90,13 @@ exit "$status"
 
 std::string slurm_run_script(const SubmitOptions& options, const SubmitFiles& files)
 {
-    std::string text = common_header(options, files.job_name);
+    std::string text = common_header(files.job_name);
+    if (!options.time.empty()) text += fmt::format("#SBATCH --time={}\n", options.time);
+    if (!options.partition.empty()) text += fmt::format("#SBATCH --partition={}\n", options.partition);
     if (options.array > 1) text += fmt::format("#SBATCH --array=0-{}\n", options.array - 1);
     text += fmt::format("#SBATCH --nodes={}\n#SBATCH --ntasks-per-node={}\n", options.nodes, options.ranks_per_node);
     if (options.gpus_per_rank > 0) text += fmt::format("#SBATCH --gpus-per-task={}\n", options.gpus_per_rank);
+    text += slurm_run_option_lines(options);
     // A requeued element appends to its log, so the interrupted run's lines stay readable.
     text += "#SBATCH --signal=B:USR1@120\n#SBATCH --requeue\n#SBATCH --open-mode=append\n";
     const auto log = options.array > 1 ? "slurm-%A_%a.out" : "slurm-%j.out";
@@ -111,14 +111,18 @@ std::string slurm_run_script(const SubmitOptions& options, const SubmitFiles& fi
     const auto array = options.array > 1 ? fmt::format(" --array-index \"$element\" --array-count {}", options.array)
                                          : std::string();
     const auto args = files.run_args.empty() ? std::string() : " " + shell_join(files.run_args);
-    text += fmt::format("\nsrun --mpi=pmix \"$shardrun\" run \"$job\"{} $resume{} &\n", array, args);
+    // Since Slurm 22.05 a step no longer inherits the job's --cpus-per-task: srun is told again.
+    const auto cpus = options.cpus_per_task > 0 ? fmt::format(" --cpus-per-task={}", options.cpus_per_task) : std::string();
+    text += fmt::format("\nsrun --mpi=pmix{} \"$shardrun\" run \"$job\"{} $resume{} &\n", cpus, array, args);
     text += wait_and_requeue;
     return text;
 }
 
 std::string slurm_merge_script(const SubmitOptions& options, const SubmitFiles& files)
 {
-    std::string text = common_header(options, files.job_name + "-merge");
+    // Its own partition and time (not the GPU partition's day): a merge needs one CPU for minutes.
+    std::string text = common_header(files.job_name + "-merge");
+    text += slurm_merge_option_lines(options);
     text += "#SBATCH --nodes=1\n#SBATCH --ntasks=1\n";
     text += fmt::format("#SBATCH --output={}\n", shell_quote((files.dir / "slurm-merge-%j.out").string()));
     text += preamble(files, "merge.sbatch");

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "runner/errors.hpp"
+#include "runner/storage/remote_path.hpp"
 
 namespace fs = std::filesystem;
 
@@ -45,8 +46,46 @@ std::optional<std::string> points_file(const job::JobSpec& spec, const std::vect
 fs::path points_source(const job::JobSpec& spec, const std::string& name)
 {
     fs::path file = name;
-    if (file.is_relative()) file = fs::absolute(fs::path(spec.file).parent_path()) / file;
+    // absolute() first: a job file named without a folder has an empty parent, which absolute() refuses.
+    if (file.is_relative()) file = fs::absolute(fs::path(spec.file)).parent_path() / file;
     return file.lexically_normal();
+}
+
+}  // namespace
+
+bool is_remote_url(const std::string& path) { return storage::is_remote(path); }
+
+namespace {
+
+/** `folder` relative to `base` when it lies inside it ("." for `base` itself); "." otherwise. */
+fs::path inside(const fs::path& folder, const fs::path& base)
+{
+    const auto relative = folder.lexically_relative(base);
+    if (relative.empty() || *relative.begin() == "..") return ".";
+    return relative;
+}
+
+/**
+ * The job's folder and its points file as the cloud entrypoint sees them with a bucket output:
+ * it copies <output>.submit/<target>/ into $SCRATCH and the uploaded workdir into
+ * $SCRATCH/workdir, where it starts. Relative, so no path of this machine is in the command.
+ */
+void add_remote_paths(SubmitFiles& files, const job::JobSpec& spec, const std::optional<std::string>& points)
+{
+    std::string to_scratch;  // from the job's folder back up to $SCRATCH
+    if (!files.upload_workdir.empty()) {
+        const auto job_dir = inside(fs::absolute(fs::path(spec.file)).lexically_normal().parent_path(), files.upload_workdir);
+        files.run_args.push_back("--job-dir");
+        files.run_args.push_back(job_dir.string());
+        to_scratch = "../";
+        for (const auto& part : job_dir) {
+            if (part != ".") to_scratch += "../";
+        }
+    }
+    if (points) {
+        files.run_args.push_back("--set");
+        files.run_args.push_back("sweep.points_file=" + to_scratch + "points" + fs::path(*points).extension().string());
+    }
 }
 
 }  // namespace
@@ -55,13 +94,37 @@ SubmitFiles plan_files(const SubmitOptions& options, const job::JobSpec& spec)
 {
     SubmitFiles files;
     files.job_name = spec.name;
-    files.workdir = fs::current_path();
-    files.output = fs::absolute(spec.output.path).lexically_normal();
-    files.dir = fs::path(files.output.string() + ".submit") / std::string(options.target->name);
+    files.workdir = options.workdir.empty() ? fs::current_path() : fs::absolute(options.workdir).lexically_normal();
+    const std::string target(options.target->name);
+    const bool remote = is_remote_url(spec.output.path);
+    const bool cloud = !options.target->runs_this_executable;
+    if (remote) {
+        // The URL as written; the local copies of the files go to <current dir>/<name>.submit/.
+        files.output = spec.output.path;
+        const auto name = spec.output.path.substr(spec.output.path.find_last_of("/:") + 1);
+        files.dir = fs::current_path() / (name + ".submit") / target;
+    } else {
+        files.output = fs::absolute(spec.output.path).lexically_normal();
+        files.dir = fs::path(files.output.string() + ".submit") / target;
+    }
     files.job = files.dir / "job.yaml";
     files.shardrun = !options.shardrun.empty()             ? options.shardrun
                      : options.target->runs_this_executable ? this_executable()
                                                             : std::string("shardrun");
+    const auto points = points_file(spec, options.overrides);
+    if (remote && cloud) {
+        files.remote_dir = spec.output.path + ".submit/" + target;
+        if (!options.workdir.empty()) {
+            files.upload_workdir = files.workdir;
+            files.remote_workdir = spec.output.path + ".submit/workdir";
+        }
+        for (const auto& assignment : options.overrides) {
+            files.run_args.push_back("--set");
+            files.run_args.push_back(assignment);
+        }
+        add_remote_paths(files, spec, points);
+        return files;
+    }
     // The copy below lives in <output>.submit/; the job's relative paths still mean the original's folder.
     files.run_args.push_back("--job-dir");
     files.run_args.push_back(fs::absolute(fs::path(spec.file)).lexically_normal().parent_path().string());
@@ -69,9 +132,9 @@ SubmitFiles plan_files(const SubmitOptions& options, const job::JobSpec& spec)
         files.run_args.push_back("--set");
         files.run_args.push_back(assignment);
     }
-    if (const auto name = points_file(spec, options.overrides)) {
+    if (points) {
         files.run_args.push_back("--set");
-        files.run_args.push_back("sweep.points_file=" + (files.dir / ("points" + fs::path(*name).extension().string())).string());
+        files.run_args.push_back("sweep.points_file=" + (files.dir / ("points" + fs::path(*points).extension().string())).string());
     }
     return files;
 }

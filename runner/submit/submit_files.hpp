@@ -23,7 +23,18 @@ struct SubmitFiles {
     std::string shardrun;           ///< the shardrun the scripts start
     /** What follows `shardrun run <job>`: the --set overrides, unchanged, then the copied points file. */
     std::vector<std::string> run_args;
+
+    // A cloud target with output in object storage (output.path s3://, gs://, rclone://): the
+    // containers share nothing but the bucket. `output` is then the URL, `dir` a local folder
+    // <current dir>/<output name>.submit/<target>/, uploaded as `remote_dir`, and the container
+    // command names no path of this machine (cloud_container.hpp).
+    std::string remote_dir;      ///< <output URL>.submit/<target>; empty: the output is a local path
+    std::string remote_workdir;  ///< <output URL>.submit/workdir, where --workdir goes; empty: none
+    std::filesystem::path upload_workdir;  ///< --workdir, absolute; empty: none
 };
+
+/** True for the outputs the cloud containers reach through rclone: s3://, gs://, gcs://, rclone://. */
+bool is_remote_url(const std::string& path);
 
 /**
  * Works out the paths of a submission (writes nothing).

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <regex>
 
 #include "runner/errors.hpp"
@@ -47,6 +48,10 @@ void validate(SubmitOptions& options)
     check_at_least(options.gpus_per_rank, 0, "--gpus-per-rank");
     if (options.image.empty()) SHARDRUN_THROW(UsageError, "submit: --image must not be empty");
     if (options.shardrun.find('\n') != std::string::npos) SHARDRUN_THROW(UsageError, "submit: --shardrun must be one line");
+    if (!options.workdir.empty() && !std::filesystem::is_directory(options.workdir)) {
+        SHARDRUN_THROW(UsageError, fmt::format("submit: --workdir {}: not a folder; name the folder the job runs in "
+                                               "(its code and inputs), e.g. --workdir .", options.workdir));
+    }
     if (options.gpu_type.empty()) options.gpu_type = std::string(default_gpu_type);
     options.time_seconds = options.time.empty() ? 0 : parse_time_limit(options.time);
     if (options.target != nullptr) options.target->validate(options);

@@ -24,10 +24,28 @@ struct SubmitOptions {
     bool dry_run = false;
     std::vector<std::string> overrides;  ///< --set key.path=value, passed on to `shardrun run`
     std::string shardrun;       ///< the shardrun the scripts start ("" = default of the target)
+    // Sizes and scheduling (runner/submit/submit_resources.hpp fills the defaults; 0 / "" = not given).
+    long vcpus = 0;             ///< --vcpus: vCPUs of one cloud container / VM (an element, or a node)
+    std::string memory;         ///< --memory as given (binary units: 30G, 30720M, 30720 = MiB)
+    long memory_mib = 0;        ///< the same in MiB
+    std::string shm_size;       ///< --shm-size as given
+    long shm_mib = 0;           ///< the same in MiB
+    bool spot = false;          ///< --spot: Spot VMs (GCP provisioningModel; the AWS queue shardrun-spot)
+    std::string machine_type;   ///< --machine-type: Google Cloud machine type ("" = from the GPU table)
+    std::string account;        ///< Slurm --account, both scripts
+    std::string qos;            ///< Slurm --qos, run.sbatch
+    std::string mem;            ///< Slurm --mem, run.sbatch, as sbatch takes it
+    long cpus_per_task = 0;     ///< Slurm --cpus-per-task, run.sbatch
+    std::vector<std::string> sbatch_lines;  ///< --sbatch: more #SBATCH options for run.sbatch
+    std::string merge_partition;            ///< merge.sbatch's partition ("" = the cluster's default)
+    std::string merge_time;                 ///< merge.sbatch's time limit ("" = default_merge_time)
+    std::string workdir;        ///< --workdir: the folder the cloud containers run in (uploaded next to a bucket output)
 };
 
 /** The image the cloud job files name unless --image is given: what the project's Dockerfile builds. */
 inline constexpr std::string_view default_image = "shardrun:latest";
+/** merge.sbatch's time limit unless --merge-time is given: a merge reads every shard once. */
+inline constexpr std::string_view default_merge_time = "1:00:00";
 /** Google Cloud accelerator type used when GPUs are asked and --gpu-type is not given. */
 inline constexpr std::string_view default_gpu_type = "nvidia-tesla-t4";
 

@@ -6,6 +6,8 @@
 #include "runner/errors.hpp"
 #include "runner/submit/cloud_container.hpp"
 #include "runner/submit/gcp_batch_json.hpp"
+#include "runner/submit/submission_upload.hpp"
+#include "runner/submit/submit_resources.hpp"
 #include "runner/submit/submit_targets.hpp"
 #include "runner/submit/target_support.hpp"
 
@@ -14,11 +16,15 @@ namespace {
 
 void validate_gcp_batch(SubmitOptions& options)
 {
+    // A job has one task group (jobs.create), so an element cannot be a group of VMs: no multi-node
+    // elements, and so no arrays of them either.
     if (options.nodes > 1) {
-        SHARDRUN_THROW(UsageError, "submit: --to gcp-batch runs each array element on one VM; --nodes must be 1 (use more "
-                                   "--ranks-per-node on a larger machine, or --to aws-batch / slurm for several nodes)");
+        SHARDRUN_THROW(UsageError, fmt::format("submit: --nodes {}: --to gcp-batch runs each array element on one VM; "
+                                               "--nodes must be 1 (use more --ranks-per-node on a larger --machine-type, "
+                                               "or --to slurm for an array of multi-node elements)", options.nodes));
     }
-    reject_partition(options, "gcp-batch");
+    reject_slurm_options(options, "gcp-batch");
+    resolve_gcp_machine(options);
 }
 
 // A task is one VM.
@@ -30,10 +36,17 @@ int submit_gcp_batch(const SubmitOptions& options, const SubmitFiles& files, std
     const auto job = write_json(files, "job.json", gcp_batch_job(options, files));
     out << fmt::format("shardrun: wrote the Google Cloud Batch job of {} to {} (nothing submitted from here)\n",
                        files.job_name, job);
-    out << fmt::format("  {} task(s) of {} rank(s); submit it with:\n", options.array, options.ranks_per_node);
+    upload_submission(options, files, out);
+    out << fmt::format("  {} task(s) of {} rank(s){}; submit it with:\n", options.array, options.ranks_per_node,
+                       options.array > 1 ? ", the last to finish merges" : "");
     out << fmt::format("    gcloud batch jobs submit {} --location REGION --config {}\n", gcp_job_name(files), job);
-    out << fmt::format("  image {}; {} and the output must be on a volume the VMs mount at the same path\n",
-                       options.image, files.dir.string());
+    out << cloud_storage_note(options, files);
+    out << fmt::format("  each task: one {}VM{}, {} vCPU, {} MiB, /dev/shm {} MiB{}; retried only after a lost VM or exit 3\n",
+                       options.spot ? "Spot " : "",
+                       options.machine_type.empty() ? std::string() : " " + options.machine_type, options.vcpus,
+                       options.memory_mib, options.shm_mib,
+                       gpus_per_node(options) > 0 ? fmt::format(", {} x {}", gpus_per_node(options), options.gpu_type)
+                                                  : std::string());
     out << element_note(options, files);
     return 0;
 }

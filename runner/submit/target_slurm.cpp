@@ -5,6 +5,8 @@
 
 #include "runner/errors.hpp"
 #include "runner/submit/sbatch.hpp"
+#include "runner/submit/slurm_options.hpp"
+#include "runner/submit/submit_resources.hpp"
 #include "runner/submit/slurm_scripts.hpp"
 #include "runner/submit/submit_targets.hpp"
 #include "runner/submit/target_support.hpp"
@@ -12,7 +14,12 @@
 namespace shardrun::submit {
 namespace {
 
-void validate_slurm(SubmitOptions& /*options*/) {}
+// An array of multi-node elements is what Slurm does natively: --array N --nodes M is N jobs of M nodes.
+void validate_slurm(SubmitOptions& options)
+{
+    reject_cloud_options(options);
+    validate_slurm_options(options);
+}
 
 // Every node of an element runs ranks_per_node ranks of one srun.
 long slurm_ranks(const SubmitOptions& options) { return options.nodes * options.ranks_per_node; }

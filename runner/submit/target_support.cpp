@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "runner/errors.hpp"
+#include "runner/submit/cloud_container.hpp"
 
 namespace shardrun::submit {
 
@@ -16,15 +17,18 @@ std::string write_json(const SubmitFiles& files, const std::string& name, const 
 std::string element_note(const SubmitOptions& options, const SubmitFiles& files)
 {
     if (options.array == 1) return fmt::format("  results: {}\n", files.output.string());
-    return fmt::format("  each element writes {}.shards/a<index>/; results: {} once `shardrun merge {}` has run\n",
+    return fmt::format("  each element writes {}.shards/a<index>/; the merge joins them into {} (by hand: shardrun merge {})\n",
                        files.output.string(), files.output.string(), shell_quote(files.output.string()));
 }
 
-void reject_partition(const SubmitOptions& options, std::string_view target)
+std::string cloud_storage_note(const SubmitOptions& options, const SubmitFiles& files)
 {
-    if (!options.partition.empty()) {
-        SHARDRUN_THROW(UsageError, "submit: --partition is a Slurm option; it has no meaning for --to " + std::string(target));
+    if (!files.remote_dir.empty()) {
+        return fmt::format("  image {} (it runs {}); the containers share nothing but {}\n", options.image,
+                           image_entrypoint, files.output.string());
     }
+    return fmt::format("  image {}; {} and the output must be on a file system the containers mount at the same path "
+                       "(or write output.path as s3://... or gs://...)\n", options.image, files.dir.string());
 }
 
 }  // namespace shardrun::submit

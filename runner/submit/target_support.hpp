@@ -15,7 +15,11 @@ std::string write_json(const SubmitFiles& files, const std::string& name, const 
 /** The line (or two) saying where the results end up: the file, or the shards and the merge. */
 std::string element_note(const SubmitOptions& options, const SubmitFiles& files);
 
-/** Refuses --partition, a Slurm option, for the target named `target`. @throws UsageError */
-void reject_partition(const SubmitOptions& options, std::string_view target);
+/**
+ * The cloud targets' line on storage: with a bucket output, that the containers share only the
+ * bucket; with a local one, that the output and the job files must be on a file system the
+ * containers mount at the same path (today's shared-file-system mode).
+ */
+std::string cloud_storage_note(const SubmitOptions& options, const SubmitFiles& files);
 
 }  // namespace shardrun::submit

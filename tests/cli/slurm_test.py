@@ -121,11 +121,11 @@ class SlurmSubmitTest(unittest.TestCase):
                 parts.append(f"----- {path} (tail) -----\n" + "".join(f.readlines()[-25:]))
         return "\n".join(parts)
 
-    def submit(self, work, job, array):
+    def submit(self, work, job, array, *options):
         """`shardrun submit --to slurm`; returns (array job id, merge job id), found in the controller."""
         known = {r["JobId"] for r in self.jobs()}
         proc = subprocess.run([SHARDRUN, "submit", job, "--to", "slurm", "--array", str(array), "--nodes", "1",
-                               "--ranks-per-node", "2", "--shardrun", SHARDRUN],
+                               "--ranks-per-node", "2", "--shardrun", SHARDRUN, *options],
                               capture_output=True, text=True, env=self.env, cwd=work, timeout=60)
         self.assertEqual(proc.returncode, 0, f"shardrun submit failed:\n{proc.stdout}{proc.stderr}")
         new = [r for r in self.jobs() if r["JobId"] not in known]
@@ -171,11 +171,16 @@ class SlurmSubmitTest(unittest.TestCase):
         t0 = time.monotonic()
         work = scratch_dir()
         job = write_job(work, SWEEP.replace("OUT", work))
-        array_id, merge_id = self.submit(work, job, 2)
+        # Slurm's own options reach it (the steps get --cpus-per-task too), and the merge job has its own time.
+        array_id, merge_id = self.submit(work, job, 2, "--cpus-per-task", "1", "--mem", "200M", "--merge-time", "10",
+                                         "--sbatch", "comment=shardrun-slurm-test")
         self.assertTrue(os.path.exists(os.path.join(work, "squares.h5.submit", "slurm", "run.sbatch")))
         self.assertTrue(os.path.exists(os.path.join(work, "squares.h5.submit", "slurm", "merge.sbatch")))
         elements, merge = self.wait_for(work, array_id, merge_id, timeout=120)
         self.check_finished(work, elements, merge, 2)
+        self.assertEqual(merge["TimeLimit"], "00:10:00", merge)
+        for record in elements.values():
+            self.assertEqual((record["MinMemoryNode"], record["Comment"]), ("200M", "shardrun-slurm-test"), record)
         log(f"array of 2 x 2 ranks and merge: {time.monotonic() - t0:.1f} s")
 
         reference = os.path.join(work, "reference.h5")

@@ -10,7 +10,7 @@ import subprocess
 import time
 import unittest
 
-from harness import MPIEXEC, SHARDRUN, SOURCE_DIR, clean_env, run, scratch_dir
+from harness import MPIEXEC, SHARDRUN, SOURCE_DIR, clean_env, kill_task_processes, run, scratch_dir
 from jobs import h5py_module, write_job
 
 h5py = h5py_module()
@@ -25,6 +25,18 @@ sweep:
 output: {path: OUT}
 exec:
   argv: [sh, -c, 'touch "$MARKS/{task_id}"; printf "{{\"y\": %d}}" $(( {x} * {x} )) > "$SHARDRUN_RESULT"']
+  results: {y: float64}
+'''
+
+# Tasks that take a while (SLOW_SECONDS, default 1000): one is quick, so something is committed before the stop.
+SLOW_JOB = r'''
+name: slow
+task: exec
+sweep:
+  x: {range: [0, 8, 1]}
+output: {path: out/slow.h5}
+exec:
+  argv: [sh, -c, 'touch "$MARKS/{task_id}"; [ {x} = 0 ] || sleep ${{SLOW_SECONDS:-1000}}; printf "{{\"y\": %d}}" {x} > "$SHARDRUN_RESULT"']
   results: {y: float64}
 '''
 
@@ -92,6 +104,7 @@ class BadOptionsTest(unittest.TestCase):
         self.expect_bad("--to", "slurm", "--time", "soon", needle="--time 'soon'")
         self.expect_bad("--to", "aws-batch", "--partition", "gpu", needle="--partition is a Slurm option")
         self.expect_bad("--to", "gcp-batch", "--nodes", "2", needle="--nodes must be 1")
+        self.expect_bad("--to", "aws-batch", "--workdir", "/nonexistent/proj", needle="submit: --workdir /nonexistent/proj: not a folder")
 
     def test_bad_job_is_refused_as_run_refuses_it(self):
         self.expect_bad("--to", "slurm", job_text=JOB + "retries: lots\n", needle="retries: 'lots' is not an integer")
@@ -257,7 +270,9 @@ class AwsBatchFilesTest(unittest.TestCase):
         test_case.assertEqual(container["command"], ["bash", s.path("entrypoint"), s.path("job.yaml"), "--job-dir", s.work,
                                                      "--set", "retries=1"])
         resources = {r["type"]: r["value"] for r in container["resourceRequirements"]}
-        expected = {"VCPU": str(ranks), "MEMORY": str(ranks * 2048)} | ({"GPU": str(ranks * gpus)} if gpus else {})
+        # The default sizes (submit_sizes_test.py checks the options): 8 vCPU and 30 GiB per GPU, else 1 and 2 GiB per rank.
+        expected = ({"VCPU": str(8 * ranks * gpus), "MEMORY": str(ranks * gpus * 30720), "GPU": str(ranks * gpus)} if gpus
+                    else {"VCPU": str(ranks), "MEMORY": str(ranks * 2048)})
         test_case.assertEqual(resources, expected)
         environment = env_of(container)
         test_case.assertEqual(environment["SHARDRUN_RANKS_PER_NODE"], str(ranks))
@@ -270,18 +285,32 @@ class AwsBatchFilesTest(unittest.TestCase):
                           "--set", "retries=1", *options)
 
     def test_array_and_multinode_with_gpus(self):
-        s = self.submit("--array", "4", "--nodes", "3", "--ranks-per-node", "2", "--gpus-per-rank", "1",
-                        "--time", "2:00:00")
+        # AWS Batch has no multi-node arrays (--array 4 --nodes 3 is refused: submit_sizes_test.py).
+        s = self.submit("--array", "4", "--ranks-per-node", "2", "--gpus-per-rank", "1", "--time", "2:00:00")
         array = s.json("array-job.json")
         self.assertLessEqual(set(array), AWS_DEFINITION)
         self.assertEqual((array["type"], array["platformCapabilities"]), ("container", ["EC2"]))
         self.assertEqual(array["timeout"], {"attemptDurationSeconds": 7200})
-        self.assertEqual(array["retryStrategy"]["attempts"], 3)
+        self.assertEqual(array["retryStrategy"]["attempts"], 5)
         self.check_container(self, array["containerProperties"], s, 2, 1)
         submit = s.json("array-submit.json")
         self.assertLessEqual(set(submit), AWS_SUBMIT)
         self.assertEqual(submit["arrayProperties"], {"size": 4})
         self.assertEqual(submit["jobDefinition"], array["jobDefinitionName"])
+        # An array: submit.sh submits it, then the merge job with a dependency on it (cloud_merge_test.py runs it).
+        self.assertIn(f"bash {s.path('submit.sh')} [JOB_QUEUE]", s.proc.stdout)
+        script = s.text("submit.sh")
+        self.assertIn('register-job-definition --cli-input-json "file://$here/array-job.json"', script)
+        self.assertIn('register-job-definition --cli-input-json "file://$here/merge-job.json"', script)
+        self.assertIn('--depends-on "jobId=$array_job"', script)
+        merge = s.json("merge-job.json")
+        self.assertLessEqual(set(merge), AWS_DEFINITION)
+        self.assertEqual(merge["containerProperties"]["command"], ["bash", s.path("entrypoint"), "--merge"])
+        self.assertEqual(env_of(merge["containerProperties"])["SHARDRUN_ARRAY_COUNT"], "4")
+        self.assertEqual(env_of(array["containerProperties"])["SHARDRUN_MERGE"], "after-array")
+        self.assertEqual(env_of(array["containerProperties"])["SHARDRUN_ATTEMPTS"], str(array["retryStrategy"]["attempts"]))
+        self.assertEqual(s.json("merge-submit.json")["jobDefinition"], merge["jobDefinitionName"])
+        s = self.submit("--nodes", "3", "--ranks-per-node", "2", "--gpus-per-rank", "1", "--time", "2:00:00")
         mnp = s.json("multinode-job.json")
         self.assertLessEqual(set(mnp), AWS_DEFINITION)
         self.assertEqual(mnp["type"], "multinode")
@@ -296,15 +325,51 @@ class AwsBatchFilesTest(unittest.TestCase):
         with open(os.path.join(SOURCE_DIR, "scripts", "aws-batch", "entrypoint")) as f:
             self.assertEqual(s.text("entrypoint"), f.read())
         self.assertTrue(os.access(s.path("entrypoint"), os.X_OK))
-        self.assertIn(f"aws batch register-job-definition --cli-input-json file://{s.path('array-job.json')}", s.proc.stdout)
-        self.assertIn(f"aws batch submit-job --cli-input-json file://{s.path('array-submit.json')}", s.proc.stdout)
 
     def test_cpu_only_single_element(self):
         s = self.submit()
+        self.assertIn(f"aws batch register-job-definition --cli-input-json file://{s.path('array-job.json')}", s.proc.stdout)
+        self.assertIn(f"aws batch submit-job --cli-input-json file://{s.path('array-submit.json')}", s.proc.stdout)
+        self.assertFalse(os.path.exists(s.path("merge-job.json")), "one element writes the master itself")
         array = s.json("array-job.json")
         self.check_container(self, array["containerProperties"], s, 1, 0)
         self.assertNotIn("timeout", array)
         self.assertNotIn("arrayProperties", s.json("array-submit.json"), "AWS arrays have 2 to 10000 elements")
+
+
+class BucketOutputFilesTest(unittest.TestCase):
+    """With an s3:// or gs:// output the generated files name no path of this machine (--dry-run: no
+    upload, so no server; tests/cloud/cloud_jobs_test.py uploads and runs them)."""
+
+    def test_no_local_path_in_the_generated_files(self):
+        for target, url in (("aws-batch", "s3://bucket/runs/squares.h5"), ("gcp-batch", "gs://bucket/runs/squares.h5")):
+            work = scratch_dir()
+            os.makedirs(os.path.join(work, "jobs"))
+            with open(os.path.join(work, "jobs", "pts.json"), "w") as f:
+                json.dump([{"x": 2}, {"x": 3}], f)
+            job = write_job(os.path.join(work, "jobs"), JOB.replace("OUT", url).replace(
+                "x: {range: [0, 12, 1]}", "points_file: pts.json"))
+            proc = run(["submit", job, "--to", target, "--array", "2", "--workdir", ".", "--dry-run", "--set",
+                        "retries=1"], cwd=work, env={"HOME": work})
+            self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+            self.assertIn(f"rclone sync {work}/ :", proc.stdout, "the dry run prints the uploads")
+            local = os.path.join(work, "squares.h5.submit", target)
+            for name in os.listdir(local):
+                with open(os.path.join(local, name)) as f:
+                    self.assertNotIn(work, f.read(), f"{target}/{name} names a path of this machine")
+            if target == "aws-batch":
+                with open(os.path.join(local, "array-job.json")) as f:
+                    container = json.load(f)["containerProperties"]
+                command, variables = container["command"], env_of(container)
+            else:
+                with open(os.path.join(local, "job.json")) as f:
+                    spec = json.load(f)["taskGroups"][0]["taskSpec"]
+                runnable = spec["runnables"][0]["container"]
+                command, variables = [runnable["entrypoint"], *runnable["commands"]], spec["environment"]["variables"]
+            # The entrypoint runs in $SCRATCH/workdir with the job folder copied to $SCRATCH: the paths are relative.
+            self.assertEqual(command, ["shardrun-entrypoint", f"{url}.submit/{target}/job.yaml", "--set", "retries=1",
+                                       "--job-dir", "jobs", "--set", "sweep.points_file=../../points.json"])
+            self.assertEqual((variables["SHARDRUN_OUTPUT"], variables["SHARDRUN_WORKDIR"]), (url, url + ".submit/workdir"))
 
 
 class GcpBatchFilesTest(unittest.TestCase):
@@ -321,12 +386,13 @@ class GcpBatchFilesTest(unittest.TestCase):
         self.assertEqual(container["imageUri"], "us-docker.pkg.dev/p/r/shardrun:1")
         self.assertEqual([container["entrypoint"], *container["commands"]],
                          ["bash", s.path("entrypoint"), s.path("job.yaml"), "--job-dir", s.work])
-        self.assertEqual(spec["computeResource"], {"cpuMilli": 4000, "memoryMib": 8192})
+        # 4 L4s per VM: g2-standard-48 (submit_sizes_test.py has the table and the options).
+        self.assertEqual(spec["computeResource"], {"cpuMilli": 32000, "memoryMib": 4 * 30720})
         self.assertEqual(spec["maxRunDuration"], "5400s")
         self.assertEqual(spec["environment"]["variables"]["SHARDRUN_RANKS_PER_NODE"], "4")
         instance = job["allocationPolicy"]["instances"][0]
         self.assertIs(instance["installGpuDrivers"], True)
-        self.assertEqual(instance["policy"]["accelerators"], [{"type": "nvidia-l4", "count": 4}])
+        self.assertEqual(instance["policy"], {"machineType": "g2-standard-48"}, "G2 machines come with their L4s")
         self.assertEqual(job["logsPolicy"], {"destination": "CLOUD_LOGGING"})
         self.assertIn(f"gcloud batch jobs submit squares --location REGION --config {s.path('job.json')}", s.proc.stdout)
 
@@ -377,6 +443,41 @@ class AwsEntrypointTest(unittest.TestCase):
         with h5py.File(s.output, "r") as f:
             self.assertEqual(f["results/y"][:].tolist(), [float(x * x) for x in range(TASKS)])
             self.assertTrue(bool(f.attrs["complete"]))
+
+    def test_sigterm_drains_and_exits_3(self):
+        """A spot stop or job termination: SIGTERM to the container's first process (the entrypoint)
+        drains shardrun; the container exits 3 with what finished committed, and a retry resumes."""
+        work = scratch_dir()
+        job = write_job(work, SLOW_JOB)
+        proc = run(["submit", job, "--to", "aws-batch", "--array", "2", "--ranks-per-node", "2", "--shardrun", SHARDRUN],
+                   cwd=work)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        definition = os.path.join(work, "out", "slow.h5.submit", "aws-batch", "array-job.json")
+        with open(definition) as f:
+            container = json.load(f)["containerProperties"]
+        marks = scratch_dir()
+        aws = {"AWS_BATCH_JOB_ID": "e5f6:0", "AWS_BATCH_JOB_ARRAY_INDEX": "0", "AWS_BATCH_JOB_ARRAY_SIZE": "2"}
+        env = mpi_env({**env_of(container), **aws, "MARKS": marks, "SHARDRUN_MPIRUN": MPIEXEC, "SHARDRUN_DRAIN_SECONDS": "2"})
+        element = subprocess.Popen(container["command"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   env=env, cwd="/", start_new_session=True)
+        try:
+            deadline = time.monotonic() + 120
+            while len(os.listdir(marks)) < 3 and time.monotonic() < deadline and element.poll() is None:
+                time.sleep(0.1)
+            self.assertGreaterEqual(len(os.listdir(marks)), 3, "the element started its tasks")
+            element.send_signal(signal.SIGTERM)  # what `docker stop` sends the container's PID 1
+            out, err = element.communicate(timeout=120)
+        finally:
+            if element.poll() is None:
+                os.killpg(element.pid, signal.SIGKILL)
+                element.communicate()
+            kill_task_processes(work)
+        self.assertEqual(element.returncode, 3, out + err)
+        self.assertIn("SIGTERM", err)
+        retry = subprocess.run(container["command"], capture_output=True, text=True, cwd="/", timeout=300,
+                               env={**env, "AWS_BATCH_JOB_ATTEMPT": "2", "SLOW_SECONDS": "0"})
+        self.assertEqual(retry.returncode, 0, retry.stdout + retry.stderr)
+        self.assertIn("array element 0 of 2 finished", retry.stdout)
 
     def test_multinode_job_of_one_node(self):
         s = Submission(self, "aws-batch", "--nodes", "1", "--ranks-per-node", "2", "--shardrun", SHARDRUN)

@@ -1,0 +1,69 @@
+#include "runner/submit/cloud_job_settings.hpp"
+
+#include <fmt/format.h>
+
+#include "runner/submit/aws_batch_json.hpp"
+#include "runner/submit/gcp_batch_json.hpp"
+#include "runner/submit/submit_resources.hpp"
+
+using nlohmann::json;
+
+namespace shardrun::submit {
+
+json aws_resource_requirements(const SubmitOptions& options)
+{
+    auto resources = json::array({
+        {{"type", "VCPU"}, {"value", std::to_string(options.vcpus)}},
+        {{"type", "MEMORY"}, {"value", std::to_string(options.memory_mib)}},
+    });
+    if (gpus_per_node(options) > 0) resources.push_back({{"type", "GPU"}, {"value", std::to_string(gpus_per_node(options))}});
+    return resources;
+}
+
+json aws_linux_parameters(const SubmitOptions& options) { return {{"sharedMemorySize", options.shm_mib}}; }
+
+json aws_retry_strategy()
+{
+    // The first entry that matches decides; one that matches nothing would retry (AWS's default),
+    // hence the closing EXIT on any reason. A timeout (--time) is never retried by AWS.
+    return {{"attempts", aws_attempts},
+            {"evaluateOnExit", json::array({
+                                   {{"onStatusReason", "Host EC2*"}, {"action", "RETRY"}},
+                                   {{"onExitCode", std::to_string(exit_drained)}, {"action", "RETRY"}},
+                                   {{"onReason", "*"}, {"action", "EXIT"}},
+                               })}};
+}
+
+std::string aws_job_queue(const SubmitOptions& options) { return options.spot ? "shardrun-spot" : aws_default_queue; }
+
+json gcp_compute_resource(const SubmitOptions& options)
+{
+    return {{"cpuMilli", options.vcpus * 1000}, {"memoryMib", options.memory_mib}};
+}
+
+json gcp_lifecycle_policies()
+{
+    // cloud.google.com/batch/docs/troubleshooting#reserved-exit-codes
+    const auto lost_vm = json::array({exit_drained, 50001, 50002, 50003, 50006});
+    return json::array({{{"action", "RETRY_TASK"}, {"actionCondition", {{"exitCodes", lost_vm}}}}});
+}
+
+std::string gcp_container_options(const SubmitOptions& options) { return fmt::format("--shm-size={}m", options.shm_mib); }
+
+json gcp_allocation_policy(const SubmitOptions& options)
+{
+    const long gpus = gpus_per_node(options);
+    json policy = json::object();
+    if (!options.machine_type.empty()) policy["machineType"] = options.machine_type;
+    if (options.spot) policy["provisioningModel"] = "SPOT";
+    const auto* machine = gcp_machine_named(options.machine_type);
+    if (gpus > 0 && (machine == nullptr || !machine->bundled)) {
+        policy["accelerators"] = json::array({{{"type", options.gpu_type}, {"count", gpus}}});
+    }
+    if (policy.empty() && gpus == 0) return nullptr;
+    json instance = {{"policy", policy}};
+    if (gpus > 0) instance["installGpuDrivers"] = true;
+    return {{"instances", json::array({instance})}};
+}
+
+}  // namespace shardrun::submit
