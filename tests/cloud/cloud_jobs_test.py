@@ -2,9 +2,11 @@
 them, with nothing shared but the bucket. A project (a git work tree with a tool, an ignored file, a
 job whose points file git ignores) is submitted with --workdir . and an s3:// (gs://) output; the
 generated files hold no path of the submitting machine. Each array element then runs the command
-and environment of the generated JSON, on this host (the image's route: README), in its own
-HOME/TMPDIR with the variables the service sets and the generated entrypoint as the image's
-shardrun-entrypoint. One element is SIGTERMed mid-run (a spot stop): it exits 3 with its commit in
+and environment of the generated JSON with the variables the service sets, on a fresh machine
+(tests/cloud/element_runner.py): by default on this host in its own HOME/TMPDIR with the generated
+entrypoint as the image's shardrun-entrypoint; with CLOUD_RUNNER=image as a container of the image
+scripts/build-image makes from these sources, nothing mounted, the bucket on 127.0.0.1 (only the
+tests that run elements). One element is SIGTERMed mid-run (a spot stop): it exits 3 with its commit in
 the bucket, and its retry resumes from the bucket. The merge then runs on the cloud (AWS: the merge
 job of merge-job.json; Google: the last task to finish) and the master read back from the bucket
 with h5py has every task ok exactly once.
@@ -13,7 +15,6 @@ emulator; unset runs both."""
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -21,11 +22,12 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
 import cloud_servers  # noqa: E402
-from cloud_output_test import processes_with_env  # noqa: E402
-from harness import MPIEXEC, SHARDRUN, clean_env, run, scratch_dir  # noqa: E402
+from element_runner import HostRunner, ImageRunner, image_or_skip  # noqa: E402
+from harness import clean_env, run, scratch_dir  # noqa: E402
 from jobs import h5py_module  # noqa: E402
 
 TASKS = 9
+IMAGE = None  # the image's name with CLOUD_RUNNER=image (set in main)
 # tools/square.sh X: y = X * X; the task whose X is $SLOW sleeps first. (A rank commits its finished
 # tasks between tasks, so the element's other tasks reach the bucket while that one runs.)
 SQUARE = """#!/bin/sh
@@ -59,6 +61,7 @@ class CloudJobsBase:
     count = None
 
     def setUp(self):
+        self._runner = None
         self.work = scratch_dir(self)
         self.store = (cloud_servers.S3 if self.backend == "s3" else cloud_servers.GCS)(self.work)
         self.addCleanup(self.store.stop)
@@ -96,63 +99,38 @@ class CloudJobsBase:
         names = sorted(key.split("/workdir/", 1)[1] for key in keys)
         self.assertEqual(names, [".gitignore", "jobs/job.yaml", "tools/square.sh"], "the workdir minus .git and ignored files")
 
-    def machine(self, name, variables):
-        """A fresh container: its own HOME and TMPDIR, the image's shardrun and entrypoint on PATH."""
-        root = scratch_dir(self)
-        bin_dir = os.path.join(root, "usr-local-bin")
-        for sub in ("home", "tmp"):
-            os.makedirs(os.path.join(root, sub))
-        os.makedirs(bin_dir)
-        os.symlink(SHARDRUN, os.path.join(bin_dir, "shardrun"))
-        with open(os.path.join(self.local, "entrypoint")) as f:
-            write(os.path.join(bin_dir, "shardrun-entrypoint"), f.read(), 0o755)
-        env = clean_env({**variables, **self.store.env(), "HOME": os.path.join(root, "home"),
-                         "TMPDIR": os.path.join(root, "tmp"), "SHARDRUN_MPIRUN": MPIEXEC,
-                         "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-                         "OMPI_MCA_rmaps_base_oversubscribe": "1", "SHARDRUN_UPLOAD_INTERVAL": "0.3",
-                         "SHARDRUN_DRAIN_SECONDS": "2", "SHARDRUN_MERGE_SETTLE": "1"})
-        env["PATH"] = bin_dir + ":" + env.get("PATH", "/usr/bin:/bin")
-        env["SHARDRUN_TEST_MACHINE"] = name  # finds this machine's processes at cleanup
-        return root, env
+    def runner(self):
+        if self._runner is None:
+            with open(os.path.join(self.local, "entrypoint")) as f:
+                entrypoint = f.read()
+            self._runner = ImageRunner(self, IMAGE) if IMAGE else HostRunner(self, entrypoint)
+        return self._runner
 
-    def start(self, command, env, root):
-        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=root,
-                                start_new_session=True)
-        self.addCleanup(self.stop_machine, proc, env["SHARDRUN_TEST_MACHINE"])
-        return proc
+    def start(self, name, command, variables):
+        """One element (or the merge job) with the variables of the job files and the service, on a fresh machine."""
+        # The bucket's endpoint and credentials (an instance role on the cloud), and shorter waits than the
+        # defaults: commits uploaded every 0.3 s, 2 s of drain after SIGTERM, 1 s for markers to settle.
+        variables = {**variables, **self.store.env(), "SHARDRUN_UPLOAD_INTERVAL": "0.3",
+                     "SHARDRUN_DRAIN_SECONDS": "2", "SHARDRUN_MERGE_SETTLE": "1"}
+        handle = self.runner().start(name, command, variables)
+        self.addCleanup(self.runner().stop, handle)
+        return handle
 
-    def stop_machine(self, proc, name):
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            pids = processes_with_env(f"SHARDRUN_TEST_MACHINE={name}")
-            if not pids:
-                return
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            time.sleep(0.1)
-        raise AssertionError(f"processes of machine {name} survived SIGKILL")
-
-    def finish(self, proc, expected):
-        out, err = proc.communicate(timeout=300)
-        self.assertEqual(proc.returncode, expected, out + err)
+    def finish(self, handle, expected):
+        code, out, err = self.runner().finish(handle, 300)
+        self.assertEqual(code, expected, out + err)
         return out, err
 
-    def run_and_stop_one(self, command, env, root, slow):
+    def run_and_stop_one(self, name, command, variables, slow):
         """Starts element 1 with one slow task (x = slow); SIGTERMs it once a commit of it is in the bucket."""
-        proc = self.start(command, {**env, "SLOW": str(slow)}, root)
+        proc = self.start(name, command, {**variables, "SLOW": str(slow)})
         deadline = time.time() + 120
         while not [key for key in self.store.keys(self.prefix + ".shards/a1/") if SEGMENT.search(key)]:
-            self.assertIsNone(proc.poll(), "the element ended before its first commit reached the bucket")
+            self.assertIsNone(proc[0].poll(), "the element ended before its first commit reached the bucket")
             self.assertLess(time.time(), deadline, f"no commit of element 1 in the bucket after 120 s: "
                                                    f"{self.store.keys(self.prefix + '.shards/')}")
             time.sleep(0.2)
-        proc.send_signal(signal.SIGTERM)  # what `docker stop` (job termination, a spot reclaim) sends PID 1
+        self.runner().terminate(proc)  # what `docker stop` (job termination, a spot reclaim) sends PID 1
         out, err = self.finish(proc, 3)
         self.assertIn("SIGTERM: draining", err)
         return out, err
@@ -174,8 +152,7 @@ class AwsBatchJobsTest(CloudJobsBase, unittest.TestCase):
         aws = {"AWS_BATCH_JOB_ID": f"7e57-{attempt}:{index}", "AWS_BATCH_JOB_ARRAY_INDEX": str(index),
                "AWS_BATCH_JOB_ARRAY_SIZE": str(self.count), "AWS_BATCH_JOB_ATTEMPT": str(attempt),
                "AWS_BATCH_CE_NAME": "shardrun-ce", "AWS_BATCH_JQ_NAME": "shardrun"}
-        root, env = self.machine(f"a{index}-{attempt}", {e["name"]: e["value"] for e in container["environment"]} | aws)
-        return root, env
+        return f"a{index}-{attempt}", {e["name"]: e["value"] for e in container["environment"]} | aws
 
     def test_array_spot_stop_retry_and_merge_job(self):
         self.check_no_local_path()
@@ -184,20 +161,18 @@ class AwsBatchJobsTest(CloudJobsBase, unittest.TestCase):
         command = definition["command"]
         self.assertEqual(command[:2], ["shardrun-entrypoint", self.url + ".submit/aws-batch/job.yaml"])
         for index in (0, 2):
-            root, env = self.element(definition, index, 1)
-            self.finish(self.start(command, env, root), 0)
-        root, env = self.element(definition, 1, 1)
-        self.run_and_stop_one(command, env, root, 4)
-        root, env = self.element(definition, 1, 2)  # AWS retries exit 3 on a fresh machine: it resumes from the bucket
-        out, _ = self.finish(self.start(command, env, root), 0)
+            name, variables = self.element(definition, index, 1)
+            self.finish(self.start(name, command, variables), 0)
+        name, variables = self.element(definition, 1, 1)
+        self.run_and_stop_one(name, command, variables, 4)
+        name, variables = self.element(definition, 1, 2)  # AWS retries exit 3 on a fresh machine: it resumes from the bucket
+        out, _ = self.finish(self.start(name, command, variables), 0)
         self.assertIn("array element 1 of 3 finished", out)
         self.assertNotIn(self.prefix, self.store.keys(self.prefix), "no element writes the master")
         merge = json.loads(self.generated()["merge-job.json"])["containerProperties"]
-        root, env = self.machine("merge", {e["name"]: e["value"] for e in merge["environment"]})
-        out, _ = self.finish(self.start(merge["command"], env, root), 0)
+        out, _ = self.finish(self.start("merge", merge["command"], {e["name"]: e["value"] for e in merge["environment"]}), 0)
         self.assertIn("merged 3 array element(s)", out)
         self.check_master()
-
 
     def test_multinode_job_of_one_node_meets_in_the_bucket(self):
         """multinode-job.json: the nodes' rendezvous folder is in the bucket; the whole job writes the master."""
@@ -205,10 +180,10 @@ class AwsBatchJobsTest(CloudJobsBase, unittest.TestCase):
         container = definition["container"]
         variables = {e["name"]: e["value"] for e in container["environment"]}
         self.assertEqual(variables["SHARDRUN_HOSTS_DIR"], self.url + ".submit/aws-batch/hosts")
-        root, env = self.machine("node0", {**variables, "AWS_BATCH_JOB_ID": "c0de#0", "AWS_BATCH_JOB_NODE_INDEX": "0",
-                                           "AWS_BATCH_JOB_MAIN_NODE_INDEX": "0", "AWS_BATCH_JOB_NUM_NODES": "1",
-                                           "SHARDRUN_NODE_ADDRESS": "127.0.0.1"})
-        self.finish(self.start(container["command"], env, root), 0)
+        handle = self.start("node0", container["command"], {
+            **variables, "AWS_BATCH_JOB_ID": "c0de#0", "AWS_BATCH_JOB_NODE_INDEX": "0", "AWS_BATCH_JOB_MAIN_NODE_INDEX": "0",
+            "AWS_BATCH_JOB_NUM_NODES": "1", "SHARDRUN_NODE_ADDRESS": "127.0.0.1"})
+        self.finish(handle, 0)
         self.check_master()
         done = os.path.join(self.work, "done")
         self.store.get(self.prefix + ".submit/aws-batch/hosts/c0de-1/done", done)
@@ -256,7 +231,7 @@ class GcpBatchJobsTest(CloudJobsBase, unittest.TestCase):
     def task(self, spec, index, retry):
         batch = {"BATCH_TASK_INDEX": str(index), "BATCH_TASK_COUNT": str(self.count),
                  "BATCH_TASK_RETRY_ATTEMPT": str(retry), "BATCH_JOB_ID": "squares"}
-        return self.machine(f"t{index}-{retry}", {**spec["environment"]["variables"], **batch})
+        return f"t{index}-{retry}", {**spec["environment"]["variables"], **batch}
 
     def test_tasks_spot_stop_retry_and_the_last_merges(self):
         self.check_no_local_path()
@@ -265,13 +240,13 @@ class GcpBatchJobsTest(CloudJobsBase, unittest.TestCase):
         container = spec["runnables"][0]["container"]
         command = [container["entrypoint"], *container["commands"]]
         self.assertEqual(command[:2], ["shardrun-entrypoint", self.url + ".submit/gcp-batch/job.yaml"])
-        root, env = self.task(spec, 1, 0)
-        self.run_and_stop_one(command, env, root, 6)
-        root, env = self.task(spec, 0, 0)
-        _, err = self.finish(self.start(command, env, root), 0)
+        name, variables = self.task(spec, 1, 0)
+        self.run_and_stop_one(name, command, variables, 6)
+        name, variables = self.task(spec, 0, 0)
+        _, err = self.finish(self.start(name, command, variables), 0)
         self.assertIn("1 of 2 are; the last to finish merges", err)
-        root, env = self.task(spec, 1, 1)  # RETRY_TASK on exit 3: a fresh VM, resumed from the bucket; it is last
-        _, err = self.finish(self.start(command, env, root), 0)
+        name, variables = self.task(spec, 1, 1)  # RETRY_TASK on exit 3: a fresh VM, resumed from the bucket; it is last
+        _, err = self.finish(self.start(name, command, variables), 0)
         self.assertIn("merging the 2 array elements", err)
         self.check_master()
         self.assertEqual(self.store.keys(self.prefix + ".submit/gcp-batch/final/"), [], "the markers go once merged")
@@ -284,4 +259,8 @@ if __name__ == "__main__":
         del GcpBatchJobsTest
     elif backend == "gcs":
         del AwsBatchJobsTest
-    unittest.main(verbosity=2)
+    argv = sys.argv
+    if os.environ.get("CLOUD_RUNNER") == "image":
+        IMAGE = image_or_skip()
+        argv = [sys.argv[0], "-k", "spot_stop", "-k", "multinode"]  # the tests that run elements
+    unittest.main(argv=argv, verbosity=2)
