@@ -35,19 +35,6 @@ exec:
 SEGMENT = re.compile(r"\.shards/a\d+/r\d+/\d+\.h5$")
 
 
-def processes_with_env(entry):
-    """Pids whose environment holds `entry` (NAME=value): what this test's runs started, rclone included."""
-    pids = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                if entry.encode() in f.read().split(b"\0"):
-                    pids.append(int(pid))
-        except OSError:
-            pass
-    return pids
-
-
 def is_rank(pid):
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
@@ -69,18 +56,7 @@ def kill_machine(proc, scratch):
     for pipe in (proc.stdout, proc.stderr):
         if pipe is not None:
             pipe.close()
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        pids = processes_with_env(f"SHARDRUN_SCRATCH={scratch}")
-        if not pids:
-            return
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        time.sleep(0.1)
-    raise AssertionError(f"processes of {scratch} survived SIGKILL: {pids}")
+    cloud_servers.kill_processes_with_env(f"SHARDRUN_SCRATCH={scratch}")
 
 
 class CloudOutputBase:
@@ -188,7 +164,7 @@ class S3OutputTest(CloudOutputBase, unittest.TestCase):
         self.wait_for_segments(proc, scratch, 2)
         # To each rank, as Slurm's scancel or a container's entrypoint does (mpirun would follow its own
         # SIGTERM with SIGKILL a second later).
-        ranks = [pid for pid in processes_with_env(f"SHARDRUN_SCRATCH={scratch}") if is_rank(pid)]
+        ranks = [pid for pid in cloud_servers.processes_with_env(f"SHARDRUN_SCRATCH={scratch}") if is_rank(pid)]
         self.assertEqual(len(ranks), 2)
         for pid in ranks:
             os.kill(pid, signal.SIGTERM)

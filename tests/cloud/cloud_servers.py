@@ -33,6 +33,36 @@ def free_port():
         return s.getsockname()[1]
 
 
+def processes_with_env(entry):
+    """Pids whose environment holds `entry` (NAME=value): what this test's runs started, rclone included."""
+    pids = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                if entry.encode() in f.read().split(b"\0"):
+                    pids.append(int(pid))
+        except OSError:
+            pass
+    return pids
+
+
+def kill_processes_with_env(entry):
+    """SIGKILL to every process whose environment holds `entry` until none is left (30 s at most):
+    what a stopped run or element started, rclone and task processes included."""
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        pids = processes_with_env(entry)
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.1)
+    raise AssertionError(f"processes with {entry} survived SIGKILL: {processes_with_env(entry)}")
+
+
 class Server:
     def __init__(self, argv, port, log):
         self.port = port

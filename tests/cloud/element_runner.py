@@ -19,7 +19,7 @@ import time
 import uuid
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
-from cloud_output_test import processes_with_env  # noqa: E402
+from cloud_servers import kill_processes_with_env  # noqa: E402
 from harness import MPIEXEC, SHARDRUN, SOURCE_DIR, clean_env, scratch_dir  # noqa: E402
 
 SKIP = 77  # ctest SKIP_RETURN_CODE
@@ -64,18 +64,7 @@ class HostRunner:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            pids = processes_with_env(f"SHARDRUN_TEST_MACHINE={name}")
-            if not pids:
-                return
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            time.sleep(0.1)
-        raise AssertionError(f"processes of machine {name} survived SIGKILL")
+        kill_processes_with_env(f"SHARDRUN_TEST_MACHINE={name}")
 
 
 PODMAN = [os.path.join(SOURCE_DIR, "scripts", "podman-local")]
