@@ -21,12 +21,13 @@ exec:
 class Submitted:
     """What `shardrun submit JOB --to TARGET OPTIONS...` wrote (it must succeed)."""
 
-    def __init__(self, test, target, *options):
+    def __init__(self, test, target, *options, job_text=JOB):
         self.work = scratch_dir()
-        self.job = write_job(self.work, JOB)
+        self.output = os.path.join(self.work, "out", "squares.h5")
+        self.job = write_job(self.work, job_text)
         self.proc = run(["submit", self.job, "--to", target, *options], cwd=self.work)
         test.assertEqual(self.proc.returncode, 0, self.proc.stdout + self.proc.stderr)
-        self.dir = os.path.join(self.work, "out", "squares.h5.submit", target)
+        self.dir = os.path.join(self.output + ".submit", target)
 
     def path(self, name):
         return os.path.join(self.dir, name)

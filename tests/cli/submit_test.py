@@ -11,6 +11,7 @@ import unittest
 
 from harness import SHARDRUN, SOURCE_DIR, clean_env, run, scratch_dir
 from jobs import write_job
+from submit_support import Submitted
 
 TASKS = 12
 
@@ -44,26 +45,11 @@ def mpi_env(extra=None):
     return clean_env(env)
 
 
-class Submission:
-    """A job in a scratch folder and what `shardrun submit` wrote for it."""
+class Submission(Submitted):
+    """A job whose tasks leave marks (JOB above) and what `shardrun submit` wrote for it."""
 
     def __init__(self, test, target, *options):
-        self.work = scratch_dir()
-        self.output = os.path.join(self.work, "out", "squares.h5")
-        self.job = write_job(self.work, JOB.replace("OUT", "out/squares.h5"))
-        self.proc = run(["submit", self.job, "--to", target, *options], cwd=self.work)
-        test.assertEqual(self.proc.returncode, 0, self.proc.stdout + self.proc.stderr)
-        self.dir = os.path.join(self.output + ".submit", target)
-
-    def path(self, name):
-        return os.path.join(self.dir, name)
-
-    def text(self, name):
-        with open(self.path(name)) as f:
-            return f.read()
-
-    def json(self, name):
-        return json.loads(self.text(name))
+        super().__init__(test, target, *options, job_text=JOB.replace("OUT", "out/squares.h5"))
 
 
 class BadOptionsTest(unittest.TestCase):
