@@ -13,7 +13,7 @@
 #include "runner/exec/worker_log.hpp"
 #include "runner/exec/worker_pool.hpp"
 #include "runner/exec/worker_state.hpp"
-#include "runner/tasks/rank_fatal.hpp"
+#include "runner/core/rank_fatal.hpp"
 
 namespace shardrun::exec {
 namespace {

@@ -10,7 +10,7 @@
 #include "runner/exec/worker_log.hpp"
 #include "runner/exec/worker_state.hpp"
 #include "runner/job/param_shapes.hpp"
-#include "runner/tasks/rank_fatal.hpp"
+#include "runner/core/rank_fatal.hpp"
 
 namespace shardrun::exec {
 namespace {

@@ -14,11 +14,11 @@
 #include "io/result_types.hpp"
 #include "runner/exec/worker_process.hpp"
 #include "runner/exec/worker_protocol.hpp"
-#include "runner/tasks/task_kind.hpp"
+#include "runner/core/task_kind.hpp"
 
 namespace shardrun::exec {
 
-// What a worker gives back is a task kind's outcome (runner/tasks/task_kind.hpp).
+// What a worker gives back is a task kind's outcome (runner/core/task_kind.hpp).
 using tasks::TaskContext;
 using tasks::TaskOutcome;
 

@@ -9,11 +9,11 @@
 #include <nlohmann/json.hpp>
 
 #include "io/result_types.hpp"
-#include "runner/tasks/task_kind.hpp"
+#include "runner/core/task_kind.hpp"
 
 namespace shardrun::exec {
 
-// What a worker gives back is a task kind's outcome (runner/tasks/task_kind.hpp).
+// What a worker gives back is a task kind's outcome (runner/core/task_kind.hpp).
 using tasks::TaskContext;
 using tasks::TaskOutcome;
 

@@ -5,7 +5,7 @@
 #include "runner/errors.hpp"
 #include "runner/job/job_sections.hpp"
 #include "runner/job/section_reads.hpp"
-#include "runner/storage/remote_path.hpp"
+#include "runner/job/remote_path.hpp"
 
 namespace shardrun::job {
 namespace {

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "runner/errors.hpp"
-#include "runner/gpu/cpu_rule.hpp"
+#include "runner/job/cpu_rule.hpp"
 #include "runner/job/job_checks.hpp"
 
 namespace shardrun::job {
@@ -47,8 +47,8 @@ void check_auto_device(const JobRead& job, const YamlContext& context)
                                           "one set of GPUs); use exec.mode: task, or leave auto_device out");
     }
     try {
-        gpu::parse_cpu_rule(spec.auto_device_cpu_if, rule_names(spec));
-    } catch (const gpu::CpuRuleError& error) {
+        parse_cpu_rule(spec.auto_device_cpu_if, rule_names(spec));
+    } catch (const CpuRuleError& error) {
         // The column of the rule's text: past its opening quote when it has one.
         const auto mark = job.marks.value("auto_device.cpu_if");
         const bool quoted = mark.pos >= 0 && static_cast<std::size_t>(mark.pos) < spec.text.size() &&

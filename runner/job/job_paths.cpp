@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "runner/job/job_checks.hpp"
-#include "runner/storage/remote_path.hpp"
+#include "runner/job/remote_path.hpp"
 
 namespace fs = std::filesystem;
 

@@ -3,7 +3,7 @@
 #include "collectives/stall_guard.hpp"
 #include "runner/run/device_health.hpp"
 #include "runner/run/task_record.hpp"
-#include "runner/tasks/rank_fatal.hpp"
+#include "runner/core/rank_fatal.hpp"
 
 #include <fmt/format.h>
 

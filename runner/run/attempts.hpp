@@ -7,7 +7,7 @@
 #include "io/tasks/attempt_log.hpp"
 
 #include "runner/run/rank_loop.hpp"
-#include "runner/tasks/task_kind.hpp"
+#include "runner/core/task_kind.hpp"
 
 namespace shardrun::run {
 

@@ -11,7 +11,7 @@
 #include "runner/env/device_binding.hpp"
 #include "runner/gpu/device_fault_source.hpp"
 #include "runner/gpu/quarantine.hpp"
-#include "runner/tasks/task_kind.hpp"
+#include "runner/core/task_kind.hpp"
 
 namespace shardrun::run {
 

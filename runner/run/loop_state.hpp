@@ -10,7 +10,7 @@
 #include "runner/run/rank_loop.hpp"
 #include "runner/run/rank_stats.hpp"
 #include "runner/run/work_source.hpp"
-#include "runner/tasks/task_kind.hpp"
+#include "runner/core/task_kind.hpp"
 
 namespace shardrun::run {
 

@@ -12,7 +12,7 @@
 #include "runner/run/param_checks.hpp"
 #include "runner/job/yaml_context.hpp"
 #include "runner/storage/staged_input.hpp"
-#include "runner/storage/remote_path.hpp"
+#include "runner/job/remote_path.hpp"
 #include "runner/tasks/dataset_shapes.hpp"
 #include "runner/tasks/registry.hpp"
 

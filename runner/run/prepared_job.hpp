@@ -8,7 +8,7 @@
 #include "io/result_types.hpp"
 #include "runner/job/job_spec.hpp"
 #include "runner/job/task_space.hpp"
-#include "runner/tasks/task_kind.hpp"
+#include "runner/core/task_kind.hpp"
 
 namespace shardrun::run {
 

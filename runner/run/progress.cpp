@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "runner/errors.hpp"
-#include "runner/run/periodic_thread.hpp"
+#include "runner/core/periodic_thread.hpp"
 
 namespace shardrun::run {
 namespace {
@@ -95,7 +95,7 @@ void ProgressFeed::tick(bool force)
 }
 
 ProgressThread::ProgressThread(const WorkCounters& counters, ProgressReporter& reporter)
-    : thread_(std::make_unique<PeriodicThread>(std::chrono::milliseconds(50), [&counters, &reporter] {
+    : thread_(std::make_unique<core::PeriodicThread>(std::chrono::milliseconds(50), [&counters, &reporter] {
           reporter.update(counters.read_progress());
           return true;
       }))

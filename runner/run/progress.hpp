@@ -8,9 +8,11 @@
 
 #include "collectives/claims/work_counters.hpp"
 
-namespace shardrun::run {
-
+namespace shardrun::core {
 class PeriodicThread;
+}  // namespace shardrun::core
+
+namespace shardrun::run {
 
 using collectives::ProgressCounts;
 using collectives::WorkCounters;
@@ -68,7 +70,7 @@ public:
     ProgressThread& operator=(const ProgressThread&) = delete;
 
 private:
-    std::unique_ptr<PeriodicThread> thread_;
+    std::unique_ptr<core::PeriodicThread> thread_;
 };
 
 /** Parses --progress=auto|tty|plain|json|quiet. */

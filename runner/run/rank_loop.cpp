@@ -13,9 +13,9 @@
 #include "runner/run/attempts.hpp"
 #include "runner/run/device_health.hpp"
 #include "runner/run/loop_state.hpp"
-#include "runner/run/periodic_thread.hpp"
+#include "runner/core/periodic_thread.hpp"
 #include "runner/run/task_record.hpp"
-#include "runner/tasks/rank_fatal.hpp"
+#include "runner/core/rank_fatal.hpp"
 
 namespace shardrun::run {
 namespace {
@@ -92,7 +92,7 @@ RankStats run_rank_loop(const LoopSettings& settings, WorkSource& source, io::Re
     LoopState state(settings, source, sink, feed);
     // A stop commits what finished at once, before the running tasks are reaped: mpirun
     // sends SIGKILL a second after SIGTERM, and a task may take its whole grace period.
-    std::optional<PeriodicThread> flusher;
+    std::optional<core::PeriodicThread> flusher;
     if (settings.periodic_commits && settings.stop != nullptr) {
         flusher.emplace(std::chrono::milliseconds(20), [&] {
             if (!settings.stopping()) return true;

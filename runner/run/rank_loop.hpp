@@ -16,7 +16,7 @@
 #include "runner/run/rank_stats.hpp"
 #include "runner/run/task_route.hpp"
 #include "runner/run/work_source.hpp"
-#include "runner/tasks/task_kind.hpp"
+#include "runner/core/task_kind.hpp"
 
 namespace shardrun::run {
 

@@ -9,7 +9,7 @@
 #include "collectives/stall_guard.hpp"
 #include "runner/run/failure_budget.hpp"
 #include "runner/run/interrupt.hpp"
-#include "runner/run/periodic_thread.hpp"
+#include "runner/core/periodic_thread.hpp"
 
 namespace shardrun::run {
 
@@ -53,7 +53,7 @@ RankStats RankLoopSetup::run(io::ResultSink& sink, WorkSource* source)
     // drain. One watcher thread publishes this rank's level and budget, takes in the others',
     // and turns a drain that outlived drain_timeout into a stop.
     const bool signals = settings_.stop == &stop_requested();
-    std::optional<PeriodicThread> watcher;
+    std::optional<core::PeriodicThread> watcher;
     if (signals || settings_.failures != nullptr) {
         using Clock = std::chrono::steady_clock;
         const auto drain_limit = std::chrono::duration<double>(settings_.drain_timeout_seconds);

@@ -9,7 +9,7 @@
 #include "runner/job/param_map.hpp"
 #include "runner/run/attempts.hpp"
 #include "runner/run/rank_loop.hpp"
-#include "runner/tasks/task_kind.hpp"
+#include "runner/core/task_kind.hpp"
 
 namespace shardrun::run {
 

@@ -57,15 +57,15 @@ std::optional<TaskRoute> route_of(const job::JobSpec& spec)
             const auto more = table_names(*table);
             names.insert(names.end(), more.begin(), more.end());
         }
-        return TaskRoute{gpu::parse_cpu_rule(spec.auto_device_cpu_if, names), "auto_device.cpu_if in the job", table};
+        return TaskRoute{job::parse_cpu_rule(spec.auto_device_cpu_if, names), "auto_device.cpu_if in the job", table};
     }
     if (kind == nullptr || kind->cpu_if.empty() || table == nullptr) return std::nullopt;
-    return TaskRoute{gpu::parse_cpu_rule(kind->cpu_if, table_names(*table)), spec.task + "'s built-in rule", table};
+    return TaskRoute{job::parse_cpu_rule(kind->cpu_if, table_names(*table)), spec.task + "'s built-in rule", table};
 }
 
 bool routes_to_cpu(const TaskRoute& route, const job::ParamMap& params)
 {
-    return gpu::cpu_rule_holds(route.rule, [&](std::string_view name) { return value_of(name, params, route.table); });
+    return job::cpu_rule_holds(route.rule, [&](std::string_view name) { return value_of(name, params, route.table); });
 }
 
 bool auto_sends_to_cpu(bool rank_has_gpu, const job::ParamValue* requested, bool rule_holds)

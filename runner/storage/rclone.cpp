@@ -10,7 +10,7 @@
 
 #include "runner/exec/process.hpp"
 #include "runner/exec/process_tree.hpp"
-#include "runner/storage/remote_path.hpp"
+#include "runner/storage/local_mirror.hpp"
 
 extern char** environ;
 

@@ -10,6 +10,7 @@
 #include "io/errors.hpp"
 #include "io/output/element_manifest.hpp"
 #include "io/output/output_layout.hpp"
+#include "runner/storage/local_mirror.hpp"
 #include "runner/storage/rclone.hpp"
 
 namespace fs = std::filesystem;

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "runner/storage/folder_changes.hpp"
-#include "runner/storage/remote_path.hpp"
+#include "runner/job/remote_path.hpp"
 
 namespace shardrun::storage {
 

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "io/output/output_layout.hpp"
+#include "runner/storage/local_mirror.hpp"
 #include "runner/storage/rclone.hpp"
 
 namespace fs = std::filesystem;

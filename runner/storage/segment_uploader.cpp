@@ -14,7 +14,7 @@ SegmentUploader::SegmentUploader(std::string local_dir, std::string remote_dir, 
     for (const auto& segment : io::layout::segments(local_dir_)) uploaded_.insert(segment.filename().string());
     const auto period = std::chrono::milliseconds(static_cast<long>(period_seconds * 1000));
     // A failed round (rclone retried 3 times already) is tried again next period; flush() reports it.
-    thread_ = std::make_unique<run::PeriodicThread>(period, [this] {
+    thread_ = std::make_unique<core::PeriodicThread>(period, [this] {
         upload_new();
         return true;
     });

@@ -5,7 +5,7 @@
 #include <set>
 #include <string>
 
-#include "runner/run/periodic_thread.hpp"
+#include "runner/core/periodic_thread.hpp"
 
 namespace shardrun::storage {
 
@@ -45,7 +45,7 @@ private:
     std::mutex mutex_;  // one upload at a time: the thread's or flush()'s
     std::set<std::string> uploaded_;
     std::string error_;
-    std::unique_ptr<run::PeriodicThread> thread_;
+    std::unique_ptr<core::PeriodicThread> thread_;
 };
 
 /** The period of the background uploads: $SHARDRUN_UPLOAD_INTERVAL seconds, default 2. */

@@ -11,8 +11,8 @@
 #include "io/output_spec.hpp"
 #include "runner/errors.hpp"
 #include "runner/exec/unique_fd.hpp"
+#include "runner/storage/local_mirror.hpp"
 #include "runner/storage/rclone.hpp"
-#include "runner/storage/remote_path.hpp"
 
 namespace fs = std::filesystem;
 

@@ -9,7 +9,7 @@
 #include "runner/errors.hpp"
 #include "runner/exec/process.hpp"
 #include "runner/storage/rclone.hpp"
-#include "runner/storage/remote_path.hpp"
+#include "runner/job/remote_path.hpp"
 
 extern char** environ;
 

@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "runner/errors.hpp"
-#include "runner/storage/remote_path.hpp"
+#include "runner/job/remote_path.hpp"
 
 namespace fs = std::filesystem;
 

@@ -8,7 +8,7 @@
 #include "runner/tasks/kernel_kind_support.hpp"
 #include "runner/tasks/param_table.hpp"
 #include "runner/tasks/registry.hpp"
-#include "runner/tasks/task_kind.hpp"
+#include "runner/core/task_kind.hpp"
 
 // Input: data.input FILE.h5:/images [N, height, width] float32, or seeded synthetic images.
 namespace shardrun::tasks {

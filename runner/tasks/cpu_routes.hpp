@@ -2,7 +2,7 @@
 
 // When a built-in kernel kind is faster on the CPU than on a GPU (issue 26, point 4): the rule
 // `device: auto` applies to its tasks on a rank with a GPU, written in the language of
-// runner/gpu/cpu_rule.hpp. The thresholds come from `benchmarks/gpu-vs-cpu`, whose ladder
+// runner/job/cpu_rule.hpp. The thresholds come from `benchmarks/gpu-vs-cpu`, whose ladder
 // prints `crossover: gemm n = X` and `crossover: blur height = X` on the machine it runs on;
 // a job that knows better says so with `auto_device: {cpu_if: ...}`.
 #include <cstdint>

@@ -9,7 +9,7 @@
 #include "runner/tasks/kernel_kind_support.hpp"
 #include "runner/tasks/param_table.hpp"
 #include "runner/tasks/registry.hpp"
-#include "runner/tasks/task_kind.hpp"
+#include "runner/core/task_kind.hpp"
 
 // Input rows: data.input FILE.h5:/rows float32 [N, input_dim], or seeded synthetic rows.
 namespace shardrun::tasks {

@@ -10,7 +10,7 @@
 #include "runner/exec/worker_pool.hpp"
 #include "runner/job/job_spec.hpp"
 #include "runner/job/param_shapes.hpp"
-#include "runner/tasks/task_kind.hpp"
+#include "runner/core/task_kind.hpp"
 
 namespace shardrun::tasks {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "runner/exec/task_output.hpp"
-#include "runner/tasks/task_kind.hpp"
+#include "runner/core/task_kind.hpp"
 
 namespace shardrun::tasks {
 

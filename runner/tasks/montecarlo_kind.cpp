@@ -4,7 +4,7 @@
 #include "runner/tasks/kernel_kind_support.hpp"
 #include "runner/tasks/param_table.hpp"
 #include "runner/tasks/registry.hpp"
-#include "runner/tasks/task_kind.hpp"
+#include "runner/core/task_kind.hpp"
 
 namespace shardrun::tasks {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "runner/job/job_spec.hpp"
 #include "runner/tasks/param_table.hpp"
-#include "runner/tasks/task_kind.hpp"
+#include "runner/core/task_kind.hpp"
 
 namespace shardrun::tasks {
 
@@ -25,7 +25,7 @@ struct TaskKindEntry {
     bool kernel = false;
     /**
      * When `device: auto` runs its tasks on the CPU although the rank has a GPU: a rule over its
-     * parameters (runner/gpu/cpu_rule.hpp, defaults from `params`); empty: always the rank's device.
+     * parameters (runner/job/cpu_rule.hpp, defaults from `params`); empty: always the rank's device.
      */
     std::string cpu_if;
 };

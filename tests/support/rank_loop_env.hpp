@@ -11,7 +11,7 @@
 #include "runner/job/job_spec.hpp"
 #include "runner/job/task_space.hpp"
 #include "runner/run/rank_loop_setup.hpp"
-#include "runner/tasks/task_kind.hpp"
+#include "runner/core/task_kind.hpp"
 
 namespace shardrun::testing {
 

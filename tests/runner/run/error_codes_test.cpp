@@ -16,7 +16,7 @@
 #include "io/input/dataset_reader.hpp"
 #include "kernels/common/errors.hpp"
 #include "runner/errors.hpp"
-#include "runner/tasks/rank_fatal.hpp"
+#include "runner/core/rank_fatal.hpp"
 
 namespace shardrun::run {
 namespace {

@@ -1,9 +1,5 @@
-#include "runner/storage/remote_path.hpp"
+#include "runner/job/remote_path.hpp"
 
-#include <cstdlib>
-#include <filesystem>
-
-#include "io/output_spec.hpp"
 #include "runner/errors.hpp"
 
 namespace shardrun::storage {
@@ -55,21 +51,6 @@ std::optional<RemotePath> parse_remote(const std::string& path)
 RemotePath with_suffix(const RemotePath& remote, const std::string& suffix)
 {
     return RemotePath{remote.url + suffix, remote.rclone + suffix, remote.name + suffix, remote.parent};
-}
-
-std::string scratch_dir()
-{
-    for (const char* name : {"SHARDRUN_SCRATCH", "TMPDIR"}) {
-        const char* value = std::getenv(name);
-        if (value != nullptr && *value != '\0') return value;
-    }
-    return "/tmp";
-}
-
-std::string local_mirror(const RemotePath& remote)
-{
-    const auto key = io::sha256_hex(remote.url).substr(0, 16);
-    return (std::filesystem::path(scratch_dir()) / "shardrun-remote" / key / remote.name).string();
 }
 
 }  // namespace shardrun::storage

@@ -1,4 +1,4 @@
-#include "runner/run/periodic_thread.hpp"
+#include "runner/core/periodic_thread.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <chrono>
 #include <thread>
 
-namespace shardrun::run {
+namespace shardrun::core {
 namespace {
 
 using namespace std::chrono_literals;
@@ -35,4 +35,4 @@ TEST(PeriodicThread, ATickThatReturnsFalseIsTheLast)
 }
 
 }  // namespace
-}  // namespace shardrun::run
+}  // namespace shardrun::core

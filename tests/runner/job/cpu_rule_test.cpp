@@ -1,10 +1,10 @@
-#include "runner/gpu/cpu_rule.hpp"
+#include "runner/job/cpu_rule.hpp"
 
 #include <gtest/gtest.h>
 
 #include <map>
 
-namespace shardrun::gpu {
+namespace shardrun::job {
 namespace {
 
 const std::vector<std::string> names{"n", "m", "size", "label"};
@@ -102,4 +102,4 @@ TEST(CpuRule, IncompleteOrBadlyJoinedRulesAreRefused)
 }
 
 }  // namespace
-}  // namespace shardrun::gpu
+}  // namespace shardrun::job

@@ -1,4 +1,4 @@
-#include "runner/gpu/cpu_rule.hpp"
+#include "runner/job/cpu_rule.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 
 #include "runner/job/yaml_context.hpp"
 
-namespace shardrun::gpu {
+namespace shardrun::job {
 namespace {
 
 constexpr std::string_view allowed_ops = "<, <=, >, >=, ==, !=";
@@ -130,4 +130,4 @@ bool cpu_rule_holds(const CpuRule& rule, const ParamNumber& value)
     });
 }
 
-}  // namespace shardrun::gpu
+}  // namespace shardrun::job

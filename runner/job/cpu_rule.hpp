@@ -12,7 +12,7 @@
 
 #include "base/error.hpp"
 
-namespace shardrun::gpu {
+namespace shardrun::job {
 
 /** One comparison `<param> <op> <number>`. */
 struct CpuComparison {
@@ -58,4 +58,4 @@ using ParamNumber = std::function<std::optional<double>(std::string_view name)>;
 /** True when `rule` says the task belongs on the CPU; a comparison on a missing or non-numeric value is false. */
 bool cpu_rule_holds(const CpuRule& rule, const ParamNumber& value);
 
-}  // namespace shardrun::gpu
+}  // namespace shardrun::job

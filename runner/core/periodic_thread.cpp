@@ -1,6 +1,6 @@
-#include "runner/run/periodic_thread.hpp"
+#include "runner/core/periodic_thread.hpp"
 
-namespace shardrun::run {
+namespace shardrun::core {
 
 PeriodicThread::PeriodicThread(std::chrono::milliseconds period, std::function<bool()> tick)
     : thread_([this, period, tick = std::move(tick)] {
@@ -28,4 +28,4 @@ void PeriodicThread::stop()
     if (thread_.joinable()) thread_.join();
 }
 
-}  // namespace shardrun::run
+}  // namespace shardrun::core

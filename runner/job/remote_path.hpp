@@ -5,8 +5,10 @@
 
 /**
  * @file
- * Outputs and inputs in object storage (README, "Results in object storage"): which paths are
- * remote, how rclone names them, and where a node keeps its local copy.
+ * Outputs and inputs in object storage (README, "Results in object storage"): which paths of a
+ * job file are remote, and how rclone names them. Pure text, so the job parser checks them; the
+ * rest of storage's vocabulary (namespace storage) is in runner/storage/. Where a node keeps its
+ * copy of a remote output is runner/storage/local_mirror.hpp.
  */
 namespace shardrun::storage {
 
@@ -32,17 +34,5 @@ std::optional<RemotePath> parse_remote(const std::string& path);
 
 /** `remote` with `suffix` appended to its last component (".shards/a0/element.json"). */
 RemotePath with_suffix(const RemotePath& remote, const std::string& suffix);
-
-/**
- * The node's scratch folder: $SHARDRUN_SCRATCH, else $TMPDIR, else /tmp. Node-local disk on
- * cloud machines; every rank of a node must see the same value.
- */
-std::string scratch_dir();
-
-/**
- * The local mirror of a remote output on this node: <scratch>/shardrun-remote/<16 hex digits of
- * the URL's SHA-256>/<name>. Every rank of a node computes the same path.
- */
-std::string local_mirror(const RemotePath& remote);
 
 }  // namespace shardrun::storage

@@ -6,7 +6,7 @@
 #include <mutex>
 #include <thread>
 
-namespace shardrun::run {
+namespace shardrun::core {
 
 /**
  * A background thread that calls `tick` every `period` until `tick` returns false or the
@@ -31,4 +31,4 @@ private:
     std::thread thread_;  // last: it starts once the members it uses exist
 };
 
-}  // namespace shardrun::run
+}  // namespace shardrun::core
