@@ -26,7 +26,7 @@
 #include "collectives/claims/work_counters.hpp"
 #include "collectives/mpi/mpi_communicator.hpp"
 #include "runner/job/job_parser.hpp"
-#include "runner/run/rank_loop_setup.hpp"
+#include "runner/run/loop/rank_loop_setup.hpp"
 #include "runner/tasks/registry.hpp"
 
 namespace {

@@ -10,7 +10,7 @@
 #include "collectives/mpi/mpi_communicator.hpp"
 #include "runner/job/job_parser.hpp"
 #include "runner/placement/placement.hpp"
-#include "runner/run/rank_loop_setup.hpp"
+#include "runner/run/loop/rank_loop_setup.hpp"
 #include "runner/tasks/noop_kind.hpp"
 #include "runner/tasks/registry.hpp"
 

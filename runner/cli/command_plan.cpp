@@ -4,12 +4,12 @@
 #include <iostream>
 
 #include "runner/cli/common_options.hpp"
-#include "runner/errors.hpp"
 #include "runner/env/scheduler.hpp"
-#include "runner/run/plan_packing.hpp"
-#include "runner/run/plan_report.hpp"
-#include "runner/run/route_plan.hpp"
-#include "runner/run/prepared_job.hpp"
+#include "runner/errors.hpp"
+#include "runner/run/plan/plan_packing.hpp"
+#include "runner/run/plan/plan_report.hpp"
+#include "runner/run/plan/route_plan.hpp"
+#include "runner/run/setup/prepared_job.hpp"
 
 namespace po = boost::program_options;
 

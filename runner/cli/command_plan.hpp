@@ -3,7 +3,7 @@
 #include "runner/cli/command.hpp"
 #include "runner/env/scheduler.hpp"
 #include "runner/gpu/gpu_packing.hpp"
-#include "runner/run/plan_report.hpp"
+#include "runner/run/plan/plan_report.hpp"
 
 namespace shardrun::cli {
 

@@ -6,18 +6,16 @@
 namespace shardrun::cli {
 
 /**
- * `shardrun submit JOB.yaml --to slurm|aws-batch|gcp-batch`: validates the job as `run` does,
- * copies it to <output.path>.submit/<target>/ and writes the target's scripts or job files
- * there; Slurm ones are submitted with sbatch (unless --dry-run), cloud ones only written.
+ * `shardrun submit JOB.yaml --to TARGET`: validates the job as `run` does, copies it to
+ * <output.path>.submit/<target>/ and writes the target's scripts or job files there; a target
+ * that can submit does (unless --dry-run), the others only write. The targets, their help and
+ * their own options come from the target table (runner/submit/submit_targets.hpp).
  */
 class SubmitCommand : public Command {
 public:
     std::string_view name() const noexcept override { return "submit"; }
-    std::string_view synopsis() const noexcept override
-    {
-        return "write a job's Slurm / AWS Batch / Google Cloud Batch files and submit it";
-    }
-    std::string_view arguments() const noexcept override { return "JOB.yaml --to slurm|aws-batch|gcp-batch"; }
+    std::string_view synopsis() const noexcept override;
+    std::string_view arguments() const noexcept override;
     int run() override;
 
 protected:

@@ -10,10 +10,10 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "runner/core/rank_fatal.hpp"
 #include "runner/exec/worker_log.hpp"
 #include "runner/exec/worker_pool.hpp"
 #include "runner/exec/worker_state.hpp"
-#include "runner/core/rank_fatal.hpp"
 
 namespace shardrun::exec {
 namespace {

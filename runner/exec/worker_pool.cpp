@@ -6,11 +6,11 @@
 
 #include <chrono>
 
+#include "runner/core/rank_fatal.hpp"
 #include "runner/exec/results/task_shapes.hpp"
 #include "runner/exec/worker_log.hpp"
 #include "runner/exec/worker_state.hpp"
 #include "runner/job/param_shapes.hpp"
-#include "runner/core/rank_fatal.hpp"
 
 namespace shardrun::exec {
 namespace {

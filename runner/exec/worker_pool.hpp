@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "io/result_types.hpp"
+#include "runner/core/task_kind.hpp"
 #include "runner/exec/worker_process.hpp"
 #include "runner/exec/worker_protocol.hpp"
-#include "runner/core/task_kind.hpp"
 
 namespace shardrun::exec {
 

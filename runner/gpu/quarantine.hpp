@@ -1,7 +1,7 @@
 #pragma once
 
 // Quarantine of a failing GPU (issue 26, point 3), as pure decisions: what counts as a device
-// fault, and when a device has had enough of them. The runner (runner/run/device_health.hpp)
+// fault, and when a device has had enough of them. The runner (runner/run/loop/device_health.hpp)
 // feeds them what a task did and what its GPU reported (DeviceFaultEvents).
 #include <map>
 #include <string>

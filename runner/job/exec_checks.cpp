@@ -44,7 +44,7 @@ void check_exec_templates(const JobRead& job, const YamlContext& context)
     for (const auto& entry : spec.params.entries()) names.push_back(entry.first);
     const auto& builtins = builtin_placeholders();
     for (const auto& name : names) {
-        // `device` picks the task's device (runner/run/device_choice.hpp), and {device} then names it.
+        // `device` picks the task's device (runner/run/setup/device_choice.hpp), and {device} then names it.
         const bool device = name == "device";
         if (!device && std::find(builtins.begin(), builtins.end(), name) != builtins.end()) {
             context.fail(job.marks.value("exec"), "exec",

@@ -4,8 +4,8 @@
 
 #include "runner/errors.hpp"
 #include "runner/job/job_sections.hpp"
-#include "runner/job/section_reads.hpp"
 #include "runner/job/remote_path.hpp"
+#include "runner/job/section_reads.hpp"
 
 namespace shardrun::job {
 namespace {

@@ -63,9 +63,9 @@ void check_auto_device(const JobRead& job, const YamlContext& context)
     }
 }
 
-void check_gpu_sharing(JobRead& job, const YamlContext& context)
+void check_gpu_sharing(const JobRead& job, const YamlContext& context)
 {
-    auto& spec = job.spec;
+    const auto& spec = job.spec;
     const auto& sharing = spec.gpu_sharing;
     if (!sharing.given) return;
     const auto at = sharing_key(job.marks);
@@ -93,7 +93,12 @@ void check_gpu_sharing(JobRead& job, const YamlContext& context)
                      "worker runs one process per rank, so MPS would limit the worker, not each of its tasks_per_gpu "
                      "tasks; use exec.mode: task, gpu_sharing: time, or tasks_per_gpu: 1");
     }
-    spec.slots_per_rank = sharing.tasks_per_gpu;
+}
+
+void derive_settings(JobSpec& spec)
+{
+    // tasks_per_gpu K runs K tasks at once on the rank's GPU: K slots (checked above not to contradict slots_per_rank).
+    if (spec.gpu_sharing.given) spec.slots_per_rank = spec.gpu_sharing.tasks_per_gpu;
 }
 
 }  // namespace shardrun::job

@@ -27,7 +27,9 @@ void check_param_names(const JobRead& job, const YamlContext& context);
 /** auto_device against device and exec.mode, and its rule against the job's parameters (gpu_checks.cpp). */
 void check_auto_device(const JobRead& job, const YamlContext& context);
 /** GPU sharing against device, gpus_per_task, gpus_per_rank, slots_per_rank and exec.mode; sets the slots (gpu_checks.cpp). */
-void check_gpu_sharing(JobRead& job, const YamlContext& context);
+void check_gpu_sharing(const JobRead& job, const YamlContext& context);
+/** The settings that follow from others, set in one step after every check (tasks_per_gpu -> slots_per_rank). */
+void derive_settings(JobSpec& spec);
 /** Every {name} in exec.argv and exec.env is a parameter or built-in, fixed per rank under a worker (exec_checks.cpp). */
 void check_exec_templates(const JobRead& job, const YamlContext& context);
 /** data.input's file and exec.cwd made absolute (job_paths.hpp); exec.cwd must be a folder (job_paths.cpp). */

@@ -44,6 +44,7 @@ JobSpec parse_job(const std::string& file, const std::string& text, const std::v
     auto job = read_sections(tree.root, tree.context, known_tasks, job_dir);
     job.spec.text = text;  // before the checks: auto_device's rule is located in it
     check_across(job, tree.context, given_job_dir);
+    derive_settings(job.spec);
     job.spec.resolved_json = resolved_json(std::move(tree.identity), job.points_file);
     return std::move(job.spec);
 }

@@ -35,7 +35,7 @@ void read_params(const YAML::Node& root, const YamlContext& context, JobRead& jo
         const auto path = "params." + key;
         if (!entry.second.IsScalar()) context.fail(entry.second, path, "must be a scalar value");
         job.spec.params.set(key, scalar_value(entry.second));
-        // Where the kind's checks (runner/run/param_checks.cpp) and the later checks point.
+        // Where the kind's checks (runner/run/setup/param_checks.cpp) and the later checks point.
         sites.values[path] = context.where(entry.second, path);
         sites.keys[path] = context.where(entry.first, path);
         job.marks.values[path] = entry.second.Mark();

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "runner/env/scheduler.hpp"
-#include "runner/run/progress.hpp"
+#include "runner/run/loop/progress.hpp"
 
 namespace shardrun::run {
 

@@ -3,8 +3,8 @@
 #include <memory>
 #include <string>
 
-#include "runner/storage/folder_changes.hpp"
 #include "runner/job/remote_path.hpp"
+#include "runner/storage/folder_changes.hpp"
 
 namespace shardrun::storage {
 

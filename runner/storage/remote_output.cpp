@@ -113,13 +113,13 @@ void RemoteOutput::after_finalize()
     publish_changes(mirror_root(), remote_.parent, before_, folder_state(mirror_root(), element_entries()));
 }
 
-std::unique_ptr<RemoteOutput> open_remote_output(std::string& output_path, const RemoteRank& rank, bool resume, bool force)
+std::unique_ptr<RemoteOutput> open_remote_output(const std::string& output_path, const RemoteRank& rank, bool resume,
+                                                bool force)
 {
     auto remote = parse_remote(output_path);
     if (!remote) return nullptr;
     auto output = std::make_unique<RemoteOutput>(std::move(*remote), rank);
     output->fetch(resume, force);
-    output_path = output->local_path();
     return output;
 }
 

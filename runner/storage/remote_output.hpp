@@ -3,8 +3,8 @@
 #include <memory>
 #include <string>
 
-#include "runner/storage/folder_changes.hpp"
 #include "runner/job/remote_path.hpp"
+#include "runner/storage/folder_changes.hpp"
 #include "runner/storage/segment_uploader.hpp"
 
 namespace shardrun::storage {
@@ -65,10 +65,10 @@ private:
 };
 
 /**
- * For an output.path in object storage: the run's RemoteOutput, fetched (node leaders), with
- * `output_path` replaced by the mirror io/ writes. nullptr, `output_path` untouched, for a local one.
+ * For an output.path in object storage: the run's RemoteOutput, fetched (node leaders); io/ writes
+ * its local_path(), the mirror. nullptr for a local one.
  */
-std::unique_ptr<RemoteOutput> open_remote_output(std::string& output_path, const RemoteRank& rank, bool resume,
+std::unique_ptr<RemoteOutput> open_remote_output(const std::string& output_path, const RemoteRank& rank, bool resume,
                                                 bool force);
 
 }  // namespace shardrun::storage

@@ -66,4 +66,26 @@ json gcp_allocation_policy(const SubmitOptions& options)
     return {{"instances", json::array({instance})}};
 }
 
+namespace {
+
+void add_cloud_options(boost::program_options::options_description& options, SubmitOptions& o)
+{
+    namespace po = boost::program_options;
+    options.add_options()
+        ("image", po::value<std::string>(&o.image)->default_value(std::string(default_image)),
+         "container image of the cloud jobs (the project's Dockerfile builds shardrun:latest)")
+        ("vcpus", po::value<long>(&o.vcpus), "clouds: vCPUs per container / VM (default: 8 per GPU, else 1 per rank)")
+        ("memory", po::value<std::string>(&o.memory),
+         "clouds: memory per container / VM, e.g. 30G or 30720M (default: 30G per GPU, else 2G per rank)")
+        ("shm-size", po::value<std::string>(&o.shm_size),
+         "clouds: /dev/shm size, e.g. 8G (default: 8G per GPU, else 1G; at most half the memory)")
+        ("spot", po::bool_switch(&o.spot),
+         "clouds: Spot VMs (gcp-batch: provisioningModel SPOT; aws-batch: queue shardrun-spot, a SPOT compute environment)");
+}
+
+}  // namespace
+
+// extern: a namespace-scope const has internal linkage otherwise; the cloud targets list it.
+extern const OptionGroup cloud_options{"AWS Batch and Google Cloud Batch (--to aws-batch, --to gcp-batch)", add_cloud_options};
+
 }  // namespace shardrun::submit

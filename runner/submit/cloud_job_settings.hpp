@@ -4,6 +4,7 @@
 #include <string>
 
 #include "runner/submit/submit_options.hpp"
+#include "runner/submit/submit_targets.hpp"
 
 // The sizes, retries and scheduling fields of the cloud job files (README "Sizes, Spot and
 // retries"), apart from the container's command, variables and volumes.
@@ -13,6 +14,9 @@ namespace shardrun::submit {
 // with its finished work committed: a rerun resumes it. Exit 1 (some tasks failed) has had
 // shardrun's own `retries` already, and exit 2 (bad input) would fail the same way again.
 inline constexpr int exit_drained = 3;
+
+/** The options both clouds take (image, sizes, Spot): one group of `submit --help`, listed by each cloud target. */
+extern const OptionGroup cloud_options;
 
 /** AWS resourceRequirements: VCPU = --vcpus, MEMORY = --memory (MiB), GPU = ranks x gpus-per-rank (when > 0). */
 nlohmann::json aws_resource_requirements(const SubmitOptions& options);

@@ -8,8 +8,8 @@
 
 #include "runner/errors.hpp"
 #include "runner/exec/process.hpp"
-#include "runner/storage/rclone.hpp"
 #include "runner/job/remote_path.hpp"
+#include "runner/storage/rclone.hpp"
 
 extern char** environ;
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 
 #include "runner/errors.hpp"
@@ -20,6 +21,27 @@ constexpr std::array<const TargetEntry*, 3> all_targets{&slurm_target, &aws_batc
 }  // namespace
 
 std::span<const TargetEntry* const> targets() { return all_targets; }
+
+std::vector<const OptionGroup*> option_groups()
+{
+    std::vector<const OptionGroup*> groups;
+    for (const auto* target : all_targets) {
+        for (const auto* group : target->option_groups) {
+            if (std::find(groups.begin(), groups.end(), group) == groups.end()) groups.push_back(group);
+        }
+    }
+    return groups;
+}
+
+std::string target_titles(std::string_view separator)
+{
+    std::string titles;
+    for (const auto* target : all_targets) {
+        if (!titles.empty()) titles += separator;
+        titles += target->title;
+    }
+    return titles;
+}
 
 std::string target_names(std::string_view separator, std::string_view last_separator)
 {

@@ -84,9 +84,12 @@ int submit_aws_batch(const SubmitOptions& options, const SubmitFiles& files, std
     return 0;
 }
 
+const OptionGroup* const aws_option_groups[] = {&cloud_options};
+
 }  // namespace
 
 // extern: a namespace-scope const has internal linkage otherwise; submit_targets.cpp lists it.
-extern const TargetEntry aws_batch_target{"aws-batch", aws_batch_ranks, false, validate_aws_batch, submit_aws_batch};
+extern const TargetEntry aws_batch_target{"aws-batch", "AWS Batch", aws_batch_ranks, false, validate_aws_batch,
+                                          submit_aws_batch, aws_option_groups};
 
 }  // namespace shardrun::submit

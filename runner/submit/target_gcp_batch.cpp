@@ -2,9 +2,11 @@
 #include <fmt/format.h>
 
 #include <ostream>
+#include <string>
 
 #include "runner/errors.hpp"
 #include "runner/submit/cloud_container.hpp"
+#include "runner/submit/cloud_job_settings.hpp"
 #include "runner/submit/gcp_batch_json.hpp"
 #include "runner/submit/submission_upload.hpp"
 #include "runner/submit/submit_resources.hpp"
@@ -51,9 +53,23 @@ int submit_gcp_batch(const SubmitOptions& options, const SubmitFiles& files, std
     return 0;
 }
 
+void add_gcp_options(boost::program_options::options_description& options, SubmitOptions& o)
+{
+    namespace po = boost::program_options;
+    options.add_options()
+        ("gpu-type", po::value<std::string>(&o.gpu_type)->default_value(std::string(default_gpu_type)),
+         "Google Cloud accelerator type when --gpus-per-rank > 0")
+        ("machine-type", po::value<std::string>(&o.machine_type),
+         "gcp-batch: machine type (default: from --gpu-type and the GPUs per VM, e.g. g2-standard-8 for one nvidia-l4)");
+}
+
+const OptionGroup gcp_options{"Google Cloud Batch (--to gcp-batch)", add_gcp_options};
+const OptionGroup* const gcp_option_groups[] = {&cloud_options, &gcp_options};
+
 }  // namespace
 
 // extern: a namespace-scope const has internal linkage otherwise; submit_targets.cpp lists it.
-extern const TargetEntry gcp_batch_target{"gcp-batch", gcp_batch_ranks, false, validate_gcp_batch, submit_gcp_batch};
+extern const TargetEntry gcp_batch_target{"gcp-batch", "Google Cloud Batch", gcp_batch_ranks, false, validate_gcp_batch,
+                                          submit_gcp_batch, gcp_option_groups};
 
 }  // namespace shardrun::submit

@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "runner/errors.hpp"
 #include "runner/submit/sbatch.hpp"
@@ -57,9 +59,30 @@ int submit_slurm(const SubmitOptions& options, const SubmitFiles& files, std::os
     return 0;
 }
 
+
+void add_slurm_options(boost::program_options::options_description& options, SubmitOptions& o)
+{
+    namespace po = boost::program_options;
+    options.add_options()
+        ("partition", po::value<std::string>(&o.partition), "Slurm partition")
+        ("account", po::value<std::string>(&o.account), "slurm: --account of both jobs")
+        ("qos", po::value<std::string>(&o.qos), "slurm: --qos of the array job")
+        ("mem", po::value<std::string>(&o.mem), "slurm: --mem of each node of the array job, as sbatch takes it (64G)")
+        ("cpus-per-task", po::value<long>(&o.cpus_per_task), "slurm: --cpus-per-task of each rank")
+        ("sbatch", po::value<std::vector<std::string>>(&o.sbatch_lines)->composing(),
+         "slurm: one more #SBATCH option for the array job, e.g. --sbatch constraint=a100 (repeatable)")
+        ("merge-partition", po::value<std::string>(&o.merge_partition),
+         "slurm: partition of the merge job (default: the cluster's default partition)")
+        ("merge-time", po::value<std::string>(&o.merge_time), "slurm: time limit of the merge job (default 1:00:00)");
+}
+
+const OptionGroup slurm_options{"Slurm (--to slurm)", add_slurm_options};
+const OptionGroup* const slurm_option_groups[] = {&slurm_options};
+
 }  // namespace
 
 // extern: a namespace-scope const has internal linkage otherwise; submit_targets.cpp lists it.
-extern const TargetEntry slurm_target{"slurm", slurm_ranks, true, validate_slurm, submit_slurm};
+extern const TargetEntry slurm_target{"slurm", "Slurm", slurm_ranks, true, validate_slurm, submit_slurm,
+                                      slurm_option_groups};
 
 }  // namespace shardrun::submit

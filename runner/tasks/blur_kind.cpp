@@ -3,12 +3,12 @@
 #include "io/input/dataset_reader.hpp"
 #include "kernels/blur/blur.hpp"
 #include "kernels/common/seeded.hpp"
+#include "runner/core/task_kind.hpp"
 #include "runner/tasks/cpu_routes.hpp"
 #include "runner/tasks/device_param.hpp"
 #include "runner/tasks/kernel_kind_support.hpp"
 #include "runner/tasks/param_table.hpp"
 #include "runner/tasks/registry.hpp"
-#include "runner/core/task_kind.hpp"
 
 // Input: data.input FILE.h5:/images [N, height, width] float32, or seeded synthetic images.
 namespace shardrun::tasks {

@@ -29,7 +29,7 @@ inline constexpr std::int64_t gemm_cpu_below_n = 1024;
  */
 inline constexpr std::int64_t blur_cpu_below_side = 16384;
 
-/** gemm's rule; m and k default to n (runner/run/task_route.cpp reads a kind's defaults). */
+/** gemm's rule; m and k default to n (runner/run/setup/task_route.cpp reads a kind's defaults). */
 inline std::string gemm_cpu_if()
 {
     return fmt::format("m < {0} and n < {0} and k < {0}", gemm_cpu_below_n);

@@ -4,12 +4,12 @@
 #include "io/input/dataset_reader.hpp"
 #include "kernels/common/seeded.hpp"
 #include "kernels/embed/embed.hpp"
+#include "runner/core/task_kind.hpp"
 #include "runner/tasks/dataset_shapes.hpp"
 #include "runner/tasks/device_param.hpp"
 #include "runner/tasks/kernel_kind_support.hpp"
 #include "runner/tasks/param_table.hpp"
 #include "runner/tasks/registry.hpp"
-#include "runner/core/task_kind.hpp"
 
 // Input rows: data.input FILE.h5:/rows float32 [N, input_dim], or seeded synthetic rows.
 namespace shardrun::tasks {

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "runner/core/task_kind.hpp"
 #include "runner/exec/task_output.hpp"
 #include "runner/exec/worker_pool.hpp"
 #include "runner/job/job_spec.hpp"
 #include "runner/job/param_shapes.hpp"
-#include "runner/core/task_kind.hpp"
 
 namespace shardrun::tasks {
 

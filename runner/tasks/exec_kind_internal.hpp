@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "runner/exec/task_output.hpp"
 #include "runner/core/task_kind.hpp"
+#include "runner/exec/task_output.hpp"
 
 namespace shardrun::tasks {
 

@@ -3,11 +3,11 @@
 #include <vector>
 
 #include "kernels/heat2d/heat2d.hpp"
+#include "runner/core/task_kind.hpp"
 #include "runner/tasks/device_param.hpp"
 #include "runner/tasks/kernel_kind_support.hpp"
 #include "runner/tasks/param_table.hpp"
 #include "runner/tasks/registry.hpp"
-#include "runner/core/task_kind.hpp"
 
 namespace shardrun::tasks {
 namespace {

@@ -14,9 +14,9 @@
 #include "kernels/common/device.hpp"
 #include "kernels/common/errors.hpp"
 #include "kernels/common/stream_order.hpp"
+#include "runner/core/task_kind.hpp"
 #include "runner/errors.hpp"
 #include "runner/job/job_spec.hpp"
-#include "runner/core/task_kind.hpp"
 
 /** What the built-in kernel task kinds share: device mapping, timing, byte buffers, error mapping. */
 namespace shardrun::tasks::kernel_support {

@@ -19,6 +19,6 @@ list(APPEND SHARDRUN_KIND_SOURCES
   ${CMAKE_BINARY_DIR}/generated/runner/tasks/built_in_kinds.cpp
   tasks/param_table.cpp
   tasks/dataset_shapes.cpp
-  run/param_checks.cpp
+  run/setup/param_checks.cpp
   cli/command_selftest.cpp
   cli/command_kinds.cpp)

@@ -1,10 +1,10 @@
 #include "kernels/common/checks.hpp"
 #include "kernels/montecarlo/montecarlo.hpp"
+#include "runner/core/task_kind.hpp"
 #include "runner/tasks/device_param.hpp"
 #include "runner/tasks/kernel_kind_support.hpp"
 #include "runner/tasks/param_table.hpp"
 #include "runner/tasks/registry.hpp"
-#include "runner/core/task_kind.hpp"
 
 namespace shardrun::tasks {
 namespace {

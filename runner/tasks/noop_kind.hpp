@@ -1,7 +1,7 @@
 #pragma once
 
-#include "runner/tasks/param_table.hpp"
 #include "runner/core/task_kind.hpp"
+#include "runner/tasks/param_table.hpp"
 
 namespace shardrun::tasks {
 

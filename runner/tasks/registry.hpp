@@ -6,9 +6,9 @@
 #include <string_view>
 #include <vector>
 
+#include "runner/core/task_kind.hpp"
 #include "runner/job/job_spec.hpp"
 #include "runner/tasks/param_table.hpp"
-#include "runner/core/task_kind.hpp"
 
 namespace shardrun::tasks {
 

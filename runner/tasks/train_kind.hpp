@@ -3,8 +3,8 @@
 #include <memory>
 #include <mutex>
 
-#include "runner/tasks/param_table.hpp"
 #include "runner/core/task_kind.hpp"
+#include "runner/tasks/param_table.hpp"
 
 namespace shardrun::tasks {
 

@@ -9,8 +9,8 @@ The maps are fenced blocks in the READMEs (README.md "Layout", runner/README.md,
     ```
 
 SCOPE is `top` (the layers: base/, kernels/, ...) or a layer's folder name (`io`, `runner`).
-A room is a folder (trailing slash) or one file; a file belongs to the longest room that
-contains it. A room may include itself and any room on a lower floor; rooms that share a
+A room is a folder (trailing slash), one file, or a file's stem (`runner/run/run_job` is its .hpp
+and .cpp together); a file belongs to the longest room that contains it. A room may include itself and any room on a lower floor; rooms that share a
 floor may not include each other. Every product file must be in a room of each map whose
 folder holds it, so that a new folder cannot slip past the map.
 
@@ -54,7 +54,8 @@ class LayerMap:
     def room(self, path):
         best = None
         for room in self.floor_of:
-            if path == room or (room.endswith("/") and path.startswith(room)):
+            inside = path.startswith(room) if room.endswith("/") else path == room or path.startswith(room + ".")
+            if inside:
                 if best is None or len(room) > len(best):
                     best = room
         return best
@@ -88,7 +89,8 @@ def read_maps(repo):
                     for room in (r.strip() for r in text.split("|")):
                         if room in layer_map.floor_of:
                             raise MapError(f"{name}:{i + 1}: room {room} is listed twice")
-                        if not (repo / room).exists():
+                        stem = repo / room
+                        if not stem.exists() and not list(stem.parent.glob(stem.name + ".*")):
                             raise MapError(f"{name}:{i + 1}: room {room} does not exist")
                         layer_map.floor_of[room] = floor
                     floor += 1

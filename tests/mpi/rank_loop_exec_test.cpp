@@ -17,11 +17,12 @@
 
 #include "runner/job/job_parser.hpp"
 #include "runner/placement/placement.hpp"
-#include "runner/run/rank_loop.hpp"
+#include "runner/run/loop/rank_loop.hpp"
 #include "runner/tasks/registry.hpp"
 #include "tests/support/memory_sink.hpp"
 #include "tests/support/mpi_world.hpp"
 #include "tests/support/rank_loop_env.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace shardrun::run {
 namespace {
@@ -36,8 +37,8 @@ public:
     {
         std::vector<char> name(256, '\0');
         if (world_rank() == 0) {
-            std::string pattern = (std::filesystem::temp_directory_path() / "shardrun_exec_loop_XXXXXX").string();
-            if (::mkdtemp(pattern.data()) != nullptr) std::copy_n(pattern.begin(), std::min<size_t>(pattern.size(), 255), name.begin());
+            const auto made = shardrun::testing::make_temp_dir("shardrun_exec_loop_");
+            std::copy_n(made.begin(), std::min<size_t>(made.size(), 255), name.begin());
         }
         world_->broadcast(std::span<char>(name), 0);
         path = name.data();

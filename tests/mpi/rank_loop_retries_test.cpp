@@ -9,7 +9,7 @@
 
 #include "runner/job/job_parser.hpp"
 #include "runner/placement/placement.hpp"
-#include "runner/run/rank_loop.hpp"
+#include "runner/run/loop/rank_loop.hpp"
 #include "tests/support/memory_sink.hpp"
 #include "tests/support/mpi_world.hpp"
 #include "tests/support/rank_loop_env.hpp"

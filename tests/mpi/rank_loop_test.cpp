@@ -1,5 +1,5 @@
 // Every task runs exactly once across ranks, schedules and array elements (run at 1, 2, 4 ranks).
-#include "runner/run/rank_loop.hpp"
+#include "runner/run/loop/rank_loop.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>

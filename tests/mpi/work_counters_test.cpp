@@ -22,13 +22,14 @@
 #include "runner/job/job_parser.hpp"
 #include "runner/job/job_spec.hpp"
 #include "runner/placement/placement.hpp"
-#include "runner/run/progress.hpp"
-#include "runner/run/rank_loop.hpp"
-#include "runner/run/work_source.hpp"
+#include "runner/run/loop/progress.hpp"
+#include "runner/run/loop/rank_loop.hpp"
+#include "runner/run/loop/work_source.hpp"
 #include "runner/tasks/noop_kind.hpp"
 #include "tests/support/memory_sink.hpp"
 #include "tests/support/mpi_world.hpp"
 #include "tests/support/rank_loop_env.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace shardrun::run {
 namespace {
@@ -54,10 +55,8 @@ std::string shared_temp_dir()
 {
     std::vector<char> name(256, '\0');
     if (world_rank() == 0) {
-        std::string pattern = (std::filesystem::temp_directory_path() / "shardrun_counters_XXXXXX").string();
-        const char* made = ::mkdtemp(pattern.data());
-        std::copy_n(made != nullptr ? made : "", std::min<size_t>(std::strlen(made != nullptr ? made : ""), 255),
-                    name.begin());
+        const auto made = shardrun::testing::make_temp_dir("shardrun_counters_");
+        std::copy_n(made.begin(), std::min<size_t>(made.size(), 255), name.begin());
     }
     collectives::mpi::world()->broadcast(std::span<char>(name), 0);
     return name.data();

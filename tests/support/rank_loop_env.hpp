@@ -8,10 +8,10 @@
 
 #include "collectives/mpi/mpi_communicator.hpp"
 #include "io/result_sink.hpp"
+#include "runner/core/task_kind.hpp"
 #include "runner/job/job_spec.hpp"
 #include "runner/job/task_space.hpp"
-#include "runner/run/rank_loop_setup.hpp"
-#include "runner/core/task_kind.hpp"
+#include "runner/run/loop/rank_loop_setup.hpp"
 
 namespace shardrun::testing {
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <thread>
 
-#include "tests/runner/exec/temp_dir.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace shardrun::exec {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "runner/exec/process_tree.hpp"
-#include "tests/runner/exec/temp_dir.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace shardrun::exec {
 namespace {

@@ -1,4 +1,5 @@
 #include "runner/exec/worker_protocol.hpp"
+#include "tests/support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -216,16 +217,9 @@ void write_npy(const std::filesystem::path& path, const std::string& shape)
 
 class WorkerRowsAnswer : public ::testing::Test {
 protected:
-    void SetUp() override
-    {
-        dir_ = std::filesystem::temp_directory_path() / fmt::format("worker-rows-{}", ::getpid());
-        std::filesystem::create_directories(dir_);
-    }
-    void TearDown() override { std::filesystem::remove_all(dir_); }
+    AnswerPlace place(std::size_t rows) const { return {rows, dir_.path()}; }
 
-    AnswerPlace place(std::size_t rows) const { return {rows, dir_.string()}; }
-
-    std::filesystem::path dir_;
+    shardrun::testing::TempDir dir_{"worker-rows-"};
 };
 
 TEST_F(WorkerRowsAnswer, ShortChunkAnswersItsRowsAndIsPaddedToTheChunk)
@@ -254,7 +248,7 @@ TEST_F(WorkerRowsAnswer, OtherRowCountsNameBothShapes)
 
 TEST_F(WorkerRowsAnswer, FieldLeftOutOfResultsIsReadFromItsNpyFile)
 {
-    write_npy(dir_ / "e.npy", "(2, 2)");
+    write_npy(dir_.file("e.npy"), "(2, 2)");
 
     const auto answer = parse_worker_answer(R"({"task_id": 5, "status": "ok", "results": {}})", {rows_field()}, place(2));
     const auto without_results = parse_worker_answer(R"({"task_id": 5, "status": "ok"})", {rows_field()}, place(2));
@@ -269,11 +263,11 @@ TEST_F(WorkerRowsAnswer, FieldLeftOutOfResultsIsReadFromItsNpyFile)
 
 TEST_F(WorkerRowsAnswer, NpyFileOfAnotherShapeOrGivenTwiceOrMissingIsMalformed)
 {
-    write_npy(dir_ / "e.npy", "(2, 2)");
+    write_npy(dir_.file("e.npy"), "(2, 2)");
     const auto wrong_rows = parse_worker_answer(R"({"task_id": 5, "status": "ok", "results": {}})", {rows_field()},
                                                 place(1));
     const auto twice = parse_worker_answer(base64_answer("[2, 2]", four_floats), {rows_field()}, place(2));
-    std::filesystem::remove(dir_ / "e.npy");
+    std::filesystem::remove(dir_.file("e.npy"));
     const auto missing = parse_worker_answer(R"({"task_id": 5, "status": "ok", "results": {}})", {rows_field()},
                                              place(2));
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runner/errors.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace shardrun::job {
 namespace {
@@ -175,19 +176,17 @@ TEST(JobParser, SetChangesTheResolvedJson)
 TEST(JobParser, ResolvedJsonChangesWithThePointsFileContents)
 {
     // resolved_json is hashed for --resume: other points under the same file name are another job.
-    const auto dir = std::filesystem::temp_directory_path() / ("shardrun_parser_test_" + std::to_string(getpid()));
-    std::filesystem::create_directories(dir);
-    const auto job = (dir / "job.yaml").string();
+    const shardrun::testing::TempDir dir("shardrun_parser_test_");
+    const auto job = dir.file("job.yaml");
     const std::string text = "task: noop\nsweep: {points_file: points.json}\n";
-    std::ofstream(dir / "points.json") << R"([{"a": 1}, {"a": 2}])";
+    dir.write("points.json", R"([{"a": 1}, {"a": 2}])");
     const auto before = parse_job(job, text, {}, known_tasks);
-    std::ofstream(dir / "points.json") << R"([{"a": 5}, {"a": 6}])";
+    dir.write("points.json", R"([{"a": 5}, {"a": 6}])");
 
     const auto after = parse_job(job, text, {}, known_tasks);
 
     EXPECT_EQ(after.sweep.size(), 2u);
     EXPECT_NE(before.resolved_json, after.resolved_json);
-    std::filesystem::remove_all(dir);
 }
 
 TEST(JobParser, BadSetValueIsLocatedAtTheSetKey)

@@ -10,6 +10,7 @@
 
 #include "runner/errors.hpp"
 #include "runner/job/job_parser.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace shardrun::job {
 namespace {
@@ -243,17 +244,15 @@ TEST(Sweep, PointsNamingDifferentParametersAreAnError)
 
 TEST(Sweep, PointsFileIsReadBesideTheJobFile)
 {
-    const auto dir = std::filesystem::temp_directory_path() / ("shardrun_sweep_test_" + std::to_string(getpid()));
-    std::filesystem::create_directories(dir);
-    std::ofstream(dir / "points.json") << R"([{"a": 1, "b": "x"}, {"a": 2, "b": "y"}, {"a": 3, "b": "z"}])";
+    const shardrun::testing::TempDir dir("shardrun_sweep_test_");
+    dir.write("points.json", R"([{"a": 1, "b": "x"}, {"a": 2, "b": "y"}, {"a": 3, "b": "z"}])");
 
-    const auto sweep = sweep_of("  points_file: points.json\n  c: [0, 1]\n", (dir / "job.yaml").string());
+    const auto sweep = sweep_of("  points_file: points.json\n  c: [0, 1]\n", dir.file("job.yaml"));
 
     EXPECT_EQ(sweep.size(), 6u);
     EXPECT_EQ(int_at(sweep, 4, "a"), 3);
     EXPECT_EQ(text_at(sweep, 4, "b"), "z");
     EXPECT_EQ(int_at(sweep, 4, "c"), 0);
-    std::filesystem::remove_all(dir);
 }
 
 TEST(Sweep, MissingPointsFileNamesTheField)

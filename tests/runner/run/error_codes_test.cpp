@@ -15,8 +15,8 @@
 #include "io/hdf5/handle.hpp"
 #include "io/input/dataset_reader.hpp"
 #include "kernels/common/errors.hpp"
-#include "runner/errors.hpp"
 #include "runner/core/rank_fatal.hpp"
+#include "runner/errors.hpp"
 
 namespace shardrun::run {
 namespace {

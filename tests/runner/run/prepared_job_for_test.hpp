@@ -4,7 +4,7 @@
 #include <string>
 
 #include "runner/job/job_parser.hpp"
-#include "runner/run/prepared_job.hpp"
+#include "runner/run/setup/prepared_job.hpp"
 #include "runner/tasks/registry.hpp"
 
 namespace shardrun::run::testing {

@@ -5,8 +5,8 @@
 #include <cstdlib>
 
 #include "runner/errors.hpp"
-#include "runner/storage/rclone.hpp"
 #include "runner/storage/local_mirror.hpp"
+#include "runner/storage/rclone.hpp"
 
 namespace shardrun::storage {
 namespace {

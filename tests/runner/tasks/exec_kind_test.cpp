@@ -8,12 +8,12 @@
 #include "runner/errors.hpp"
 #include "runner/job/job_parser.hpp"
 #include "runner/job/task_space.hpp"
-#include "tests/runner/exec/temp_dir.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace shardrun::tasks {
 namespace {
 
-using exec::testing::TempDir;
+using shardrun::testing::TempDir;
 
 // Prints the task's environment and argv, and writes its result file.
 const char* const report_script =

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <limits>
 
-#include "tests/runner/exec/temp_dir.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace shardrun::exec {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "tests/runner/exec/temp_dir.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace shardrun::exec {
 namespace {

@@ -1,0 +1,104 @@
+#include "runner/run/loop/task_record.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <csignal>
+#include <iostream>
+#include <thread>
+
+#include "runner/exec/task_folder.hpp"
+#include "runner/run/setup/device_choice.hpp"
+
+namespace shardrun::run {
+
+double unix_now()
+{
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+io::TaskRecord begin_task(const LoopSettings& settings, tasks::TaskContext& context, job::ParamMap& params,
+                          std::uint64_t id, std::string task_dir, std::string& device_problem)
+{
+    settings.space->update_params(id, params);
+    context.task_id = id;
+    context.range = settings.space->range_of(id);
+    context.task_dir = std::move(task_dir);
+    device_problem.clear();
+    context.device = settings.device;
+    const auto* requested = params.find("device");
+    if (requested != nullptr) {
+        auto chosen = task_device(settings.device, requested);
+        context.device = *chosen.binding;
+        device_problem = std::move(chosen.problem);
+    }
+    // device: auto sends a task its rank's GPU would run slower to the CPU; /tasks/device says where it ran.
+    if (settings.route && settings.device.cuda && device_problem.empty() &&
+        auto_sends_to_cpu(true, requested, routes_to_cpu(*settings.route, params))) {
+        context.device = routed_cpu_binding(*settings.route);
+    }
+    context.attempt_base = context.task_dir.empty() ? 0 : exec::kept_attempts(context.task_dir);
+    return {id, io::TaskStatus::ok, 0, settings.rank, settings.host, context.device.label(), unix_now(), 0, 0};
+}
+
+std::optional<gpu::TelemetrySampler::WindowId> open_telemetry(const LoopSettings& settings)
+{
+    if (settings.telemetry == nullptr) return std::nullopt;
+    return settings.telemetry->open();
+}
+
+namespace {
+
+void close_telemetry(const LoopSettings& settings, std::optional<gpu::TelemetrySampler::WindowId> window,
+                     io::TaskRecord& record)
+{
+    if (!window) return;
+    const auto telemetry = settings.telemetry->close(*window);
+    record.gpu = telemetry.usage;
+    if (telemetry.faults.any()) {
+        std::cerr << fmt::format("shardrun: rank {} on {} ({}): task {}: the GPU reported {}\n", settings.rank,
+                                 settings.host, record.device, record.task_id, telemetry.faults.detail)
+                  << std::flush;
+    }
+    if (settings.on_task_telemetry) settings.on_task_telemetry(record, telemetry);
+}
+
+}  // namespace
+
+void end_task(const LoopSettings& settings, std::optional<gpu::TelemetrySampler::WindowId> window,
+              const AttemptsEnd& end, int attempts, io::TaskRecord& record)
+{
+    if (end.began) record.start = *end.began;  // the worker's load is not the task's time
+    record.end = unix_now();
+    close_telemetry(settings, window, record);
+    record.status = end.outcome.status;
+    record.attempts = attempts;
+    record.exit_code = end.outcome.exit_code;
+}
+
+void fill_reason(io::TaskRecord& record, const AttemptsEnd& end)
+{
+    if (record.status != io::TaskStatus::ok) record.message = end.outcome.message;
+    record.attempt_log = io::encode_attempts(end.attempts);
+}
+
+// Slurm's `scancel --signal=USR1` (the batch script's
+// way of passing on --signal=B:USR1@120) reaches every process of the step, the tasks' too.
+bool interrupted(const LoopSettings& settings, const AttemptsEnd& end)
+{
+    if (end.outcome.status == io::TaskStatus::ok) return false;
+    if (end.stop) return true;
+    if (end.outcome.exit_code != 128 + SIGUSR1 || settings.claims_closed == nullptr) return false;
+    // The task may die of the drain's SIGUSR1 before this rank knows of the drain: scancel signals
+    // the step's processes one by one, and another rank's drain arrives through the stop watcher
+    // (every 20 ms). So a task killed by SIGUSR1 waits a little for the drain before it is judged;
+    // a SIGUSR1 that was no drain's costs that wait once and is a failure.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (!settings.claims_closed->load()) {
+        if (std::chrono::steady_clock::now() >= deadline) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return true;
+}
+
+}  // namespace shardrun::run

@@ -1,0 +1,46 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "io/result_types.hpp"
+#include "runner/core/task_kind.hpp"
+#include "runner/gpu/telemetry_sampler.hpp"
+#include "runner/job/param_map.hpp"
+#include "runner/run/loop/attempts.hpp"
+#include "runner/run/loop/rank_loop.hpp"
+
+namespace shardrun::run {
+
+/** Seconds since the epoch: the times /tasks and /attempts keep. */
+double unix_now();
+
+/**
+ * Points the context at task `id` (its params, range, folder and device) and starts its record.
+ * @param device_problem  set to why the task cannot run on this rank (a cuda task here without a GPU)
+ */
+io::TaskRecord begin_task(const LoopSettings& settings, tasks::TaskContext& context, job::ParamMap& params,
+                          std::uint64_t id, std::string task_dir, std::string& device_problem);
+
+/** A task's telemetry window, when the rank samples its GPU (settings.telemetry). */
+std::optional<gpu::TelemetrySampler::WindowId> open_telemetry(const LoopSettings& settings);
+
+/**
+ * Ends the record of a task whose attempts ended: its start (when the work began, not the
+ * worker's load), end, telemetry (to /tasks/gpu_*, its fault evidence to the listener and the
+ * log), status, attempts and exit code.
+ */
+void end_task(const LoopSettings& settings, std::optional<gpu::TelemetrySampler::WindowId> window,
+              const AttemptsEnd& end, int attempts, io::TaskRecord& record);
+
+/** What /tasks/message and /attempts keep of the attempts: the reason the summary prints. */
+void fill_reason(io::TaskRecord& record, const AttemptsEnd& end);
+
+/**
+ * A task that did not succeed was interrupted, not failed, when the stop cut it short, or when
+ * it died of SIGUSR1 while the job drains (waits up to 2 s for the drain to reach this rank).
+ */
+bool interrupted(const LoopSettings& settings, const AttemptsEnd& end);
+
+}  // namespace shardrun::run

@@ -1,0 +1,219 @@
+#include "runner/run/report/summary.hpp"
+
+#include "runner/run/interrupt.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+#include <nlohmann/json.hpp>
+
+namespace shardrun::run {
+namespace {
+
+nlohmann::json to_json(const RankStats& stats)
+{
+    auto failures = nlohmann::json::array();
+    for (const auto& f : stats.failures) failures.push_back({{"task_id", f.task_id}, {"exit_code", f.exit_code}, {"message", f.message}});
+    auto slowest = nlohmann::json::array();
+    for (const auto& [seconds, id] : stats.slowest) slowest.push_back({{"task_id", id}, {"seconds", seconds}});
+    nlohmann::json j = {{"rank", stats.rank}, {"ok", stats.ok}, {"failed", stats.failed}, {"already_done", stats.already_done},
+            {"interrupted", stats.interrupted}, {"signal", stats.signal}, {"drain_ran_out", stats.drain_ran_out},
+            {"busy_seconds", stats.busy_seconds}, {"startup_seconds", stats.startup_seconds}, {"slowest", slowest}, {"failures", failures}};
+    if (!stats.quarantine.empty()) j["quarantine"] = stats.quarantine;  // issue 26: a GPU taken out of the job
+    return j;
+}
+
+RankStats from_json(const nlohmann::json& j)
+{
+    RankStats stats;
+    stats.rank = j["rank"];
+    stats.ok = j["ok"];
+    stats.failed = j["failed"];
+    stats.already_done = j["already_done"];
+    stats.interrupted = j["interrupted"];
+    stats.signal = j["signal"];
+    stats.drain_ran_out = j["drain_ran_out"];
+    stats.busy_seconds = j["busy_seconds"];
+    stats.startup_seconds = j["startup_seconds"];
+    for (const auto& s : j["slowest"]) stats.slowest.emplace_back(s["seconds"], s["task_id"]);
+    for (const auto& f : j["failures"]) stats.failures.push_back({f["task_id"], f["exit_code"], f["message"]});
+    if (j.contains("quarantine")) stats.quarantine = j["quarantine"];
+    return stats;
+}
+
+struct Aggregate {
+    std::uint64_t ok = 0, failed = 0, already_done = 0, interrupted = 0;
+    std::vector<std::string> signals;  ///< "SIGTERM to rank 1", in rank order
+    bool drain_ran_out = false;
+    double busy_min = 0, busy_max = 0, busy_mean = 0;
+    std::vector<std::pair<double, std::uint64_t>> slowest;
+    std::vector<FailedTask> failures;
+};
+
+Aggregate aggregate(const std::vector<RankStats>& ranks)
+{
+    Aggregate all;
+    all.busy_min = ranks.empty() ? 0 : ranks.front().busy_seconds;
+    for (const auto& r : ranks) {
+        all.ok += r.ok;
+        all.failed += r.failed;
+        all.already_done += r.already_done;
+        all.interrupted += r.interrupted;
+        if (r.signal != 0) all.signals.push_back(fmt::format("{} to rank {}", signal_name(r.signal), r.rank));
+        all.drain_ran_out = all.drain_ran_out || r.drain_ran_out;
+        all.busy_min = std::min(all.busy_min, r.busy_seconds);
+        all.busy_max = std::max(all.busy_max, r.busy_seconds);
+        all.busy_mean += r.busy_seconds / static_cast<double>(ranks.size());
+        all.slowest.insert(all.slowest.end(), r.slowest.begin(), r.slowest.end());
+        all.failures.insert(all.failures.end(), r.failures.begin(), r.failures.end());
+    }
+    std::sort(all.slowest.begin(), all.slowest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    if (all.slowest.size() > 5) all.slowest.resize(5);
+    std::sort(all.failures.begin(), all.failures.end(), [](const auto& a, const auto& b) { return a.task_id < b.task_id; });
+    return all;
+}
+
+/** `shardrun merge <path>`, the path quoted for a shell when it needs it. */
+std::string merge_command(const std::string& path)
+{
+    const bool plain = std::all_of(path.begin(), path.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_-./=:,+@%").find(c) != std::string_view::npos;
+    });
+    return "shardrun merge " + (plain ? path : "'" + path + "'");
+}
+
+// One element of an array job has no master file yet: name what it wrote and how to join it.
+std::string element_lines(const RunTotals& totals)
+{
+    std::string out = fmt::format("  array element {} of {} {} (indices 0..{})\n", totals.array_index,
+                                  totals.array_count, totals.interrupted ? "INTERRUPTED" : "finished",
+                                  totals.array_count - 1);
+    if (totals.output_path.empty()) return out;
+    out += fmt::format("  its results: {}.shards/a{}/ ({} does not exist until the elements are merged)\n",
+                       totals.output_path, totals.array_index, totals.output_path);
+    out += fmt::format("  when all {} elements have finished: {}\n", totals.array_count, merge_command(totals.output_path));
+    return out;
+}
+
+// What stopped the run, in the words of README's "Stopping a run": the signals by name and
+// the rank each reached (a USR1 is not assumed to be Slurm's time limit).
+std::string stop_cause(const Aggregate& all)
+{
+    std::string cause = all.signals.empty() ? std::string("a stop request")
+                                            : fmt::format("{}", fmt::join(all.signals.begin(),
+                                                                          all.signals.begin() + std::min<std::size_t>(3, all.signals.size()), ", "));
+    if (all.signals.size() > 3) cause += fmt::format(" and {} more", all.signals.size() - 3);
+    if (all.drain_ran_out) cause += ", then drain_timeout ran out";
+    return cause;
+}
+
+// "3 ok, 1 failed, 2 interrupted, 4 not started, 5 already done": the states of README's
+// "Task states"; the last three only when there are any.
+std::string counts_text(const RunTotals& totals, const Aggregate& all)
+{
+    std::string text = fmt::format("{} ok, {} failed", all.ok, all.failed);
+    if (all.interrupted > 0) text += fmt::format(", {} interrupted", all.interrupted);
+    const auto accounted = all.ok + all.failed + all.interrupted + all.already_done;
+    if (totals.tasks > accounted) text += fmt::format(", {} not started", totals.tasks - accounted);
+    if (all.already_done > 0) text += fmt::format(", {} already done", all.already_done);
+    return text;
+}
+
+// Exec workers' load (spawn to ready line) is the ranks' start-up, kept out of the tasks' seconds.
+std::string startup_line(const std::vector<RankStats>& ranks)
+{
+    double low = 0, high = 0;
+    bool any = false;
+    for (const auto& r : ranks) {
+        if (r.startup_seconds <= 0) continue;
+        low = any ? std::min(low, r.startup_seconds) : r.startup_seconds;
+        high = std::max(high, r.startup_seconds);
+        any = true;
+    }
+    if (!any) return "";
+    return fmt::format("  worker start-up per rank: min {:.2f} s, max {:.2f} s (not counted in the tasks' seconds)\n", low, high);
+}
+
+}  // namespace
+
+std::vector<RankStats> gather_stats(collectives::Communicator& world, const RankStats& mine)
+{
+    const auto texts = collectives::allgather_strings(world, to_json(mine).dump());
+    std::vector<RankStats> stats;
+    if (world.rank() != 0) return stats;
+    for (const auto& text : texts) stats.push_back(from_json(nlohmann::json::parse(text)));
+    return stats;
+}
+
+std::string format_summary(const RunTotals& totals, const std::vector<RankStats>& ranks)
+{
+    const auto all = aggregate(ranks);
+    std::string out = fmt::format("shardrun: {} {} in {:.2f} s: {} of {} tasks\n", totals.job_name,
+                                  totals.interrupted ? "INTERRUPTED" : "finished", totals.wall_seconds,
+                                  counts_text(totals, all), totals.tasks);
+    out += fmt::format("  busy per rank: min {:.2f} s, mean {:.2f} s, max {:.2f} s; imbalance {:.2f} (max/mean)\n",
+                       all.busy_min, all.busy_mean, all.busy_max, all.busy_mean > 0 ? all.busy_max / all.busy_mean : 1.0);
+    if (auto startup = startup_line(ranks); !startup.empty()) out += startup;
+    if (!all.slowest.empty()) {
+        std::vector<std::string> slow;
+        for (const auto& [seconds, id] : all.slowest) slow.push_back(fmt::format("#{} {:.3f} s", id, seconds));
+        out += fmt::format("  slowest: {}\n", fmt::join(slow, ", "));
+    }
+    for (size_t i = 0; i < all.failures.size() && i < 20; ++i) {
+        const auto& f = all.failures[i];
+        out += fmt::format("  failed #{}: exit {}: {}\n", f.task_id, f.exit_code, f.message);
+    }
+    if (all.failures.size() > 20) out += fmt::format("  ... and {} more failed tasks\n", all.failed - 20);
+    for (const auto& rank : ranks) {
+        if (!rank.quarantine.empty()) out += fmt::format("  rank {}: {}\n", rank.rank, rank.quarantine);
+    }
+    if (!totals.stop_reason.empty()) {
+        out += fmt::format("  {}; committed results are kept; fix the cause, then run again (--resume runs the tasks "
+                           "not started, --force starts over)\n",
+                           totals.stop_reason);
+    }
+    if (totals.interrupted) {
+        out += fmt::format("  interrupted by {}: committed tasks are kept; run again with --resume to finish\n",
+                           stop_cause(all));
+    }
+    if (totals.array_count > 1) {
+        out += element_lines(totals);
+    } else if (!totals.output_path.empty()) {
+        out += fmt::format("  results: {}\n", totals.output_path);
+        out += fmt::format("  picture: shardrun report {}\n", totals.output_path);
+    }
+    if (totals.launcher_banner_follows) {
+        out += fmt::format("  (mpirun's note below only repeats exit code {}; `mpirun -q` leaves this summary last)\n",
+                           totals.exit_code);
+    }
+    return out;
+}
+
+std::string summary_json(const RunTotals& totals, const std::vector<RankStats>& ranks)
+{
+    const auto all = aggregate(ranks);
+    auto per_rank = nlohmann::json::array();
+    for (const auto& r : ranks) per_rank.push_back(to_json(r));
+    nlohmann::json summary = {{"event", "summary"}, {"job", totals.job_name}, {"tasks", totals.tasks},
+                              {"ok", all.ok}, {"failed", all.failed}, {"interrupted", all.interrupted},
+                              {"already_done", all.already_done},
+                              {"exit_code", totals.exit_code}, {"wall_seconds", totals.wall_seconds},
+                              {"output", totals.output_path}, {"ranks", per_rank}};
+    // "stopped": why the run ended early, when it did (a signal, or its failures).
+    if (!totals.stop_reason.empty()) {
+        summary["stopped"] = totals.stop_reason;
+    } else if (totals.interrupted) {
+        summary["stopped"] = "interrupted by " + stop_cause(all);
+    }
+    if (totals.array_count > 1) {
+        summary["array_index"] = totals.array_index;
+        summary["array_count"] = totals.array_count;
+        summary["element_output"] = fmt::format("{}.shards/a{}/", totals.output_path, totals.array_index);
+        summary["merge_command"] = merge_command(totals.output_path);
+    }
+    return summary.dump();
+}
+
+}  // namespace shardrun::run

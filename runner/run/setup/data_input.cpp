@@ -1,0 +1,26 @@
+#include "runner/run/setup/data_input.hpp"
+
+#include <fmt/format.h>
+
+#include "runner/errors.hpp"
+#include "runner/job/yaml_context.hpp"
+
+namespace shardrun::run {
+
+io::DatasetInfo read_input(const job::JobSpec& spec)
+{
+    const auto where = spec.sites.value("data.input", spec.file);
+    io::DatasetInfo info;
+    try {
+        info = io::describe_dataset(io::parse_dataset_location(spec.data.input));
+    } catch (const io::InputError& error) {
+        SHARDRUN_THROW(JobFileError, job::located(where, "data.input", error.what()));
+    }
+    if (info.dims.empty()) {
+        SHARDRUN_THROW(JobFileError, job::located(
+            where, "data.input", fmt::format("'{}' is a scalar; it needs a first dimension to split", spec.data.input)));
+    }
+    return info;
+}
+
+}  // namespace shardrun::run

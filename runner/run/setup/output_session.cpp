@@ -1,0 +1,134 @@
+#include "runner/run/setup/output_session.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <utility>
+
+#include "runner/run/agreement.hpp"
+#include "runner/run/setup/job_param_source.hpp"
+#include "runner/version.hpp"
+
+namespace shardrun::run {
+namespace {
+
+// "CUDA runtime" -> "cuda_runtime": attribute names h5py users can type.
+std::string attribute_name(const std::string& label)
+{
+    std::string name;
+    for (const char c : label) name += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '_';
+    return name;
+}
+
+io::JobMetadata make_metadata(collectives::Communicator& world, const PreparedJob& job,
+                              const env::RunEnvironment& environment, placement::IdRange element)
+{
+    io::JobMetadata metadata;
+    metadata.job_name = job.spec.name;
+    metadata.job_file = job.spec.file;
+    metadata.job_text = job.spec.text;
+    metadata.params_json = job.spec.resolved_json;
+    metadata.shardrun_version = shardrun_version;
+    metadata.git_commit = shardrun_git_commit;
+    metadata.array_index = static_cast<int>(environment.array.index);
+    metadata.array_count = static_cast<int>(environment.array.count);
+    metadata.world_size = environment.topology.world_size;
+    for (const auto& row : env::gather_rank_rows(world, {environment.topology.world_rank, environment.topology.local_rank,
+                                                  environment.topology.local_size, environment.topology.host, ""})) {
+        if (metadata.hostnames.empty() || metadata.hostnames.back() != row.host) metadata.hostnames.push_back(row.host);
+    }
+    for (const auto& [library, version] : environment.build.libraries) metadata.library_versions[attribute_name(library)] = version;
+    metadata.task_count = job.task_count();
+    metadata.first_task = element.first;
+    metadata.end_task = element.last;
+    metadata.param_names = job.spec.sweep.names();
+    metadata.earlier_jobs = job.earlier_jobs;
+    return metadata;
+}
+
+}  // namespace
+
+OutputSession::OutputSession(collectives::Communicator& world, const PreparedJob& job,
+                             const env::RunEnvironment& environment, Settings settings)
+    : world_(world), job_(job), rank_(environment.topology.world_rank), world_size_(environment.topology.world_size),
+      remote_(settings.remote), place_(std::move(settings.place))
+{
+    const auto element = settings.element;
+    const bool resume = settings.resume;
+    const bool force = settings.force;
+    options_.path = place_.local;
+    options_.layout = job.spec.output.layout == "single" ? io::Layout::single : io::Layout::shards;
+    options_.resume = resume;
+    options_.force = force;
+    metadata_ = make_metadata(world, job, environment, element);
+    run_agreed(world_, [&] {
+        if (rank_ != 0) return;
+        try {
+            lock_ = io::prepare_output(options_, metadata_);
+        } catch (const io::OutputError& error) {
+            if (!remote_) throw;
+            throw io::OutputError(error.file(), error.line(), remote_->named(error.what()));  // the URL, not the mirror
+        }
+        // Now, not only at the end: readers of the running job label its rows with them.
+        io::publish_params(options_, metadata_, JobParamSource(job));
+        if (remote_) remote_->publish_start(force);
+    });
+    if (resume) load_committed(element);
+    run_agreed(world_, [&] {
+        sink_ = io::open_rank_sink(options_, metadata_, job.fields, world_);
+        if (remote_) remote_->start_uploads();
+    });
+}
+
+OutputSession::~OutputSession() = default;
+
+void OutputSession::load_committed(placement::IdRange element)
+{
+    // Runs of ids, not one id per task: a complete output is a single run (io::committed_runs).
+    std::vector<std::uint64_t> bounds;
+    run_agreed(world_, [&] {
+        if (rank_ != 0) return;
+        for (const auto& run : io::committed_runs(options_, metadata_)) {
+            bounds.push_back(run.first);
+            bounds.push_back(run.end);
+        }
+    });
+    bounds.resize(world_.broadcast_value<std::uint64_t>(bounds.size(), 0));
+    world_.broadcast(std::span<std::uint64_t>(bounds), 0);
+    committed_.assign(element.last, false);
+    committed_count_ = 0;
+    for (std::size_t i = 0; i + 1 < bounds.size(); i += 2) {
+        std::fill(committed_.begin() + static_cast<std::ptrdiff_t>(bounds[i]),
+                  committed_.begin() + static_cast<std::ptrdiff_t>(bounds[i + 1]), true);
+        committed_count_ += bounds[i + 1] - bounds[i];
+    }
+}
+
+void OutputSession::finish(bool interrupted, const std::vector<RankStats>& ranks)
+{
+    // Exec workers' load per rank, for the master's /ranks (recorded only where workers loaded).
+    std::vector<double> startup;
+    for (const auto& stats : ranks) startup.push_back(stats.startup_seconds);
+    if (std::none_of(startup.begin(), startup.end(), [](double seconds) { return seconds > 0; })) startup.clear();
+    // GPUs quarantined in this run (issue 26): kept for `status` and `report`, not only the summary.
+    std::vector<std::string> quarantined;
+    for (const auto& stats : ranks) {
+        if (!stats.quarantine.empty()) quarantined.push_back(fmt::format("rank {}: {}", stats.rank, stats.quarantine));
+    }
+    // run_agreed's reduction returns only once every rank has closed its part: no barrier needed.
+    // A remote output: every committed segment is in the bucket before the run ends (a drain's exit 3 included).
+    run_agreed(world_, [&] {
+        sink_.reset();
+        if (remote_) remote_->flush_uploads();
+    });
+    if (interrupted) return;
+    run_agreed(world_, [&] {
+        if (rank_ != 0) return;
+        if (remote_) remote_->before_finalize();
+        io::finalize_output(options_, metadata_, job_.fields, JobParamSource(job_), world_size_, startup, quarantined);
+        if (remote_) remote_->after_finalize();
+    });
+}
+
+}  // namespace shardrun::run

@@ -1,0 +1,72 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/job_output.hpp"
+#include "runner/env/run_environment.hpp"
+#include "runner/placement/placement.hpp"
+#include "runner/run/rank_stats.hpp"
+#include "runner/run/setup/output_place.hpp"
+#include "runner/run/setup/prepared_job.hpp"
+#include "runner/storage/remote_output.hpp"
+
+namespace shardrun::run {
+
+/**
+ * The results file of one run, seen from one rank: prepares (and locks) the output on
+ * rank 0, learns on resume which tasks are already committed, opens this rank's sink, and
+ * at the end writes the master file. Construction and finish() are collective.
+ */
+class OutputSession {
+public:
+    struct Settings {
+        OutputPlace place;                         ///< io/ writes place.local; messages and the summary name place.user
+        placement::IdRange element;                ///< this array element's task ids
+        bool resume = false;
+        bool force = false;
+        storage::RemoteOutput* remote = nullptr;  ///< the output in object storage (place.local is its mirror), or nullptr
+    };
+
+    /** @param world  every rank of the run; also the communicator of layout single's MPI-IO */
+    OutputSession(collectives::Communicator& world, const PreparedJob& job, const env::RunEnvironment& environment,
+                  Settings settings);
+    ~OutputSession();
+
+    /** Ids committed by earlier runs (indexed by task id), or nullptr when none. */
+    const std::vector<bool>* committed() const noexcept { return committed_count_ ? &committed_ : nullptr; }
+    std::uint64_t committed_count() const noexcept { return committed_count_; }
+    io::ResultSink& sink() noexcept { return *sink_; }
+    /** <output.path>.tasks: exec tasks' directories (stdout, stderr, result.json). */
+    std::string tasks_dir() const { return options_.path + ".tasks"; }
+    /** output.path as the user wrote it (a bucket URL for a remote output). */
+    const std::string& path() const noexcept { return place_.user; }
+    /** Shards commit per rank whenever they like; the single file commits collectively, so once at the end. */
+    bool periodic_commits() const noexcept { return options_.layout == io::Layout::shards; }
+
+    /**
+     * Closes the sink and, unless interrupted, writes the master file on rank 0. Collective.
+     * @param ranks  on rank 0, every rank's stats (gather_stats): their start-up goes to /ranks
+     */
+    void finish(bool interrupted, const std::vector<RankStats>& ranks = {});
+
+private:
+    void load_committed(placement::IdRange element);
+
+    collectives::Communicator& world_;
+    const PreparedJob& job_;
+    int rank_ = 0;
+    int world_size_ = 1;
+    io::OutputOptions options_;
+    io::JobMetadata metadata_;
+    io::OutputLock lock_;
+    std::vector<bool> committed_;
+    std::uint64_t committed_count_ = 0;
+    std::unique_ptr<io::ResultSink> sink_;
+    storage::RemoteOutput* remote_ = nullptr;
+    OutputPlace place_;
+};
+
+}  // namespace shardrun::run

@@ -1,0 +1,140 @@
+#include "runner/run/report/summary.hpp"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+
+#include <nlohmann/json.hpp>
+
+namespace shardrun::run {
+namespace {
+
+std::vector<RankStats> two_ranks()
+{
+    RankStats first, second;
+    first.rank = 0;
+    second.rank = 1;
+    first.add(0, 1.0, true, 0, "");
+    first.add(1, 3.0, false, 127, "cannot run 'sim': command not found");
+    second.add(2, 0.5, true, 0, "");
+    second.add(3, 1.5, true, 0, "");
+    return {first, second};
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(Summary, CountsBusyTimeSlowestAndFailures)
+{
+    const RunTotals totals{"heat", 4, 12.5, false, "results/heat.h5"};
+
+    const auto text = format_summary(totals, two_ranks());
+
+    EXPECT_TRUE(contains(text, "heat finished in 12.50 s: 3 ok, 1 failed of 4 tasks\n")) << text;
+    EXPECT_TRUE(contains(text, "min 2.00 s, mean 3.00 s, max 4.00 s; imbalance 1.33")) << text;
+    EXPECT_TRUE(contains(text, "slowest: #1 3.000 s, #3 1.500 s")) << text;
+    EXPECT_TRUE(contains(text, "failed #1: exit 127: cannot run 'sim': command not found")) << text;
+    EXPECT_TRUE(contains(text, "results: results/heat.h5")) << text;
+    EXPECT_TRUE(contains(text, "picture: shardrun report results/heat.h5")) << text;
+}
+
+TEST(Summary, InterruptedRunSaysHowToResume)
+{
+    const RunTotals totals{"heat", 4, 1.0, true, ""};
+
+    const auto text = format_summary(totals, two_ranks());
+
+    EXPECT_TRUE(contains(text, "INTERRUPTED")) << text;
+    EXPECT_TRUE(contains(text, "--resume")) << text;
+}
+
+TEST(Summary, InterruptedRunNamesTheSignalTheRankAndTheTaskStates)
+{
+    RunTotals totals{"heat", 10, 1.0, true, ""};
+    auto ranks = two_ranks();
+    ranks[0].already_done = 2;
+    ranks[1].interrupted = 1;
+    ranks[1].signal = SIGUSR1;
+    ranks[1].drain_ran_out = true;
+
+    const auto text = format_summary(totals, ranks);
+
+    // 3 ok + 1 failed + 1 interrupted + 2 already done of 10: 3 were never started.
+    EXPECT_TRUE(contains(text, "heat INTERRUPTED in 1.00 s: 3 ok, 1 failed, 1 interrupted, 3 not started, 2 already done of 10 tasks\n"))
+        << text;
+    EXPECT_TRUE(contains(text, "interrupted by SIGUSR1 to rank 1, then drain_timeout ran out:")) << text;
+    EXPECT_FALSE(contains(text, "time limit")) << "a USR1 is not assumed to be Slurm's: " << text;
+    const auto json = nlohmann::json::parse(summary_json(totals, ranks));
+    EXPECT_EQ(json["interrupted"], 1);
+    EXPECT_EQ(json["already_done"], 2);
+    EXPECT_EQ(json["stopped"], "interrupted by SIGUSR1 to rank 1, then drain_timeout ran out");
+}
+
+TEST(Summary, EndsWithANoteWhenMpirunsBannerFollows)
+{
+    RunTotals totals{"heat", 4, 1.0, false, "results/heat.h5"};
+    totals.exit_code = 1;
+    totals.launcher_banner_follows = true;
+
+    const auto text = format_summary(totals, two_ranks());
+
+    const std::string last = "  (mpirun's note below only repeats exit code 1; `mpirun -q` leaves this summary last)\n";
+    ASSERT_GE(text.size(), last.size());
+    EXPECT_EQ(text.substr(text.size() - last.size()), last) << text;
+}
+
+TEST(Summary, ArrayElementNamesItsShardsAndTheMergeCommand)
+{
+    RunTotals totals{"heat", 4, 1.0, false, "results/heat.h5"};
+    totals.array_index = 1;
+    totals.array_count = 3;
+
+    const auto text = format_summary(totals, two_ranks());
+
+    EXPECT_TRUE(contains(text, "array element 1 of 3 finished")) << text;
+    EXPECT_TRUE(contains(text, "its results: results/heat.h5.shards/a1/")) << text;
+    EXPECT_TRUE(contains(text, "when all 3 elements have finished: shardrun merge results/heat.h5\n")) << text;
+    EXPECT_FALSE(contains(text, "  results: results/heat.h5\n")) << "the master does not exist yet: " << text;
+}
+
+TEST(Summary, InterruptedArrayElementSaysSo)
+{
+    RunTotals totals{"heat", 4, 1.0, true, "my results/heat.h5"};
+    totals.array_index = 0;
+    totals.array_count = 2;
+
+    const auto text = format_summary(totals, two_ranks());
+
+    EXPECT_TRUE(contains(text, "array element 0 of 2 INTERRUPTED")) << text;
+    EXPECT_TRUE(contains(text, "shardrun merge 'my results/heat.h5'")) << text;
+}
+
+TEST(Summary, JsonSummaryOfAnArrayElement)
+{
+    RunTotals totals{"heat", 4, 1.0, false, "out.h5"};
+    totals.array_index = 2;
+    totals.array_count = 4;
+
+    const auto parsed = nlohmann::json::parse(summary_json(totals, two_ranks()));
+
+    EXPECT_EQ(parsed["array_index"], 2);
+    EXPECT_EQ(parsed["array_count"], 4);
+    EXPECT_EQ(parsed["element_output"], "out.h5.shards/a2/");
+    EXPECT_EQ(parsed["merge_command"], "shardrun merge out.h5");
+}
+
+TEST(Summary, JsonSummaryHasTotalsAndRanks)
+{
+    const RunTotals totals{"heat", 4, 12.5, false, "out.h5"};
+
+    const auto parsed = nlohmann::json::parse(summary_json(totals, two_ranks()));
+
+    EXPECT_EQ(parsed["event"], "summary");
+    EXPECT_EQ(parsed["ok"], 3);
+    EXPECT_EQ(parsed["failed"], 1);
+    EXPECT_EQ(parsed["tasks"], 4);
+    ASSERT_EQ(parsed["ranks"].size(), 2u);
+    EXPECT_EQ(parsed["ranks"][0]["failures"][0]["exit_code"], 127);
+}
+
+}  // namespace
+}  // namespace shardrun::run
