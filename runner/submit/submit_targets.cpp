@@ -16,7 +16,7 @@ extern const TargetEntry gcp_batch_target;
 
 namespace {
 
-constexpr std::array<const TargetEntry*, 3> all_targets{&slurm_target, &aws_batch_target, &gcp_batch_target};
+constexpr auto all_targets = std::to_array<const TargetEntry*>({&slurm_target, &aws_batch_target, &gcp_batch_target});
 
 }  // namespace
 

