@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "input/h5_fixture.hpp"
+#include "tests/support/h5_fixture.hpp"
 
 namespace {
 

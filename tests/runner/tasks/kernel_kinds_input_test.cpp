@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "input/h5_fixture.hpp"
+#include "tests/support/h5_fixture.hpp"
 #include "runner/job/job_spec.hpp"
 #include "runner/tasks/registry.hpp"
 
