@@ -12,11 +12,11 @@
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/handle.hpp"
 #include "io/job_output.hpp"
-#include "io/master/item_rows.hpp"
-#include "io/output/element_manifest.hpp"
-#include "io/output/element_match.hpp"
-#include "io/output/output_layout.hpp"
+#include "io/layout/element_manifest.hpp"
+#include "io/layout/element_match.hpp"
+#include "io/layout/output_layout.hpp"
 #include "io/single/single_sink.hpp"
+#include "io/task_rows/item_rows.hpp"
 
 namespace fs = std::filesystem;
 

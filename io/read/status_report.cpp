@@ -6,14 +6,13 @@
 #include <fstream>
 #include <map>
 
+#include "io/gather/task_stream.hpp"
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/handle.hpp"
-#include "io/output/consolidation.hpp"
-#include "io/output/element_manifest.hpp"
-#include "io/output/element_match.hpp"
-#include "io/output/output_layout.hpp"
+#include "io/layout/element_manifest.hpp"
+#include "io/layout/element_match.hpp"
+#include "io/layout/output_layout.hpp"
 #include "io/read/live_snapshot.hpp"
-#include "io/read/task_stream.hpp"
 
 namespace fs = std::filesystem;
 

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "io/errors.hpp"
-#include "io/output/element_manifest.hpp"
-#include "io/output/output_layout.hpp"
+#include "io/layout/element_manifest.hpp"
+#include "io/layout/output_layout.hpp"
 #include "runner/storage/local_mirror.hpp"
 #include "runner/storage/rclone.hpp"
 

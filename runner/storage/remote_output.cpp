@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "io/output/output_layout.hpp"
+#include "io/layout/output_layout.hpp"
 #include "runner/storage/local_mirror.hpp"
 #include "runner/storage/rclone.hpp"
 

@@ -1,4 +1,4 @@
-#include "io/read/task_table.hpp"
+#include "io/gather/task_table.hpp"
 
 #include <algorithm>
 
@@ -7,9 +7,9 @@
 #include "io/hdf5/field_io.hpp"
 #include "io/hdf5/handle.hpp"
 #include "io/hdf5/types.hpp"
-#include "io/output/output_layout.hpp"
+#include "io/layout/output_layout.hpp"
 #include "io/shards/segment.hpp"
-#include "io/tasks/tasks_group.hpp"
+#include "io/task_rows/tasks_group.hpp"
 
 namespace fs = std::filesystem;
 

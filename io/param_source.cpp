@@ -1,4 +1,4 @@
-#include "io/params/param_source.hpp"
+#include "io/param_source.hpp"
 
 #include <type_traits>
 #include <variant>

@@ -1,4 +1,4 @@
-#include "io/tasks/attempt_log.hpp"
+#include "io/attempt_log.hpp"
 
 #include <algorithm>
 #include <array>

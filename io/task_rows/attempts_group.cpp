@@ -1,14 +1,14 @@
-#include "io/tasks/attempts_group.hpp"
+#include "io/task_rows/attempts_group.hpp"
 
 #include <algorithm>
 #include <array>
 
+#include "io/attempt_log.hpp"
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/column_blocks.hpp"
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/dimension_scales.hpp"
 #include "io/hdf5/types.hpp"
-#include "io/tasks/attempt_log.hpp"
 
 namespace shardrun::io {
 namespace {

@@ -1,4 +1,4 @@
-#include "io/tasks/tasks_group.hpp"
+#include "io/task_rows/tasks_group.hpp"
 
 #include <numeric>
 
@@ -6,9 +6,9 @@
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/handle.hpp"
 #include "io/hdf5/types.hpp"
-#include "io/tasks/attempts_group.hpp"
-#include "io/tasks/gpu_columns.hpp"
-#include "io/tasks/label_columns.hpp"
+#include "io/task_rows/attempts_group.hpp"
+#include "io/task_rows/gpu_columns.hpp"
+#include "io/task_rows/label_columns.hpp"
 
 namespace shardrun::io {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "io/tasks/task_rows.hpp"
+#include "io/task_rows/task_rows.hpp"
 
 namespace shardrun::io {
 

@@ -1,4 +1,4 @@
-#include "io/output/output_layout.hpp"
+#include "io/layout/output_layout.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>

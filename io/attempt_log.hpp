@@ -21,7 +21,7 @@ struct AttemptRecord {
  * @internal A task's attempts travel with its /tasks row as one string (a segment and a row
  * batch hold it like host or device), so that every path a row takes (segments, resume,
  * merge, the row-winner rule) carries them without a second bookkeeping. The master spreads
- * them into /attempts (io/master/attempts_table.hpp). One line per attempt, tab-separated.
+ * them into /attempts (io/task_rows/attempts_group.hpp). One line per attempt, tab-separated.
  */
 std::string encode_attempts(const std::vector<AttemptRecord>& attempts);
 /** The inverse of encode_attempts(); malformed lines are skipped. */

@@ -1,5 +1,5 @@
 // Data-chunk fields as one array over items in the master, and back for --resume.
-#include "io/master/item_rows.hpp"
+#include "io/task_rows/item_rows.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -14,7 +14,7 @@
 #include "io/hdf5/field_io.hpp"
 #include "io/hdf5/handle.hpp"
 #include "io/hdf5/types.hpp"
-#include "io/tasks/task_rows.hpp"
+#include "io/task_rows/task_rows.hpp"
 
 namespace shardrun::io::master {
 namespace {

@@ -1,4 +1,4 @@
-#include "io/output/element_manifest.hpp"
+#include "io/layout/element_manifest.hpp"
 
 #include <chrono>
 #include <ctime>
@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "io/output/output_layout.hpp"
 #include "io/errors.hpp"
+#include "io/layout/output_layout.hpp"
 
 using nlohmann::json;
 

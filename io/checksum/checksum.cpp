@@ -1,4 +1,4 @@
-#include "io/output/checksum.hpp"
+#include "io/checksum/checksum.hpp"
 
 #include <array>
 #include <cstring>

@@ -1,6 +1,6 @@
 // Where a TaskStream's rows come from: the segments and single-layout files of an output,
 // found, verified and loaded (task_stream_sources.hpp).
-#include "io/read/task_stream_sources.hpp"
+#include "io/gather/task_stream_sources.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -8,8 +8,8 @@
 #include "io/errors.hpp"
 #include "io/hdf5/column_blocks.hpp"
 #include "io/hdf5/field_io.hpp"
-#include "io/output/output_layout.hpp"
-#include "io/tasks/tasks_group.hpp"
+#include "io/layout/output_layout.hpp"
+#include "io/task_rows/tasks_group.hpp"
 
 namespace fs = std::filesystem;
 
@@ -73,6 +73,14 @@ void TaskStream::add_element(const std::string& path, int array_index, std::uint
     }
     const auto single = layout::single_path(path, array_index);
     if (fs::exists(single)) add_single(single, first, end);
+}
+
+void add_element_rows(TaskStream& stream, const std::string& path, int array_index, bool consolidated,
+                      std::uint64_t first, std::uint64_t end)
+{
+    stream.add_element(path, array_index, first, end);
+    // A single-layout master that --resume moved back to its slot is read there, by add_element.
+    if (consolidated && !fs::exists(layout::single_path(path, array_index))) stream.add_single(path, first, end);
 }
 
 void TaskStream::add_single(const fs::path& file, std::uint64_t first, std::uint64_t end)

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "io/params/param_source.hpp"
+#include "io/param_source.hpp"
 
 namespace shardrun::io {
 

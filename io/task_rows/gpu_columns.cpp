@@ -1,5 +1,5 @@
 // The /tasks/gpu_* columns: per-task GPU telemetry, present only where some task was measured.
-#include "io/tasks/gpu_columns.hpp"
+#include "io/task_rows/gpu_columns.hpp"
 
 #include <limits>
 

@@ -1,4 +1,4 @@
-#include "io/output/recorded_job.hpp"
+#include "io/read/recorded_job.hpp"
 
 #include <filesystem>
 
@@ -6,7 +6,7 @@
 
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/handle.hpp"
-#include "io/output/element_manifest.hpp"
+#include "io/layout/element_manifest.hpp"
 
 namespace shardrun::io {
 

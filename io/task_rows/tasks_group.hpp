@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "io/tasks/task_rows.hpp"
+#include "io/task_rows/task_rows.hpp"
 
 namespace shardrun::io {
 

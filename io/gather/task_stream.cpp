@@ -1,5 +1,5 @@
 // TaskStream: the final row of every task, a block of ids at a time, in bounded memory.
-#include "io/read/task_stream.hpp"
+#include "io/gather/task_stream.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -7,8 +7,8 @@
 #include <numeric>
 
 #include "io/errors.hpp"
+#include "io/gather/task_stream_sources.hpp"
 #include "io/hdf5/column_blocks.hpp"
-#include "io/read/task_stream_sources.hpp"
 
 namespace fs = std::filesystem;
 

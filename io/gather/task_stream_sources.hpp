@@ -1,6 +1,6 @@
 #pragma once
 
-// @internal The sources a TaskStream reads (io/read/task_stream.hpp): committed segments, known
+// @internal The sources a TaskStream reads (io/gather/task_stream.hpp): committed segments, known
 // first by their span of ids and loaded (verified whole) only while a block needs them, and
 // single-layout files. task_stream_sources.cpp finds and loads them; task_stream.cpp merges
 // their rows into blocks.
@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "io/gather/task_stream.hpp"
 #include "io/hdf5/handle.hpp"
-#include "io/master/item_rows.hpp"
-#include "io/read/task_stream.hpp"
 #include "io/shards/segment.hpp"
+#include "io/task_rows/item_rows.hpp"
 
 namespace shardrun::io {
 namespace stream {

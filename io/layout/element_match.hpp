@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/output/element_manifest.hpp"
+#include "io/layout/element_manifest.hpp"
 #include "io/output_spec.hpp"
 
 /**

@@ -1,26 +1,16 @@
-#include "io/tasks/task_rows.hpp"
+#include "io/task_rows/task_rows.hpp"
 
 #include <numeric>
 
-#include <cstring>
-#include <limits>
 #include <string>
 
+#include "io/attempt_log.hpp"
+#include "io/checksum/checksum.hpp"
 #include "io/errors.hpp"
-#include "io/tasks/attempt_log.hpp"
-#include "io/tasks/gpu_columns.hpp"
-#include "io/output/checksum.hpp"
+#include "io/task_rows/gpu_columns.hpp"
 
 namespace shardrun::io {
 namespace {
-
-template <typename T>
-void append_value(std::vector<std::byte>& out, T value, std::size_t count)
-{
-    const auto offset = out.size();
-    out.resize(offset + count * sizeof(T));
-    for (std::size_t i = 0; i < count; ++i) std::memcpy(out.data() + offset + i * sizeof(T), &value, sizeof(T));
-}
 
 template <typename T>
 std::uint32_t crc_of(std::uint32_t crc, const std::vector<T>& column)
@@ -179,17 +169,6 @@ void check_values(const TaskRecord& record, const TaskValues& values, const std:
         SHARDRUN_THROW(ResultShapeError, where + "field '" + specs[f].name + "' has " + std::to_string(values[f].size()) +
                                " bytes, expected " + std::to_string(specs[f].bytes()) + " (" +
                                std::to_string(specs[f].elements()) + " x " + dtype_name(specs[f].dtype) + ")");
-    }
-}
-
-void append_fill(std::vector<std::byte>& out, const FieldSpec& spec, std::size_t rows)
-{
-    const std::size_t count = rows * spec.elements();
-    switch (spec.dtype) {
-    case DType::float32: append_value(out, std::numeric_limits<float>::quiet_NaN(), count); break;
-    case DType::float64: append_value(out, std::numeric_limits<double>::quiet_NaN(), count); break;
-    case DType::int32: append_value(out, std::numeric_limits<std::int32_t>::min(), count); break;
-    case DType::int64: append_value(out, std::numeric_limits<std::int64_t>::min(), count); break;
     }
 }
 

@@ -24,7 +24,7 @@ struct TaskRows {
     std::vector<double> end;
     std::vector<std::int32_t> exit_code;
     std::vector<std::string> message;      ///< /tasks/message
-    std::vector<std::string> attempt_log;  ///< encoded attempts (io/tasks/attempt_log.hpp), spread into /attempts
+    std::vector<std::string> attempt_log;  ///< encoded attempts (io/attempt_log.hpp), spread into /attempts
     std::vector<TaskGpuUsage> gpu;         ///< /tasks/gpu_*, written only where some row was measured
     std::vector<std::vector<std::byte>> fields;
 
@@ -59,8 +59,5 @@ struct TaskRows {
  * long. Empty `values` are accepted for a task that did not succeed.
  */
 void check_values(const TaskRecord& record, const TaskValues& values, const std::vector<FieldSpec>& specs);
-
-/** Writes the fill value of `spec` (NaN for floats, the minimum for ints) `rows` times. */
-void append_fill(std::vector<std::byte>& out, const FieldSpec& spec, std::size_t rows);
 
 }  // namespace shardrun::io

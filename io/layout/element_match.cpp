@@ -1,8 +1,8 @@
 // Array elements that belong together: one job, one array count (issue 23, point 3).
-#include "io/output/element_match.hpp"
+#include "io/layout/element_match.hpp"
 
 #include "io/errors.hpp"
-#include "io/output/output_layout.hpp"
+#include "io/layout/output_layout.hpp"
 
 namespace shardrun::io {
 namespace {

@@ -1,11 +1,11 @@
-#include "io/params/params_file.hpp"
+#include "io/output/params_file.hpp"
 
 #include <cerrno>
 #include <cstdio>
 
 #include "io/hdf5/handle.hpp"
+#include "io/layout/output_layout.hpp"
 #include "io/master/master_file.hpp"
-#include "io/output/output_layout.hpp"
 
 namespace fs = std::filesystem;
 

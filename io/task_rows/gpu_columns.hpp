@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "io/tasks/gpu_usage.hpp"
+#include "io/gpu_usage.hpp"
 
 namespace shardrun::io {
 

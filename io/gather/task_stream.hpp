@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "io/result_types.hpp"
-#include "io/tasks/task_rows.hpp"
+#include "io/task_rows/task_rows.hpp"
 
 namespace shardrun::io {
 
@@ -76,6 +76,14 @@ private:
     std::unique_ptr<Impl> impl_;
     std::uint64_t block_first_ = 0;
 };
+
+/**
+ * Adds the committed rows of element `array_index` with id in [first, end): its segments and
+ * single file and, when the element is `consolidated` (results stored once,
+ * io/output/consolidation.hpp), the master <path>.
+ */
+void add_element_rows(TaskStream& stream, const std::string& path, int array_index, bool consolidated,
+                      std::uint64_t first, std::uint64_t end);
 
 /** Counts of the final statuses of the rows a stream delivered. */
 struct StatusCounts {

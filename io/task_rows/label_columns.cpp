@@ -1,5 +1,5 @@
 // /tasks/host and /tasks/device as int32 codes plus a coordinate of their texts (label_columns.hpp).
-#include "io/tasks/label_columns.hpp"
+#include "io/task_rows/label_columns.hpp"
 
 #include "io/errors.hpp"
 #include "io/hdf5/attributes.hpp"
