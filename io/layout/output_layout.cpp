@@ -17,13 +17,14 @@ namespace fs = std::filesystem;
 namespace shardrun::io::layout {
 
 fs::path shards_dir(const std::string& path) { return fs::path(path + ".shards"); }
+std::string element_name(const std::string& index) { return "a" + index; }
 fs::path element_dir(const std::string& path, int array_index)
 {
-    return shards_dir(path) / ("a" + std::to_string(array_index));
+    return shards_dir(path) / element_name(std::to_string(array_index));
 }
 fs::path lock_path(const std::string& path, int array_index)
 {
-    return shards_dir(path) / ("a" + std::to_string(array_index) + ".lock");
+    return shards_dir(path) / (element_name(std::to_string(array_index)) + ".lock");
 }
 fs::path manifest_path(const std::string& path, int array_index) { return element_dir(path, array_index) / "element.json"; }
 fs::path params_path(const std::string& path, int array_index) { return element_dir(path, array_index) / "params.h5"; }
@@ -40,10 +41,18 @@ fs::path segment_path(const fs::path& rank_dir, long seq)
     return rank_dir / name;
 }
 
+fs::path tasks_dir(const std::string& path) { return fs::path(path + ".tasks"); }
+
 fs::path task_stderr_path(const std::string& path, unsigned long long task_id)
 {
-    return fs::path(path + ".tasks") / std::to_string(task_id) / "stderr";
+    return tasks_dir(path) / std::to_string(task_id) / "stderr";
 }
+
+fs::path member_dir(const fs::path& task_dir, int member) { return task_dir / ("member" + std::to_string(member)); }
+
+bool is_member_dir(const std::string& name) { return name.rfind("member", 0) == 0; }
+
+fs::path submit_dir(const std::string& path) { return fs::path(path + ".submit"); }
 
 long parse_indexed(const std::string& name, char prefix)
 {
@@ -67,6 +76,8 @@ std::vector<int> indexed_dirs(const fs::path& parent, char prefix)
 }
 
 }  // namespace
+
+long element_index(const std::string& name) { return parse_indexed(name, 'a'); }
 
 std::vector<int> element_indexes(const std::string& path) { return indexed_dirs(shards_dir(path), 'a'); }
 std::vector<int> rank_indexes(const std::string& path, int array_index)

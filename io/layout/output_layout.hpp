@@ -8,6 +8,8 @@ namespace shardrun::io::layout {
 
 /** @internal Paths of an output, all derived from the master path (see io/README.md). */
 std::filesystem::path shards_dir(const std::string& path);
+/** "a<index>", the name of an element's folder in shards_dir(); `index` may be a placeholder ("<index>"). */
+std::string element_name(const std::string& index);
 std::filesystem::path element_dir(const std::string& path, int array_index);
 std::filesystem::path lock_path(const std::string& path, int array_index);
 std::filesystem::path manifest_path(const std::string& path, int array_index);
@@ -16,9 +18,19 @@ std::filesystem::path single_path(const std::string& path, int array_index);
 std::filesystem::path rank_dir(const std::string& path, int array_index, int rank);
 /** <rank_dir>/<seq, 8 digits>.h5: names sort in commit order. */
 std::filesystem::path segment_path(const std::filesystem::path& rank_dir, long seq);
+/** <path>.tasks: the exec tasks' folders (<task_id>/), written by the runner, read by status and logs. */
+std::filesystem::path tasks_dir(const std::string& path);
 /** <path>.tasks/<task_id>/stderr, where exec tasks keep their stderr. */
 std::filesystem::path task_stderr_path(const std::string& path, unsigned long long task_id);
+/** <task_dir>/member<k>: where member k of a task's group keeps its output, inside the leader's folder. */
+std::filesystem::path member_dir(const std::filesystem::path& task_dir, int member);
+/** True for the name of a folder member_dir() makes. */
+bool is_member_dir(const std::string& name);
+/** <path>.submit: what `shardrun submit` writes beside an output, a folder per target. */
+std::filesystem::path submit_dir(const std::string& path);
 
+/** The index of an element folder's name ("a<N>": N), -1 for any other name. */
+long element_index(const std::string& name);
 /** Array indexes of the a<N> folders under <path>.shards/, sorted. */
 std::vector<int> element_indexes(const std::string& path);
 /** Ranks of the r<N> folders of an element, sorted. */

@@ -45,7 +45,7 @@ std::vector<std::string> log_files(const fs::path& task_dir)
     std::error_code error;
     std::vector<fs::path> folders{task_dir};
     for (const auto& entry : fs::directory_iterator(task_dir, error)) {
-        if (entry.is_directory(error) && entry.path().filename().string().rfind("member", 0) == 0) {
+        if (entry.is_directory(error) && layout::is_member_dir(entry.path().filename().string())) {
             folders.push_back(entry.path());
         }
     }
