@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "io/errors.hpp"
+#include "io/gather/element_sources.hpp"
 #include "io/hdf5/column_blocks.hpp"
 #include "io/hdf5/field_io.hpp"
 #include "io/layout/output_layout.hpp"
@@ -58,21 +59,18 @@ using namespace stream;
 
 void TaskStream::add_element(const std::string& path, int array_index, std::uint64_t first, std::uint64_t end)
 {
-    for (const int rank : layout::rank_indexes(path, array_index)) {
-        for (const auto& file : layout::segments(layout::rank_dir(path, array_index, rank))) {
-            std::string why;
-            const auto span = shards::read_segment_span(file, &why);
-            if (!span) {
-                impl_->problems.push_back(file.string() + ": " + why + "; its tasks are treated as not committed");
-                impl_->invalid.push_back(file);
-                continue;
-            }
-            if (span->rows == 0 || span->last_id < first || span->first_id >= end) continue;
-            impl_->segments.push_back(SegmentRef{file, *span, first, end, impl_->sources++});
+    const auto segment = [&](const fs::path& file) {
+        std::string why;
+        const auto span = shards::read_segment_span(file, &why);
+        if (!span) {
+            impl_->problems.push_back(not_committed(file, why));
+            impl_->invalid.push_back(file);
+            return;
         }
-    }
-    const auto single = layout::single_path(path, array_index);
-    if (fs::exists(single)) add_single(single, first, end);
+        if (span->rows == 0 || span->last_id < first || span->first_id >= end) return;
+        impl_->segments.push_back(SegmentRef{file, *span, first, end, impl_->sources++});
+    };
+    for_each_element_source(path, array_index, segment, [&](const fs::path& single) { add_single(single, first, end); });
 }
 
 void add_element_rows(TaskStream& stream, const std::string& path, int array_index, bool consolidated,
@@ -91,7 +89,7 @@ void TaskStream::add_single(const fs::path& file, std::uint64_t first, std::uint
         const std::uint64_t rows = tasks_group_rows(h5.get());
         impl_->singles.push_back(SingleRef{file, first, std::min(end, rows), impl_->sources++, std::move(h5)});
     } catch (const Hdf5Error& error) {
-        impl_->problems.push_back(file.string() + ": " + error.what() + "; its tasks are treated as not committed");
+        impl_->problems.push_back(not_committed(file, error.what()));
     }
 }
 
@@ -106,7 +104,7 @@ void TaskStream::Impl::load(const SegmentRef& ref)
         why = "its result fields differ from the job's";
     }
     if (!segment) {
-        problems.push_back(ref.file.string() + ": " + why + "; its tasks are treated as not committed");
+        problems.push_back(not_committed(ref.file, why));
         invalid.push_back(ref.file);
         return;
     }

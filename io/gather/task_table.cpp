@@ -2,12 +2,12 @@
 
 #include <algorithm>
 
+#include "io/gather/element_sources.hpp"
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/field_io.hpp"
 #include "io/hdf5/handle.hpp"
 #include "io/hdf5/types.hpp"
-#include "io/layout/output_layout.hpp"
 #include "io/shards/segment.hpp"
 #include "io/task_rows/tasks_group.hpp"
 
@@ -31,32 +31,30 @@ void TaskTable::take(const TaskRows& from, std::size_t i, int source, std::uint3
 
 void TaskTable::gather_element(const std::string& path, int array_index, std::uint64_t first, std::uint64_t end)
 {
-    for (const int rank : layout::rank_indexes(path, array_index)) {
-        for (const auto& file : layout::segments(layout::rank_dir(path, array_index, rank))) {
-            std::string why;
-            auto segment = shards::read_segment(file, &why, verify_results || cached_bytes_ < cache_budget);
-            if (!segment) {
-                problems.push_back(file.string() + ": " + why + "; its tasks are treated as not committed");
-                invalid_segments.push_back(file);
-                continue;
-            }
-            if (fields.empty()) fields = segment->fields;
-            const int source = static_cast<int>(sources.size());
-            sources.push_back(RowSource{file, false, {}});
-            std::size_t bytes = 0;
-            for (const auto& field : segment->rows.fields) bytes += field.size();
-            if (!segment->rows.fields.empty() && cached_bytes_ + bytes <= cache_budget) {
-                cached_bytes_ += bytes;
-                sources.back().cached_fields = std::move(segment->rows.fields);
-            }
-            for (std::size_t i = 0; i < segment->rows.size(); ++i) {
-                const auto id = segment->rows.task_id[i];
-                if (id >= first && id < end) take(segment->rows, i, source, static_cast<std::uint32_t>(i));
-            }
+    const auto gather_segment = [&](const fs::path& file) {
+        std::string why;
+        auto segment = shards::read_segment(file, &why, verify_results || cached_bytes_ < cache_budget);
+        if (!segment) {
+            problems.push_back(not_committed(file, why));
+            invalid_segments.push_back(file);
+            return;
         }
-    }
-    const auto single = layout::single_path(path, array_index);
-    if (fs::exists(single)) gather_single(single, first, end);
+        if (fields.empty()) fields = segment->fields;
+        const int source = static_cast<int>(sources.size());
+        sources.push_back(RowSource{file, false, {}});
+        std::size_t bytes = 0;
+        for (const auto& field : segment->rows.fields) bytes += field.size();
+        if (!segment->rows.fields.empty() && cached_bytes_ + bytes <= cache_budget) {
+            cached_bytes_ += bytes;
+            sources.back().cached_fields = std::move(segment->rows.fields);
+        }
+        for (std::size_t i = 0; i < segment->rows.size(); ++i) {
+            const auto id = segment->rows.task_id[i];
+            if (id >= first && id < end) take(segment->rows, i, source, static_cast<std::uint32_t>(i));
+        }
+    };
+    for_each_element_source(path, array_index, gather_segment,
+                            [&](const fs::path& single) { gather_single(single, first, end); });
 }
 
 void TaskTable::gather_single(const fs::path& file, std::uint64_t first, std::uint64_t end)
@@ -77,7 +75,7 @@ void TaskTable::gather_single(const fs::path& file, std::uint64_t first, std::ui
             take(from, id, source, static_cast<std::uint32_t>(id));
         }
     } catch (const Hdf5Error& error) {
-        problems.push_back(file.string() + ": " + error.what() + "; its tasks are treated as not committed");
+        problems.push_back(not_committed(file, error.what()));
     }
 }
 

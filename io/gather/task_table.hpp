@@ -22,6 +22,9 @@ struct RowSource {
  * (row i is task first_id + i), gathered from committed segments and single-layout files,
  * with the source of every row's results. The master needs the whole job (first_id 0);
  * one array element needs only its own block, so a huge job does not cost T rows there.
+ * The row gatherer's whole-table front end; TaskStream (task_stream.hpp) is its bounded one:
+ * both walk an element's sources through for_each_element_source() (element_sources.hpp)
+ * and pick a task's row by TaskRows::take_if_better().
  */
 struct TaskTable {
     std::uint64_t first_id = 0;
