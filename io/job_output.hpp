@@ -108,7 +108,7 @@ struct OutputSummary {
     std::string master_path;
 };
 
-class ParamSource;  // io/params/param_source.hpp
+class ParamSource;  // io/param_source.hpp
 
 /**
  * Rank 0, after every rank committed and destroyed its sink: marks this array element

@@ -2,7 +2,7 @@
 
 #include <mutex>
 
-#include "io/hdf5/library_info.hpp"
+#include "io/library_info.hpp"
 #include "io/result_types.hpp"
 
 namespace shardrun::io {

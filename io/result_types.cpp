@@ -1,6 +1,20 @@
 #include "io/result_types.hpp"
 
+#include <cstring>
+#include <limits>
+
 namespace shardrun::io {
+namespace {
+
+template <typename T>
+void append_value(std::vector<std::byte>& out, T value, std::size_t count)
+{
+    const auto offset = out.size();
+    out.resize(offset + count * sizeof(T));
+    for (std::size_t i = 0; i < count; ++i) std::memcpy(out.data() + offset + i * sizeof(T), &value, sizeof(T));
+}
+
+}  // namespace
 
 std::size_t dtype_size(DType dtype) noexcept
 {
@@ -45,6 +59,17 @@ const char* task_status_name(TaskStatus status) noexcept
     case TaskStatus::skipped: return "skipped";
     }
     return "?";
+}
+
+void append_fill(std::vector<std::byte>& out, const FieldSpec& spec, std::size_t rows)
+{
+    const std::size_t count = rows * spec.elements();
+    switch (spec.dtype) {
+    case DType::float32: append_value(out, std::numeric_limits<float>::quiet_NaN(), count); break;
+    case DType::float64: append_value(out, std::numeric_limits<double>::quiet_NaN(), count); break;
+    case DType::int32: append_value(out, std::numeric_limits<std::int32_t>::min(), count); break;
+    case DType::int64: append_value(out, std::numeric_limits<std::int64_t>::min(), count); break;
+    }
 }
 
 }  // namespace shardrun::io

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "io/tasks/gpu_usage.hpp"
+#include "io/gpu_usage.hpp"
 
 namespace shardrun::io {
 
@@ -26,7 +26,7 @@ struct FieldSpec {
     /**
      * Axis 0 of `shape` is the data chunk's rows (declared `rows` in a data job): a task holds
      * end - start rows, padded with the fill value to shape[0]; the master stores the field
-     * as [items, shape[1:]...] (io/master/item_rows.hpp).
+     * as [items, shape[1:]...] (io/task_rows/item_rows.hpp).
      */
     bool item_rows = false;
     /**
@@ -43,6 +43,12 @@ struct FieldSpec {
     /** Bytes per task. */
     std::size_t bytes() const noexcept { return elements() * dtype_size(dtype); }
 };
+
+/**
+ * Writes the fill value of `spec` (NaN for floats, the minimum for ints) `rows` times: the
+ * value of a row without a result, here beside FieldSpec so that every room can pad rows.
+ */
+void append_fill(std::vector<std::byte>& out, const FieldSpec& spec, std::size_t rows);
 
 /** "<field>_length": the result field that holds each task's extent of a parameter-shaped field. */
 std::string length_field_name(const std::string& field);
@@ -63,7 +69,7 @@ struct TaskRecord {
     double end = 0.0;
     std::int32_t exit_code = 0;
     std::string message;      ///< why it did not succeed, one line (/tasks/message); empty when ok
-    std::string attempt_log;  ///< every attempt of it, as io/tasks/attempt_log.hpp encodes them (/attempts)
+    std::string attempt_log;  ///< every attempt of it, as io/attempt_log.hpp encodes them (/attempts)
     TaskGpuUsage gpu;         ///< /tasks/gpu_* (NVML telemetry); unmeasured without NVML or a GPU
 };
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "bench_common.hpp"
-#include "io/output/output_layout.hpp"
+#include "io/layout/output_layout.hpp"
 #include "vds_master.hpp"
 
 namespace fs = std::filesystem;

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "io/read/task_table.hpp"
+#include "io/gather/task_table.hpp"
 
 namespace shardrun::io::bench {
 

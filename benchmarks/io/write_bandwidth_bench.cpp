@@ -14,6 +14,7 @@
 
 #include "bench_common.hpp"
 #include "collectives/mpi/mpi_communicator.hpp"
+#include "io/layout/output_layout.hpp"
 
 namespace fs = std::filesystem;
 using namespace shardrun::io;
@@ -90,7 +91,7 @@ double timed(double& cpu, Write&& write)
 std::vector<std::string> segment_files(const std::string& path)
 {
     std::vector<std::string> files;
-    for (const auto& entry : fs::recursive_directory_iterator(path + ".shards")) {
+    for (const auto& entry : fs::recursive_directory_iterator(layout::shards_dir(path))) {
         if (entry.path().extension() == ".h5") files.push_back(entry.path().string());
     }
     std::sort(files.begin(), files.end());
@@ -140,7 +141,7 @@ Figures measure(const Setup& setup, int rounds)
                 f.cpu[3] += cpu[0];
                 f.cpu[4] += cpu[1];
             }
-            fs::remove_all(path + ".shards");
+            fs::remove_all(layout::shards_dir(path));
             fs::remove(path);
         }
         f.raw.push_back(wall[0]);

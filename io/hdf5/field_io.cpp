@@ -1,7 +1,7 @@
 #include "io/hdf5/field_io.hpp"
 
 #include "io/hdf5/types.hpp"
-#include "io/tasks/task_rows.hpp"
+#include "io/result_types.hpp"
 
 namespace shardrun::io::hdf5 {
 namespace {

@@ -1,10 +1,10 @@
 // Large result rows as one HDF5 chunk each (row_chunks.hpp).
 #include "io/hdf5/row_chunks.hpp"
 
+#include "io/checksum/checksum.hpp"
 #include "io/hdf5/field_io.hpp"
 #include "io/hdf5/types.hpp"
-#include "io/output/checksum.hpp"
-#include "io/tasks/task_rows.hpp"
+#include "io/result_types.hpp"
 
 namespace shardrun::io::hdf5 {
 

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <utility>
 
-#include "io/hdf5/library_info.hpp"
+#include "io/library_info.hpp"
 
 namespace shardrun::io {
 namespace {

@@ -9,8 +9,8 @@
 #include "io/errors.hpp"
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/handle.hpp"
-#include "io/hdf5/library_info.hpp"
 #include "io/hdf5/types.hpp"
+#include "io/library_info.hpp"
 
 namespace shardrun::io {
 namespace {

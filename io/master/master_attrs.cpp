@@ -12,12 +12,12 @@
 #include "io/hdf5/field_io.hpp"
 #include "io/hdf5/row_chunks.hpp"
 #include "io/hdf5/types.hpp"
-#include "io/tasks/label_columns.hpp"
-#include "io/tasks/gpu_columns.hpp"
+#include "io/layout/element_manifest.hpp"
 #include "io/master/master_file.hpp"
-#include "io/tasks/attempts_group.hpp"
-#include "io/output/element_manifest.hpp"
-#include "io/params/param_source.hpp"
+#include "io/param_source.hpp"
+#include "io/task_rows/attempts_group.hpp"
+#include "io/task_rows/gpu_columns.hpp"
+#include "io/task_rows/label_columns.hpp"
 
 namespace shardrun::io::master {
 

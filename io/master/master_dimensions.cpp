@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "io/gather/task_stream.hpp"
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/column_blocks.hpp"
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/dimension_scales.hpp"
 #include "io/master/master_file.hpp"
-#include "io/read/task_stream.hpp"
 
 namespace shardrun::io::master {
 namespace {

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "io/errors.hpp"
+#include "io/gather/task_stream.hpp"
+#include "io/gather/task_table.hpp"
 #include "io/output_spec.hpp"
-#include "io/params/param_source.hpp"
-#include "io/read/task_stream.hpp"
-#include "io/read/task_table.hpp"
+#include "io/param_source.hpp"
 
 namespace shardrun::io::master {
 
@@ -137,15 +137,5 @@ void finish_master_file(hid_t file, const MasterInfo& info, std::uint64_t task_c
  */
 StatusCounts write_master_streamed(const std::filesystem::path& target, const MasterInfo& info, TaskStream& stream,
                                   std::string_view retry = retry_run);
-
-/**
- * layout single: turns the element's data file into a master in place (attributes, params,
- * fill of rows without a result, found from the file's own /tasks/status a block at a time,
- * host and device made variable-length) and, when `target` is not empty, renames it there.
- * `complete` is stored as info.complete and no task left pending.
- * @return the counts of the file's rows
- */
-StatusCounts finish_single_streamed(const std::filesystem::path& single, const std::filesystem::path& target,
-                                    const MasterInfo& info);
 
 }  // namespace shardrun::io::master

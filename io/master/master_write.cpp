@@ -6,9 +6,9 @@
 #include <stdexcept>
 
 #include "io/hdf5/handle.hpp"
-#include "io/master/item_rows.hpp"
+#include "io/layout/output_layout.hpp"
 #include "io/master/master_file.hpp"
-#include "io/output/output_layout.hpp"
+#include "io/task_rows/item_rows.hpp"
 
 namespace fs = std::filesystem;
 

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "io/output/output_layout.hpp"
+#include "io/layout/output_layout.hpp"
 
 namespace fs = std::filesystem;
 
@@ -51,14 +51,6 @@ private:
 };
 
 }  // namespace
-
-void add_element_rows(TaskStream& stream, const std::string& path, int array_index, bool consolidated,
-                      std::uint64_t first, std::uint64_t end)
-{
-    stream.add_element(path, array_index, first, end);
-    // A single-layout master that --resume moved back to its slot is read there, by add_element.
-    if (consolidated && !fs::exists(layout::single_path(path, array_index))) stream.add_single(path, first, end);
-}
 
 bool element_rows_dropped(const std::string& path, int array_index)
 {

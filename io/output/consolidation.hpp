@@ -3,8 +3,6 @@
 #include <cstdint>
 #include <string>
 
-#include "io/read/task_stream.hpp"
-
 /**
  * @file
  * @internal Results stored once. When a complete master (every task final) is published
@@ -14,15 +12,9 @@
  * its task ids plus whatever segments are there: a resume's new commits, or those a kill -9
  * left in the middle of the removal (the rows are the same; TaskStream's rule picks one).
  * Fields over items (`rows`) are read back per task from the master (master::ItemRowsReader).
+ * A consolidated element's rows are read by add_element_rows() (io/gather/task_stream.hpp).
  */
 namespace shardrun::io {
-
-/**
- * Adds the committed rows of element `array_index` with id in [first, end): its segments and
- * single file and, when the element is `consolidated`, the master <path>.
- */
-void add_element_rows(TaskStream& stream, const std::string& path, int array_index, bool consolidated,
-                      std::uint64_t first, std::uint64_t end);
 
 /** True when element `array_index` has no committed segment and no single file. */
 bool element_rows_dropped(const std::string& path, int array_index);

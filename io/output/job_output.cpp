@@ -6,16 +6,17 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "io/gather/task_stream.hpp"
 #include "io/hdf5/handle.hpp"
+#include "io/layout/element_manifest.hpp"
+#include "io/layout/output_layout.hpp"
 #include "io/master/master_file.hpp"
 #include "io/output/consolidation.hpp"
-#include "io/output/element_manifest.hpp"
-#include "io/output/output_layout.hpp"
+#include "io/output/params_file.hpp"
 #include "io/output/resume_scan.hpp"
-#include "io/params/param_source.hpp"
-#include "io/params/params_file.hpp"
-#include "io/read/task_stream.hpp"
+#include "io/param_source.hpp"
 #include "io/shards/shard_sink.hpp"
+#include "io/single/single_finish.hpp"
 #include "io/single/single_sink.hpp"
 
 namespace shardrun::io {
@@ -113,7 +114,7 @@ StatusCounts write_element_master(const OutputOptions& options, const JobMetadat
 {
     if (options.layout == Layout::single) {
         info.complete = true;  // finish_single_streamed() clears it when a task is left pending
-        return master::finish_single_streamed(layout::single_path(options.path, metadata.array_index), options.path, info);
+        return single::finish_single_streamed(layout::single_path(options.path, metadata.array_index), options.path, info);
     }
     // A resume that committed nothing new (the job was already complete) keeps the master as it is.
     if (const auto counts = current_master_counts(options, metadata)) return *counts;

@@ -4,16 +4,16 @@
 #include <iostream>
 #include <optional>
 
+#include "io/gather/task_stream.hpp"
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/handle.hpp"
 #include "io/job_output.hpp"
+#include "io/layout/element_manifest.hpp"
+#include "io/layout/element_match.hpp"
+#include "io/layout/output_layout.hpp"
 #include "io/master/master_file.hpp"
 #include "io/output/consolidation.hpp"
-#include "io/output/element_manifest.hpp"
-#include "io/output/element_match.hpp"
-#include "io/output/output_layout.hpp"
 #include "io/params/file_param_source.hpp"
-#include "io/read/task_stream.hpp"
 
 namespace fs = std::filesystem;
 

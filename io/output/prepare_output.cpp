@@ -12,11 +12,11 @@
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/handle.hpp"
 #include "io/job_output.hpp"
-#include "io/master/item_rows.hpp"
-#include "io/output/element_manifest.hpp"
-#include "io/output/element_match.hpp"
-#include "io/output/output_layout.hpp"
+#include "io/layout/element_manifest.hpp"
+#include "io/layout/element_match.hpp"
+#include "io/layout/output_layout.hpp"
 #include "io/single/single_sink.hpp"
+#include "io/task_rows/item_rows.hpp"
 
 namespace fs = std::filesystem;
 
@@ -151,7 +151,7 @@ void check_existing(const OutputOptions& options, const JobMetadata& metadata)
     // element that had not run yet is not overwriting anything, and the next merge rebuilds it.
     const bool master_counts = metadata.array_count == 1;
     // A task folder left from another run counts too: its files would mix with this run's.
-    const auto tasks = fs::path(options.path + ".tasks");
+    const auto tasks = layout::tasks_dir(options.path);
     const bool tasks_exist = master_counts && fs::exists(fs::symlink_status(tasks));
     const bool exists = (master_counts && fs::exists(options.path)) || fs::exists(element) || tasks_exist;
     if (!exists) return;

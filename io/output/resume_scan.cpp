@@ -8,8 +8,8 @@
 
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/handle.hpp"
-#include "io/output/element_manifest.hpp"
-#include "io/output/output_layout.hpp"
+#include "io/layout/element_manifest.hpp"
+#include "io/layout/output_layout.hpp"
 
 namespace fs = std::filesystem;
 

@@ -3,8 +3,8 @@
 #include <optional>
 #include <string>
 
+#include "io/gather/task_stream.hpp"
 #include "io/output_spec.hpp"
-#include "io/read/task_stream.hpp"
 
 namespace shardrun::io {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "io/hdf5/handle.hpp"
-#include "io/params/param_source.hpp"
+#include "io/param_source.hpp"
 
 namespace shardrun::io {
 

@@ -9,13 +9,12 @@
 #include <vector>
 
 #include "io/errors.hpp"
+#include "io/gather/task_stream.hpp"
+#include "io/layout/element_manifest.hpp"
+#include "io/layout/element_match.hpp"
+#include "io/layout/output_layout.hpp"
 #include "io/master/master_file.hpp"
-#include "io/output/consolidation.hpp"
-#include "io/output/element_manifest.hpp"
-#include "io/output/element_match.hpp"
-#include "io/output/output_layout.hpp"
 #include "io/params/file_param_source.hpp"
-#include "io/read/task_stream.hpp"
 #include "io/shards/segment.hpp"
 
 namespace fs = std::filesystem;

@@ -13,9 +13,9 @@
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/handle.hpp"
-#include "io/output/output_layout.hpp"
+#include "io/layout/output_layout.hpp"
 #include "io/result_types.hpp"
-#include "io/tasks/label_columns.hpp"
+#include "io/task_rows/label_columns.hpp"
 
 namespace fs = std::filesystem;
 
@@ -32,7 +32,7 @@ bool read_column(hid_t parent, const std::string& name, std::uint64_t rows, Tabl
     const auto dims = hdf5::dataset_extents(dataset.get());
     if (dims.size() != 1 || dims[0] != rows) return false;
     auto type = SHARDRUN_H5_OPEN(Datatype, H5Dget_type(dataset.get()));
-    // /tasks/host and device: codes whose texts are a label coordinate (io/tasks/label_columns.hpp).
+    // /tasks/host and device: codes whose texts are a label coordinate (io/task_rows/label_columns.hpp).
     if (H5Tget_class(type.get()) == H5T_INTEGER && SHARDRUN_H5_CHECK(H5Aexists(dataset.get(), "labels")) > 0) {
         column.values = read_text_column(parent, name, 0, static_cast<std::size_t>(rows));
         return true;

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "io/layout/output_layout.hpp"
 #include "io/read/live_snapshot.hpp"
 #include "io/read/status_report.hpp"
 
@@ -49,12 +50,12 @@ void element_lines(std::ostringstream& out, const StatusReport& report)
     const auto finished = finished_elements(report);
     const auto count = report.array_count;
     if (finished.size() == 1) {
-        out << "  array element " << finished.front() << " of " << count << " finished; its results: " << report.path
-            << ".shards/a" << finished.front() << "/\n";
+        out << "  array element " << finished.front() << " of " << count << " finished; its results: "
+            << layout::element_dir(report.path, finished.front()).string() << "/\n";
     } else {
         out << "  array elements finished: " << finished.size() << " of " << count
-            << (finished.empty() ? "" : " (" + join(finished) + ")") << "; their results: " << report.path
-            << ".shards/a<index>/\n";
+            << (finished.empty() ? "" : " (" + join(finished) + ")") << "; their results: "
+            << (layout::shards_dir(report.path) / layout::element_name("<index>")).string() << "/\n";
     }
     const bool all = static_cast<int>(finished.size()) == count && report.mismatched_elements.empty();
     if (std::filesystem::exists(report.path)) {

@@ -6,14 +6,13 @@
 #include <fstream>
 #include <map>
 
+#include "io/gather/task_stream.hpp"
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/handle.hpp"
-#include "io/output/consolidation.hpp"
-#include "io/output/element_manifest.hpp"
-#include "io/output/element_match.hpp"
-#include "io/output/output_layout.hpp"
+#include "io/layout/element_manifest.hpp"
+#include "io/layout/element_match.hpp"
+#include "io/layout/output_layout.hpp"
 #include "io/read/live_snapshot.hpp"
-#include "io/read/task_stream.hpp"
 
 namespace fs = std::filesystem;
 
@@ -46,7 +45,7 @@ std::vector<std::string> log_files(const fs::path& task_dir)
     std::error_code error;
     std::vector<fs::path> folders{task_dir};
     for (const auto& entry : fs::directory_iterator(task_dir, error)) {
-        if (entry.is_directory(error) && entry.path().filename().string().rfind("member", 0) == 0) {
+        if (entry.is_directory(error) && layout::is_member_dir(entry.path().filename().string())) {
             folders.push_back(entry.path());
         }
     }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "io/checksum/checksum.hpp"
 #include "io/errors.hpp"
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/columns.hpp"
@@ -12,11 +13,10 @@
 #include "io/hdf5/handle.hpp"
 #include "io/hdf5/row_chunks.hpp"
 #include "io/hdf5/types.hpp"
-#include "io/output/checksum.hpp"
-#include "io/output/output_layout.hpp"
+#include "io/layout/output_layout.hpp"
 #include "io/shards/segment_mapping.hpp"
 #include "io/shards/segment_writer.hpp"
-#include "io/tasks/gpu_columns.hpp"
+#include "io/task_rows/gpu_columns.hpp"
 
 namespace fs = std::filesystem;
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "io/result_types.hpp"
-#include "io/tasks/task_rows.hpp"
+#include "io/task_rows/task_rows.hpp"
 
 namespace shardrun::io::shards {
 

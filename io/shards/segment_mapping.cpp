@@ -11,7 +11,7 @@
 
 #include "io/errors.hpp"
 #include "io/hdf5/handle.hpp"
-#include "io/tasks/task_rows.hpp"
+#include "io/task_rows/task_rows.hpp"
 
 namespace shardrun::io::shards {
 

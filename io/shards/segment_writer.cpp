@@ -6,11 +6,11 @@
 #include <cstdio>
 #include <cstring>
 
+#include "io/checksum/checksum.hpp"
 #include "io/errors.hpp"
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/row_chunks.hpp"
-#include "io/output/checksum.hpp"
-#include "io/output/output_layout.hpp"
+#include "io/layout/output_layout.hpp"
 
 namespace fs = std::filesystem;
 

@@ -8,7 +8,7 @@
 #include "io/hdf5/handle.hpp"
 #include "io/result_types.hpp"
 #include "io/shards/segment.hpp"
-#include "io/tasks/task_rows.hpp"
+#include "io/task_rows/task_rows.hpp"
 
 namespace shardrun::io::shards {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "io/errors.hpp"
-#include "io/output/output_layout.hpp"
+#include "io/layout/output_layout.hpp"
 
 namespace fs = std::filesystem;
 

@@ -8,7 +8,7 @@
 #include "io/result_sink.hpp"
 #include "io/shards/segment.hpp"
 #include "io/shards/segment_writer.hpp"
-#include "io/tasks/task_rows.hpp"
+#include "io/task_rows/task_rows.hpp"
 
 namespace shardrun::io::shards {
 

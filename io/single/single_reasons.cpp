@@ -2,15 +2,15 @@
 
 #include <algorithm>
 
+#include "io/attempt_log.hpp"
+#include "io/gather/task_stream.hpp"
 #include "io/hdf5/column_blocks.hpp"
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/handle.hpp"
 #include "io/hdf5/types.hpp"
-#include "io/read/task_stream.hpp"
-#include "io/tasks/attempt_log.hpp"
-#include "io/tasks/attempts_group.hpp"
-#include "io/tasks/gpu_columns.hpp"
-#include "io/tasks/tasks_group.hpp"
+#include "io/task_rows/attempts_group.hpp"
+#include "io/task_rows/gpu_columns.hpp"
+#include "io/task_rows/tasks_group.hpp"
 
 namespace shardrun::io::single {
 namespace {

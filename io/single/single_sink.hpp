@@ -8,7 +8,7 @@
 #include "io/output_spec.hpp"
 #include "io/result_sink.hpp"
 #include "io/single/row_selection.hpp"
-#include "io/tasks/task_rows.hpp"
+#include "io/task_rows/task_rows.hpp"
 
 namespace shardrun::io::single {
 
@@ -52,7 +52,7 @@ void create_task_columns(hid_t file, std::uint64_t task_count);
 /**
  * /tasks/host and /tasks/device as fixed-length strings (`fixed`: what parallel HDF5 can
  * write, for a resumed run) or int32 codes with a label coordinate (the finished file, as in
- * a master: io/tasks/label_columns.hpp).
+ * a master: io/task_rows/label_columns.hpp).
  * The space of the old columns is not reclaimed (a few bytes per task per resume).
  */
 void set_task_string_form(hid_t file, bool fixed);

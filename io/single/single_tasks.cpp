@@ -4,14 +4,14 @@
 #include <cstring>
 #include <string>
 
+#include "io/gather/task_stream.hpp"
 #include "io/hdf5/column_blocks.hpp"
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/dimension_scales.hpp"
 #include "io/hdf5/types.hpp"
-#include "io/read/task_stream.hpp"
 #include "io/single/row_selection.hpp"
 #include "io/single/single_sink.hpp"
-#include "io/tasks/label_columns.hpp"
+#include "io/task_rows/label_columns.hpp"
 
 namespace shardrun::io::single {
 namespace {

@@ -5,13 +5,13 @@
 #include <vector>
 
 #include "base/communicator.hpp"
-#include "io/tasks/task_rows.hpp"
+#include "io/task_rows/task_rows.hpp"
 
 namespace shardrun::io::single {
 
 /**
  * @internal The variable-length part of the task rows a single-layout commit wrote: each
- * task's /tasks/message and its encoded attempt log (io/tasks/attempt_log.hpp), sorted by
+ * task's /tasks/message and its encoded attempt log (io/attempt_log.hpp), sorted by
  * task id. Parallel HDF5 1.10 cannot write variable-length data, so the ranks hand these to
  * rank 0, which writes them without MPI-IO (single_reasons.hpp).
  */

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "io/layout/output_layout.hpp"
 #include "runner/cli/log_follow.hpp"
 #include "runner/errors.hpp"
 
@@ -42,14 +43,15 @@ void LogsCommand::check(const po::variables_map& values)
 int LogsCommand::run()
 {
     namespace fs = std::filesystem;
-    if (!fs::exists(path_) && !fs::exists(path_ + ".shards") && !fs::exists(path_ + ".tasks")) {
-        SHARDRUN_THROW(UsageError, "logs: no output at " + path_ + " (neither it nor " + path_ + ".tasks exists); check the path");
+    const auto tasks = io::layout::tasks_dir(path_);
+    if (!fs::exists(path_) && !fs::exists(io::layout::shards_dir(path_)) && !fs::exists(tasks)) {
+        SHARDRUN_THROW(UsageError, "logs: no output at " + path_ + " (neither it nor " + tasks.string() + " exists); check the path");
     }
     const LogTarget target{path_, task_, attempt_, member_, stderr_};
     if (follow_ ? follow_log(target) : print_log(target)) return exit_ok;
     std::cerr << "shardrun: logs: task " << task_ << (member_ > 0 ? " member " + std::to_string(member_) : "")
               << (attempt_ > 0 ? " attempt " + std::to_string(attempt_) : "") << " has no " << (stderr_ ? "stderr" : "stdout")
-              << " in " << path_ << ".tasks/ (output is kept only when a task writes some; not started yet, or wrote none)\n";
+              << " in " << tasks.string() << "/ (output is kept only when a task writes some; not started yet, or wrote none)\n";
     return exit_task_failed;
 }
 

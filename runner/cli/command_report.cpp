@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "io/errors.hpp"
+#include "io/layout/output_layout.hpp"
 #include "io/read/live_snapshot.hpp"
 #include "runner/errors.hpp"
 #include "runner/storage/remote_copy.hpp"
@@ -149,9 +150,9 @@ int ReportCommand::run()
     if (remote) remote->hold_unfinished();  // unfinished elements read as running ones: their committed rows
     const auto live = io::LiveSnapshot::take(path_, io::SnapshotFields::none);
     if (!live && !fs::exists(path_)) {
-        if (fs::is_directory(path_ + ".shards")) {
-            SHARDRUN_THROW(io::OutputError, "report: " + path_ + ": not merged yet (only " + path_ +
-                                            ".shards/ exists): run shardrun merge " + path_ + " first");
+        if (const auto shards = io::layout::shards_dir(path_); fs::is_directory(shards)) {
+            SHARDRUN_THROW(io::OutputError, "report: " + path_ + ": not merged yet (only " + shards.string() +
+                                            "/ exists): run shardrun merge " + path_ + " first");
         }
         SHARDRUN_THROW(io::OutputError, "report: " + path_ + ": no such file");
     }

@@ -11,6 +11,7 @@
 #include <optional>
 #include <thread>
 
+#include "io/layout/output_layout.hpp"
 #include "io/read/status_report.hpp"
 #include "runner/exec/live_index.hpp"
 
@@ -23,8 +24,8 @@ constexpr auto poll_interval = std::chrono::milliseconds(50);
 
 std::string folder_of(const LogTarget& target)
 {
-    auto folder = fmt::format("{}.tasks/{}", target.output, target.task);
-    return target.member > 0 ? fmt::format("{}/member{}", folder, target.member) : folder;
+    const auto folder = io::layout::tasks_dir(target.output) / std::to_string(target.task);
+    return (target.member > 0 ? io::layout::member_dir(folder, target.member) : folder).string();
 }
 
 const char* stream_of(const LogTarget& target) { return target.stderr_stream ? "stderr" : "stdout"; }
@@ -39,7 +40,7 @@ std::string kept_path(const LogTarget& target, int attempt)
 /** The running attempt's index, when it is the one asked for and its live file is there. */
 std::optional<exec::LiveEntry> live(const LogTarget& target)
 {
-    auto entry = exec::read_live_index(exec::live_index_path(target.output + ".tasks", target.task, target.member));
+    auto entry = exec::read_live_index(exec::live_index_path(io::layout::tasks_dir(target.output).string(), target.task, target.member));
     if (!entry || (target.attempt > 0 && entry->attempt != target.attempt)) return std::nullopt;
     struct stat info {};
     // A killed run leaves its index behind; its scratch files are swept with it.

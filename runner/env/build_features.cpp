@@ -6,7 +6,7 @@
 #include "collectives/mpi/environment.hpp"
 #include "collectives/nccl/nccl_communicator.hpp"
 #include "collectives/nccl_version.hpp"
-#include "io/hdf5/library_info.hpp"
+#include "io/library_info.hpp"
 #include "kernels/common/cuda_runtime.hpp"
 #include "runner/version.hpp"
 

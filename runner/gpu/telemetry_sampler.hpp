@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "io/tasks/gpu_usage.hpp"
+#include "io/gpu_usage.hpp"
 #include "runner/env/device_binding.hpp"
 #include "runner/gpu/device_fault_events.hpp"
 #include "runner/gpu/nvml_library.hpp"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "io/tasks/gpu_usage.hpp"
+#include "io/gpu_usage.hpp"
 #include "runner/gpu/device_fault_events.hpp"
 
 namespace shardrun::gpu {

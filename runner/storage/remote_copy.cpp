@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "io/errors.hpp"
-#include "io/output/element_manifest.hpp"
-#include "io/output/output_layout.hpp"
+#include "io/layout/element_manifest.hpp"
+#include "io/layout/output_layout.hpp"
 #include "runner/storage/local_mirror.hpp"
 #include "runner/storage/rclone.hpp"
 
@@ -27,9 +27,10 @@ RemoteCopy::RemoteCopy(RemotePath remote) : remote_(std::move(remote))
     }
     dir_ = pattern;
     local_ = (fs::path(dir_) / remote_.name).string();
-    const std::vector<std::string> entries{remote_.name, remote_.name + ".shards"};
+    const auto shards = io::layout::shards_dir(remote_.name).string();
+    const std::vector<std::string> entries{remote_.name, shards};
     try {
-        download(remote_.parent, dir_, {exact_pattern(remote_.name), exact_pattern(remote_.name + ".shards") + "/**"});
+        download(remote_.parent, dir_, {exact_pattern(remote_.name), exact_pattern(shards) + "/**"});
         before_ = folder_state(dir_, entries);
     } catch (...) {
         fs::remove_all(dir_, error);
@@ -37,8 +38,8 @@ RemoteCopy::RemoteCopy(RemotePath remote) : remote_(std::move(remote))
     }
     if (before_.empty()) {
         fs::remove_all(dir_, error);
-        SHARDRUN_THROW(io::OutputError, remote_.url + ": no such output (neither " + remote_.name + " nor " + remote_.name +
-                                            ".shards/ is in the bucket); check the URL");
+        SHARDRUN_THROW(io::OutputError, remote_.url + ": no such output (neither " + remote_.name + " nor " + shards +
+                                            "/ is in the bucket); check the URL");
     }
 }
 
@@ -61,10 +62,10 @@ std::string RemoteCopy::named(const std::string& text) const
 void RemoteCopy::hold_unfinished()
 {
     std::error_code error;
-    for (const auto& entry : fs::directory_iterator(local_ + ".shards", error)) {
+    for (const auto& entry : fs::directory_iterator(io::layout::shards_dir(local_), error)) {
         const auto name = entry.path().filename().string();
-        if (!entry.is_directory() || name.size() < 2 || name[0] != 'a') continue;
-        const long index = io::layout::parse_indexed(name, 'a');
+        if (!entry.is_directory()) continue;
+        const long index = io::layout::element_index(name);
         if (index < 0) continue;
         const auto manifest = io::read_manifest(local_, static_cast<int>(index));
         if (manifest && manifest->finished != 0) continue;
@@ -80,7 +81,7 @@ void RemoteCopy::hold_unfinished()
 
 void RemoteCopy::publish()
 {
-    publish_changes(dir_, remote_.parent, before_, folder_state(dir_, {remote_.name, remote_.name + ".shards"}));
+    publish_changes(dir_, remote_.parent, before_, folder_state(dir_, {remote_.name, io::layout::shards_dir(remote_.name).string()}));
 }
 
 std::unique_ptr<RemoteCopy> open_remote_copy(std::string& path)

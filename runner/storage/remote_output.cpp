@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "io/output/output_layout.hpp"
+#include "io/layout/output_layout.hpp"
 #include "runner/storage/local_mirror.hpp"
 #include "runner/storage/rclone.hpp"
 
@@ -14,7 +14,7 @@ namespace {
 /** "run.h5.shards/a3": the element's folder relative to the mirror root. */
 std::string element_entry(const RemotePath& remote, int array_index)
 {
-    return remote.name + ".shards/a" + std::to_string(array_index);
+    return io::layout::element_dir(remote.name, array_index).string();
 }
 
 }  // namespace
@@ -47,7 +47,7 @@ void RemoteOutput::fetch(bool resume, bool force)
     fs::remove_all(fs::path(root) / element, error);
     if (rank_.rank == 0) fs::remove(fs::path(root) / remote_.name, error);
     // Exec tasks' folders of an earlier run here: a new run (not a resume) would refuse to mix with them.
-    if (!resume) fs::remove_all(fs::path(root) / (remote_.name + ".tasks"), error);
+    if (!resume) fs::remove_all(fs::path(root) / io::layout::tasks_dir(remote_.name), error);
     fs::create_directories(root, error);
     if (error) SHARDRUN_THROW(TransferError, "cannot create " + root + ": " + error.message() + "; set SHARDRUN_SCRATCH to a writable folder", exit_bad_input);
     if (force) return;  // deleted in publish_start()
@@ -61,9 +61,9 @@ void RemoteOutput::publish_start(bool force)
     const auto element = element_entry(remote_, rank_.array_index);
     if (force) {
         // io deleted the element and the master in the mirror (prepare_output): the bucket follows.
-        const auto result = run_rclone({"purge", remote_.rclone + ".shards/a" + std::to_string(rank_.array_index)});
+        const auto result = run_rclone({"purge", io::layout::element_dir(remote_.rclone, rank_.array_index).string()});
         if (!result.ok() && !result.not_found()) {
-            SHARDRUN_THROW(TransferError, "cannot delete " + remote_.url + ".shards/a" + std::to_string(rank_.array_index) +
+            SHARDRUN_THROW(TransferError, "cannot delete " + io::layout::element_dir(remote_.url, rank_.array_index).string() +
                                               " (--force): " + result.error);
         }
         delete_files(remote_.parent, {remote_.name});
@@ -80,7 +80,7 @@ void RemoteOutput::publish_start(bool force)
 void RemoteOutput::start_uploads()
 {
     const auto local = io::layout::rank_dir(local_, rank_.array_index, rank_.rank).string();
-    const auto remote = remote_.rclone + ".shards/a" + std::to_string(rank_.array_index) + "/r" + std::to_string(rank_.rank);
+    const auto remote = io::layout::rank_dir(remote_.rclone, rank_.array_index, rank_.rank).string();
     uploader_ = std::make_unique<SegmentUploader>(local, remote, upload_period_seconds());
 }
 

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "io/output/output_layout.hpp"
+#include "io/layout/output_layout.hpp"
 #include "runner/storage/rclone.hpp"
 
 namespace shardrun::storage {

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <optional>
 
+#include "io/layout/output_layout.hpp"
 #include "runner/errors.hpp"
 #include "runner/job/remote_path.hpp"
 
@@ -102,10 +103,10 @@ SubmitFiles plan_files(const SubmitOptions& options, const job::JobSpec& spec)
         // The URL as written; the local copies of the files go to <current dir>/<name>.submit/.
         files.output = spec.output.path;
         const auto name = spec.output.path.substr(spec.output.path.find_last_of("/:") + 1);
-        files.dir = fs::current_path() / (name + ".submit") / target;
+        files.dir = fs::current_path() / io::layout::submit_dir(name) / target;
     } else {
         files.output = fs::absolute(spec.output.path).lexically_normal();
-        files.dir = fs::path(files.output.string() + ".submit") / target;
+        files.dir = io::layout::submit_dir(files.output.string()) / target;
     }
     files.job = files.dir / "job.yaml";
     files.shardrun = !options.shardrun.empty()             ? options.shardrun
@@ -113,10 +114,10 @@ SubmitFiles plan_files(const SubmitOptions& options, const job::JobSpec& spec)
                                                             : std::string("shardrun");
     const auto points = points_file(spec, options.overrides);
     if (remote && cloud) {
-        files.remote_dir = spec.output.path + ".submit/" + target;
+        files.remote_dir = (io::layout::submit_dir(spec.output.path) / target).string();
         if (!options.workdir.empty()) {
             files.upload_workdir = files.workdir;
-            files.remote_workdir = spec.output.path + ".submit/workdir";
+            files.remote_workdir = (io::layout::submit_dir(spec.output.path) / "workdir").string();
         }
         for (const auto& assignment : options.overrides) {
             files.run_args.push_back("--set");

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "io/layout/output_layout.hpp"
 #include "runner/exec/error_line.hpp"
 #include "runner/exec/group_rendezvous.hpp"
 #include "runner/exec/results/result_files.hpp"
@@ -74,7 +75,7 @@ TaskOutcome ExecKind::run(const TaskContext& context) const
     exits.finish(outcome.status == io::TaskStatus::ok ? 0 : outcome.exit_code != 0 ? outcome.exit_code : 1);
     if (outcome.status != io::TaskStatus::ok && failed_peer >= 0) {
         // The member has kept its output before it sent its exit code: its own reason is on disk.
-        const auto member_stderr = fmt::format("{}/member{}/stderr", context.task_dir, failed_peer);
+        const auto member_stderr = (io::layout::member_dir(context.task_dir, failed_peer) / "stderr").string();
         const auto line = group.rank == 0 ? first_error_line(member_stderr) : std::string();
         outcome.message = fmt::format("stopped because group member {} failed (exit code {}){}", failed_peer,
                                       exits.codes()[static_cast<size_t>(failed_peer)],

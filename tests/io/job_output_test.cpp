@@ -9,10 +9,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "io/output/checksum.hpp"
+#include "io/checksum/checksum.hpp"
+#include "io/gather/task_stream.hpp"
 #include "io/read/live_snapshot.hpp"
 #include "io/read/results_table.hpp"
-#include "io/read/task_stream.hpp"
 #include "output_test_support.hpp"
 
 namespace fs = std::filesystem;

@@ -13,7 +13,7 @@
 
 #include "io/hdf5/row_chunks.hpp"
 #include "io/job_output.hpp"
-#include "io/output/output_layout.hpp"
+#include "io/layout/output_layout.hpp"
 #include "output_test_support.hpp"
 
 namespace fs = std::filesystem;

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "io/gather/task_table.hpp"
 #include "io/job_output.hpp"
-#include "io/read/task_table.hpp"
 #include "output_test_support.hpp"
 
 namespace shardrun::io {

@@ -12,10 +12,10 @@
 #include <iostream>
 #include <string>
 
+#include "io/gather/task_table.hpp"
+#include "io/layout/element_manifest.hpp"
+#include "io/layout/output_layout.hpp"
 #include "io/master/master_file.hpp"
-#include "io/output/element_manifest.hpp"
-#include "io/output/output_layout.hpp"
-#include "io/read/task_table.hpp"
 #include "io/shards/segment.hpp"
 #include "output_test_support.hpp"
 #include "parallel_run.hpp"

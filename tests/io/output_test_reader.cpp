@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <sstream>
 
-#include "io/tasks/attempt_log.hpp"
+#include "io/attempt_log.hpp"
 
 #include "output_test_support.hpp"
 

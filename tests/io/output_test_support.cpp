@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "io/tasks/attempt_log.hpp"
+#include "io/attempt_log.hpp"
 
 namespace shardrun::io::testing {
 

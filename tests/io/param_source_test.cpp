@@ -1,4 +1,4 @@
-// /params and /ranges written and read a block at a time (io/params/param_source.hpp): the values
+// /params and /ranges written and read a block at a time (io/param_source.hpp): the values
 // come back whole across block boundaries, and existing columns are left as they are.
 #include <gtest/gtest.h>
 
@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "io/gather/task_stream.hpp"
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/handle.hpp"
 #include "io/master/master_file.hpp"
+#include "io/output/params_file.hpp"
 #include "io/params/file_param_source.hpp"
-#include "io/params/params_file.hpp"
-#include "io/read/task_stream.hpp"
 
 namespace shardrun::io {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "io/tasks/task_rows.hpp"
+#include "io/result_types.hpp"
 
 namespace shardrun::exec {
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "io/tasks/attempt_log.hpp"
+#include "io/attempt_log.hpp"
 
 #include "runner/core/task_kind.hpp"
 #include "runner/run/loop/rank_loop.hpp"

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "collectives/stall_guard.hpp"
+#include "io/layout/output_layout.hpp"
 #include "runner/core/periodic_thread.hpp"
 #include "runner/core/rank_fatal.hpp"
 #include "runner/run/loop/attempts.hpp"
@@ -69,7 +70,7 @@ void run_group_member(const LoopSettings& settings, LoopState& state)
         // Members keep their output beside the leader's, in member<k>/.
         auto task_dir = !task_dirs ? std::string()
                         : leader   ? fmt::format("{}/{}", settings.tasks_dir, id)
-                                   : fmt::format("{}/{}/member{}", settings.tasks_dir, id, group.rank());
+                                   : io::layout::member_dir(fmt::format("{}/{}", settings.tasks_dir, id), group.rank()).string();
         auto record = begin_task(settings, context, params, id, std::move(task_dir), device_problem);
         // Every member samples its own GPU; the leader's row keeps the leader's (the columns are per rank's device).
         const auto window = open_telemetry(settings);

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "io/params/param_source.hpp"
+#include "io/param_source.hpp"
 #include "runner/run/setup/prepared_job.hpp"
 
 namespace shardrun::run {

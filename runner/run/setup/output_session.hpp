@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "io/job_output.hpp"
+#include "io/layout/output_layout.hpp"
 #include "runner/env/run_environment.hpp"
 #include "runner/placement/placement.hpp"
 #include "runner/run/rank_stats.hpp"
@@ -40,7 +41,7 @@ public:
     std::uint64_t committed_count() const noexcept { return committed_count_; }
     io::ResultSink& sink() noexcept { return *sink_; }
     /** <output.path>.tasks: exec tasks' directories (stdout, stderr, result.json). */
-    std::string tasks_dir() const { return options_.path + ".tasks"; }
+    std::string tasks_dir() const { return io::layout::tasks_dir(options_.path).string(); }
     /** output.path as the user wrote it (a bucket URL for a remote output). */
     const std::string& path() const noexcept { return place_.user; }
     /** Shards commit per rank whenever they like; the single file commits collectively, so once at the end. */

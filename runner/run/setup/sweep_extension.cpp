@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "io/output/recorded_job.hpp"
+#include "io/read/recorded_job.hpp"
 #include "runner/errors.hpp"
 #include "runner/job/extended_sweep.hpp"
 #include "runner/job/job_change.hpp"

@@ -1,4 +1,4 @@
-#include "io/hdf5/library_info.hpp"
+#include "io/library_info.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "io/master/item_rows.hpp"
+#include "io/task_rows/item_rows.hpp"
 
 #include <gtest/gtest.h>
 

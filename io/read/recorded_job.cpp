@@ -1,0 +1,37 @@
+#include "io/read/recorded_job.hpp"
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "io/hdf5/attributes.hpp"
+#include "io/hdf5/handle.hpp"
+#include "io/layout/element_manifest.hpp"
+
+namespace shardrun::io {
+
+std::optional<RecordedJob> recorded_job(const std::string& path, int array_index)
+{
+    if (const auto manifest = read_manifest(path, array_index)) {
+        return RecordedJob{manifest->metadata.params_json, manifest->metadata.earlier_jobs};
+    }
+    // The element's folder may be gone (deleted by hand): a complete master still tells.
+    if (!std::filesystem::is_regular_file(path)) return std::nullopt;
+    hdf5::silence_hdf5_errors();
+    try {
+        auto file = SHARDRUN_H5_OPEN(File, H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+        auto params = hdf5::read_string_attr(file.get(), "params_json");
+        if (!params) return std::nullopt;
+        RecordedJob job{*params, {}};
+        if (const auto earlier = hdf5::read_string_attr(file.get(), "earlier_params_json")) {
+            job.earlier_jobs = nlohmann::json::parse(*earlier).get<std::vector<std::string>>();
+        }
+        return job;
+    } catch (const Hdf5Error&) {
+        return std::nullopt;
+    } catch (const nlohmann::json::exception&) {
+        return std::nullopt;
+    }
+}
+
+}  // namespace shardrun::io
