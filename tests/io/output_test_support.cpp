@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "io/attempt_log.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace shardrun::io::testing {
 
@@ -32,8 +33,7 @@ ScratchFolders scratch_folders;
 
 std::string scratch_dir()
 {
-    char name[] = "/tmp/shardrun-io-test-XXXXXX";
-    if (!mkdtemp(name)) throw std::runtime_error("mkdtemp failed");
+    auto name = shardrun::testing::make_temp_dir("shardrun-io-test-");
     scratch_folders.paths.push_back(name);
     return name;
 }

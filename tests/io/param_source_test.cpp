@@ -13,6 +13,7 @@
 #include "io/master/master_file.hpp"
 #include "io/output/params_file.hpp"
 #include "io/params/file_param_source.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace shardrun::io {
 namespace {
@@ -24,8 +25,7 @@ class ParamSourceTest : public ::testing::Test {
 protected:
     void SetUp() override
     {
-        std::string pattern = (std::filesystem::temp_directory_path() / "shardrun_param_source_XXXXXX").string();
-        dir_ = ::mkdtemp(pattern.data());
+        dir_ = shardrun::testing::make_temp_dir("shardrun_param_source_");
         std::vector<std::int64_t> n;
         std::vector<double> lr;
         std::vector<std::string> model;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "io/hdf5/handle.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace shardrun::io::hdf5 {
 namespace {
@@ -22,9 +23,7 @@ protected:
     void SetUp() override
     {
         if (geteuid() != 0) GTEST_SKIP() << "mounting a tmpfs needs root";
-        char pattern[] = "/tmp/shardrun-file-close-XXXXXX";
-        ASSERT_NE(mkdtemp(pattern), nullptr);
-        folder_ = pattern;
+        folder_ = shardrun::testing::make_temp_dir("shardrun-file-close-");
         if (mount("tmpfs", folder_.c_str(), "tmpfs", 0, "size=1m") != 0) GTEST_SKIP() << "cannot mount a tmpfs here";
         mounted_ = true;
         silence_hdf5_errors();

@@ -14,6 +14,7 @@
 #include "io/hdf5/field_io.hpp"
 #include "io/hdf5/handle.hpp"
 #include "io/hdf5/types.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace shardrun::io::master {
 namespace {
@@ -44,8 +45,7 @@ class ItemRows : public ::testing::TestWithParam<ItemRowsBudget> {
 protected:
     void SetUp() override
     {
-        std::string pattern = (std::filesystem::temp_directory_path() / "shardrun_item_rows_XXXXXX").string();
-        dir_ = ::mkdtemp(pattern.data());
+        dir_ = shardrun::testing::make_temp_dir("shardrun_item_rows_");
         hdf5::silence_hdf5_errors();
         file_ = hdf5::File(H5Fcreate((dir_ + "/out.h5").c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT));
         auto ranges = hdf5::ensure_group(file_.get(), "ranges");
@@ -129,8 +129,7 @@ TEST_P(ItemRows, ReaderGivesEachTaskItsPaddedRowsInAnyOrder)
 
 TEST(ItemRowsReader, APlainDatasetIsNotAssembled)
 {
-    std::string pattern = (std::filesystem::temp_directory_path() / "shardrun_item_rows_XXXXXX").string();
-    const std::string dir = ::mkdtemp(pattern.data());
+    const std::string dir = shardrun::testing::make_temp_dir("shardrun_item_rows_");
     {
         hdf5::File file(H5Fcreate((dir + "/plain.h5").c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT));
         const auto values = padded();
