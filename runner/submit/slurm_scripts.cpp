@@ -4,6 +4,7 @@
 
 #include <cctype>
 
+#include "io/layout/output_layout.hpp"
 #include "runner/errors.hpp"
 #include "runner/submit/slurm_options.hpp"
 #include "runner/version.hpp"
@@ -36,17 +37,22 @@ fi
 )";
 
 // A requeued element (SLURM_RESTART_COUNT > 0), or one whose shard folder already exists,
-// continues what was committed instead of refusing the existing output.
-constexpr const char* resume_logic = R"(
+// continues what was committed instead of refusing the existing output. The folder is named by
+// io's layout, with the shell's variables for the output and the element.
+std::string resume_logic()
+{
+    const auto element_folder = io::layout::shards_dir("$output") / io::layout::element_name("$element");
+    return R"(
 element=${SLURM_ARRAY_TASK_ID:-0}
 # This element as Slurm names it (the array's own job id would mean every element).
 self=${SLURM_ARRAY_JOB_ID:+${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID:-}}
 self=${self:-${SLURM_JOB_ID:-}}
 resume=
-if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ] || [ -d "$output.shards/a$element" ]; then
+if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ] || [ -d ")" + element_folder.string() + R"(" ]; then
     resume=--resume
 fi
 )";
+}
 
 // --signal=B:USR1@120 sends USR1 to this shell only. The trap passes it on to this element's
 // steps through scancel (srun itself would turn a signal it gets into SIGKILL for its tasks):
@@ -104,7 +110,7 @@ std::string slurm_run_script(const SubmitOptions& options, const SubmitFiles& fi
     text += preamble(files, "run.sbatch");
     text += fmt::format("job={}\n", shell_quote(files.job.string()));
     text += pmix_check;
-    text += resume_logic;
+    text += resume_logic();
     text += stop_logic;
     // The element is named explicitly: an element resubmitted alone (sbatch --array=7) is
     // still element 7 of N, where Slurm's own variables would make it element 0 of 1.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "io/layout/output_layout.hpp"
 #include "runner/errors.hpp"
 #include "runner/submit/cloud_container.hpp"
 
@@ -17,8 +18,9 @@ std::string write_json(const SubmitFiles& files, const std::string& name, const 
 std::string element_note(const SubmitOptions& options, const SubmitFiles& files)
 {
     if (options.array == 1) return fmt::format("  results: {}\n", files.output.string());
-    return fmt::format("  each element writes {}.shards/a<index>/; the merge joins them into {} (by hand: shardrun merge {})\n",
-                       files.output.string(), files.output.string(), shell_quote(files.output.string()));
+    const auto element = io::layout::shards_dir(files.output.string()) / io::layout::element_name("<index>");
+    return fmt::format("  each element writes {}/; the merge joins them into {} (by hand: shardrun merge {})\n",
+                       element.string(), files.output.string(), shell_quote(files.output.string()));
 }
 
 std::string cloud_storage_note(const SubmitOptions& options, const SubmitFiles& files)

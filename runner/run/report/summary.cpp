@@ -1,5 +1,6 @@
 #include "runner/run/report/summary.hpp"
 
+#include "io/layout/output_layout.hpp"
 #include "runner/run/interrupt.hpp"
 
 #include <fmt/format.h>
@@ -85,14 +86,20 @@ std::string merge_command(const std::string& path)
 }
 
 // One element of an array job has no master file yet: name what it wrote and how to join it.
+// The element's folder as the user names the output (a bucket URL stays one): <output>.shards/a<i>/.
+std::string element_folder(const RunTotals& totals)
+{
+    return io::layout::element_dir(totals.output_path, static_cast<int>(totals.array_index)).string() + "/";
+}
+
 std::string element_lines(const RunTotals& totals)
 {
     std::string out = fmt::format("  array element {} of {} {} (indices 0..{})\n", totals.array_index,
                                   totals.array_count, totals.interrupted ? "INTERRUPTED" : "finished",
                                   totals.array_count - 1);
     if (totals.output_path.empty()) return out;
-    out += fmt::format("  its results: {}.shards/a{}/ ({} does not exist until the elements are merged)\n",
-                       totals.output_path, totals.array_index, totals.output_path);
+    out += fmt::format("  its results: {} ({} does not exist until the elements are merged)\n",
+                       element_folder(totals), totals.output_path);
     out += fmt::format("  when all {} elements have finished: {}\n", totals.array_count, merge_command(totals.output_path));
     return out;
 }
@@ -210,7 +217,7 @@ std::string summary_json(const RunTotals& totals, const std::vector<RankStats>& 
     if (totals.array_count > 1) {
         summary["array_index"] = totals.array_index;
         summary["array_count"] = totals.array_count;
-        summary["element_output"] = fmt::format("{}.shards/a{}/", totals.output_path, totals.array_index);
+        summary["element_output"] = element_folder(totals);
         summary["merge_command"] = merge_command(totals.output_path);
     }
     return summary.dump();
