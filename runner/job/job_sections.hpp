@@ -55,8 +55,8 @@ struct JobRead {
 JobRead read_sections(const YAML::Node& root, const YamlContext& context, const std::vector<std::string>& known_tasks,
                       const std::string& job_dir);
 
-// One reader per section or group of keys (task_sections.cpp, task_space_sections.cpp, execution_section.cpp,
-// exec_section.cpp, gpu_sections.cpp).
+// One reader per section or group of keys (task_sections.cpp, task_space_sections.cpp, run_settings_section.cpp,
+// exec_program_section.cpp, gpu_sections.cpp).
 
 /** `name:` (default: the file's stem) and `task:`, one of `known_tasks`. */
 void read_identity(const YAML::Node& root, const YamlContext& context, const std::vector<std::string>& known_tasks,
