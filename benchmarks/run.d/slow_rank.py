@@ -3,7 +3,7 @@ osc/pt2pt over TCP (as across nodes), rank 0's tasks sleeping 1 s and rank 1's i
 default claims (sized from each claimant's own task time) against `max_claim: 1` (one task
 per claim, the best a slow rank can get), interleaved in the same rounds. Target: wall <= 1.3 x
 max_claim: 1's, i.e. ratio (its wall / ours) >= 0.77. Before issue 25 the first claim gave
-rank 0 38 tasks: 33.7 s against 1.5 s. tests/cli/slow_rank_claims_test.py is the same job as a test."""
+rank 0 38 tasks: 33.7 s against 1.5 s. tests/cli/faults/slow_rank_claims_test.py is the same job as a test."""
 import os
 import shutil
 

@@ -93,7 +93,7 @@ int HelloCommand::run()
     "tests/runner/cli/command_checks_test.cpp": insert_after(
         "static const std::multimap<std::string, Refusal> cases = {\n",
         '        {"hello", {{"--times", "0"}, "hello: --times must be at least 1"}},\n'),
-    "tests/cli/NAME_test.py": r'''"""`shardrun hello`: says hello as often as asked."""
+    "tests/cli/run/NAME_test.py": r'''"""`shardrun hello`: says hello as often as asked."""
 import unittest
 
 from harness import run
@@ -162,7 +162,7 @@ extern const TargetEntry local_target{"local", "this machine", local_ranks, true
         insert_after("extern const TargetEntry gcp_batch_target;\n", "extern const TargetEntry local_target;\n"),
         insert_after("&gcp_batch_target", ", &local_target")),
     "runner/CMakeLists.txt": insert_after("  submit/target_gcp_batch.cpp\n", "  submit/target_local.cpp\n"),
-    "tests/cli/submit_test.py": insert_before('\nif __name__ == "__main__":', r'''
+    "tests/cli/submit/submit_test.py": insert_before('\nif __name__ == "__main__":', r'''
 class LocalTargetTest(unittest.TestCase):
     def test_writes_a_script_with_its_own_option(self):
         s = Submission(self, "local", "--ranks-per-node", "2", "--greeting", "ahoy")

@@ -81,7 +81,7 @@ class ThrowawaySubcommandAndTargetTest(unittest.TestCase):
         checks = check_call([os.path.join(build, "tests", "runner", "runner_cli_tests"), "--gtest_filter=CommandChecks.*"],
                             self.log).stdout
         self.assertIn("[  PASSED  ] 3 tests", checks)
-        # hello's end-to-end test, registered by the glob of tests/cli/ with no CMake line.
+        # hello's end-to-end test, registered by the glob of tests/cli/<feature>/ with no CMake line.
         listed = check_call(["ctest", "-N", "-R", f"^cli_{SUBCOMMAND}_test$"], self.log, cwd=build).stdout
         self.assertIn(f"cli_{SUBCOMMAND}_test", listed)
         check_call(["ctest", "--output-on-failure", "-R", f"^cli_{SUBCOMMAND}_test$"], self.log, cwd=build)
@@ -90,9 +90,10 @@ class ThrowawaySubcommandAndTargetTest(unittest.TestCase):
         usage = check_call([shardrun, "submit", "--help"], self.log).stdout
         self.assertIn(f"|{TARGET}", usage.splitlines()[0])
         self.assertIn("This machine (--to local):", usage)
-        env_cli = dict(os.environ, SHARDRUN_BIN=shardrun, SHARDRUN_SOURCE_DIR=src, SHARDRUN_BUILD_DIR=build)
-        check_call([sys.executable, os.path.join(src, "tests", "cli", "submit_test.py"), "LocalTargetTest"], self.log,
-                   env=env_cli, cwd=os.path.join(src, "tests", "cli"))
+        cli = os.path.join(src, "tests", "cli")
+        env_cli = dict(os.environ, SHARDRUN_BIN=shardrun, SHARDRUN_SOURCE_DIR=src, SHARDRUN_BUILD_DIR=build, PYTHONPATH=cli)
+        check_call([sys.executable, os.path.join(cli, "submit", "submit_test.py"), "LocalTargetTest"], self.log,
+                   env=env_cli, cwd=cli)
         print("\n".join(self.log), file=sys.stderr)
 
 

@@ -1,6 +1,6 @@
 // HeartbeatRing (run at 1, 2, 4 ranks): a rank that is busy, even for several timeouts, is
 // never reported; leaving at different times ends the ring without a report or a hang. The
-// report itself (a SIGSTOP'd rank) is tested end to end in tests/cli/fault_matrix_test.py.
+// report itself (a SIGSTOP'd rank) is tested end to end in tests/cli/faults/fault_matrix_test.py.
 #include "collectives/liveness/heartbeat_ring.hpp"
 
 #include <gtest/gtest.h>

@@ -2,7 +2,7 @@
 with its top 10 and the DDP group sweep, with a real torch on PATH as `python3` (the examples'
 argv) and the shardrun package installed beside it (scripts/install-torch). Skipped, and said so,
 where no Python here imports torch and shardrun. The third job (embeddings with workers into one
-array) is tests/cli/worker_embed_example_test.py."""
+array) is tests/cli/workers/worker_embed_example_test.py."""
 import math
 import os
 import re
