@@ -5,6 +5,7 @@
 #include <cctype>
 #include <optional>
 
+#include "runner/job/job_fields.hpp"
 #include "runner/job/job_sections.hpp"
 #include "runner/job/section_reads.hpp"
 
@@ -108,19 +109,17 @@ void read_exec(const YAML::Node& root, const YamlContext& context, JobRead& job)
         return;
     }
     if (!node || !node.IsMap()) context.fail(node, "exec", "missing; task: exec needs exec: {argv: [program, args...]}");
-    context.check_keys(node, "exec", {"argv", "env", "results", "mode", "worker_restarts", "worker_start_timeout",
-                                      "keep_files", "cwd"});
+    context.check_keys(node, "exec", job_field_names("exec"));
     if (node["mode"]) {
         marks.values["exec.mode"] = node["mode"].Mark();
-        exec.mode = read_choice(node["mode"], context, "exec.mode", {"task", "worker"}) == "worker" ? ExecSpec::Mode::worker
-                                                                                                    : ExecSpec::Mode::task;
+        exec.mode = ExecSpec::mode_named(read_choice(node["mode"], context, "exec.mode"));
     }
     for (const char* key : {"worker_restarts", "worker_start_timeout"}) {
         if (node[key] && exec.mode != ExecSpec::Mode::worker) {
             context.fail(node[key], fmt::format("exec.{}", key), "applies only with exec.mode: worker");
         }
     }
-    if (node["worker_restarts"]) exec.worker_restarts = read_int(node["worker_restarts"], context, "exec.worker_restarts", 1);
+    if (node["worker_restarts"]) exec.worker_restarts = read_int(node["worker_restarts"], context, "exec.worker_restarts");
     if (node["worker_start_timeout"]) {
         exec.worker_start_timeout_seconds = read_duration(node["worker_start_timeout"], context, "exec.worker_start_timeout");
         if (exec.worker_start_timeout_seconds <= 0) {

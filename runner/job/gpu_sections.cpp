@@ -7,6 +7,7 @@
 
 #include "runner/job/byte_size.hpp"
 #include "runner/job/duration.hpp"
+#include "runner/job/job_fields.hpp"
 #include "runner/job/job_sections.hpp"
 #include "runner/job/section_reads.hpp"
 
@@ -30,11 +31,11 @@ void read_gpu_fields(const YAML::Node& root, const YamlContext& context, JobRead
 {
     auto& spec = job.spec;
     if (const auto node = root["telemetry_interval"]) spec.telemetry_interval_seconds = read_telemetry_interval(node, context);
-    if (root["gpu_fault_limit"]) spec.gpu_fault_limit = read_int(root["gpu_fault_limit"], context, "gpu_fault_limit", 1);
+    if (root["gpu_fault_limit"]) spec.gpu_fault_limit = read_int(root["gpu_fault_limit"], context, "gpu_fault_limit");
     const auto& node = root["auto_device"];
     if (!node || node.IsNull()) return;
     if (!node.IsMap()) context.fail(node, "auto_device", "must be {cpu_if: \"n < 1000\"}");
-    context.check_keys(node, "auto_device", {"cpu_if"});
+    context.check_keys(node, "auto_device", job_field_names("auto_device"));
     const auto& rule = node["cpu_if"];
     if (!rule) context.fail(node, "auto_device.cpu_if", "missing; write e.g. cpu_if: \"n < 1000\"");
     if (!rule.IsScalar()) context.fail(rule, "auto_device.cpu_if", "must be a text such as \"n < 1000 and m < 1000\"");
@@ -53,14 +54,16 @@ void read_gpu_sharing(const YAML::Node& root, const YamlContext& context, JobRea
         job.marks.values[key] = root[key].Mark();  // the conflicts across sections are reported at the first (job_checks.hpp)
     }
     if (!sharing.given) return;
-    if (root["tasks_per_gpu"]) sharing.tasks_per_gpu = read_int(root["tasks_per_gpu"], context, "tasks_per_gpu", 1);
+    if (root["tasks_per_gpu"]) sharing.tasks_per_gpu = read_int(root["tasks_per_gpu"], context, "tasks_per_gpu");
     if (root["gpu_sharing"]) {
         const auto node = root["gpu_sharing"];
-        if (!node.IsScalar() || (node.Scalar() != "time" && node.Scalar() != "mps")) {
-            context.fail(node, "gpu_sharing", fmt::format("'{}' is not allowed; allowed: time, mps",
-                                                          node.IsScalar() ? node.Scalar() : "a list or mapping"));
+        const auto words = job_field_choices("gpu_sharing");
+        if (!node.IsScalar() || std::find(words.begin(), words.end(), node.Scalar()) == words.end()) {
+            context.fail(node, "gpu_sharing", fmt::format("'{}' is not allowed; allowed: {}",
+                                                          node.IsScalar() ? node.Scalar() : "a list or mapping",
+                                                          fmt::join(words, ", ")));
         }
-        sharing.mode = node.Scalar() == "mps" ? GpuSharingMode::mps : GpuSharingMode::time;
+        sharing.mode = GpuSharingSpec::mode_named(node.Scalar());
     }
     sharing.thread_percent = std::max(1, 100 / sharing.tasks_per_gpu);
     if (root["gpu_threads"]) {
@@ -68,7 +71,7 @@ void read_gpu_sharing(const YAML::Node& root, const YamlContext& context, JobRea
             context.fail(root["gpu_threads"], "gpu_threads", "applies only with gpu_sharing: mps (time slicing has no "
                                                              "thread share)");
         }
-        sharing.thread_percent = read_int(root["gpu_threads"], context, "gpu_threads", 1);
+        sharing.thread_percent = read_int(root["gpu_threads"], context, "gpu_threads");
         if (sharing.thread_percent > 100) {
             context.fail(root["gpu_threads"], "gpu_threads",
                          fmt::format("{} is above 100; it is a percentage of the GPU's SMs, 1..100", sharing.thread_percent));

@@ -1,6 +1,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
+
+#include "runner/job/job_fields.hpp"
 
 namespace shardrun::job {
 
@@ -16,10 +19,16 @@ enum class GpuSharingMode {
  */
 struct GpuSharingSpec {
     bool given = false;       ///< any of the four keys was in the job file
-    int tasks_per_gpu = 1;    ///< K >= 1
-    GpuSharingMode mode = GpuSharingMode::time;
+    int tasks_per_gpu = field_default<int>("tasks_per_gpu");  ///< K >= 1
+    GpuSharingMode mode = mode_named(field_default<std::string_view>("gpu_sharing"));
     int thread_percent = 100; ///< CUDA_MPS_ACTIVE_THREAD_PERCENTAGE; default 100 / K rounded down
-    std::uint64_t memory_bytes = 0;  ///< gpu_memory per task, in bytes; 0: no limit
+    std::uint64_t memory_bytes = field_default<std::uint64_t>("gpu_memory");  ///< gpu_memory per task, in bytes; 0: no limit
+
+    /** gpu_sharing's word as the enum. */
+    static constexpr GpuSharingMode mode_named(std::string_view word)
+    {
+        return word == "mps" ? GpuSharingMode::mps : GpuSharingMode::time;
+    }
 
     bool mps() const noexcept { return mode == GpuSharingMode::mps; }
 };

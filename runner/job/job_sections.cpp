@@ -1,11 +1,10 @@
 #include "runner/job/job_sections.hpp"
 
+#include "runner/job/job_fields.hpp"
+
 namespace shardrun::job {
 
-const std::vector<std::string> top_level_keys = {
-    "name", "task", "params", "sweep", "data", "schedule", "device", "gpus_per_task", "gpus_per_rank", "slots_per_rank", "collective_timeout", "rank_timeout",
-    "retries", "timeout", "timeout_grace", "drain_timeout", "telemetry_interval", "max_failures", "fail_fast", "output", "exec",
-    "auto_device", "gpu_fault_limit", "tasks_per_gpu", "gpu_sharing", "gpu_threads", "gpu_memory"};
+const std::vector<std::string> top_level_keys = job_field_names("");
 
 JobRead read_sections(const YAML::Node& root, const YamlContext& context, const std::vector<std::string>& known_tasks,
                       const std::string& job_dir)

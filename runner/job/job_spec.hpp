@@ -3,11 +3,13 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "io/result_types.hpp"
 #include "runner/job/gpu_sharing_spec.hpp"
+#include "runner/job/job_fields.hpp"
 #include "runner/job/param_map.hpp"
 #include "runner/job/sweep.hpp"
 
@@ -16,11 +18,23 @@ namespace shardrun::job {
 enum class ScheduleKind { block, cyclic, dynamic };
 enum class DevicePreference { automatic, cpu, cuda };
 
+/** schedule.kind's word as the enum: static and block are one kind. */
+constexpr ScheduleKind schedule_kind_named(std::string_view word)
+{
+    return word == "cyclic" ? ScheduleKind::cyclic : word == "dynamic" ? ScheduleKind::dynamic : ScheduleKind::block;
+}
+
+/** device's word as the enum. */
+constexpr DevicePreference device_named(std::string_view word)
+{
+    return word == "cpu" ? DevicePreference::cpu : word == "cuda" ? DevicePreference::cuda : DevicePreference::automatic;
+}
+
 /** `schedule:` — static block, static cyclic, or dynamic claims of a shrinking size. */
 struct ScheduleSpec {
-    ScheduleKind kind = ScheduleKind::dynamic;
-    std::uint64_t min_claim = 1;  ///< dynamic: smallest claim (the tail)
-    std::uint64_t max_claim = 0;  ///< dynamic: largest claim; 0 = no cap
+    ScheduleKind kind = schedule_kind_named(field_default<std::string_view>("schedule.kind"));
+    std::uint64_t min_claim = field_default<std::uint64_t>("schedule.min_claim");  ///< dynamic: smallest claim (the tail)
+    std::uint64_t max_claim = field_default<std::uint64_t>("schedule.max_claim");  ///< dynamic: largest claim; 0 = no cap
 };
 
 /** `data:` — a range of items split into chunks; every task gets [start, end). */
@@ -34,7 +48,7 @@ struct DataSpec {
 /** `output:` */
 struct OutputSpec {
     std::string path;               ///< relative to the working directory
-    std::string layout = "shards";  ///< shards | single
+    std::string layout{field_default<std::string_view>("output.layout")};  ///< shards | single
 };
 
 /** `exec:` — the user's program; argv elements may contain {param} templates. */
@@ -46,11 +60,14 @@ struct ExecSpec {
     std::string base_dir;
     std::string cwd;  ///< exec.cwd, absolute; the program's working directory (default base_dir)
     /** task: the program runs once per task; worker: once per rank, fed tasks on stdin (issue 14). */
-    enum class Mode { task, worker } mode = Mode::task;
-    int worker_restarts = 3;                 ///< worker deaths in a row that stop the rank
-    double worker_start_timeout_seconds = 600;  ///< spawn to ready line
+    enum class Mode { task, worker } mode = mode_named(field_default<std::string_view>("exec.mode"));
+    int worker_restarts = field_default<int>("exec.worker_restarts");  ///< worker deaths in a row that stop the rank
+    double worker_start_timeout_seconds = field_default<double>("exec.worker_start_timeout");  ///< spawn to ready line
     /** Keep result files (result.json, <field>.npy, result.h5) in <output>.tasks/ after they are read. */
-    bool keep_files = false;
+    bool keep_files = field_default<bool>("exec.keep_files");
+
+    /** exec.mode's word as the enum. */
+    static constexpr Mode mode_named(std::string_view word) { return word == "worker" ? Mode::worker : Mode::task; }
 };
 
 /**
@@ -72,7 +89,7 @@ struct FieldSites {
 };
 
 /** fail_fast: true. Five alike failures in a row, before any success, is a broken job, not bad luck. */
-inline constexpr std::int64_t default_fail_fast = 5;
+inline constexpr std::int64_t default_fail_fast = field_default<std::int64_t>("fail_fast");
 
 /** A validated job file with its --set overrides applied. */
 struct JobSpec {
@@ -85,24 +102,24 @@ struct JobSpec {
     Sweep sweep;
     DataSpec data;
     ScheduleSpec schedule;
-    DevicePreference device = DevicePreference::automatic;
-    int gpus_per_task = 1;
-    int gpus_per_rank = 1;  ///< GPUs one process sees (CUDA_VISIBLE_DEVICES with N entries, packed by node)
-    int slots_per_rank = 1;
+    DevicePreference device = device_named(field_default<std::string_view>("device"));
+    int gpus_per_task = field_default<int>("gpus_per_task");
+    int gpus_per_rank = field_default<int>("gpus_per_rank");  ///< GPUs one process sees (CUDA_VISIBLE_DEVICES with N entries, packed by node)
+    int slots_per_rank = field_default<int>("slots_per_rank");
     GpuSharingSpec gpu_sharing;  ///< tasks_per_gpu, gpu_sharing, gpu_threads, gpu_memory (issue 26)
-    int retries = 0;
-    double timeout_seconds = 0;  ///< 0 = none
-    double timeout_grace_seconds = 5;
+    int retries = field_default<int>("retries");
+    double timeout_seconds = field_default<double>("timeout");  ///< 0 = none
+    double timeout_grace_seconds = field_default<double>("timeout_grace");
     /** A group member that does not join a collective within this ends the job naming it; 0: never. */
-    double collective_timeout_seconds = 600;
+    double collective_timeout_seconds = field_default<double>("collective_timeout");
     /** A rank silent (no heartbeat) this long is named and ends the job; 0: never. */
-    double rank_timeout_seconds = 60;
+    double rank_timeout_seconds = field_default<double>("rank_timeout");
     /** After SIGUSR1, running tasks may finish this long before they are stopped; 90 s fits Slurm's --signal=B:USR1@120. */
-    double drain_timeout_seconds = 90;
+    double drain_timeout_seconds = field_default<double>("drain_timeout");
     /** GPU telemetry (NVML) sampling period of each rank with a GPU; 0 (`off`): no telemetry, no NVML loaded. */
-    double telemetry_interval_seconds = 1;
+    double telemetry_interval_seconds = field_default<double>("telemetry_interval");
     /** Stop taking tasks after this many failed (after their retries); 0: no limit. */
-    std::int64_t max_failures = 0;
+    std::int64_t max_failures = field_default<std::int64_t>("max_failures");
     /** Stop when the first this-many tasks all failed with one exit code; 0: off. */
     std::int64_t fail_fast = default_fail_fast;
     OutputSpec output;
@@ -112,7 +129,7 @@ struct JobSpec {
      *  (runner/job/cpu_rule.hpp); empty: the kind's built-in rule, if it has one. Checked when parsed. */
     std::string auto_device_cpu_if;
     /** Device faults (runner/gpu/quarantine.hpp) after which a GPU is quarantined for the rest of the job. */
-    int gpu_fault_limit = 2;
+    int gpu_fault_limit = field_default<int>("gpu_fault_limit");
 };
 
 const char* schedule_name(ScheduleKind kind) noexcept;

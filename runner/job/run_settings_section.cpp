@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "runner/errors.hpp"
+#include "runner/job/job_fields.hpp"
 #include "runner/job/job_sections.hpp"
 #include "runner/job/remote_path.hpp"
 #include "runner/job/section_reads.hpp"
@@ -10,24 +11,30 @@
 namespace shardrun::job {
 namespace {
 
+/** output.path's default from the table, "results/<name>.h5", with the job's name in it. */
+std::string default_output_path(const std::string& name)
+{
+    std::string path(field_default<std::string_view>("output.path"));
+    return path.replace(path.find("<name>"), std::string_view("<name>").size(), name);
+}
+
 ScheduleSpec read_schedule(const YAML::Node& node, const YamlContext& context)
 {
     ScheduleSpec schedule;
-    const std::vector<std::string> kinds = {"static", "block", "cyclic", "dynamic"};
-    if (node.IsMap()) context.check_keys(node, "schedule", {"kind", "min_claim", "max_claim"});
+    if (node.IsMap()) context.check_keys(node, "schedule", job_field_names("schedule"));
     // A mapping without kind ({} or {min_claim: 2}) keeps the default kind; reading the missing
     // node["kind"] would throw yaml-cpp's InvalidNode (exit 1, no file or field).
     if (!node.IsMap() || node["kind"]) {
         const auto kind_node = node.IsMap() ? node["kind"] : node;
-        const auto kind = read_choice(kind_node, context, node.IsMap() ? "schedule.kind" : "schedule", kinds);
-        schedule.kind = kind == "cyclic" ? ScheduleKind::cyclic : kind == "dynamic" ? ScheduleKind::dynamic
-                                                                                    : ScheduleKind::block;
+        const auto kind = read_choice(kind_node, context, node.IsMap() ? "schedule.kind" : "schedule",
+                                      job_field_choices("schedule.kind"));
+        schedule.kind = schedule_kind_named(kind);
     }
     if (node.IsMap() && node["min_claim"]) {
-        schedule.min_claim = read_integer(node["min_claim"], context, "schedule.min_claim", 1);
+        schedule.min_claim = read_integer(node["min_claim"], context, "schedule.min_claim");
     }
     if (node.IsMap() && node["max_claim"]) {
-        schedule.max_claim = read_integer(node["max_claim"], context, "schedule.max_claim", 1);
+        schedule.max_claim = read_integer(node["max_claim"], context, "schedule.max_claim");
         if (schedule.max_claim < schedule.min_claim) {
             context.fail(node["max_claim"], "schedule.max_claim",
                          fmt::format("{} is below min_claim {}; max_claim must be at least min_claim", schedule.max_claim,
@@ -44,16 +51,14 @@ void read_execution(const YAML::Node& root, const YamlContext& context, JobRead&
     auto& spec = job.spec;
     if (root["schedule"]) spec.schedule = read_schedule(root["schedule"], context);
     if (root["device"]) {
-        const auto device = read_choice(root["device"], context, "device", {"auto", "cpu", "cuda"});
-        spec.device = device == "cpu" ? DevicePreference::cpu : device == "cuda" ? DevicePreference::cuda
-                                                                                 : DevicePreference::automatic;
+        spec.device = device_named(read_choice(root["device"], context, "device"));
     }
-    if (root["gpus_per_task"]) spec.gpus_per_task = read_int(root["gpus_per_task"], context, "gpus_per_task", 1);
+    if (root["gpus_per_task"]) spec.gpus_per_task = read_int(root["gpus_per_task"], context, "gpus_per_task");
     if (root["slots_per_rank"]) {
-        spec.slots_per_rank = read_int(root["slots_per_rank"], context, "slots_per_rank", 1);
+        spec.slots_per_rank = read_int(root["slots_per_rank"], context, "slots_per_rank");
         job.marks.values["slots_per_rank"] = root["slots_per_rank"].Mark();
     }
-    if (root["gpus_per_rank"]) spec.gpus_per_rank = read_int(root["gpus_per_rank"], context, "gpus_per_rank", 1);
+    if (root["gpus_per_rank"]) spec.gpus_per_rank = read_int(root["gpus_per_rank"], context, "gpus_per_rank");
     if (spec.gpus_per_rank > 1 && spec.device == DevicePreference::cpu) {
         // device: cpu keeps every rank off the GPU: the GPUs asked for would sit idle, unseen.
         context.fail(root["gpus_per_rank"], "gpus_per_rank", "asks for GPUs, but device: cpu keeps every rank on the CPU; "
@@ -64,7 +69,7 @@ void read_execution(const YAML::Node& root, const YamlContext& context, JobRead&
         context.fail(root["slots_per_rank"] ? root["slots_per_rank"] : root["gpus_per_task"], "slots_per_rank",
                      "must be 1 when gpus_per_task is above 1 (a rank group runs one task at a time)");
     }
-    if (root["retries"]) spec.retries = read_int(root["retries"], context, "retries", 0);
+    if (root["retries"]) spec.retries = read_int(root["retries"], context, "retries");
     if (root["timeout"]) spec.timeout_seconds = read_duration(root["timeout"], context, "timeout");
     if (root["timeout_grace"]) spec.timeout_grace_seconds = read_duration(root["timeout_grace"], context, "timeout_grace");
     if (root["collective_timeout"]) {
@@ -78,7 +83,7 @@ void read_failure_fields(const YAML::Node& root, const YamlContext& context, Job
 {
     auto& spec = job.spec;
     if (const auto node = root["max_failures"]) {
-        spec.max_failures = read_integer(node, context, "max_failures", 1);
+        spec.max_failures = read_integer(node, context, "max_failures");
     }
     if (const auto node = root["fail_fast"]) {
         bool on = false;
@@ -99,12 +104,12 @@ void read_output(const YAML::Node& root, const YamlContext& context, JobRead& jo
 {
     const auto node = root["output"];
     auto& output = job.spec.output;
-    output.path = "results/" + job.spec.name + ".h5";
+    output.path = default_output_path(job.spec.name);
     if (!node || node.IsNull()) return;
     if (!node.IsMap()) context.fail(node, "output", "must be {path: results/x.h5, layout: shards|single}");
-    context.check_keys(node, "output", {"path", "layout"});
+    context.check_keys(node, "output", job_field_names("output"));
     if (node["path"]) output.path = read_string(node["path"], context, "output.path");
-    if (node["layout"]) output.layout = read_choice(node["layout"], context, "output.layout", {"shards", "single"});
+    if (node["layout"]) output.layout = read_choice(node["layout"], context, "output.layout");
     if (!storage::is_remote(output.path)) return;
     try {
         storage::parse_remote(output.path);

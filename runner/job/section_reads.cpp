@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "runner/job/duration.hpp"
+#include "runner/job/job_fields.hpp"
 
 namespace shardrun::job {
 
@@ -35,6 +36,11 @@ std::string read_choice(const YAML::Node& node, const YamlContext& context, cons
     return value;
 }
 
+std::string read_choice(const YAML::Node& node, const YamlContext& context, const std::string& path)
+{
+    return read_choice(node, context, path, job_field_choices(path));
+}
+
 double read_duration(const YAML::Node& node, const YamlContext& context, const std::string& path)
 {
     const auto seconds = node.IsScalar() ? parse_duration(node.Scalar()) : std::nullopt;
@@ -49,6 +55,16 @@ int read_int(const YAML::Node& node, const YamlContext& context, const std::stri
         context.fail(node, path, fmt::format("{} is too large; it must be at most {}", value, std::numeric_limits<int>::max()));
     }
     return static_cast<int>(value);
+}
+
+int read_int(const YAML::Node& node, const YamlContext& context, const std::string& path)
+{
+    return read_int(node, context, path, static_cast<int>(job_field_minimum(path)));
+}
+
+std::int64_t read_integer(const YAML::Node& node, const YamlContext& context, const std::string& path)
+{
+    return read_integer(node, context, path, job_field_minimum(path));
 }
 
 std::int64_t read_integer(const YAML::Node& node, const YamlContext& context, const std::string& path,

@@ -1,4 +1,5 @@
 // The sections that span the tasks: sweep (sweep.hpp) and data.
+#include "runner/job/job_fields.hpp"
 #include "runner/job/job_sections.hpp"
 #include "runner/job/section_reads.hpp"
 
@@ -18,12 +19,12 @@ void read_data(const YAML::Node& root, const YamlContext& context, JobRead& job)
     auto& data = job.spec.data;
     if (!node || node.IsNull()) return;
     if (!node.IsMap()) context.fail(node, "data", "must be {items: N, chunk: c} or {input: file.h5:/dataset, chunk: c}");
-    context.check_keys(node, "data", {"items", "chunk", "input"});
+    context.check_keys(node, "data", job_field_names("data"));
     data.present = true;
     if (node["items"] && node["input"]) context.fail(node, "data", "give items or input, not both");
     if (!node["items"] && !node["input"]) context.fail(node, "data", "missing items (or input)");
     if (node["items"]) {
-        data.items = static_cast<std::uint64_t>(read_integer(node["items"], context, "data.items", 1));
+        data.items = static_cast<std::uint64_t>(read_integer(node["items"], context, "data.items"));
         job.marks.values["data.items"] = node["items"].Mark();
     }
     if (node["input"]) {
@@ -34,7 +35,7 @@ void read_data(const YAML::Node& root, const YamlContext& context, JobRead& job)
         job.spec.sites.values["data.input"] = context.where(node["input"], "data.input");
     }
     if (!node["chunk"]) context.fail(node, "data.chunk", "missing; give the number of items per task");
-    data.chunk = static_cast<std::uint64_t>(read_integer(node["chunk"], context, "data.chunk", 1));
+    data.chunk = static_cast<std::uint64_t>(read_integer(node["chunk"], context, "data.chunk"));
     job.spec.sites.values["data.chunk"] = context.where(node["chunk"], "data.chunk");
 }
 

@@ -28,15 +28,19 @@ public:
 
 using namespace kernel_support;
 
-bool keeps_blurred(const job::ParamMap& params) { return params.text_or("blurred", "keep") != "drop"; }
-
-kernels::BlurShape read_shape(const job::ParamMap& params)
+bool keeps_blurred(const job::ParamMap& params)
 {
+    return BlurKind::parameters().with_defaults(params).text("blurred") != "drop";
+}
+
+kernels::BlurShape read_shape(const job::ParamMap& given)
+{
+    const auto params = BlurKind::parameters().with_defaults(given);
     kernels::BlurShape shape;
-    shape.images = params.integer_or("chunk", 1);
-    shape.height = params.integer_or("height", 256);
+    shape.images = params.integer_or("chunk", 1);  // the runner sets chunk to data.chunk; 1 without data:
+    shape.height = params.integer("height");
     shape.width = params.integer_or("width", shape.height);
-    shape.sigma = params.number_or("sigma", 2.0);
+    shape.sigma = params.number("sigma");
     return shape;
 }
 
@@ -47,7 +51,7 @@ std::vector<float> load_images(const TaskContext& context, const kernels::BlurSh
     const auto pixels = static_cast<std::uint64_t>(shape.height * shape.width);
     if (context.input.empty()) {
         std::vector<float> images((end - start) * pixels);
-        const auto seed = static_cast<std::uint64_t>(context.params->integer_or("seed", 0));
+        const auto seed = static_cast<std::uint64_t>(BlurKind::parameters().with_defaults(*context.params).integer("seed"));
         kernels::fill_seeded(images.data(), images.size(), seed, start * pixels, 0.0f, 1.0f);
         return images;
     }
@@ -80,11 +84,11 @@ void check_input(const io::DatasetInfo& input, const kernels::BlurShape& shape)
 const ParamTable& BlurKind::parameters()
 {
     static const ParamTable table{{
-        integer_param("height", "256", above(0), "image rows"),
-        integer_param("width", "height", above(0), "image columns"),
-        number_param("sigma", "2", above_up_to(0, kernels::blur_max_sigma), "standard deviation of the Gaussian, in pixels"),
-        integer_param("chunk", "data.chunk, else 1", above(0), "images per task (the blurred field's first dimension)"),
-        integer_param("seed", "0", at_least(0), "seed of the synthetic images (jobs without data.input)"),
+        integer_param("height", 256, above(0), "image rows"),
+        integer_param("width", computed("height"), above(0), "image columns"),
+        number_param("sigma", 2.0, above_up_to(0, kernels::blur_max_sigma), "standard deviation of the Gaussian, in pixels"),
+        integer_param("chunk", computed("data.chunk, else 1"), above(0), "images per task (the blurred field's first dimension)"),
+        integer_param("seed", 0, at_least(0), "seed of the synthetic images (jobs without data.input)"),
         choice_param("blurred", "keep", {"keep", "drop"},
                      "drop: leave the blurred images out of the results (timing runs; then sizes may be swept)"),
         device_param(),

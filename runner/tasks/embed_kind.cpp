@@ -29,13 +29,14 @@ public:
 
 using namespace kernel_support;
 
-kernels::EmbedShape read_shape(const job::ParamMap& params)
+kernels::EmbedShape read_shape(const job::ParamMap& given)
 {
+    const auto params = EmbedKind::parameters().with_defaults(given);
     kernels::EmbedShape shape;
-    shape.rows = params.integer_or("chunk", 1);
-    shape.input_dim = params.integer_or("input_dim", 64);
-    shape.output_dim = params.integer_or("output_dim", 32);
-    validate_params([&] { shape.activation = kernels::parse_activation(params.text_or("activation", "gelu")); });
+    shape.rows = params.integer_or("chunk", 1);  // the runner sets chunk to data.chunk; 1 without data:
+    shape.input_dim = params.integer("input_dim");
+    shape.output_dim = params.integer("output_dim");
+    validate_params([&] { shape.activation = kernels::parse_activation(params.text("activation")); });
     return shape;
 }
 
@@ -60,8 +61,8 @@ std::vector<float> load_weights(const job::ParamMap& params, const kernels::Embe
     }
     std::vector<float> weights(shape.input_dim * shape.output_dim);
     const float bound = std::sqrt(3.0f / static_cast<float>(shape.input_dim));  // variance 1/input_dim
-    kernels::fill_seeded(weights.data(), weights.size(), static_cast<std::uint64_t>(params.integer_or("weight_seed", 1)),
-                         0, -bound, bound);
+    const auto seed = static_cast<std::uint64_t>(EmbedKind::parameters().with_defaults(params).integer("weight_seed"));
+    kernels::fill_seeded(weights.data(), weights.size(), seed, 0, -bound, bound);
     return weights;
 }
 
@@ -98,13 +99,13 @@ void check_weights(const std::string& spec, const kernels::EmbedShape& shape, Da
 const ParamTable& EmbedKind::parameters()
 {
     static const ParamTable table{{
-        integer_param("input_dim", "64", above(0), "columns of each input row"),
-        integer_param("output_dim", "32", above(0), "columns of each embedding"),
+        integer_param("input_dim", 64, above(0), "columns of each input row"),
+        integer_param("output_dim", 32, above(0), "columns of each embedding"),
         choice_param("activation", "gelu", {"gelu", "relu", "tanh", "identity"}, "applied to X W before normalising"),
-        integer_param("chunk", "data.chunk, else 1", above(0), "rows per task (the embedding field's first dimension)"),
-        integer_param("seed", "0", at_least(0), "seed of the synthetic rows (jobs without data.input)"),
-        integer_param("weight_seed", "1", at_least(0), "seed of the random weights (without params.weights)"),
-        text_param("weights", "none", "FILE.h5:/dataset of float32 weights [input_dim, output_dim]"),
+        integer_param("chunk", computed("data.chunk, else 1"), above(0), "rows per task (the embedding field's first dimension)"),
+        integer_param("seed", 0, at_least(0), "seed of the synthetic rows (jobs without data.input)"),
+        integer_param("weight_seed", 1, at_least(0), "seed of the random weights (without params.weights)"),
+        text_param("weights", computed("none"), "FILE.h5:/dataset of float32 weights [input_dim, output_dim]"),
         device_param(),
     }};
     return table;
@@ -143,7 +144,7 @@ TaskOutcome EmbedKind::run(const TaskContext& context) const
         std::vector<float> rows;
         if (context.input.empty()) {
             rows.resize(shape.rows * shape.input_dim);
-            const auto seed = static_cast<std::uint64_t>(context.params->integer_or("seed", 0));
+            const auto seed = static_cast<std::uint64_t>(parameters().with_defaults(*context.params).integer("seed"));
             kernels::fill_seeded(rows.data(), rows.size(), seed, start * shape.input_dim, -1.0f, 1.0f);
         } else {
             rows = read_matrix(context.input, start, end, shape.input_dim, "rows [N, input_dim]");

@@ -27,25 +27,27 @@ public:
 
 using namespace kernel_support;
 
+/** The parameters of one product, read by read_params() from GemmKind::parameters()' defaults. */
 struct GemmJob {
     kernels::GemmShape shape;
-    int repeats = 3;
+    int repeats = 0;
     bool double_precision = false;
     std::uint64_t seed = 0;
 };
 
-GemmJob read_params(const job::ParamMap& params)
+GemmJob read_params(const job::ParamMap& given)
 {
+    const auto params = GemmKind::parameters().with_defaults(given);
     GemmJob job;
-    const auto n = params.integer_or("n", 512);
+    const auto n = params.integer("n");
     job.shape = {params.integer_or("m", n), n, params.integer_or("k", n)};
-    job.repeats = static_cast<int>(params.integer_or("repeats", 3));
-    const auto dtype = params.text_or("dtype", "float32");
+    job.repeats = static_cast<int>(params.integer("repeats"));
+    const auto dtype = params.text("dtype");
     if (dtype != "float32" && dtype != "float64") {
         SHARDRUN_THROW(JobFileError, "params.dtype: '" + dtype + "' is not allowed; allowed: float32, float64");
     }
     job.double_precision = dtype == "float64";
-    job.seed = static_cast<std::uint64_t>(params.integer_or("seed", 0));
+    job.seed = static_cast<std::uint64_t>(params.integer("seed"));
     return job;
 }
 
@@ -66,12 +68,12 @@ io::TaskValues run_gemm(const GemmJob& job, const kernels::Device& device)
 const ParamTable& GemmKind::parameters()
 {
     static const ParamTable table{{
-        integer_param("n", "512", above(0), "columns of B and C; m and k default to it"),
-        integer_param("m", "n", above(0), "rows of A and C"),
-        integer_param("k", "n", above(0), "columns of A, rows of B"),
-        integer_param("repeats", "3", above(0), "timed products after one warm-up; seconds is the best"),
+        integer_param("n", 512, above(0), "columns of B and C; m and k default to it"),
+        integer_param("m", computed("n"), above(0), "rows of A and C"),
+        integer_param("k", computed("n"), above(0), "columns of A, rows of B"),
+        integer_param("repeats", 3, above(0), "timed products after one warm-up; seconds is the best"),
         choice_param("dtype", "float32", {"float32", "float64"}, "element type of A, B and C"),
-        integer_param("seed", "0", at_least(0), "seed of A's and B's values in [-1, 1)"),
+        integer_param("seed", 0, at_least(0), "seed of A's and B's values in [-1, 1)"),
         device_param(),
     }};
     return table;

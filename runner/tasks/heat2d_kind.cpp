@@ -26,23 +26,24 @@ public:
 
 using namespace kernel_support;
 
-kernels::Heat2dParams read_params(const job::ParamMap& params)
+kernels::Heat2dParams read_params(const job::ParamMap& given)
 {
+    const auto params = Heat2dKind::parameters().with_defaults(given);
     kernels::Heat2dParams p;
-    p.nx = params.integer_or("nx", 128);
+    p.nx = params.integer("nx");
     p.ny = params.integer_or("ny", p.nx);
-    p.alpha = params.number_or("alpha", 0.1);
-    p.steps = params.integer_or("steps", 100);
-    p.source = params.number_or("source", 0.0);
-    p.amplitude = params.number_or("amplitude", 1.0);
-    p.boundary = params.number_or("boundary", 0.0);
+    p.alpha = params.number("alpha");
+    p.steps = params.integer("steps");
+    p.source = params.number("source");
+    p.amplitude = params.number("amplitude");
+    p.boundary = params.number("boundary");
     p.dt = params.contains("dt") ? params.number("dt") : (p.nx > 1 && p.alpha > 0 ? 0.8 * kernels::heat2d_stable_dt(p) : 0.0);
     return p;
 }
 
-std::int64_t read_stride(const job::ParamMap& params)
+std::int64_t read_stride(const job::ParamMap& given)
 {
-    const auto stride = params.integer_or("stride", 1);
+    const auto stride = Heat2dKind::parameters().with_defaults(given).integer("stride");
     if (stride < 1) SHARDRUN_THROW(JobFileError, "params.stride: " + std::to_string(stride) + " must be >= 1");
     return stride;
 }
@@ -54,15 +55,15 @@ std::size_t strided(std::int64_t n, std::int64_t stride) { return static_cast<st
 const ParamTable& Heat2dKind::parameters()
 {
     static const ParamTable table{{
-        integer_param("nx", "128", at_least(3), "grid points along x (spacing dx = 1/(nx-1))"),
-        integer_param("ny", "nx", at_least(3), "grid points along y"),
-        number_param("alpha", "0.1", above(0), "diffusivity"),
-        number_param("dt", "0.8 dx^2/(4 alpha)", above(0), "time step; stable up to dx^2/(4 alpha)"),
-        integer_param("steps", "100", at_least(0), "explicit time steps"),
-        number_param("source", "0", {}, "constant heating rate inside the domain"),
-        number_param("amplitude", "1", {}, "amplitude of the initial sine mode"),
-        number_param("boundary", "0", {}, "temperature held on all four edges"),
-        integer_param("stride", "1", at_least(1), "keep every stride-th point of the final field"),
+        integer_param("nx", 128, at_least(3), "grid points along x (spacing dx = 1/(nx-1))"),
+        integer_param("ny", computed("nx"), at_least(3), "grid points along y"),
+        number_param("alpha", 0.1, above(0), "diffusivity"),
+        number_param("dt", computed("0.8 dx^2/(4 alpha)"), above(0), "time step; stable up to dx^2/(4 alpha)"),
+        integer_param("steps", 100, at_least(0), "explicit time steps"),
+        number_param("source", 0.0, {}, "constant heating rate inside the domain"),
+        number_param("amplitude", 1.0, {}, "amplitude of the initial sine mode"),
+        number_param("boundary", 0.0, {}, "temperature held on all four edges"),
+        integer_param("stride", 1, at_least(1), "keep every stride-th point of the final field"),
         device_param(),
     }};
     return table;

@@ -23,15 +23,25 @@ public:
 
 using namespace kernel_support;
 
-kernels::OptionParams read_option(const job::ParamMap& params)
+/** The option and the simulation of one task, with the table's defaults for what the job leaves out. */
+struct Pricing {
+    kernels::OptionParams option;
+    std::int64_t paths = 0;
+    std::uint64_t seed = 0;
+};
+
+Pricing read_pricing(const job::ParamMap& given)
 {
-    kernels::OptionParams o;
-    o.spot = params.number_or("spot", o.spot);
-    o.strike = params.number_or("strike", o.strike);
-    o.rate = params.number_or("rate", o.rate);
-    o.volatility = params.number_or("volatility", o.volatility);
-    o.maturity = params.number_or("maturity", o.maturity);
-    return o;
+    const auto params = MonteCarloKind::parameters().with_defaults(given);
+    Pricing p;
+    p.option.spot = params.number("spot");
+    p.option.strike = params.number("strike");
+    p.option.rate = params.number("rate");
+    p.option.volatility = params.number("volatility");
+    p.option.maturity = params.number("maturity");
+    p.paths = params.integer("paths");
+    p.seed = static_cast<std::uint64_t>(params.integer("seed"));
+    return p;
 }
 
 }  // namespace
@@ -39,13 +49,13 @@ kernels::OptionParams read_option(const job::ParamMap& params)
 const ParamTable& MonteCarloKind::parameters()
 {
     static const ParamTable table{{
-        number_param("spot", "100", above(0), "price of the underlying today"),
-        number_param("strike", "100", above(0), "strike of the European call"),
-        number_param("rate", "0.05", {}, "risk-free rate; |rate x maturity| <= 1"),
-        number_param("volatility", "0.2", above(0), "annual volatility; volatility x sqrt(maturity) <= 1.5"),
-        number_param("maturity", "1", above(0), "years to expiry"),
-        integer_param("paths", "1000000", at_least(2), "simulated paths"),
-        integer_param("seed", "0", at_least(0), "seed of the paths' normal draws"),
+        number_param("spot", 100.0, above(0), "price of the underlying today"),
+        number_param("strike", 100.0, above(0), "strike of the European call"),
+        number_param("rate", 0.05, {}, "risk-free rate; |rate x maturity| <= 1"),
+        number_param("volatility", 0.2, above(0), "annual volatility; volatility x sqrt(maturity) <= 1.5"),
+        number_param("maturity", 1.0, above(0), "years to expiry"),
+        integer_param("paths", 1'000'000, at_least(2), "simulated paths"),
+        integer_param("seed", 0, at_least(0), "seed of the paths' normal draws"),
         device_param(),
     }};
     return table;
@@ -53,8 +63,7 @@ const ParamTable& MonteCarloKind::parameters()
 
 void MonteCarloKind::validate(const job::ParamMap& params, const JobView& /*job*/) const
 {
-    const auto option = read_option(params);
-    const auto paths = params.integer_or("paths", 1'000'000);
+    const auto [option, paths, seed] = read_pricing(params);
     validate_params([&] {
         kernels::validate_option(option);
         if (paths < 2) SHARDRUN_THROW(kernels::InvalidKernelArgument, "paths", "paths = " + std::to_string(paths) + " must be >= 2");
@@ -72,9 +81,7 @@ std::vector<io::FieldSpec> MonteCarloKind::fields(const job::ParamMap&) const
 TaskOutcome MonteCarloKind::run(const TaskContext& context) const
 {
     return run_guarded(name(), [&] {
-        const auto option = read_option(*context.params);
-        const auto paths = context.params->integer_or("paths", 1'000'000);
-        const auto seed = static_cast<std::uint64_t>(context.params->integer_or("seed", 0));
+        const auto [option, paths, seed] = read_pricing(*context.params);
         const auto device = device_of(context.device);
         kernels::MonteCarloSums sums;
         const double seconds = kernel_seconds(device, [&] {

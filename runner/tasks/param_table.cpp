@@ -10,13 +10,22 @@
 namespace shardrun::tasks {
 namespace {
 
-ParamSpec make(std::string name, ParamType type, std::string default_text, std::string doc)
+ParamSpec make(std::string name, ParamType type, std::optional<job::ParamValue> value, std::string computed_text,
+               std::string doc)
 {
     ParamSpec spec;
     spec.name = std::move(name);
     spec.type = type;
-    spec.default_text = std::move(default_text);
+    // The printed default is the typed value's own text, so the two cannot disagree.
+    spec.default_text = value ? job::param_text(*value) : std::move(computed_text);
+    spec.value = std::move(value);
     spec.doc = std::move(doc);
+    return spec;
+}
+
+ParamSpec ranged(ParamSpec spec, ParamRange range)
+{
+    spec.range = range;
     return spec;
 }
 
@@ -105,30 +114,47 @@ std::vector<std::string> ParamTable::names() const
     return all;
 }
 
-ParamSpec integer_param(std::string name, std::string default_text, ParamRange range, std::string doc)
+job::ParamMap ParamTable::with_defaults(const job::ParamMap& given) const
 {
-    auto spec = make(std::move(name), ParamType::integer, std::move(default_text), std::move(doc));
-    spec.range = range;
-    return spec;
+    auto all = given;
+    for (const auto& spec : params) {
+        if (spec.value && !all.contains(spec.name)) all.set(spec.name, *spec.value);
+    }
+    return all;
 }
 
-ParamSpec number_param(std::string name, std::string default_text, ParamRange range, std::string doc)
+ComputedDefault computed(std::string text) { return ComputedDefault{std::move(text)}; }
+
+ParamSpec integer_param(std::string name, std::int64_t value, ParamRange range, std::string doc)
 {
-    auto spec = make(std::move(name), ParamType::number, std::move(default_text), std::move(doc));
-    spec.range = range;
-    return spec;
+    return ranged(make(std::move(name), ParamType::integer, job::ParamValue(value), "", std::move(doc)), range);
 }
 
-ParamSpec choice_param(std::string name, std::string default_text, std::vector<std::string> choices, std::string doc)
+ParamSpec integer_param(std::string name, ComputedDefault value, ParamRange range, std::string doc)
 {
-    auto spec = make(std::move(name), ParamType::choice, std::move(default_text), std::move(doc));
+    return ranged(make(std::move(name), ParamType::integer, std::nullopt, std::move(value.text), std::move(doc)), range);
+}
+
+ParamSpec number_param(std::string name, double value, ParamRange range, std::string doc)
+{
+    return ranged(make(std::move(name), ParamType::number, job::ParamValue(value), "", std::move(doc)), range);
+}
+
+ParamSpec number_param(std::string name, ComputedDefault value, ParamRange range, std::string doc)
+{
+    return ranged(make(std::move(name), ParamType::number, std::nullopt, std::move(value.text), std::move(doc)), range);
+}
+
+ParamSpec choice_param(std::string name, std::string value, std::vector<std::string> choices, std::string doc)
+{
+    auto spec = make(std::move(name), ParamType::choice, job::ParamValue(std::move(value)), "", std::move(doc));
     spec.choices = std::move(choices);
     return spec;
 }
 
-ParamSpec text_param(std::string name, std::string default_text, std::string doc)
+ParamSpec text_param(std::string name, ComputedDefault value, std::string doc)
 {
-    return make(std::move(name), ParamType::text, std::move(default_text), std::move(doc));
+    return make(std::move(name), ParamType::text, std::nullopt, std::move(value.text), std::move(doc));
 }
 
 std::string param_problem(const ParamSpec& spec, const job::ParamValue& value)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,11 +32,23 @@ ParamRange above_up_to(double low, double high);
 /** low <= value < high */
 ParamRange from_below(double low, double high);
 
+/**
+ * A default that is not one value: another parameter ("n"), a job field ("data.chunk, else 1")
+ * or nothing ("none"). The kind computes it; `text` is what `shardrun kinds NAME` prints.
+ * Made only by computed(), so a quoted number ("512") cannot pass for a typed default.
+ */
+struct ComputedDefault {
+    std::string text;
+};
+ComputedDefault computed(std::string text);
+
 /** One parameter of a task kind: everything `shardrun kinds NAME` prints and the parse-time check needs. */
 struct ParamSpec {
     std::string name;
     ParamType type = ParamType::number;
-    std::string default_text;          ///< "512", "n" (another parameter), "none"
+    /** The typed default the kind reads (ParamTable::with_defaults); none when it is computed. */
+    std::optional<job::ParamValue> value;
+    std::string default_text;          ///< "512" (the value's text), "n" (another parameter), "none"
     ParamRange range;                  ///< integer and number only
     std::vector<std::string> choices;  ///< choice only
     std::string doc;                   ///< one line
@@ -52,12 +65,23 @@ struct ParamTable {
 
     const ParamSpec* find(std::string_view name) const noexcept;
     std::vector<std::string> names() const;
+
+    /**
+     * `given` (a task's parameters) with every parameter it lacks set to its typed default, so
+     * a kind reads params.integer("nx") and the default lives only in this table. Computed
+     * defaults stay absent: the kind works them out (ny from nx).
+     */
+    job::ParamMap with_defaults(const job::ParamMap& given) const;
 };
 
-ParamSpec integer_param(std::string name, std::string default_text, ParamRange range, std::string doc);
-ParamSpec number_param(std::string name, std::string default_text, ParamRange range, std::string doc);
-ParamSpec choice_param(std::string name, std::string default_text, std::vector<std::string> choices, std::string doc);
-ParamSpec text_param(std::string name, std::string default_text, std::string doc);
+// A parameter with a typed default (integer_param("nx", 128, ...)) or a computed one
+// (integer_param("ny", computed("nx"), ...)).
+ParamSpec integer_param(std::string name, std::int64_t value, ParamRange range, std::string doc);
+ParamSpec integer_param(std::string name, ComputedDefault value, ParamRange range, std::string doc);
+ParamSpec number_param(std::string name, double value, ParamRange range, std::string doc);
+ParamSpec number_param(std::string name, ComputedDefault value, ParamRange range, std::string doc);
+ParamSpec choice_param(std::string name, std::string value, std::vector<std::string> choices, std::string doc);
+ParamSpec text_param(std::string name, ComputedDefault value, std::string doc);
 
 /**
  * Why `value` is not allowed for `spec` ("n = 0 must be > 0", "'large' is not a number; allowed:

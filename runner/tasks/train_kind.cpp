@@ -15,35 +15,36 @@ namespace {
 
 using namespace kernel_support;
 
-train::TrainConfig read_config(const job::ParamMap& p)
+train::TrainConfig read_config(const job::ParamMap& given)
 {
+    const auto p = TrainKind::parameters().with_defaults(given);
     train::TrainConfig c;
-    c.features = static_cast<int>(p.integer_or("features", c.features));
-    c.classes = static_cast<int>(p.integer_or("classes", c.classes));
-    c.width = static_cast<int>(p.integer_or("width", c.width));
-    c.depth = static_cast<int>(p.integer_or("depth", c.depth));
-    c.samples = static_cast<int>(p.integer_or("samples", c.samples));
-    c.val_samples = static_cast<int>(p.integer_or("val_samples", c.val_samples));
-    c.batch = static_cast<int>(p.integer_or("batch", c.batch));
-    c.epochs = static_cast<int>(p.integer_or("epochs", c.epochs));
-    c.lr = static_cast<float>(p.number_or("lr", c.lr));
-    c.momentum = static_cast<float>(p.number_or("momentum", c.momentum));
-    c.noise = static_cast<float>(p.number_or("noise", c.noise));
-    c.seed = static_cast<std::uint64_t>(p.integer_or("seed", 0));
-    const auto optimizer = p.text_or("optimizer", "sgd");
+    c.features = static_cast<int>(p.integer("features"));
+    c.classes = static_cast<int>(p.integer("classes"));
+    c.width = static_cast<int>(p.integer("width"));
+    c.depth = static_cast<int>(p.integer("depth"));
+    c.samples = static_cast<int>(p.integer("samples"));
+    c.val_samples = static_cast<int>(p.integer("val_samples"));
+    c.batch = static_cast<int>(p.integer("batch"));
+    c.epochs = static_cast<int>(p.integer("epochs"));
+    c.lr = static_cast<float>(p.number("lr"));
+    c.momentum = static_cast<float>(p.number("momentum"));
+    c.noise = static_cast<float>(p.number("noise"));
+    c.seed = static_cast<std::uint64_t>(p.integer("seed"));
+    const auto optimizer = p.text("optimizer");
     if (optimizer != "sgd" && optimizer != "adam") {
         SHARDRUN_THROW(JobFileError, "params.optimizer: '" + optimizer + "' is not allowed; allowed: sgd, adam");
     }
     c.optimizer = optimizer == "adam" ? train::Optimizer::adam : train::Optimizer::sgd;
-    const auto bucket_mb = p.number_or("bucket_mb", 25);
+    const auto bucket_mb = p.number("bucket_mb");
     if (!(bucket_mb > 0 && bucket_mb <= 4096)) SHARDRUN_THROW(JobFileError, "params.bucket_mb: must be in (0, 4096]");
     c.bucket_bytes = static_cast<std::size_t>(bucket_mb * (1 << 20));
     return c;
 }
 
-std::string read_backend(const job::ParamMap& p)
+std::string read_backend(const job::ParamMap& given)
 {
-    const auto backend = p.text_or("backend", "auto");
+    const auto backend = TrainKind::parameters().with_defaults(given).text("backend");
     if (backend != "auto" && backend != "mpi" && backend != "nccl") {
         SHARDRUN_THROW(JobFileError, "params.backend: '" + backend + "' is not allowed; allowed: auto, mpi, nccl");
     }
@@ -62,20 +63,20 @@ TrainKind::~TrainKind() = default;
 const ParamTable& TrainKind::parameters()
 {
     static const ParamTable table{{
-        integer_param("features", "32", at_least(1), "input columns of the synthetic data"),
-        integer_param("classes", "4", at_least(2), "Gaussian blobs to tell apart"),
-        integer_param("width", "64", at_least(1), "units per hidden layer"),
-        integer_param("depth", "2", at_least(0), "hidden layers"),
-        integer_param("samples", "4096", at_least(1), "training rows; an epoch is samples / batch steps"),
-        integer_param("val_samples", "1024", at_least(1), "validation rows"),
-        integer_param("batch", "256", at_least(1), "global batch, split evenly over the gpus_per_task members"),
-        integer_param("epochs", "5", at_least(1), "passes over the training rows"),
-        number_param("lr", "0.05", above_up_to(0, 10), "learning rate"),
-        number_param("momentum", "0.9", from_below(0, 1), "SGD momentum"),
+        integer_param("features", 32, at_least(1), "input columns of the synthetic data"),
+        integer_param("classes", 4, at_least(2), "Gaussian blobs to tell apart"),
+        integer_param("width", 64, at_least(1), "units per hidden layer"),
+        integer_param("depth", 2, at_least(0), "hidden layers"),
+        integer_param("samples", 4096, at_least(1), "training rows; an epoch is samples / batch steps"),
+        integer_param("val_samples", 1024, at_least(1), "validation rows"),
+        integer_param("batch", 256, at_least(1), "global batch, split evenly over the gpus_per_task members"),
+        integer_param("epochs", 5, at_least(1), "passes over the training rows"),
+        number_param("lr", 0.05, above_up_to(0, 10), "learning rate"),
+        number_param("momentum", 0.9, from_below(0, 1), "SGD momentum"),
         choice_param("optimizer", "sgd", {"sgd", "adam"}, "update rule"),
-        number_param("noise", "0.5", at_least(0), "spread of the blobs"),
-        integer_param("seed", "0", at_least(0), "seed of the data and the initial weights"),
-        number_param("bucket_mb", "25", above_up_to(0, 4096), "gradient bucket size in MiB (allreduce granularity)"),
+        number_param("noise", 0.5, at_least(0), "spread of the blobs"),
+        integer_param("seed", 0, at_least(0), "seed of the data and the initial weights"),
+        number_param("bucket_mb", 25.0, above_up_to(0, 4096), "gradient bucket size in MiB (allreduce granularity)"),
         choice_param("backend", "auto", {"auto", "mpi", "nccl"}, "auto: nccl on a GPU rank, mpi on a CPU rank"),
         device_param(),
     }};
@@ -108,7 +109,7 @@ collectives::Communicator& TrainKind::device_group(collectives::Communicator& ho
 
 std::vector<io::FieldSpec> TrainKind::fields(const job::ParamMap& params) const
 {
-    const auto epochs = static_cast<std::size_t>(std::max<std::int64_t>(1, params.integer_or("epochs", 5)));
+    const auto epochs = static_cast<std::size_t>(std::max<std::int64_t>(1, parameters().with_defaults(params).integer("epochs")));
     return {{"loss", io::DType::float64, {epochs}, ""},
             {"train_accuracy", io::DType::float64, {}, ""},
             {"val_accuracy", io::DType::float64, {}, ""},

@@ -160,8 +160,8 @@ public:
     static const ParamTable& parameters()
     {
         static const ParamTable table{{
-            integer_param("n", "1000", at_least(1), "values"),
-            number_param("a", "2", {}, "the factor"),
+            integer_param("n", 1000, at_least(1), "values"),
+            number_param("a", 2.0, {}, "the factor"),
             device_param(),
         }};
         return table;
@@ -177,7 +177,9 @@ public:
     TaskOutcome run(const TaskContext& context) const override
     {
         return run_guarded(name(), [&] {
-            const kernels::AxpyShape shape{context.params->integer_or("n", 1000), context.params->number_or("a", 2.0)};
+            // The table's typed defaults fill what the job leaves out: the default is written once.
+            const auto params = parameters().with_defaults(*context.params);
+            const kernels::AxpyShape shape{params.integer("n"), params.number("a")};
             std::vector<double> x(static_cast<std::size_t>(shape.n)), y(x.size(), 1.0);
             std::iota(x.begin(), x.end(), 0.0);
             const auto device = device_of(context.device);

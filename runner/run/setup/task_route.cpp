@@ -25,14 +25,8 @@ std::optional<double> value_of(std::string_view name, const job::ParamMap& param
     const auto spec = std::find_if(table->params.begin(), table->params.end(),
                                    [&](const tasks::ParamSpec& p) { return p.name == name; });
     if (spec == table->params.end()) return std::nullopt;
-    const auto& text = spec->default_text;
-    try {
-        std::size_t used = 0;
-        const double number = std::stod(text, &used);
-        if (used == text.size()) return number;
-    } catch (const std::exception&) {
-    }
-    return value_of(text, params, table, depth + 1);
+    if (spec->value) return number_of(*spec->value);
+    return value_of(spec->default_text, params, table, depth + 1);
 }
 
 std::vector<std::string> table_names(const tasks::ParamTable& table)

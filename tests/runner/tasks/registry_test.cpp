@@ -57,7 +57,7 @@ TEST(TaskKindRegistry, UnknownNameIsNoKind)
 TEST(TaskKindRegistry, RegisteredKindJoinsTheSameTableAfterTheBuiltIns)
 {
     const auto before = task_kinds().size();
-    ParamTable params{{integer_param("n", "1", above(0), "the number squared")}};
+    ParamTable params{{integer_param("n", 1, above(0), "the number squared")}};
 
     register_task_kind("square", [](const job::JobSpec&) { return std::make_unique<SquareKind>(); }, params,
                        "squares params.n");
