@@ -52,6 +52,24 @@ fs::path member_dir(const fs::path& task_dir, int member) { return task_dir / ("
 
 bool is_member_dir(const std::string& name) { return name.rfind("member", 0) == 0; }
 
+/** Scratch files and folders start with a dot: `ls` and the tasks' readers pass them by. */
+constexpr const char* scratch_start = ".scratch-";
+
+fs::path running_index_path(const fs::path& tasks_dir, unsigned long long task_id, int member)
+{
+    const auto leader = ".running-" + std::to_string(task_id);
+    return tasks_dir / (member == 0 ? leader : leader + "-" + member_dir({}, member).string());
+}
+
+bool is_running_index(const std::string& name) { return name.rfind(".running-", 0) == 0; }
+
+fs::path scratch_path(const fs::path& tasks_dir, const std::string& slot, const std::string& kind)
+{
+    return tasks_dir / (std::string(scratch_start) + slot + "." + kind);
+}
+
+std::string scratch_prefix(const std::string& host) { return std::string(scratch_start) + host + "-"; }
+
 fs::path submit_dir(const std::string& path) { return fs::path(path + ".submit"); }
 
 long parse_indexed(const std::string& name, char prefix)

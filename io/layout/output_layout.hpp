@@ -26,6 +26,17 @@ std::filesystem::path task_stderr_path(const std::string& path, unsigned long lo
 std::filesystem::path member_dir(const std::filesystem::path& task_dir, int member);
 /** True for the name of a folder member_dir() makes. */
 bool is_member_dir(const std::string& name);
+/**
+ * <tasks_dir>/.running-<id> for the leader (member 0), .running-<id>-member<k> for member k: the
+ * index of a running task, which `logs --follow` reads and a dead rank's sweep removes.
+ */
+std::filesystem::path running_index_path(const std::filesystem::path& tasks_dir, unsigned long long task_id, int member);
+/** True for the name of a file running_index_path() makes. */
+bool is_running_index(const std::string& name);
+/** <tasks_dir>/.scratch-<slot>.<kind>: a running slot's scratch file or folder (stdout, stderr, results). */
+std::filesystem::path scratch_path(const std::filesystem::path& tasks_dir, const std::string& slot, const std::string& kind);
+/** ".scratch-<host>-": the start of every scratch name of `host`'s slots (slot names begin with the host). */
+std::string scratch_prefix(const std::string& host);
 /** <path>.submit: what `shardrun submit` writes beside an output, a folder per target. */
 std::filesystem::path submit_dir(const std::string& path);
 

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "io/layout/output_layout.hpp"
 #include "runner/exec/live_index.hpp"
 #include "runner/exec/process_tree.hpp"
 
@@ -36,14 +37,14 @@ void remove_dead_scratch(const std::string& tasks_dir, const std::string& host)
 {
     std::error_code error;
     std::vector<std::string> dead;
-    const std::string prefix = ".scratch-" + host + "-";
+    const auto prefix = io::layout::scratch_prefix(host);
     for (std::filesystem::directory_iterator it(tasks_dir, error), end; !error && it != end; it.increment(error)) {
         const auto name = it->path().filename().string();
         const auto token = scratch_token(name, prefix);
         if (!token.empty() && !rank_token_alive(token)) dead.push_back(it->path().string());
         // A running task's index (live_index.hpp) names its slot's scratch files: when the rank
         // that wrote it is dead, the index is as stale as they are.
-        if (name.rfind(".running-", 0) == 0) {
+        if (io::layout::is_running_index(name)) {
             const auto entry = read_live_index(it->path().string());
             const auto live = entry ? std::filesystem::path(entry->stdout_path).filename().string() : std::string();
             const auto owner = scratch_token(live, prefix);

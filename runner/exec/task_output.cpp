@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "io/errors.hpp"
+#include "io/layout/output_layout.hpp"
 #include "runner/exec/process_tree.hpp"
 #include "runner/exec/scratch_sweep.hpp"
 #include "runner/exec/task_folder.hpp"
@@ -51,7 +52,7 @@ TaskOutput::~TaskOutput()
 const std::string& TaskOutput::result_dir()
 {
     if (!result_dir_.empty()) return result_dir_;
-    auto path = fmt::format("{}/.scratch-{}.results", tasks_dir_, name_);
+    auto path = io::layout::scratch_path(tasks_dir_, name_, "results").string();
     // EEXIST: left by a process that was killed before it could clean up (its name had this pid).
     if (mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) {
         SHARDRUN_THROW(io::WriteError, fmt::format("cannot create {}: {}", path, errno_text(errno)));
@@ -93,7 +94,7 @@ void TaskOutput::close_scratch(int stream)
 
 std::string TaskOutput::scratch_path(int stream) const
 {
-    return fmt::format("{}/.scratch-{}.{}", tasks_dir_, name_, stream_names[stream]);
+    return io::layout::scratch_path(tasks_dir_, name_, stream_names[stream]).string();
 }
 
 void TaskOutput::open_scratch(int stream)
