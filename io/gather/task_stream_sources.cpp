@@ -1,12 +1,13 @@
 // Where a TaskStream's rows come from: the segments and single-layout files of an output,
-// found, verified and loaded (task_stream_sources.hpp).
+// found and loaded (task_stream_sources.hpp), opened and checked by the gatherer's core
+// (row_gatherer.hpp) as TaskTable's are.
 #include "io/gather/task_stream_sources.hpp"
 
 #include <algorithm>
 #include <numeric>
 
 #include "io/errors.hpp"
-#include "io/gather/element_sources.hpp"
+#include "io/gather/row_gatherer.hpp"
 #include "io/hdf5/column_blocks.hpp"
 #include "io/hdf5/field_io.hpp"
 #include "io/layout/output_layout.hpp"
@@ -16,18 +17,6 @@ namespace fs = std::filesystem;
 
 namespace shardrun::io {
 namespace stream {
-namespace {
-
-bool same_fields(const std::vector<FieldSpec>& a, const std::vector<FieldSpec>& b)
-{
-    if (a.size() != b.size()) return false;
-    for (std::size_t f = 0; f < a.size(); ++f) {
-        if (a[f].name != b[f].name || a[f].bytes() != b[f].bytes()) return false;
-    }
-    return true;
-}
-
-}  // namespace
 
 /**
  * Rows [first, first + n) of a single-layout file's /tasks (and /results). A master's fields
@@ -60,13 +49,8 @@ using namespace stream;
 void TaskStream::add_element(const std::string& path, int array_index, std::uint64_t first, std::uint64_t end)
 {
     const auto segment = [&](const fs::path& file) {
-        std::string why;
-        const auto span = shards::read_segment_span(file, &why);
-        if (!span) {
-            impl_->problems.push_back(not_committed(file, why));
-            impl_->invalid.push_back(file);
-            return;
-        }
+        const auto span = open_segment_span(file, impl_->skipped());
+        if (!span) return;
         if (span->rows == 0 || span->last_id < first || span->first_id >= end) return;
         impl_->segments.push_back(SegmentRef{file, *span, first, end, impl_->sources++});
     };
@@ -83,31 +67,17 @@ void add_element_rows(TaskStream& stream, const std::string& path, int array_ind
 
 void TaskStream::add_single(const fs::path& file, std::uint64_t first, std::uint64_t end)
 {
-    hdf5::silence_hdf5_errors();
-    try {
-        auto h5 = SHARDRUN_H5_OPEN(File, H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-        const std::uint64_t rows = tasks_group_rows(h5.get());
+    open_single(file, impl_->skipped(), [&](hdf5::File& h5, std::uint64_t rows) {
         impl_->singles.push_back(SingleRef{file, first, std::min(end, rows), impl_->sources++, std::move(h5)});
-    } catch (const Hdf5Error& error) {
-        impl_->problems.push_back(not_committed(file, error.what()));
-    }
+    });
 }
 
 void TaskStream::Impl::load(const SegmentRef& ref)
 {
     auto& s = *this;
-    std::string why;
     // Large rows mapped, not read: the master copies them from the page cache (segment_mapping.hpp).
-    auto segment = shards::read_segment(ref.file, &why, s.with_fields, true);
-    if (segment && s.with_fields && !s.fields.empty() && !same_fields(segment->fields, s.fields)) {
-        segment.reset();
-        why = "its result fields differ from the job's";
-    }
-    if (!segment) {
-        problems.push_back(not_committed(ref.file, why));
-        invalid.push_back(ref.file);
-        return;
-    }
+    auto segment = open_segment(ref.file, skipped(), s.with_fields, true, s.with_fields ? &s.fields : nullptr);
+    if (!segment) return;
     Loaded loaded{std::move(*segment), {}, 0, ref.lo, ref.hi, ref.ordinal};
     const auto& ids = loaded.segment.rows.task_id;
     loaded.order.resize(ids.size());

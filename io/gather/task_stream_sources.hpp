@@ -2,8 +2,8 @@
 
 // @internal The sources a TaskStream reads (io/gather/task_stream.hpp): committed segments, known
 // first by their span of ids and loaded (verified whole) only while a block needs them, and
-// single-layout files. task_stream_sources.cpp finds and loads them; task_stream.cpp merges
-// their rows into blocks.
+// single-layout files. task_stream_sources.cpp finds and loads them, through the gatherer's core
+// (row_gatherer.hpp); task_stream.cpp merges their rows into blocks.
 #include <hdf5.h>
 
 #include <cstddef>
@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "io/gather/row_gatherer.hpp"
 #include "io/gather/task_stream.hpp"
 #include "io/hdf5/handle.hpp"
 #include "io/shards/segment.hpp"
@@ -76,6 +77,8 @@ struct TaskStream::Impl {
 
     /** Loads and verifies a segment into the active set (kept in discovery order), or records why not. */
     void load(const stream::SegmentRef& ref);
+    /** Where the gatherer's core (row_gatherer.hpp) records the sources skipped. */
+    SkippedSources skipped() { return SkippedSources{problems, invalid}; }
 };
 
 }  // namespace shardrun::io

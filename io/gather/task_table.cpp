@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "io/gather/element_sources.hpp"
+#include "io/gather/row_gatherer.hpp"
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/field_io.hpp"
@@ -20,6 +20,8 @@ TaskTable::TaskTable(std::uint64_t first, std::uint64_t end)
     rows.assign_pending(first, source_of.size());
 }
 
+SkippedSources TaskTable::skipped() { return SkippedSources{problems, invalid_segments}; }
+
 void TaskTable::take(const TaskRows& from, std::size_t i, int source, std::uint32_t row)
 {
     if (!covers(from.task_id[i])) return;
@@ -32,13 +34,8 @@ void TaskTable::take(const TaskRows& from, std::size_t i, int source, std::uint3
 void TaskTable::gather_element(const std::string& path, int array_index, std::uint64_t first, std::uint64_t end)
 {
     const auto gather_segment = [&](const fs::path& file) {
-        std::string why;
-        auto segment = shards::read_segment(file, &why, verify_results || cached_bytes_ < cache_budget);
-        if (!segment) {
-            problems.push_back(not_committed(file, why));
-            invalid_segments.push_back(file);
-            return;
-        }
+        auto segment = open_segment(file, skipped(), verify_results || cached_bytes_ < cache_budget);
+        if (!segment) return;
         if (fields.empty()) fields = segment->fields;
         const int source = static_cast<int>(sources.size());
         sources.push_back(RowSource{file, false, {}});
@@ -59,10 +56,8 @@ void TaskTable::gather_element(const std::string& path, int array_index, std::ui
 
 void TaskTable::gather_single(const fs::path& file, std::uint64_t first, std::uint64_t end)
 {
-    hdf5::silence_hdf5_errors();
-    try {
-        auto h5 = SHARDRUN_H5_OPEN(File, H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-        const auto from = read_tasks_group(h5.get(), 0, tasks_group_rows(h5.get()));
+    open_single(file, skipped(), [&](hdf5::File& h5, std::uint64_t rows) {
+        const auto from = read_tasks_group(h5.get(), 0, rows);
         if (fields.empty()) {
             auto results = SHARDRUN_H5_OPEN(Group, H5Gopen2(h5.get(), "results", H5P_DEFAULT));
             for (const auto& name : hdf5::read_string_list_attr(h5.get(), "fields")) {
@@ -74,9 +69,7 @@ void TaskTable::gather_single(const fs::path& file, std::uint64_t first, std::ui
         for (std::uint64_t id = first; id < end && id < from.size(); ++id) {
             take(from, id, source, static_cast<std::uint32_t>(id));
         }
-    } catch (const Hdf5Error& error) {
-        problems.push_back(not_committed(file, error.what()));
-    }
+    });
 }
 
 void TaskTable::drop_source(int source, const std::string& why)

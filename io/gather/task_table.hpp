@@ -9,6 +9,8 @@
 
 namespace shardrun::io {
 
+struct SkippedSources;
+
 /** @internal Where a committed row lives: a shard segment or a single-layout file. */
 struct RowSource {
     std::filesystem::path file;
@@ -23,8 +25,8 @@ struct RowSource {
  * with the source of every row's results. The master needs the whole job (first_id 0);
  * one array element needs only its own block, so a huge job does not cost T rows there.
  * The row gatherer's whole-table front end; TaskStream (task_stream.hpp) is its bounded one:
- * both walk an element's sources through for_each_element_source() (element_sources.hpp)
- * and pick a task's row by TaskRows::take_if_better().
+ * both walk an element's sources, open and check them and record those skipped through the
+ * gatherer's core (row_gatherer.hpp), and pick a task's row by TaskRows::take_if_better().
  */
 struct TaskTable {
     std::uint64_t first_id = 0;
@@ -60,6 +62,8 @@ struct TaskTable {
 
 private:
     std::size_t cached_bytes_ = 0;
+    /** Where the gatherer's core records the sources skipped: problems and invalid_segments. */
+    SkippedSources skipped();
     void take(const TaskRows& rows, std::size_t i, int source, std::uint32_t row);
 };
 
