@@ -9,7 +9,7 @@ namespace shardrun::cli {
 
 /**
  * `shardrun logs OUTPUT TASK`: a task's stdout (or stderr) by its id, while it runs (its
- * slot's live file, found through the index in <output>.tasks/, runner/exec/live_index.hpp)
+ * slot's live file, found through the index in <output>.tasks/, runner/process/live_index.hpp)
  * or after it ended (the kept <output>.tasks/<id>/stdout.<attempt>); `--follow` streams new
  * lines until the task ends.
  */

@@ -4,7 +4,7 @@
 #include "runner/cli/common_options.hpp"
 #include "runner/env/launch_check.hpp"
 #include "runner/errors.hpp"
-#include "runner/exec/process_tree.hpp"
+#include "runner/process/process_tree.hpp"
 
 namespace po = boost::program_options;
 
@@ -48,7 +48,7 @@ void RunCommand::check(const po::variables_map& values)
 int RunCommand::run()
 {
     // Before MPI starts threads: the guard is a fork of this process.
-    exec::start_orphan_guard();
+    process::start_orphan_guard();
     env::check_launch();  // a launch MPI_Init cannot survive gets our one line, not Open MPI's 30
     collectives::MpiEnvironment mpi(nullptr, nullptr);
     return run::run_job(options_);

@@ -13,7 +13,7 @@
 
 #include "io/layout/output_layout.hpp"
 #include "io/read/status_report.hpp"
-#include "runner/exec/live_index.hpp"
+#include "runner/process/live_index.hpp"
 
 namespace shardrun::cli {
 namespace {
@@ -38,9 +38,9 @@ std::string kept_path(const LogTarget& target, int attempt)
 }
 
 /** The running attempt's index, when it is the one asked for and its live file is there. */
-std::optional<exec::LiveEntry> live(const LogTarget& target)
+std::optional<process::LiveEntry> live(const LogTarget& target)
 {
-    auto entry = exec::read_live_index(exec::live_index_path(io::layout::tasks_dir(target.output).string(), target.task, target.member));
+    auto entry = process::read_live_index(process::live_index_path(io::layout::tasks_dir(target.output).string(), target.task, target.member));
     if (!entry || (target.attempt > 0 && entry->attempt != target.attempt)) return std::nullopt;
     struct stat info {};
     // A killed run leaves its index behind; its scratch files are swept with it.
@@ -48,7 +48,7 @@ std::optional<exec::LiveEntry> live(const LogTarget& target)
     return entry;
 }
 
-std::string live_path(const LogTarget& target, const exec::LiveEntry& entry)
+std::string live_path(const LogTarget& target, const process::LiveEntry& entry)
 {
     return target.stderr_stream ? entry.stderr_path : entry.stdout_path;
 }
@@ -84,7 +84,7 @@ bool same_file(const std::string& path, int fd)
 }
 
 /** Follows one running attempt to its end; false when its live file was gone before it opened. */
-bool follow_attempt(const LogTarget& target, const exec::LiveEntry& entry)
+bool follow_attempt(const LogTarget& target, const process::LiveEntry& entry)
 {
     const int fd = open(live_path(target, entry).c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return false;
@@ -103,7 +103,7 @@ bool follow_attempt(const LogTarget& target, const exec::LiveEntry& entry)
 }
 
 /** A retry of the task that starts within a second of `attempt`'s end. */
-std::optional<exec::LiveEntry> next_attempt(const LogTarget& target, int attempt)
+std::optional<process::LiveEntry> next_attempt(const LogTarget& target, int attempt)
 {
     const auto deadline = Clock::now() + std::chrono::seconds(1);
     while (Clock::now() < deadline) {

@@ -18,7 +18,7 @@ using collectives::StopLevel;
  *   are stopped as above.
  * - A signal after a drain stops; a signal after a stop ends the process at once (exit 3):
  *   what was committed is safe, as every commit is write-then-rename, and the rank's
- *   guardian (exec/process_tree.hpp) kills its tasks.
+ *   guardian (process/process_tree.hpp) kills its tasks.
  * One rank's level reaches every rank through collectives::WorkCounters.
  */
 

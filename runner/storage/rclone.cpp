@@ -8,8 +8,8 @@
 #include <map>
 #include <vector>
 
-#include "runner/exec/process.hpp"
-#include "runner/exec/process_tree.hpp"
+#include "runner/process/process.hpp"
+#include "runner/process/process_tree.hpp"
 #include "runner/storage/local_mirror.hpp"
 
 extern char** environ;
@@ -125,21 +125,21 @@ std::vector<std::string> rclone_environment()
 RcloneResult run_rclone(const std::vector<std::string>& args)
 {
     const TempFile errors;
-    exec::ProcessSpec spec;
+    process::ProcessSpec spec;
     spec.argv = {env_or("SHARDRUN_RCLONE", "rclone")};
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
     spec.argv.push_back("-q");  // errors only
     spec.env = rclone_environment();
     // Tagged like a task: when this rank dies (kill -9), its orphan guard kills the upload too, so an
     // upload cannot land after a rerun on another machine has fetched the bucket and reused its name.
-    spec.token = exec::rank_token() + "/rclone";
-    const auto variable = std::string(exec::task_token_variable) + "=";
+    spec.token = process::rank_token() + "/rclone";
+    const auto variable = std::string(process::task_token_variable) + "=";
     std::erase_if(spec.env, [&variable](const std::string& entry) { return entry.rfind(variable, 0) == 0; });
-    spec.env.push_back(std::string(exec::task_token_variable) + "=" + spec.token);
+    spec.env.push_back(std::string(process::task_token_variable) + "=" + spec.token);
     spec.stdout_path = "/dev/null";
     spec.stderr_path = errors.path();
     // Never stopped by shardrun's drain: what was committed must reach the bucket before exit 3.
-    const auto result = exec::run_process(spec, [] { return false; });
+    const auto result = process::run_process(spec, [] { return false; });
     if (!result.started) {
         return {127, "rclone not found (install Debian's rclone, or set SHARDRUN_RCLONE to its path)"};
     }

@@ -10,7 +10,7 @@
 
 #include "io/output_spec.hpp"
 #include "runner/errors.hpp"
-#include "runner/exec/unique_fd.hpp"
+#include "runner/process/unique_fd.hpp"
 #include "runner/storage/local_mirror.hpp"
 #include "runner/storage/rclone.hpp"
 
@@ -51,7 +51,7 @@ std::string stage_input(const std::string& input)
     const auto local = dir / remote->name;
     std::error_code error;
     fs::create_directories(dir, error);
-    const exec::UniqueFd lock(open((dir / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+    const process::UniqueFd lock(open((dir / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
     if (lock.get() < 0 || flock(lock.get(), LOCK_EX) != 0) {
         SHARDRUN_THROW(TransferError, "cannot stage " + remote->url + " in " + dir.string() + "; set SHARDRUN_SCRATCH to a writable folder");
     }

@@ -7,7 +7,7 @@
 #include <ostream>
 
 #include "runner/errors.hpp"
-#include "runner/exec/process.hpp"
+#include "runner/process/process.hpp"
 #include "runner/job/remote_path.hpp"
 #include "runner/storage/rclone.hpp"
 
@@ -28,13 +28,13 @@ std::vector<std::string> this_environment()
 /** Runs `git -C dir ARGS` with its stdout into `out_file`; its exit code (127: no git). */
 int git(const fs::path& dir, const std::vector<std::string>& args, const fs::path& out_file)
 {
-    exec::ProcessSpec spec;
+    process::ProcessSpec spec;
     spec.argv = {"git", "-C", dir.string()};
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
     spec.env = this_environment();
     spec.stdout_path = out_file.string();
     spec.stderr_path = "/dev/null";
-    return exec::run_process(spec, [] { return false; }).exit_code;
+    return process::run_process(spec, [] { return false; }).exit_code;
 }
 
 bool inside(const fs::path& path, const fs::path& folder)

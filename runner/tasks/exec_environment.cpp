@@ -7,16 +7,16 @@
 #include <set>
 
 #include "io/input/dataset_reader.hpp"
-#include "runner/exec/process_tree.hpp"
-#include "runner/exec/results/result_files.hpp"
-#include "runner/exec/typed_env.hpp"
+#include "runner/process/process_tree.hpp"
+#include "runner/process/results/result_files.hpp"
+#include "runner/process/typed_env.hpp"
 #include "runner/job/argv_template.hpp"
 #include "runner/tasks/exec_kind.hpp"
 #include "runner/tasks/exec_kind_internal.hpp"
 
 namespace shardrun::tasks {
 
-using namespace exec;
+using namespace process;
 
 std::optional<std::string> exec_builtin_value(const TaskContext& context, std::string_view name)
 {

@@ -7,10 +7,10 @@
 #include <cstring>
 
 #include "io/layout/output_layout.hpp"
-#include "runner/exec/error_line.hpp"
-#include "runner/exec/group_rendezvous.hpp"
-#include "runner/exec/results/result_files.hpp"
-#include "runner/exec/results/task_shapes.hpp"
+#include "runner/process/error_line.hpp"
+#include "runner/process/group_rendezvous.hpp"
+#include "runner/process/results/result_files.hpp"
+#include "runner/process/results/task_shapes.hpp"
 #include "runner/job/param_shapes.hpp"
 #include "runner/tasks/exec_kind_internal.hpp"
 
@@ -18,9 +18,9 @@ extern char** environ;
 
 namespace shardrun::tasks {
 
-// Process supervision and result decoding are runner/exec/'s; this file and its two siblings
+// Process supervision and result decoding are runner/process/'s; this file and its two siblings
 // (exec_program.cpp, exec_environment.cpp) only compose them.
-using namespace exec;
+using namespace process;
 namespace {
 
 // Whether the program is told where its task folder is (so it must exist before it starts).

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "runner/core/task_kind.hpp"
-#include "runner/exec/task_output.hpp"
-#include "runner/exec/worker_pool.hpp"
+#include "runner/process/task_output.hpp"
+#include "runner/process/worker_pool.hpp"
 #include "runner/job/job_spec.hpp"
 #include "runner/job/param_shapes.hpp"
 
@@ -50,7 +50,7 @@ private:
     TaskOutcome run_worker_task(const TaskContext& context, const std::vector<std::string>& group_env,
                                 const std::function<bool()>& peer_failed) const;
     /** The worker's argv, environment and log, expanded once for the rank (no per-task values). */
-    exec::WorkerLaunch worker_launch(const TaskContext& context, const std::vector<std::string>& group_env) const;
+    process::WorkerLaunch worker_launch(const TaskContext& context, const std::vector<std::string>& group_env) const;
     std::vector<std::string> merged_env(std::vector<std::string> own) const;
     /** A successful outcome with the <field>_length values of this task appended to its declared fields'. */
     TaskOutcome with_lengths(TaskOutcome outcome, const TaskContext& context) const;
@@ -63,8 +63,8 @@ private:
     bool task_dir_before_start_;  ///< {task_dir} used, or results kept: the folder is made up front
     bool results_in_slot_;        ///< results declared, not kept: written into the output slot's folder
     std::vector<std::string> inherited_env_;
-    mutable exec::TaskOutputPool outputs_;  ///< scratch stdout/stderr, one pair per running task
-    std::unique_ptr<exec::WorkerPool> pool_;  ///< mode worker: the rank's worker, started on the first task
+    mutable process::TaskOutputPool outputs_;  ///< scratch stdout/stderr, one pair per running task
+    std::unique_ptr<process::WorkerPool> pool_;  ///< mode worker: the rank's worker, started on the first task
 };
 
 }  // namespace shardrun::tasks

@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "runner/core/task_kind.hpp"
-#include "runner/exec/task_output.hpp"
+#include "runner/process/task_output.hpp"
 
 namespace shardrun::tasks {
 
@@ -28,15 +28,15 @@ inline std::string tasks_dir_of(const TaskContext& context)
 /** An output slot (scratch stdout, stderr, result folder), given back to its pool however the task ends. */
 class OutputLease {
 public:
-    OutputLease(exec::TaskOutputPool& pool, std::unique_ptr<exec::TaskOutput> output) : pool_(pool), output_(std::move(output)) {}
+    OutputLease(process::TaskOutputPool& pool, std::unique_ptr<process::TaskOutput> output) : pool_(pool), output_(std::move(output)) {}
     ~OutputLease() { pool_.release(std::move(output_)); }
     OutputLease(const OutputLease&) = delete;
     OutputLease& operator=(const OutputLease&) = delete;
-    exec::TaskOutput* operator->() const noexcept { return output_.get(); }
+    process::TaskOutput* operator->() const noexcept { return output_.get(); }
 
 private:
-    exec::TaskOutputPool& pool_;
-    std::unique_ptr<exec::TaskOutput> output_;
+    process::TaskOutputPool& pool_;
+    std::unique_ptr<process::TaskOutput> output_;
 };
 
 }  // namespace shardrun::tasks

@@ -4,19 +4,19 @@
 #include <cerrno>
 #include <cstring>
 
-#include "runner/exec/live_index.hpp"
-#include "runner/exec/process.hpp"
-#include "runner/exec/process_tree.hpp"
-#include "runner/exec/results/result_files.hpp"
-#include "runner/exec/results/task_shapes.hpp"
-#include "runner/exec/task_folder.hpp"
+#include "runner/process/live_index.hpp"
+#include "runner/process/process.hpp"
+#include "runner/process/process_tree.hpp"
+#include "runner/process/results/result_files.hpp"
+#include "runner/process/results/task_shapes.hpp"
+#include "runner/process/task_folder.hpp"
 #include "runner/job/argv_template.hpp"
 #include "runner/tasks/exec_kind.hpp"
 #include "runner/tasks/exec_kind_internal.hpp"
 
 namespace shardrun::tasks {
 
-using namespace exec;
+using namespace process;
 
 TaskOutcome ExecKind::run_program(const TaskContext& context, const std::vector<std::string>& group_env,
                                   const std::function<bool()>& peer_failed) const

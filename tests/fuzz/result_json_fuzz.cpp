@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "io/result_types.hpp"
-#include "runner/exec/results/result_json.hpp"
+#include "runner/process/results/result_json.hpp"
 
 namespace {
 
@@ -35,7 +35,7 @@ std::vector<std::vector<FieldSpec>> declarations()
 
 void check(std::string_view text, const std::vector<FieldSpec>& fields)
 {
-    const auto result = shardrun::exec::parse_result_json(text, fields);
+    const auto result = shardrun::process::parse_result_json(text, fields);
     if (const auto* reason = std::get_if<std::string>(&result)) {
         if (reason->empty() || reason->find('\n') != std::string::npos) {
             std::fprintf(stderr, "the reason is not one line:\n%s\n", reason->c_str());

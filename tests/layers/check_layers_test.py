@@ -62,8 +62,8 @@ class LayerMapsTest(unittest.TestCase):
                            "shares its floor")
 
     def test_a_runner_room_including_one_above_it_fails(self):
-        line = self.add_include("runner/exec/process.cpp", "runner/run/loop/rank_loop.hpp")
-        self.assert_breach(run_check(self.copy), f"runner/exec/process.cpp:{line}: includes runner/run/loop/rank_loop.hpp",
+        line = self.add_include("runner/process/process.cpp", "runner/run/loop/rank_loop.hpp")
+        self.assert_breach(run_check(self.copy), f"runner/process/process.cpp:{line}: includes runner/run/loop/rank_loop.hpp",
                            "room runner/run/loop/ is above it", "layers runner")
 
     def test_a_folder_missing_from_a_map_fails(self):

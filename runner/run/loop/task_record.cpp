@@ -7,7 +7,7 @@
 #include <iostream>
 #include <thread>
 
-#include "runner/exec/task_folder.hpp"
+#include "runner/process/task_folder.hpp"
 #include "runner/run/setup/device_choice.hpp"
 
 namespace shardrun::run {
@@ -37,7 +37,7 @@ io::TaskRecord begin_task(const LoopSettings& settings, tasks::TaskContext& cont
         auto_sends_to_cpu(true, requested, routes_to_cpu(*settings.route, params))) {
         context.device = routed_cpu_binding(*settings.route);
     }
-    context.attempt_base = context.task_dir.empty() ? 0 : exec::kept_attempts(context.task_dir);
+    context.attempt_base = context.task_dir.empty() ? 0 : process::kept_attempts(context.task_dir);
     return {id, io::TaskStatus::ok, 0, settings.rank, settings.host, context.device.label(), unix_now(), 0, 0};
 }
 

@@ -1,0 +1,50 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace shardrun::process {
+
+/**
+ * Finding every process a task started, including those that left its process group
+ * (setsid, a double fork, a daemon): each task's environment carries
+ * SHARDRUN_TASK_TOKEN=<rank token>/<task id>/<attempt>, which its descendants inherit. The
+ * rank token names this shardrun process uniquely on its host (pid and start time), so a
+ * token never matches another job's tasks. A process that clears its environment is not
+ * found; that is the documented limit (a cgroup would be the stronger tool, but clusters
+ * rarely delegate one to the job).
+ */
+inline constexpr std::string_view task_token_variable = "SHARDRUN_TASK_TOKEN";
+
+/** This process's token: "<pid>-<start time in clock ticks since boot>". */
+const std::string& rank_token();
+
+/** Whether the process a rank token names ("<pid>-<start>", this host's) is still running. */
+bool rank_token_alive(std::string_view token);
+
+/** The token of one attempt of one task run by this process. */
+std::string task_token(std::uint64_t task_id, int attempt);
+
+/**
+ * SIGKILLs every process (but this one) whose SHARDRUN_TASK_TOKEN equals `token` or starts
+ * with `token` + "/", passing over /proc until a pass finds none, so children forked while
+ * scanning are found too. @return how many processes were killed
+ */
+int kill_tagged(const std::string& token);
+
+/**
+ * Starts the orphan guard: a small child process that waits for this one to end, however it
+ * ends (kill -9 included), and then kills every process still carrying this process's rank
+ * token. So no task outlives the rank that started it. Call once, early, before MPI starts.
+ */
+void start_orphan_guard();
+
+/**
+ * Tells the guard that a task is about to start, so it looks for leftovers when this process
+ * ends; a process that never started one (task: noop, a kernel) leaves the guard nothing to
+ * do. Call before every spawn of a process carrying the token (cheap after the first call).
+ */
+void arm_orphan_guard();
+
+}  // namespace shardrun::process
