@@ -3,7 +3,7 @@
 // every device present. Usage: shardrun_gpu_vs_cpu [--quick] [--device cpu|cuda|all]
 // With both devices it then measures a ladder of sizes per operation and prints where the GPU
 // starts to win, counting what a task pays on it (copies included): `crossover: gemm n = 256`.
-// Those lines set the thresholds of `device: auto` (runner/tasks/cpu_routes.hpp, issue 26).
+// Those lines set the thresholds of `device: auto` (runner/tasks/auto_device_rules.hpp, issue 26).
 #include <fmt/format.h>
 #include <omp.h>
 

@@ -8,7 +8,7 @@
 #include "runner/errors.hpp"
 #include "runner/run/plan/plan_packing.hpp"
 #include "runner/run/plan/plan_report.hpp"
-#include "runner/run/plan/route_plan.hpp"
+#include "runner/run/plan/auto_device_plan.hpp"
 #include "runner/run/setup/prepared_job.hpp"
 
 namespace po = boost::program_options;

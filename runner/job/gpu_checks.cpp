@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "runner/errors.hpp"
-#include "runner/job/cpu_rule.hpp"
+#include "runner/job/auto_device_rule.hpp"
 #include "runner/job/job_checks.hpp"
 
 namespace shardrun::job {

@@ -126,7 +126,7 @@ struct JobSpec {
     ExecSpec exec;
     FieldSites sites;
     /** `auto_device: {cpu_if: "n < 1000"}`: under device: auto, tasks it holds for run on the CPU
-     *  (runner/job/cpu_rule.hpp); empty: the kind's built-in rule, if it has one. Checked when parsed. */
+     *  (runner/job/auto_device_rule.hpp); empty: the kind's built-in rule, if it has one. Checked when parsed. */
     std::string auto_device_cpu_if;
     /** Device faults (runner/gpu/quarantine.hpp) after which a GPU is quarantined for the rest of the job. */
     int gpu_fault_limit = field_default<int>("gpu_fault_limit");

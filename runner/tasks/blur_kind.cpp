@@ -4,7 +4,7 @@
 #include "kernels/blur/blur.hpp"
 #include "kernels/common/seeded.hpp"
 #include "runner/core/task_kind.hpp"
-#include "runner/tasks/cpu_routes.hpp"
+#include "runner/tasks/auto_device_rules.hpp"
 #include "runner/tasks/device_param.hpp"
 #include "runner/tasks/kernel_kind_support.hpp"
 #include "runner/tasks/param_table.hpp"

@@ -25,7 +25,7 @@ struct TaskKindEntry {
     bool kernel = false;
     /**
      * When `device: auto` runs its tasks on the CPU although the rank has a GPU: a rule over its
-     * parameters (runner/job/cpu_rule.hpp, defaults from `params`); empty: always the rank's device.
+     * parameters (runner/job/auto_device_rule.hpp, defaults from `params`); empty: always the rank's device.
      */
     std::string cpu_if;
 };

@@ -16,7 +16,7 @@
 #include "runner/run/loop/progress.hpp"
 #include "runner/run/loop/work_source.hpp"
 #include "runner/run/rank_stats.hpp"
-#include "runner/run/setup/task_route.hpp"
+#include "runner/run/setup/auto_device_route.hpp"
 
 namespace shardrun::run {
 
@@ -67,7 +67,7 @@ struct LoopSettings {
      * fault evidence (Xid, ECC, retired pages) that quarantine counts. Called from the slots' threads.
      */
     std::function<void(const io::TaskRecord&, const gpu::TaskTelemetry&)> on_task_telemetry;
-    /** device: auto's CPU rule (run/task_route.hpp); applied only while `device` is a GPU. */
+    /** device: auto's CPU rule (run/setup/auto_device_route.hpp); applied only while `device` is a GPU. */
     std::optional<TaskRoute> route;
 };
 

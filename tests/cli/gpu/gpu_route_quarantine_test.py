@@ -3,7 +3,7 @@ backend (tests/support/fake_cuda_backend: 4 fake GPUs at the library's dlopen se
 has none; scripts/gpu-check runs the real one.
 
 The fake backend runs no kernel, so the end-to-end routing test is an exec sweep with
-auto_device.cpu_if (the built-in kinds' rules are unit tests: tests/runner/run/task_route_test.cpp).
+auto_device.cpu_if (the built-in kinds' rules are unit tests: tests/runner/run/setup/auto_device_route_test.cpp).
 A GPU's fault reports come from NVML in production; here SHARDRUN_TEST_GPU_FAULTS (the test-only
 DeviceFaultSource of runner/gpu/device_fault_source.hpp) makes the listed CUDA ordinals report one
 Xid during every task on them, and the task program fails there too, as a task on a dying GPU would."""

@@ -1,4 +1,4 @@
-#include "runner/job/cpu_rule.hpp"
+#include "runner/job/auto_device_rule.hpp"
 
 #include <fmt/format.h>
 

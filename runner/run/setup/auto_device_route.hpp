@@ -1,12 +1,12 @@
 #pragma once
 
 // `device: auto` routing by size (issue 26, point 4): which rule a job's tasks follow, and
-// where one task goes. The rule itself is runner/job/cpu_rule.hpp; this file binds it to a job.
+// where one task goes. The rule itself is runner/job/auto_device_rule.hpp; this file binds it to a job.
 #include <optional>
 #include <string>
 
 #include "runner/env/device_binding.hpp"
-#include "runner/job/cpu_rule.hpp"
+#include "runner/job/auto_device_rule.hpp"
 #include "runner/job/job_spec.hpp"
 #include "runner/job/param_map.hpp"
 #include "runner/tasks/param_table.hpp"

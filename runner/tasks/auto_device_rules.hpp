@@ -2,7 +2,7 @@
 
 // When a built-in kernel kind is faster on the CPU than on a GPU (issue 26, point 4): the rule
 // `device: auto` applies to its tasks on a rank with a GPU, written in the language of
-// runner/job/cpu_rule.hpp. The thresholds come from `benchmarks/gpu-vs-cpu`, whose ladder
+// runner/job/auto_device_rule.hpp. The thresholds come from `benchmarks/gpu-vs-cpu`, whose ladder
 // prints `crossover: gemm n = X` and `crossover: blur height = X` on the machine it runs on;
 // a job that knows better says so with `auto_device: {cpu_if: ...}`.
 #include <cstdint>
@@ -29,7 +29,7 @@ inline constexpr std::int64_t gemm_cpu_below_n = 1024;
  */
 inline constexpr std::int64_t blur_cpu_below_side = 16384;
 
-/** gemm's rule; m and k default to n (runner/run/setup/task_route.cpp reads a kind's defaults). */
+/** gemm's rule; m and k default to n (runner/run/setup/auto_device_route.cpp reads a kind's defaults). */
 inline std::string gemm_cpu_if()
 {
     return fmt::format("m < {0} and n < {0} and k < {0}", gemm_cpu_below_n);

@@ -1,9 +1,9 @@
-#include "runner/run/setup/task_route.hpp"
+#include "runner/run/setup/auto_device_route.hpp"
 
 #include <gtest/gtest.h>
 
 #include "runner/run/loop/given_back.hpp"
-#include "runner/tasks/cpu_routes.hpp"
+#include "runner/tasks/auto_device_rules.hpp"
 
 namespace shardrun::run {
 namespace {

@@ -1,10 +1,10 @@
-#include "runner/run/plan/route_plan.hpp"
+#include "runner/run/plan/auto_device_plan.hpp"
 
 #include <fmt/format.h>
 
 #include <variant>
 
-#include "runner/run/setup/task_route.hpp"
+#include "runner/run/setup/auto_device_route.hpp"
 
 namespace shardrun::run {
 

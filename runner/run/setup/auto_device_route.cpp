@@ -1,4 +1,4 @@
-#include "runner/run/setup/task_route.hpp"
+#include "runner/run/setup/auto_device_route.hpp"
 
 #include <algorithm>
 #include <variant>
