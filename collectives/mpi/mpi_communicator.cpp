@@ -115,7 +115,7 @@ const void* in_place(const void* send, const void* recv) { return send == recv ?
 
 }  // namespace
 
-MpiCommunicator::MpiCommunicator(MPI_Comm comm, bool owned) : comm_(comm), owned_(owned)
+MpiCommunicator::MpiCommunicator(MPI_Comm comm) : comm_(comm)
 {
     SHARDRUN_MPI_CHECK(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
     SHARDRUN_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
@@ -126,7 +126,7 @@ MpiCommunicator::~MpiCommunicator()
 {
     int finalized = 0;
     MPI_Finalized(&finalized);
-    if (owned_ && !finalized) MPI_Comm_free(&comm_);
+    if (!finalized) MPI_Comm_free(&comm_);
 }
 
 std::unique_ptr<Communicator> MpiCommunicator::split(int color, int key) const
@@ -134,7 +134,7 @@ std::unique_ptr<Communicator> MpiCommunicator::split(int color, int key) const
     MPI_Comm part = MPI_COMM_NULL;
     SHARDRUN_MPI_CHECK(MPI_Comm_split(comm_, color < 0 ? MPI_UNDEFINED : color, key, &part));
     if (part == MPI_COMM_NULL) return nullptr;
-    return std::make_unique<MpiCommunicator>(part, true);
+    return std::make_unique<MpiCommunicator>(part);
 }
 
 void MpiCommunicator::barrier() { SHARDRUN_MPI_CHECK(MPI_Barrier(comm_)); }
@@ -241,14 +241,14 @@ std::unique_ptr<Communicator> world()
 {
     MPI_Comm copy = MPI_COMM_NULL;
     SHARDRUN_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &copy));
-    return std::make_unique<MpiCommunicator>(copy, true);
+    return std::make_unique<MpiCommunicator>(copy);
 }
 
 std::unique_ptr<Communicator> split_by_node(const Communicator& comm)
 {
     MPI_Comm node = MPI_COMM_NULL;
     SHARDRUN_MPI_CHECK(MPI_Comm_split_type(native_handle(comm), MPI_COMM_TYPE_SHARED, comm.rank(), MPI_INFO_NULL, &node));
-    return std::make_unique<MpiCommunicator>(node, true);
+    return std::make_unique<MpiCommunicator>(node);
 }
 
 MPI_Comm native_handle(const Communicator& comm)

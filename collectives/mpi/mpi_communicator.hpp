@@ -11,8 +11,8 @@ namespace shardrun::collectives::mpi {
 /** The MPI backend of Communicator: host memory, every call checked (MpiError). */
 class MpiCommunicator final : public Communicator {
 public:
-    /** @param owned  free `comm` on destruction */
-    MpiCommunicator(MPI_Comm comm, bool owned);
+    /** Takes `comm` (a split, dup or node communicator of its own): it is freed on destruction. */
+    explicit MpiCommunicator(MPI_Comm comm);
     ~MpiCommunicator() override;
     MpiCommunicator(const MpiCommunicator&) = delete;
     MpiCommunicator& operator=(const MpiCommunicator&) = delete;
@@ -45,7 +45,6 @@ public:
 
 private:
     MPI_Comm comm_;
-    bool owned_;
     int rank_ = 0;
     int size_ = 1;
 };

@@ -51,11 +51,11 @@ std::optional<shards::SegmentSpan> open_segment_span(const fs::path& file, Skipp
     return span;
 }
 
-std::optional<shards::Segment> open_segment(const fs::path& file, SkippedSources skipped, bool with_fields,
-                                            bool map_rows, const std::vector<FieldSpec>* job_fields)
+std::optional<shards::Segment> open_segment(const fs::path& file, SkippedSources skipped, shards::SegmentReading reading,
+                                            const std::vector<FieldSpec>* job_fields)
 {
     std::string why;
-    auto segment = shards::read_segment(file, &why, with_fields, map_rows);
+    auto segment = shards::read_segment(file, &why, reading);
     if (segment && job_fields != nullptr && !job_fields->empty() && !same_fields(segment->fields, *job_fields)) {
         segment.reset();
         why = "its result fields differ from the job's";

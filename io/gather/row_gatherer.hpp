@@ -45,12 +45,12 @@ struct SkippedSources {
 std::optional<shards::SegmentSpan> open_segment_span(const std::filesystem::path& file, SkippedSources skipped);
 
 /**
- * Committed segment `file` read and verified (read_segment(), with `with_fields` and `map_rows`
- * as there) and, when `job_fields` is given and not empty, its fields checked against them; or
- * nullopt with the segment recorded in `skipped`.
+ * Committed segment `file` read and verified (read_segment(), with `reading` as there) and,
+ * when `job_fields` is given and not empty, its fields checked against them; or nullopt with
+ * the segment recorded in `skipped`.
  */
-std::optional<shards::Segment> open_segment(const std::filesystem::path& file, SkippedSources skipped, bool with_fields,
-                                            bool map_rows = false, const std::vector<FieldSpec>* job_fields = nullptr);
+std::optional<shards::Segment> open_segment(const std::filesystem::path& file, SkippedSources skipped,
+                                            shards::SegmentReading reading, const std::vector<FieldSpec>* job_fields = nullptr);
 
 /**
  * Opens single-layout file `file` and hands it and its /tasks row count to `use`. An HDF5 error

@@ -51,9 +51,10 @@ void take_segment(Loaded& loaded, std::uint64_t b, std::uint64_t e, TaskRows& bl
 
 }  // namespace
 
-TaskStream::TaskStream(std::uint64_t first, std::uint64_t end, std::vector<FieldSpec> fields, bool with_fields)
+TaskStream::TaskStream(std::uint64_t first, std::uint64_t end, std::vector<FieldSpec> fields, Reads reads)
     : impl_(std::make_unique<Impl>())
 {
+    const bool with_fields = reads == Reads::with_results;
     impl_->first = impl_->cursor = block_first_ = first;
     impl_->end = std::max(first, end);
     impl_->fields = std::move(fields);

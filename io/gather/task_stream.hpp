@@ -24,11 +24,14 @@ namespace shardrun::io {
  */
 class TaskStream {
 public:
+    /** What the stream reads of each segment: /tasks only, or the results too. */
+    enum class Reads { rows_only, with_results };
+
     /**
      * @param fields  the job's fields; a segment whose fields differ is not used
-     * @param with_fields  read (and CRC-check) results; false reads and checks /tasks only
+     * @param reads  with_results: read (and CRC-check) results; rows_only: read and check /tasks only
      */
-    TaskStream(std::uint64_t first, std::uint64_t end, std::vector<FieldSpec> fields, bool with_fields);
+    TaskStream(std::uint64_t first, std::uint64_t end, std::vector<FieldSpec> fields, Reads reads);
     ~TaskStream();
     TaskStream(const TaskStream&) = delete;
     TaskStream& operator=(const TaskStream&) = delete;

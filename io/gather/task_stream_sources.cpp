@@ -76,7 +76,8 @@ void TaskStream::Impl::load(const SegmentRef& ref)
 {
     auto& s = *this;
     // Large rows mapped, not read: the master copies them from the page cache (segment_mapping.hpp).
-    auto segment = open_segment(ref.file, skipped(), s.with_fields, true, s.with_fields ? &s.fields : nullptr);
+    auto segment = open_segment(ref.file, skipped(), {.results = s.with_fields, .map_rows = true},
+                                s.with_fields ? &s.fields : nullptr);
     if (!segment) return;
     Loaded loaded{std::move(*segment), {}, 0, ref.lo, ref.hi, ref.ordinal};
     const auto& ids = loaded.segment.rows.task_id;

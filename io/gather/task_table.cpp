@@ -34,7 +34,7 @@ void TaskTable::take(const TaskRows& from, std::size_t i, int source, std::uint3
 void TaskTable::gather_element(const std::string& path, int array_index, std::uint64_t first, std::uint64_t end)
 {
     const auto gather_segment = [&](const fs::path& file) {
-        auto segment = open_segment(file, skipped(), verify_results || cached_bytes_ < cache_budget);
+        auto segment = open_segment(file, skipped(), {.results = verify_results || cached_bytes_ < cache_budget});
         if (!segment) return;
         if (fields.empty()) fields = segment->fields;
         const int source = static_cast<int>(sources.size());

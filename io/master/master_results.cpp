@@ -94,7 +94,7 @@ bool copy_source(const RowSource& source, const std::vector<FieldSpec>& fields, 
     }
     std::optional<shards::Segment> segment;
     if (source.cached_fields.empty()) {
-        segment = shards::read_segment(source.file, &why, true);
+        segment = shards::read_segment(source.file, &why, {.results = true});
         if (!segment) return false;
     }
     const auto& data = segment ? segment->rows.fields : source.cached_fields;

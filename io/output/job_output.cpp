@@ -62,7 +62,7 @@ std::vector<IdRun> committed_runs(const OutputOptions& options, const JobMetadat
     if (const auto counts = current_master_counts(options, metadata); counts && counts->ok == metadata.task_count) {
         return first < end ? std::vector<IdRun>{IdRun{first, end}} : std::vector<IdRun>{};
     }
-    TaskStream stream(first, end, {}, true);  // results too: nothing unverified is used
+    TaskStream stream(first, end, {}, TaskStream::Reads::with_results);  // results too: nothing unverified is used
     add_element_rows(stream, options.path, metadata.array_index, is_consolidated(options, metadata.array_index), first,
                      end);
     std::vector<IdRun> runs;
@@ -120,7 +120,7 @@ StatusCounts write_element_master(const OutputOptions& options, const JobMetadat
     if (const auto counts = current_master_counts(options, metadata)) return *counts;
     info.complete = true;
     info.segments_digest = segments_digest(options.path, metadata.array_index);
-    TaskStream stream(0, metadata.task_count, info.fields, true);  // copying verifies every segment's results
+    TaskStream stream(0, metadata.task_count, info.fields, TaskStream::Reads::with_results);  // copying verifies every segment's results
     // Read while its replacement is written beside it: the rename comes after the last block.
     add_element_rows(stream, options.path, metadata.array_index, consolidated, metadata.first_task, metadata.end_task);
     const auto counts = master::write_master_streamed(options.path, info, stream);
@@ -176,7 +176,8 @@ OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& m
         summary.master_written = true;
         summary.master_path = options.path;
     } else {
-        TaskStream stream(metadata.first_task, std::min(metadata.end_task, metadata.task_count), fields, false);
+        TaskStream stream(metadata.first_task, std::min(metadata.end_task, metadata.task_count), fields,
+                          TaskStream::Reads::rows_only);
         add_element_rows(stream, options.path, metadata.array_index, manifest.consolidated, metadata.first_task,
                          metadata.end_task);
         summary = summarize(count_statuses(stream));

@@ -143,7 +143,7 @@ MergeReport merge_output(const std::string& path)
     info.param_source = &params;
     MergeReport report;
     report.array_count = info.metadata.array_count;
-    TaskStream stream(0, info.metadata.task_count, info.fields, true);  // copying verifies results
+    TaskStream stream(0, info.metadata.task_count, info.fields, TaskStream::Reads::with_results);  // copying verifies results
     std::vector<bool> seen(static_cast<std::size_t>(report.array_count), false);
     for (const auto& [index, manifest] : elements.present) {
         if (index < report.array_count) seen[static_cast<std::size_t>(index)] = true;

@@ -82,7 +82,7 @@ std::vector<FieldSpec> job_fields(const std::string& path, const Manifests& mani
     for (const auto& [index, manifest] : manifests) {
         for (const int rank : layout::rank_indexes(path, index)) {
             for (const auto& file : layout::segments(layout::rank_dir(path, index, rank))) {
-                if (auto segment = shards::read_segment(file, nullptr, false)) return segment->fields;
+                if (auto segment = shards::read_segment(file, nullptr, {.results = false})) return segment->fields;
             }
         }
     }
@@ -115,7 +115,8 @@ StatusCounts write_snapshot(const std::string& path, const Manifests& manifests,
     const auto params = param_source(path, manifests);
     info.param_source = params.get();
     const auto kept = wanted_fields(info.fields, kind);
-    TaskStream stream(0, info.metadata.task_count, info.fields, !kept.empty());
+    TaskStream stream(0, info.metadata.task_count, info.fields,
+                      kept.empty() ? TaskStream::Reads::rows_only : TaskStream::Reads::with_results);
     stream.select_fields(kept);
     for (const auto& [index, manifest] : manifests) {
         const auto& m = manifest.metadata;

@@ -136,7 +136,7 @@ StatusReport from_shards(const std::string& path, std::size_t stderr_lines)
         }
         const auto& m = manifest.metadata;
         const auto end = std::max(m.first_task, std::min(m.end_task, report.task_count));
-        TaskStream stream(m.first_task, end, {}, false);  // /tasks only, a block at a time
+        TaskStream stream(m.first_task, end, {}, TaskStream::Reads::rows_only);  // /tasks only, a block at a time
         // A finished single-layout job of one element lives at <path> itself.
         if (manifest.layout == Layout::single && m.array_count == 1 && !fs::exists(layout::single_path(path, index)) &&
             fs::exists(path)) {
@@ -172,7 +172,7 @@ StatusReport from_master(const std::string& path, std::size_t stderr_lines)
     StatusReport report;
     report.path = path;
     read_master_counts(path, report);
-    TaskStream stream(0, report.task_count, {}, false);
+    TaskStream stream(0, report.task_count, {}, TaskStream::Reads::rows_only);
     stream.add_single(path, 0, report.task_count);
     PerRank per_rank;
     count_stream(report, stream, 0, per_rank, stderr_lines);

@@ -194,11 +194,11 @@ void write_segment(const fs::path& target, const SegmentHeader& header, const Ta
     writer.commit(header, rows);
 }
 
-std::optional<Segment> read_segment(const fs::path& file, std::string* why, bool with_fields, bool map_rows)
+std::optional<Segment> read_segment(const fs::path& file, std::string* why, SegmentReading reading)
 {
     hdf5::silence_hdf5_errors();
     try {
-        return read_verified(file, with_fields, map_rows);
+        return read_verified(file, reading.results, reading.map_rows);
     } catch (const std::exception& error) {
         if (why) *why = error.what();
         return std::nullopt;

@@ -56,16 +56,20 @@ struct Segment {
     }
 };
 
+/** What read_segment() reads besides the /tasks columns: read_segment(file, &why, {.results = false}). */
+struct SegmentReading {
+    bool results = true;    ///< read the results and check their CRC-32C
+    bool map_rows = false;  ///< map fields stored a chunk per row (segment_mapping.hpp) instead of reading them
+};
+
 /**
  * Reads and verifies a segment: opens it (HDF5 rejects a truncated file), checks its
- * structure, lengths and the CRC-32C of the /tasks columns, and with `with_fields` also
- * reads the results and checks their CRC-32C. With `map_rows`, fields stored a chunk per row
- * are mapped (segment_mapping.hpp) instead of read: Segment::row() finds their bytes.
+ * structure, lengths and the CRC-32C of the /tasks columns, and the results as `reading`
+ * says. Mapped rows are found by Segment::row().
  * @param why  set to the reason when the segment is not valid
  * @return nullopt when truncated, corrupt or otherwise invalid
  */
-std::optional<Segment> read_segment(const std::filesystem::path& file, std::string* why, bool with_fields = true,
-                                    bool map_rows = false);
+std::optional<Segment> read_segment(const std::filesystem::path& file, std::string* why, SegmentReading reading = {});
 
 /** The smallest and largest task id of a segment and its row count: what a streamed master orders segments by. */
 struct SegmentSpan {

@@ -87,7 +87,7 @@ TEST(TaskStream, BlocksOfLargeRowsStayWithinTheBlockBudgetAndKeepEveryRow)
         }
         sink->commit();
     }
-    TaskStream stream(0, tasks, fields, true);
+    TaskStream stream(0, tasks, fields, TaskStream::Reads::with_results);
     stream.add_element(options.path, 0, 0, tasks);
     TaskRows block;
     std::uint64_t next = 0;
@@ -145,7 +145,7 @@ TEST(TaskStream, SelectedFieldsAreTheOnlyOnesDelivered)
         sink->commit();
     }
 
-    TaskStream stream(0, 4, live_fields, true);
+    TaskStream stream(0, 4, live_fields, TaskStream::Reads::with_results);
     stream.select_fields({1});
     stream.add_element(options.path, 0, 0, 4);
     TaskRows block;
