@@ -108,7 +108,8 @@ void read_exec(const YAML::Node& root, const YamlContext& context, JobRead& job)
         if (node) context.fail(node, "exec", fmt::format("is only for task: exec (this job's task is {})", task));
         return;
     }
-    if (!node || !node.IsMap()) context.fail(node, "exec", "missing; task: exec needs exec: {argv: [program, args...]}");
+    if (!node) context.fail(node, "exec", "missing; task: exec needs exec: {argv: [program, args...]}");
+    if (!node.IsMap()) context.fail(node, "exec", "must be a mapping: exec: {argv: [program, args...]}");
     context.check_keys(node, "exec", job_field_names("exec"));
     if (node["mode"]) {
         marks.values["exec.mode"] = node["mode"].Mark();

@@ -55,16 +55,7 @@ void read_gpu_sharing(const YAML::Node& root, const YamlContext& context, JobRea
     }
     if (!sharing.given) return;
     if (root["tasks_per_gpu"]) sharing.tasks_per_gpu = read_int(root["tasks_per_gpu"], context, "tasks_per_gpu");
-    if (root["gpu_sharing"]) {
-        const auto node = root["gpu_sharing"];
-        const auto words = job_field_choices("gpu_sharing");
-        if (!node.IsScalar() || std::find(words.begin(), words.end(), node.Scalar()) == words.end()) {
-            context.fail(node, "gpu_sharing", fmt::format("'{}' is not allowed; allowed: {}",
-                                                          node.IsScalar() ? node.Scalar() : "a list or mapping",
-                                                          fmt::join(words, ", ")));
-        }
-        sharing.mode = GpuSharingSpec::mode_named(node.Scalar());
-    }
+    if (root["gpu_sharing"]) sharing.mode = GpuSharingSpec::mode_named(read_choice(root["gpu_sharing"], context, "gpu_sharing"));
     sharing.thread_percent = std::max(1, 100 / sharing.tasks_per_gpu);
     if (root["gpu_threads"]) {
         if (!sharing.mps()) {

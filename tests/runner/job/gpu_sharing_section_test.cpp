@@ -82,6 +82,7 @@ TEST(GpuSharingSection, BadInputIsOneLocatedLine)
         {"task: noop\ntasks_per_gpu: 0\n", "bad.yaml:2:16: tasks_per_gpu:"},
         {"task: noop\ntasks_per_gpu: 0.25\n", "bad.yaml:2:16: tasks_per_gpu:"},
         {"task: noop\ngpu_sharing: shared\n", "bad.yaml:2:14: gpu_sharing: 'shared' is not allowed; allowed: time, mps"},
+        {"task: noop\ngpu_sharing: mpss\n", "bad.yaml:2:14: gpu_sharing: 'mpss' is not allowed (did you mean 'mps'?); allowed: time, mps"},
         {"task: noop\ntasks_per_gpu: 2\ngpu_threads: 50\n", "bad.yaml:3:14: gpu_threads: applies only with gpu_sharing: mps"},
         {"task: noop\ngpu_sharing: mps\ngpu_threads: 101\n", "bad.yaml:3:14: gpu_threads: 101 is above 100"},
         {"task: noop\ngpu_sharing: mps\ngpu_memory: lots\n", "bad.yaml:3:13: gpu_memory: 'lots' is not a size"},

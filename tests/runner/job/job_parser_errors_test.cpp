@@ -402,3 +402,18 @@ TEST(JobParserErrors, FieldSitesPointAtParamsAndDataInput)
 
 }  // namespace
 }  // namespace shardrun::job
+
+namespace shardrun::job {
+namespace {
+
+TEST(JobParserErrors, ExecThatIsNotAMappingIsNotCalledMissing)
+{
+    // Found by a new user: `exec: 3` was reported as "missing".
+    const auto message = job_file_error("task: exec\nexec: 3\n", {"exec", "noop"});
+
+    EXPECT_NE(message.find("bad.yaml:2:7: exec: must be a mapping: exec: {argv: [program, args...]}"), std::string::npos)
+        << message;
+}
+
+}  // namespace
+}  // namespace shardrun::job

@@ -18,10 +18,13 @@ job::JobSpec spec_of(const std::string& task)
     return spec;
 }
 
-// A registered kind of this test: one int64 field.
+// A registered kind of this test: one int64 field. Its name is one no built-in kind would take,
+// so a contributor's new `square` kind does not clash with it.
+constexpr const char* kind_name = "registry_test_square";
+
 class SquareKind : public TaskKind {
 public:
-    std::string_view name() const noexcept override { return "square"; }
+    std::string_view name() const noexcept override { return kind_name; }
     void validate(const job::ParamMap& /*params*/, const JobView& /*job*/) const override {}
     std::vector<io::FieldSpec> fields(const job::ParamMap& /*params*/) const override
     {
@@ -59,18 +62,18 @@ TEST(TaskKindRegistry, RegisteredKindJoinsTheSameTableAfterTheBuiltIns)
     const auto before = task_kinds().size();
     ParamTable params{{integer_param("n", 1, above(0), "the number squared")}};
 
-    register_task_kind("square", [](const job::JobSpec&) { return std::make_unique<SquareKind>(); }, params,
+    register_task_kind(kind_name, [](const job::JobSpec&) { return std::make_unique<SquareKind>(); }, params,
                        "squares params.n");
 
     ASSERT_EQ(task_kinds().size(), before + 1);
     const auto& entry = task_kinds().back();
-    EXPECT_EQ(entry.name, "square");
+    EXPECT_EQ(entry.name, kind_name);
     EXPECT_EQ(entry.summary, "squares params.n");
-    EXPECT_EQ(find_task_kind("square"), &entry);
+    EXPECT_EQ(find_task_kind(kind_name), &entry);
     ASSERT_NE(entry.params->find("n"), nullptr);
     EXPECT_NE(entry.params->find("device"), nullptr) << "every closed table takes device";
-    EXPECT_EQ(task_kind_names().back(), "square");
-    EXPECT_EQ(make_task_kind(spec_of("square"))->name(), "square");
+    EXPECT_EQ(task_kind_names().back(), kind_name);
+    EXPECT_EQ(make_task_kind(spec_of(kind_name))->name(), kind_name);
 }
 
 TEST(TaskKindRegistry, RegistrationRefusesTakenEmptyAndFactorylessNames)
