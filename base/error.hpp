@@ -11,6 +11,8 @@ enum ExitCode : int {
     exit_task_failed = 1,
     exit_bad_input = 2,
     exit_interrupted = 3,
+    /** Drained before any task finished in this run: the same run again cannot finish (issue 35, point 1). */
+    exit_drained_without_progress = 4,
 };
 
 /**

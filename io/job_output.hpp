@@ -42,6 +42,8 @@ public:
     OutputLock& operator=(const OutputLock&) = delete;
     ~OutputLock();
     bool held() const noexcept { return fd_ >= 0; }
+    /** The lock file's descriptor (-1 when not held); its text names the holder. */
+    int fd() const noexcept { return fd_; }
 
 private:
     int fd_ = -1;

@@ -54,7 +54,7 @@ def summary_line(run, m):
         state = "running: {} of {} committed".format(*run["running"])
     runs = len(m["runs"])
     return (f"{run['job']}: {len(run['status'])} tasks, {counts[1]} ok, {counts[2]} failed, {counts[3]} skipped, "
-            f"{counts[0]} pending ({state}); {run['world_size']} ranks"
+            f"{counts[0]} pending ({state}); {run['world_size']} rank{'' if run['world_size'] == 1 else 's'}"
             + (f" x {run['array_count']} array elements" if run["array_count"] > 1 else "")
             + f"; {running:.3g} s from first start to last end"
             + (f" in {runs} runs (the time between them left out)" if runs > 1 else "")

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <thread>
 
@@ -33,6 +34,36 @@ void make_dirs(const fs::path& dir, const std::string& path)
     }
 }
 
+/**
+ * Writes who holds the lock into its file ("pid 4711 on node-a since 2026-11-28 16:50:01 UTC"),
+ * so that a refused run names it (issue 35, point 11). The lock is the flock, not the text: a
+ * failure to write it loses only the name.
+ */
+void name_holder(int fd)
+{
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    const auto now = std::time(nullptr);
+    char when[32] = {};
+    std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&now));
+    const auto text = "pid " + std::to_string(getpid()) + " on " + host + " since " + when + "\n";
+    if (::ftruncate(fd, 0) == 0 && ::pwrite(fd, text.data(), text.size(), 0) < 0) return;
+}
+
+/** What name_holder() wrote, one line; "" when nothing is there. */
+std::string lock_holder(int fd)
+{
+    char text[512] = {};
+    const auto got = ::pread(fd, text, sizeof text - 1, 0);
+    if (got <= 0) return "";
+    std::string line(text, static_cast<std::size_t>(got));
+    line = line.substr(0, line.find('\n'));
+    for (auto& c : line) {
+        if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+    }
+    return line;
+}
+
 OutputLock take_lock(const OutputOptions& options, int array_index)
 {
     const auto file = layout::lock_path(options.path, array_index);
@@ -49,8 +80,10 @@ OutputLock take_lock(const OutputOptions& options, int array_index)
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     if (!locked) {
+        const auto holder = lock_holder(fd);
         SHARDRUN_THROW(OutputError, options.path + " is being written by another shardrun run (lock " + file.string() +
-                                    " is held); wait for it to finish or choose another output.path");
+                                    " is held" + (holder.empty() ? "" : " by " + holder) +
+                                    "); wait for it to finish or choose another output.path");
     }
     return lock;
 }
@@ -213,6 +246,7 @@ OutputLock prepare_output(const OutputOptions& options, const JobMetadata& metad
     make_dirs(layout::shards_dir(options.path), options.path);
     auto lock = take_lock(options, metadata.array_index);
     check_existing(options, metadata);
+    name_holder(lock.fd());  // only a run that goes on writes: a refused one leaves the file as it was
     make_dirs(layout::element_dir(options.path, metadata.array_index), options.path);
 
     const auto recorded = read_manifest(options.path, metadata.array_index);

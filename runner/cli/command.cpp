@@ -5,10 +5,41 @@
 #include <sstream>
 
 #include "runner/errors.hpp"
+#include "runner/job/yaml_context.hpp"
 
 namespace po = boost::program_options;
 
 namespace shardrun::cli {
+namespace {
+
+/**
+ * " (did you mean --force?)" for an option that is not one: the long options `typed` begins
+ * (a prefix, which Boost would once have taken as that option), else the closest by spelling.
+ */
+std::string option_hint(const po::options_description& options, std::string typed)
+{
+    typed.erase(0, typed.find_first_not_of('-'));
+    std::vector<std::string> names, starting;
+    for (const auto& option : options.options()) {
+        const auto& name = option->long_name();
+        if (name.empty()) continue;
+        names.push_back(name);
+        if (!typed.empty() && name.rfind(typed, 0) == 0) starting.push_back("--" + name);
+    }
+    if (starting.size() == 1) return " (did you mean " + starting.front() + "?)";
+    if (starting.size() > 1) {
+        std::string list;
+        for (const auto& name : starting) list += (list.empty() ? "" : ", ") + name;
+        return " (did you mean one of " + list + "?)";
+    }
+    const auto closest = job::closest_name(typed, names);
+    return closest.empty() ? "" : " (did you mean --" + closest + "?)";
+}
+
+/** Boost's style without allow_guessing: `--f` must not mean --force (issue 35, point 2). */
+constexpr int exact_options = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+
+}  // namespace
 
 std::string Command::help() const
 {
@@ -30,12 +61,15 @@ bool Command::setup(const std::vector<std::string>& args)
     options.add_options()("help,h", "show this help");
     po::variables_map values;
     try {
-        po::store(po::command_line_parser(args).options(options).positional(positional).run(), values);
+        po::store(po::command_line_parser(args).options(options).positional(positional).style(exact_options).run(), values);
         if (values.count("help")) {
             std::cout << help();
             return false;
         }
         po::notify(values);
+    } catch (const po::unknown_option& e) {
+        SHARDRUN_THROW(UsageError, std::string(name()) + ": " + e.what() + option_hint(options, e.get_option_name()) +
+                                       "; options are spelled in full");
     } catch (const po::error& e) {
         SHARDRUN_THROW(UsageError, std::string(name()) + ": " + e.what());
     }

@@ -49,6 +49,12 @@ int LogsCommand::run()
     }
     const LogTarget target{path_, task_, attempt_, member_, stderr_};
     if (follow_ ? follow_log(target) : print_log(target)) return exit_ok;
+    if (left_by_a_dead_run(target)) {
+        std::cerr << "shardrun: logs: task " << task_ << " was running when its run ended without finishing it (no run "
+                  << "holds " << path_ << ": its rank was killed?); nothing of that attempt was kept; `shardrun run JOB "
+                  << "--resume` runs it again\n";
+        return exit_task_failed;
+    }
     std::cerr << "shardrun: logs: task " << task_ << (member_ > 0 ? " member " + std::to_string(member_) : "")
               << (attempt_ > 0 ? " attempt " + std::to_string(attempt_) : "") << " has no " << (stderr_ ? "stderr" : "stdout")
               << " in " << tasks.string() << "/ (output is kept only when a task writes some; not started yet, or wrote none)\n";

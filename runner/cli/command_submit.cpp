@@ -64,6 +64,7 @@ int SubmitCommand::run()
     const auto job = run::prepare_job(options_.job_file, options_.overrides);
     placement::group_layout(0, static_cast<int>(options_.target->ranks_per_element(options_)), job.spec.gpus_per_task,
                             static_cast<int>(options_.ranks_per_node));
+    if (options_.target->check_job != nullptr) options_.target->check_job(options_, job.spec);
     const auto files = submit::plan_files(options_, job.spec);
     submit::write_job_copy(files, job.spec, options_);
     return options_.target->submit(options_, files, std::cout);

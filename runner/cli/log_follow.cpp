@@ -48,6 +48,22 @@ std::optional<process::LiveEntry> live(const LogTarget& target)
     return entry;
 }
 
+/**
+ * The index of a run that no longer holds the output (its rank was killed before it could
+ * remove the index, issue 35, point 8): no element's lock is held, so nothing writes there.
+ */
+bool stale(const LogTarget& target) { return !io::output_running(target.output); }
+
+/** Said when a followed attempt's run went away without ending it. */
+void say_run_gone(const LogTarget& target)
+{
+    std::fflush(stdout);
+    std::fprintf(stderr,
+                 "shardrun: logs: task %llu's run ended without finishing it (no run holds %s: its rank was killed?); "
+                 "its output so far is above; `shardrun run JOB --resume` runs it again\n",
+                 static_cast<unsigned long long>(target.task), target.output.c_str());
+}
+
 std::string live_path(const LogTarget& target, const process::LiveEntry& entry)
 {
     return target.stderr_stream ? entry.stderr_path : entry.stdout_path;
@@ -89,10 +105,17 @@ bool follow_attempt(const LogTarget& target, const process::LiveEntry& entry)
     const int fd = open(live_path(target, entry).c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return false;
     off_t offset = 0;
-    while (true) {
+    // The lock is looked at once a second, not every poll: it opens a file per element.
+    constexpr int polls_per_lock_check = 20;
+    for (int poll = 1;; ++poll) {
         offset = pump(fd, offset);
         const auto now = live(target);
         if (!now || now->attempt != entry.attempt) break;
+        if (poll % polls_per_lock_check == 0 && stale(target)) {
+            close(fd);
+            say_run_gone(target);
+            return true;
+        }
         std::this_thread::sleep_for(poll_interval);
     }
     // Ended. What it wrote last is in the same file, now kept as <stream>.<attempt>; a stream it
@@ -115,15 +138,19 @@ std::optional<process::LiveEntry> next_attempt(const LogTarget& target, int atte
 
 }  // namespace
 
+bool left_by_a_dead_run(const LogTarget& target) { return live(target).has_value() && stale(target); }
+
 bool print_log(const LogTarget& target)
 {
-    if (const auto entry = live(target); entry && print_file(live_path(target, *entry))) return true;
+    // A stale index's scratch file may hold the next task's lines once a run reuses the slot: only the kept file counts.
+    if (const auto entry = live(target); entry && !stale(target) && print_file(live_path(target, *entry))) return true;
     return print_file(kept_path(target, target.attempt));
 }
 
 bool follow_log(const LogTarget& target)
 {
     auto entry = live(target);
+    if (entry && stale(target)) entry.reset();
     while (!entry) {
         // Not running: a task that ran shows what it kept; one not started yet is waited for while the run goes on.
         if (print_file(kept_path(target, target.attempt))) return true;

@@ -28,4 +28,10 @@ bool print_log(const LogTarget& target);
  */
 bool follow_log(const LogTarget& target);
 
+/**
+ * True when the task's running index is left by a run that no longer holds the output (its
+ * rank was killed): the attempt it names will never end, and nothing of it was kept.
+ */
+bool left_by_a_dead_run(const LogTarget& target);
+
 }  // namespace shardrun::cli

@@ -12,6 +12,7 @@
 #include "io/errors.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/env/scheduler.hpp"
+#include "runner/job/yaml_context.hpp"
 #include "runner/errors.hpp"
 #include "runner/run/error_codes.hpp"
 #include "runner/run/interrupt.hpp"
@@ -131,9 +132,15 @@ int main(int argc, char** argv)
             names += names.empty() ? "" : ", ";
             names += factory()->name();
         }
-        std::cerr << "shardrun: unknown command '" << args[0] << "'; the commands are " << names
-                  << " (see shardrun --help)\n";
-        return shardrun::exit_bad_input;
+        std::vector<std::string> all;
+        for (const auto& factory : command_factories()) all.emplace_back(factory()->name());
+        const auto closest = shardrun::job::closest_name(args[0], all);
+        // Through fail(): under mpirun only the launcher's rank 0 says it, once, whole.
+        const shardrun::UsageError unknown(
+            __FILE__, __LINE__,
+            "unknown command '" + args[0] + "'" + (closest.empty() ? "" : " (did you mean '" + closest + "'?)") +
+                "; the commands are " + names + " (see shardrun --help)");
+        return fail(unknown, shardrun::exit_bad_input);
     }
     // A usage error is one line with a pointer to the option table, not the table itself.
     try {

@@ -1,5 +1,7 @@
 #include "runner/job/duration.hpp"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -31,6 +33,15 @@ std::optional<double> parse_duration(std::string_view text)
         pos = unit_end;
     }
     return total;
+}
+
+std::string duration_text(double seconds)
+{
+    if (seconds < 60) return fmt::format("{:.1f}s", seconds);
+    const auto whole = static_cast<long long>(seconds + 0.5);
+    const auto hours = whole / 3600, minutes = whole / 60 % 60, rest = whole % 60;
+    if (hours == 0) return fmt::format("{}m{}s", minutes, rest);
+    return rest == 0 ? fmt::format("{}h{}m", hours, minutes) : fmt::format("{}h{}m{}s", hours, minutes, rest);
 }
 
 }  // namespace shardrun::job

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <limits>
 
 #include "runner/job/sweep_axes.hpp"
@@ -85,6 +86,43 @@ std::shared_ptr<ComputedDimension> parse_generator(const std::string& name, cons
     return std::make_shared<ComputedDimension>(name, Kind::float_range, a, c, static_cast<std::uint64_t>(count));
 }
 
+/** What kind of value a sweep axis holds: one per axis (ints and floats are both numbers). */
+const char* kind_of(const ParamValue& value)
+{
+    if (std::holds_alternative<std::string>(value)) return "text";
+    if (std::holds_alternative<bool>(value)) return "a boolean";
+    return "a number";
+}
+
+std::string shown(const ParamValue& value)
+{
+    return std::holds_alternative<std::string>(value) ? fmt::format("\"{}\"", one_line(std::get<std::string>(value)))
+                                                      : param_text(value);
+}
+
+/**
+ * Keeps an axis to one kind of value (issue 35, point 5): `lr: [0.1, 1, "0.01"]` once made the
+ * whole axis text, and the task that got "0.01" failed long after the run started. Ints among
+ * floats become floats; a value of another kind than the first is refused through
+ * `fail_at(i, message)`.
+ */
+void keep_one_kind(std::vector<ParamValue>& values, const std::function<void(std::size_t, const std::string&)>& fail_at)
+{
+    bool any_float = false;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (std::string_view(kind_of(values[i])) != kind_of(values[0])) {
+            fail_at(i, fmt::format("{} is {}, but the first value, {}, is {}; an axis holds one kind of value (quote "
+                                   "every value to sweep text)",
+                                   shown(values[i]), kind_of(values[i]), shown(values[0]), kind_of(values[0])));
+        }
+        any_float = any_float || std::holds_alternative<double>(values[i]);
+    }
+    if (!any_float) return;
+    for (auto& value : values) {
+        if (const auto* integer = std::get_if<std::int64_t>(&value)) value = static_cast<double>(*integer);
+    }
+}
+
 ParamMap parse_point(const YAML::Node& node, const YamlContext& context, const std::string& path)
 {
     if (!node.IsMap()) context.fail(node, path, "a point must be a mapping of parameter names to values");
@@ -147,6 +185,9 @@ std::shared_ptr<const SweepDimension> parse_axis(const YAML::Node& key, const YA
         values.push_back(scalar_value(node[i]));
         add_mark(sites, node[i]);
     }
+    keep_one_kind(values, [&](std::size_t i, const std::string& message) {
+        context.fail(node[i], fmt::format("{}[{}]", path, i), message);
+    });
     return std::make_shared<ListDimension>(name, std::move(values), std::move(sites), context.where(key, path));
 }
 
@@ -194,6 +235,14 @@ std::shared_ptr<const SweepDimension> parse_points(const YAML::Node& node, const
         add_point_marks(sites, node[i], point_names(points.back()));
     }
     auto names = point_names(points.front());
+    for (const auto& name : names) {
+        std::vector<ParamValue> values;
+        for (const auto& point : points) values.push_back(*point.find(name));
+        keep_one_kind(values, [&](std::size_t i, const std::string& message) {
+            context.fail(node[i][name], fmt::format("{}[{}].{}", path, i, name), message);
+        });
+        for (std::size_t i = 0; i < points.size(); ++i) points[i].set(name, values[i]);
+    }
     std::vector<std::string> name_sites;
     for (const auto& entry : node[0]) {
         const auto key = entry.first.as<std::string>();

@@ -32,8 +32,20 @@ std::string first_error_line(const std::string& path)
     std::ifstream in(path);
     std::string last;
     std::size_t read = 0;
+    bool in_traceback = false;
     for (std::string line; read < (1u << 20) && std::getline(in, line);) {
         read += line.size() + 1;
+        // A Python traceback's frames and source lines are indented; the exception ("RuntimeError:
+        // member 1 failed") is the first line that is not. A source line such as
+        // `raise RuntimeError(f"...")` names an error too, but is not the message (issue 35, point 9).
+        if (line.rfind("Traceback (most recent call last)", 0) == 0) {
+            in_traceback = true;
+            continue;
+        }
+        if (in_traceback) {
+            if (line.empty() || std::isspace(static_cast<unsigned char>(line.front()))) continue;
+            return clipped(line);
+        }
         if (names_error(line)) return clipped(line);
         if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
     }

@@ -101,7 +101,7 @@ ProcessResult run_process(const ProcessSpec& spec, const std::function<bool()>& 
     pid_t pid = 0;
     result.spawn_error = spawn(spec, pid);
     if (result.spawn_error != 0) {
-        result.exit_code = result.spawn_error == ENOENT ? 127 : 126;
+        result.exit_code = result.spawn_error == ENOENT ? exit_not_found : exit_cannot_execute;
         return result;
     }
     result.started = true;

@@ -9,6 +9,10 @@
 namespace shardrun::process {
 
 /** How a child process ended. */
+/** The shell's exit codes (POSIX) for a program that could not be started: found but not executable, not found. */
+inline constexpr int exit_cannot_execute = 126;
+inline constexpr int exit_not_found = 127;
+
 struct ProcessResult {
     bool started = false;
     int spawn_error = 0;   ///< errno of posix_spawnp when !started (ENOENT: not found)

@@ -7,6 +7,17 @@ namespace {
 
 constexpr size_t slowest_kept = 5;
 constexpr size_t failures_kept = 1000;
+constexpr size_t cut_short_kept = 3;
+
+using Timed = std::vector<std::pair<double, std::uint64_t>>;
+
+/** Adds `more` to `list` and keeps its `kept` longest, longest first. */
+void keep_longest(Timed& list, const Timed& more, size_t kept)
+{
+    list.insert(list.end(), more.begin(), more.end());
+    std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    if (list.size() > kept) list.resize(kept);
+}
 
 }  // namespace
 
@@ -19,11 +30,13 @@ void RankStats::add(std::uint64_t task_id, double seconds, bool success, int exi
         ++failed;
         if (failures.size() < failures_kept) failures.push_back({task_id, exit_code, message});
     }
-    if (slowest.size() < slowest_kept || seconds > slowest.back().first) {
-        slowest.emplace_back(seconds, task_id);
-        std::sort(slowest.begin(), slowest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-        if (slowest.size() > slowest_kept) slowest.pop_back();
-    }
+    if (slowest.size() < slowest_kept || seconds > slowest.back().first) keep_longest(slowest, {{seconds, task_id}}, slowest_kept);
+}
+
+void RankStats::add_interrupted(std::uint64_t task_id, double seconds)
+{
+    ++interrupted;
+    keep_longest(cut_short, {{seconds, task_id}}, cut_short_kept);
 }
 
 void RankStats::merge(const RankStats& later)
@@ -37,9 +50,8 @@ void RankStats::merge(const RankStats& later)
     for (const auto& f : later.failures) {
         if (failures.size() < failures_kept) failures.push_back(f);
     }
-    for (const auto& s : later.slowest) slowest.push_back(s);
-    std::sort(slowest.begin(), slowest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    if (slowest.size() > slowest_kept) slowest.resize(slowest_kept);
+    keep_longest(slowest, later.slowest, slowest_kept);
+    keep_longest(cut_short, later.cut_short, cut_short_kept);
     given_back = later.given_back;
     if (!later.quarantine.empty()) quarantine = later.quarantine;
 }

@@ -28,6 +28,8 @@ struct RankStats {
     double busy_seconds = 0;     ///< summed wall time of its tasks
     double startup_seconds = 0;  ///< exec workers: spawn to ready line, summed over the workers it started
     std::vector<std::pair<double, std::uint64_t>> slowest;  ///< (seconds, task id), longest first
+    /** Interrupted tasks (seconds they ran, task id), longest first: the ones a drain could not wait for. */
+    std::vector<std::pair<double, std::uint64_t>> cut_short;
     std::vector<FailedTask> failures;                       ///< first failures, capped
     /** Tasks left unrecorded for other ranks: failed by a device fault, or not begun when the GPU was quarantined. */
     std::vector<placement::IdBatch> given_back;
@@ -36,6 +38,8 @@ struct RankStats {
 
     /** Counts one finished task. */
     void add(std::uint64_t task_id, double seconds, bool ok, int exit_code, const std::string& message);
+    /** Counts one task a stop or drain cut short after `seconds`. */
+    void add_interrupted(std::uint64_t task_id, double seconds);
     /** Adds a later loop's counts (tasks given back by quarantined ranks); `given_back` becomes the later's. */
     void merge(const RankStats& later);
 };

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -230,14 +231,18 @@ struct RunEnding {
     bool failed = false;         ///< a task failed, or a GPU was quarantined, on any rank
     std::uint64_t accounted = 0; ///< tasks ok, failed or already done, over every rank
     bool signalled = false;      ///< a signal reached any rank
+    std::uint64_t finished_now = 0;  ///< tasks that ended ok or failed in this run, over every rank
+    bool drained = false;            ///< a SIGUSR1 (a drain, not a stop) reached any rank
 };
 
 RunEnding agree_on_ending(collectives::Communicator& world, const RunEnding& mine)
 {
-    std::array<std::int64_t, 4> sums{mine.claims_closed ? 1 : 0, mine.failed ? 1 : 0,
-                                     static_cast<std::int64_t>(mine.accounted), mine.signalled ? 1 : 0};
+    std::array<std::int64_t, 6> sums{mine.claims_closed ? 1 : 0,  mine.failed ? 1 : 0,
+                                     static_cast<std::int64_t>(mine.accounted), mine.signalled ? 1 : 0,
+                                     static_cast<std::int64_t>(mine.finished_now), mine.drained ? 1 : 0};
     world.allreduce(std::span<std::int64_t>(sums), collectives::ReduceOp::sum);
-    return RunEnding{sums[0] != 0, sums[1] != 0, static_cast<std::uint64_t>(sums[2]), sums[3] != 0};
+    return RunEnding{sums[0] != 0, sums[1] != 0, static_cast<std::uint64_t>(sums[2]), sums[3] != 0,
+                     static_cast<std::uint64_t>(sums[4]), sums[5] != 0};
 }
 
 }  // namespace
@@ -266,13 +271,19 @@ int run_job(const RunOptions& options)
 
     const auto ending = agree_on_ending(
         *world, RunEnding{claims_closed().load(), stats.failed > 0 || !quarantine_reason.empty(),
-                          stats.ok + stats.failed + stats.already_done, first_signal() != 0});
+                          stats.ok + stats.failed + stats.already_done, first_signal() != 0, stats.ok + stats.failed,
+                          first_signal() == SIGUSR1});
     environment.sharing->finish(*node);  // every task of the job has ended: the MPS daemon goes
     auto stop_reason = stop_reason_of(*world, services.failures());
     if (stop_reason.empty()) stop_reason = quarantine_reason;  // the same on every rank
     const bool incomplete = ending.accounted < output.element.size();
     const bool interrupted = ending.claims_closed && incomplete && (stop_reason.empty() || ending.signalled);
-    const int exit_code = interrupted ? exit_interrupted : ending.failed ? exit_task_failed : exit_ok;
+    // A drain that let no task finish: a requeue with the same time would cut the same task short again.
+    const bool no_progress = interrupted && ending.drained && ending.finished_now == 0;
+    const int exit_code = no_progress   ? exit_drained_without_progress
+                          : interrupted ? exit_interrupted
+                          : ending.failed ? exit_task_failed
+                                          : exit_ok;
     services.stop_progress();
     const auto all_stats = gather_stats(*world, stats);
     output.session->finish(interrupted, all_stats);
@@ -283,6 +294,7 @@ int run_job(const RunOptions& options)
         totals.array_index = environment.machine.array.index;
         totals.array_count = environment.machine.array.count;
         totals.exit_code = exit_code;
+        totals.no_progress = no_progress;
         totals.launcher_banner_follows = exit_code != exit_ok && env::open_mpi_banner_follows();
         totals.stop_reason = stop_reason;
         print_summary(options, totals, all_stats);

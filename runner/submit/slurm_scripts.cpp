@@ -54,43 +54,62 @@ fi
 )";
 }
 
-// --signal=B:USR1@120 sends USR1 to this shell only. The trap passes it on to this element's
-// steps through scancel (srun itself would turn a signal it gets into SIGKILL for its tasks):
-// shardrun drains, letting running tasks finish within drain_timeout (default 90 s, inside the
-// 120 s), flushes what is committed and exits 3. Once the step has ended, the element is
-// requeued and starts again with --resume. The line names the signal and the time left rather
-// than assuming Slurm's time limit sent it: a user's `scancel --signal=USR1 --batch` lands here too.
-constexpr const char* stop_logic = R"(
+// --signal=B:USR1@<lead> sends USR1 to this shell only, <lead> seconds before the time limit
+// (the job's drain_timeout + 30 s unless --sbatch signal= says otherwise). The trap passes it on
+// to this element's steps through scancel (srun itself would turn a signal it gets into SIGKILL
+// for its tasks): shardrun drains, letting running tasks finish within drain_timeout, flushes
+// what is committed and exits 3. Once the step has ended, the element is requeued and starts
+// again with --resume. The line names the signal and the time left rather than assuming
+// Slurm's time limit sent it: a user's `scancel --signal=USR1 --batch` lands here too.
+std::string stop_logic(long lead)
+{
+    return fmt::format(R"(
 stop_requested=0
 # shellcheck disable=SC2317  # run by the trap
-on_usr1() {
+on_usr1() {{
     stop_requested=1
-    left=$(squeue -h -j "${SLURM_JOB_ID:-}" -o %L 2>/dev/null || true)
-    echo "shardrun: SIGUSR1 to the batch script (time left: ${left:-unknown}; --signal=B:USR1@120 sends it 120 s before the time limit): draining array element $element; it will be requeued and resume"
+    left=$(squeue -h -j "${{SLURM_JOB_ID:-}}" -o %L 2>/dev/null || true)
+    echo "shardrun: SIGUSR1 to the batch script (time left: ${{left:-unknown}}; --signal=B:USR1@{0} sends it {0} s before the time limit): draining array element $element; it will be requeued and resume if it made progress"
     scancel --signal=USR1 "$self" || echo "shardrun: scancel --signal=USR1 $self failed" >&2
-}
+}}
 trap on_usr1 USR1
-)";
+)",
+                       lead);
+}
 
-constexpr const char* wait_and_requeue = R"(step=$!
+// A requeue repeats the element with the same time: worth it only when the run let a task
+// finish (exit 3). A drain before any task finished (exit 4) would repeat forever, each cycle
+// burning the whole allocation (issue 35, point 1), and --max-requeues caps the rest.
+std::string wait_and_requeue(long max_requeues, bool array)
+{
+    // How to run this element again by hand (an element is named explicitly, see below).
+    const auto again = array ? "sbatch --array=$element $0" : "sbatch $0";
+    return fmt::format(R"sh(step=$!
 # wait returns early when the trap runs; wait again until the step has really ended.
 while :; do
     wait "$step"
     status=$?
     kill -0 "$step" 2>/dev/null || break
 done
-if [ "$stop_requested" = 1 ] && [ "$status" -ne 0 ]; then
+restarts=${{SLURM_RESTART_COUNT:-0}}
+if [ "$stop_requested" = 1 ] && [ "$status" -eq 4 ]; then
+    echo "shardrun: array element $element made no progress before it was drained (the summary above names the task cut short); not requeued, as the same time would cut it short again: give it a longer time limit, checkpoint inside the task, or split it into smaller tasks, then: {1}" >&2
+elif [ "$stop_requested" = 1 ] && [ "$status" -eq 3 ] && [ "$restarts" -ge {0} ]; then
+    echo "shardrun: array element $element was drained again after $restarts requeues (--max-requeues {0}); not requeued: its committed tasks are kept; continue it with: {1}" >&2
+elif [ "$stop_requested" = 1 ] && [ "$status" -eq 3 ]; then
     # Requeue once Slurm has torn the step down: a requeue during its cleanup can leave PMIx's
     # directory of the step behind, and the restarted step of the same id then fails to start.
     for _ in $(seq 60); do
         squeue -h -s -j "$self" -o %i 2>/dev/null | grep -q '\.[0-9]' || break
         sleep 1
     done
-    echo "shardrun: step ended with exit code $status; requeueing $self to resume"
+    echo "shardrun: step ended with exit code $status; requeueing $self to resume (requeue $((restarts + 1)) of at most {0})"
     scontrol requeue "$self"
 fi
 exit "$status"
-)";
+)sh",
+                       max_requeues, again);
+}
 
 }  // namespace
 
@@ -104,14 +123,15 @@ std::string slurm_run_script(const SubmitOptions& options, const SubmitFiles& fi
     if (options.gpus_per_rank > 0) text += fmt::format("#SBATCH --gpus-per-task={}\n", options.gpus_per_rank);
     text += slurm_run_option_lines(options);
     // A requeued element appends to its log, so the interrupted run's lines stay readable.
-    text += "#SBATCH --signal=B:USR1@120\n#SBATCH --requeue\n#SBATCH --open-mode=append\n";
+    const auto lead = usr1_lead_seconds(options, files.drain_timeout_seconds);
+    text += fmt::format("#SBATCH --signal=B:USR1@{}\n#SBATCH --requeue\n#SBATCH --open-mode=append\n", lead);
     const auto log = options.array > 1 ? "slurm-%A_%a.out" : "slurm-%j.out";
     text += fmt::format("#SBATCH --output={}\n", shell_quote((files.dir / log).string()));
     text += preamble(files, "run.sbatch");
     text += fmt::format("job={}\n", shell_quote(files.job.string()));
     text += pmix_check;
     text += resume_logic();
-    text += stop_logic;
+    text += stop_logic(lead);
     // The element is named explicitly: an element resubmitted alone (sbatch --array=7) is
     // still element 7 of N, where Slurm's own variables would make it element 0 of 1.
     const auto array = options.array > 1 ? fmt::format(" --array-index \"$element\" --array-count {}", options.array)
@@ -120,7 +140,7 @@ std::string slurm_run_script(const SubmitOptions& options, const SubmitFiles& fi
     // Since Slurm 22.05 a step no longer inherits the job's --cpus-per-task: srun is told again.
     const auto cpus = options.cpus_per_task > 0 ? fmt::format(" --cpus-per-task={}", options.cpus_per_task) : std::string();
     text += fmt::format("\nsrun --mpi=pmix{} \"$shardrun\" run \"$job\"{} $resume{} &\n", cpus, array, args);
-    text += wait_and_requeue;
+    text += wait_and_requeue(options.max_requeues, options.array > 1);
     return text;
 }
 

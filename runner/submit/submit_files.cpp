@@ -95,6 +95,7 @@ SubmitFiles plan_files(const SubmitOptions& options, const job::JobSpec& spec)
 {
     SubmitFiles files;
     files.job_name = spec.name;
+    files.drain_timeout_seconds = spec.drain_timeout_seconds;
     files.workdir = options.workdir.empty() ? fs::current_path() : fs::absolute(options.workdir).lexically_normal();
     const std::string target(options.target->name);
     const bool remote = is_remote_url(spec.output.path);

@@ -23,6 +23,8 @@ struct SubmitFiles {
     std::string shardrun;           ///< the shardrun the scripts start
     /** What follows `shardrun run <job>`: the --set overrides, unchanged, then the copied points file. */
     std::vector<std::string> run_args;
+    /** The job's drain_timeout: a Slurm element is told to drain this long (and a margin) before its time limit. */
+    double drain_timeout_seconds = 0;
 
     // A cloud target with output in object storage (output.path s3://, gs://, rclone://): the
     // containers share nothing but the bucket. `output` is then the URL, `dir` a local folder

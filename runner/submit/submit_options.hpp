@@ -8,6 +8,13 @@ namespace shardrun::submit {
 
 struct TargetEntry;  // runner/submit/submit_targets.hpp
 
+/**
+ * Requeues of one Slurm element after a drain, at most (--max-requeues): each must have let at
+ * least one task finish (exit 3; a drain without progress, exit 4, is never requeued), and 20
+ * cycles of a day's --time is weeks of allocation, where a loop would show long before.
+ */
+inline constexpr long default_max_requeues = 20;
+
 /** What `shardrun submit` was asked for, checked by validate(). */
 struct SubmitOptions {
     std::string job_file;
@@ -37,6 +44,7 @@ struct SubmitOptions {
     std::string mem;            ///< Slurm --mem, run.sbatch, as sbatch takes it
     long cpus_per_task = 0;     ///< Slurm --cpus-per-task, run.sbatch
     std::vector<std::string> sbatch_lines;  ///< --sbatch: more #SBATCH options for run.sbatch
+    long max_requeues = default_max_requeues;  ///< slurm: requeues of one element after a drain, at most
     std::string merge_partition;            ///< merge.sbatch's partition ("" = the cluster's default)
     std::string merge_time;                 ///< merge.sbatch's time limit ("" = default_merge_time)
     std::string workdir;        ///< --workdir: the folder the cloud containers run in (uploaded next to a bucket output)

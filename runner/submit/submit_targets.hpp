@@ -39,6 +39,8 @@ struct TargetEntry {
     int (*submit)(const SubmitOptions& options, const SubmitFiles& files, std::ostream& out);
     /** The option groups it brings, besides the common options of every target. */
     std::span<const OptionGroup* const> option_groups;
+    /** Checks of the options against the job, before anything is written; none when null. @throws UsageError */
+    void (*check_job)(const SubmitOptions& options, const job::JobSpec& spec) = nullptr;
 };
 
 /** Every target, in the order `--help` and errors list them. */

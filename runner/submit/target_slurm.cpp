@@ -73,7 +73,10 @@ void add_slurm_options(boost::program_options::options_description& options, Sub
          "slurm: one more #SBATCH option for the array job, e.g. --sbatch constraint=a100 (repeatable)")
         ("merge-partition", po::value<std::string>(&o.merge_partition),
          "slurm: partition of the merge job (default: the cluster's default partition)")
-        ("merge-time", po::value<std::string>(&o.merge_time), "slurm: time limit of the merge job (default 1:00:00)");
+        ("merge-time", po::value<std::string>(&o.merge_time), "slurm: time limit of the merge job (default 1:00:00)")
+        ("max-requeues", po::value<long>(&o.max_requeues),
+         "slurm: requeues of one element after a drain, at most (default 20; 0: never); a drain before any task "
+         "finished is never requeued");
 }
 
 const OptionGroup slurm_options{"Slurm (--to slurm)", add_slurm_options};
@@ -83,6 +86,6 @@ const OptionGroup* const slurm_option_groups[] = {&slurm_options};
 
 // extern: a namespace-scope const has internal linkage otherwise; submit_targets.cpp lists it.
 extern const TargetEntry slurm_target{"slurm", "Slurm", slurm_ranks, true, validate_slurm, submit_slurm,
-                                      slurm_option_groups};
+                                      slurm_option_groups, check_slurm_job};
 
 }  // namespace shardrun::submit

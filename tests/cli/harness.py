@@ -88,6 +88,23 @@ def rank_pid(job, rank, deadline):
     raise AssertionError(f"rank {rank} of {job} never started")
 
 
+def run_and_signal_rank(args, job, rank, sig, after, np=2):
+    """Runs `shardrun ARGS` under mpiexec -np NP, sends `sig` to rank `rank` of `job` `after`
+    seconds after it started, and waits for the job; returns (exit code, stdout, stderr)."""
+    proc = subprocess.Popen([MPIEXEC, "--oversubscribe", "-np", str(np), SHARDRUN, *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env())
+    try:
+        pid = rank_pid(job, rank, time.time() + 30)
+        time.sleep(after)
+        os.kill(pid, sig)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    return proc.returncode, out, err
+
+
 def live_processes(read, matches):
     """Pids of live processes (zombies excluded) whose /proc/<pid>/<read> entries (split at NUL)
     satisfy `matches`."""

@@ -2,6 +2,7 @@
 
 #include "collectives/stall_guard.hpp"
 #include "runner/core/rank_fatal.hpp"
+#include "runner/process/process.hpp"
 #include "runner/run/loop/device_health.hpp"
 #include "runner/run/loop/task_record.hpp"
 
@@ -123,6 +124,10 @@ AttemptsEnd run_attempts(const LoopSettings& settings, tasks::TaskContext& conte
         // A member without the GPU its task asks for fails each attempt at once: members retry
         // together, as giving up early would need one more agreement. Alone, it gives up now.
         if (agreed.stop || (!grouped && !device_problem.empty())) break;
+        // 126 (cannot execute) and 127 (not found): the same program would not run on the next
+        // attempt either, and a missing program fails every task alike (issue 35, point 6).
+        const int code = grouped ? agreed.exit_code : outcome.exit_code;
+        if (code == process::exit_cannot_execute || code == process::exit_not_found) break;
     }
     context.attempt = std::min(context.attempt, settings.retries + 1);
     outcome.startup_seconds = startup_seconds;

@@ -54,7 +54,7 @@ void LoopState::finish(const io::TaskRecord& record, const tasks::TaskOutcome& o
         ++uncommitted_;
         if (settings_.failures != nullptr) settings_.failures->record(ok, record.exit_code);
     } else {
-        ++stats_.interrupted;
+        stats_.add_interrupted(record.task_id, record.end - record.start);
     }
     // Reading the clock for every no-op task would cost more than the task: look at it
     // every 64 tasks, or after any task that took longer than a millisecond.

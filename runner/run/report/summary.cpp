@@ -1,6 +1,7 @@
 #include "runner/run/report/summary.hpp"
 
 #include "io/layout/output_layout.hpp"
+#include "runner/job/duration.hpp"
 #include "runner/run/interrupt.hpp"
 
 #include <fmt/format.h>
@@ -17,11 +18,12 @@ nlohmann::json to_json(const RankStats& stats)
 {
     auto failures = nlohmann::json::array();
     for (const auto& f : stats.failures) failures.push_back({{"task_id", f.task_id}, {"exit_code", f.exit_code}, {"message", f.message}});
-    auto slowest = nlohmann::json::array();
+    auto slowest = nlohmann::json::array(), cut_short = nlohmann::json::array();
     for (const auto& [seconds, id] : stats.slowest) slowest.push_back({{"task_id", id}, {"seconds", seconds}});
+    for (const auto& [seconds, id] : stats.cut_short) cut_short.push_back({{"task_id", id}, {"seconds", seconds}});
     nlohmann::json j = {{"rank", stats.rank}, {"ok", stats.ok}, {"failed", stats.failed}, {"already_done", stats.already_done},
             {"interrupted", stats.interrupted}, {"signal", stats.signal}, {"drain_ran_out", stats.drain_ran_out},
-            {"busy_seconds", stats.busy_seconds}, {"startup_seconds", stats.startup_seconds}, {"slowest", slowest}, {"failures", failures}};
+            {"busy_seconds", stats.busy_seconds}, {"startup_seconds", stats.startup_seconds}, {"slowest", slowest}, {"cut_short", cut_short}, {"failures", failures}};
     if (!stats.quarantine.empty()) j["quarantine"] = stats.quarantine;  // issue 26: a GPU taken out of the job
     return j;
 }
@@ -39,6 +41,7 @@ RankStats from_json(const nlohmann::json& j)
     stats.busy_seconds = j["busy_seconds"];
     stats.startup_seconds = j["startup_seconds"];
     for (const auto& s : j["slowest"]) stats.slowest.emplace_back(s["seconds"], s["task_id"]);
+    for (const auto& s : j["cut_short"]) stats.cut_short.emplace_back(s["seconds"], s["task_id"]);
     for (const auto& f : j["failures"]) stats.failures.push_back({f["task_id"], f["exit_code"], f["message"]});
     if (j.contains("quarantine")) stats.quarantine = j["quarantine"];
     return stats;
@@ -50,6 +53,7 @@ struct Aggregate {
     bool drain_ran_out = false;
     double busy_min = 0, busy_max = 0, busy_mean = 0;
     std::vector<std::pair<double, std::uint64_t>> slowest;
+    std::vector<std::pair<double, std::uint64_t>> cut_short;  ///< the longest interrupted task first
     std::vector<FailedTask> failures;
 };
 
@@ -68,10 +72,12 @@ Aggregate aggregate(const std::vector<RankStats>& ranks)
         all.busy_max = std::max(all.busy_max, r.busy_seconds);
         all.busy_mean += r.busy_seconds / static_cast<double>(ranks.size());
         all.slowest.insert(all.slowest.end(), r.slowest.begin(), r.slowest.end());
+        all.cut_short.insert(all.cut_short.end(), r.cut_short.begin(), r.cut_short.end());
         all.failures.insert(all.failures.end(), r.failures.begin(), r.failures.end());
     }
     std::sort(all.slowest.begin(), all.slowest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     if (all.slowest.size() > 5) all.slowest.resize(5);
+    std::sort(all.cut_short.begin(), all.cut_short.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     std::sort(all.failures.begin(), all.failures.end(), [](const auto& a, const auto& b) { return a.task_id < b.task_id; });
     return all;
 }
@@ -184,6 +190,17 @@ std::string format_summary(const RunTotals& totals, const std::vector<RankStats>
     if (totals.interrupted) {
         out += fmt::format("  interrupted by {}: committed tasks are kept; run again with --resume to finish\n",
                            stop_cause(all));
+    }
+    if (totals.no_progress) {
+        // A requeue would start the same task again and cut it short again (issue 35, point 1).
+        const auto what = all.cut_short.empty()
+                              ? std::string("the drain came before any task started")
+                              : fmt::format("task #{} ran {} and was cut short by the drain", all.cut_short.front().second,
+                                            job::duration_text(all.cut_short.front().first));
+        out += fmt::format("  NO PROGRESS: no task finished in this run; {}. Running it again with as little time "
+                           "cannot finish it: give the job more time (Slurm: --time), checkpoint inside the task, or "
+                           "split it into smaller tasks (data.chunk, more sweep points)\n",
+                           what);
     }
     if (totals.array_count > 1) {
         out += element_lines(totals);

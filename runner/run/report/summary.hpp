@@ -25,6 +25,8 @@ struct RunTotals {
     int exit_code = 0;     ///< what shardrun exits with (README, "Exit codes")
     /** Open MPI's mpirun will print its non-zero-exit note after the summary (it was not run with -q). */
     bool launcher_banner_follows = false;
+    /** A drain ended the run before any task finished in it: requeueing would repeat it (exit 4). */
+    bool no_progress = false;
 };
 
 /** The human summary printed by rank 0 at the end. */

@@ -6,7 +6,7 @@ import os
 import unittest
 
 from harness import run, scratch_dir
-from jobs import write_job
+from jobs import h5py_module, write_job
 
 MISSPELLED = """
 task: exec
@@ -71,6 +71,17 @@ class FailureBudgetTest(unittest.TestCase):
                 self.assertLess(counts["failed"], 12, "fail_fast let every task run")
                 self.assertEqual(counts["ok"], 0)
                 self.assertEqual(counts["failed"] + counts["pending"], 12)
+
+    def test_a_missing_program_is_not_retried(self):
+        # Issue 35, point 6: exit 127 (not found) and 126 (cannot execute) fail the same way on every attempt.
+        job = self.job(MISSPELLED, extra="retries: 2\nfail_fast: false")
+
+        proc = run(["run", job, "-q"])
+
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        with h5py_module().File(self.out, "r") as f:
+            self.assertEqual(f["tasks/attempts"][:].tolist(), [1] * 12)
+            self.assertEqual(f["tasks/exit_code"][:].tolist(), [127] * 12)
 
     def test_quiet_run_still_says_why_it_stopped(self):
         job = self.job(MISSPELLED)

@@ -7,6 +7,7 @@ and, with --follow, while it runs. The message and attempts cases run for both o
 `table --columns message` and `report` read both alike."""
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -310,6 +311,49 @@ class FollowTest(unittest.TestCase):
         self.assertEqual(runner.returncode, 0, runner.stderr.read() if runner.stderr else "")
         runner.stdout.close()
         runner.stderr.close()
+
+    def test_follow_of_a_task_whose_rank_was_killed_ends(self):
+        # Issue 35, point 8: the killed rank's .running-0 index stayed, and `logs --follow` waited forever.
+        work = scratch_dir()
+        out = os.path.join(work, "killed.h5")
+        job = write_job(work, f"""
+name: killed
+task: exec
+sweep: {{i: [0]}}
+exec:
+  argv: [python3, -u, -c, 'import time; print("started", flush=True); time.sleep(120)']
+output: {{path: {out}}}
+""")
+        runner = subprocess.Popen([SHARDRUN, "run", job, "-q"], env=clean_env(), stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, start_new_session=True)
+        index = os.path.join(out + ".tasks", ".running-0")
+        deadline = time.time() + 60
+        while not os.path.exists(index) and time.time() < deadline:
+            time.sleep(0.05)
+        self.assertTrue(os.path.exists(index), "the task never started")
+        follower = subprocess.Popen([SHARDRUN, "logs", out, "0", "--follow"], env=clean_env(),
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)
+        os.killpg(runner.pid, signal.SIGKILL)  # the rank and, through its guard, its task
+        runner.communicate(timeout=30)
+        self.assertTrue(os.path.exists(index), "the killed rank's index must be left behind for this test to mean anything")
+        try:
+            followed, said = follower.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            follower.kill()
+            follower.communicate()
+            self.fail("logs --follow kept waiting on the index of a killed run")
+        self.assertEqual(follower.returncode, 0, said)
+        self.assertIn("started", followed)
+        self.assertIn("task 0's run ended without finishing it", said)
+
+        # Started after the crash: one line, exit 1, and no stale output shown as the task's.
+        late = run(["logs", out, "0"])
+        self.assertEqual(late.returncode, 1, late.stdout + late.stderr)
+        self.assertEqual(late.stdout, "")
+        self.assertIn("task 0 was running when its run ended without finishing it", late.stderr)
+        late_follow = run(["logs", out, "0", "--follow"], timeout=15)
+        self.assertEqual(late_follow.returncode, 1, late_follow.stdout + late_follow.stderr)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import subprocess
 import time
 import unittest
 
-from harness import MPIEXEC, SHARDRUN, clean_env, rank_pid, run, scratch_dir, status_json
+from harness import MPIEXEC, SHARDRUN, clean_env, rank_pid, run, run_and_signal_rank, scratch_dir, status_json
 from jobs import h5py_module, write_job
 
 JOB = r"""
@@ -68,6 +68,27 @@ class SignalDrainTest(unittest.TestCase):
 
     def test_sigterm_to_rank_0(self):
         self.drain(0, signal.SIGTERM)
+
+    def test_a_drain_before_any_task_finished_is_exit_4_naming_the_task(self):
+        # Issue 35, point 1: the run a Slurm element would requeue forever. Each task needs 30 s;
+        # the drain gives it 1 s: no task can finish, whatever the run is given next time.
+        work = scratch_dir()
+        job = write_job(work, f"""
+name: long
+task: exec
+drain_timeout: 1s
+sweep: {{a: [0, 1, 2, 3]}}
+exec: {{argv: [sleep, "30"]}}
+output: {{path: {work}/long.h5}}
+""")
+        # 2 s: both ranks' tasks are running.
+        code, out_text, err = run_and_signal_rank(["run", job, "--progress", "plain"], job, 0, signal.SIGUSR1, after=2)
+        said = out_text + err
+        self.assertEqual(code, 4, said)
+        self.assertIn("long INTERRUPTED", said)
+        self.assertRegex(said, r"NO PROGRESS: no task finished in this run; task #\d ran [0-9.]+s and was cut "
+                                   r"short by the drain\. Running it again with as little time cannot finish it")
+        self.assertEqual(status_json(os.path.join(work, "long.h5"))[1]["pending"], 4)
 
 
 if __name__ == "__main__":

@@ -3,9 +3,12 @@
 that are running while they run."""
 import json
 import os
+import signal
+import subprocess
+import time
 import unittest
 
-from harness import run, scratch_dir
+from harness import SHARDRUN, clean_env, run, scratch_dir
 from jobs import write_job
 
 
@@ -42,6 +45,56 @@ class UsageErrorsTest(unittest.TestCase):
                     self.assertEqual(len(ours), 1, proc.stderr)
                     self.assertIn("(see shardrun run --help)", ours[0])
         self.assertEqual(sorted(os.listdir(work)), ["job.yaml"], "a usage error wrote something")
+
+    def test_an_abbreviated_option_is_refused_with_the_full_name(self):
+        # Issue 35, point 2: Boost took `--f` and `--fo` for --force, which deleted a finished output.
+        work = scratch_dir()
+        out = f"{work}/ok.h5"
+        job = write_job(work, f"name: ok\ntask: noop\nsweep: {{a: [1, 2]}}\noutput: {{path: {out}}}\n")
+        self.assertEqual(run(["run", job, "-q"]).returncode, 0)
+        before = (os.stat(out).st_mtime_ns, sorted(os.listdir(work)))
+        cases = [("--f", "(did you mean --force?)"), ("--fo", "(did you mean --force?)"),
+                 ("--resum", "(did you mean --resume?)"), ("--forse", "(did you mean --force?)")]
+        for np in (1, 4):
+            for option, hint in cases:
+                with self.subTest(np=np, option=option):
+                    proc = run(["run", job, option], np=np)
+
+                    self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+                    ours = [line for line in proc.stderr.splitlines() if line.startswith("shardrun:")]
+                    self.assertEqual(len(ours), 1, proc.stderr)
+                    self.assertIn(f"unrecognised option '{option}' {hint}; options are spelled in full", ours[0])
+        self.assertEqual((os.stat(out).st_mtime_ns, sorted(os.listdir(work))), before, "an abbreviation touched the output")
+
+    def test_a_misspelt_command_under_mpirun_is_printed_once_whole(self):
+        for np in (1, 4):
+            with self.subTest(np=np):
+                proc = run(["rnu", "job.yaml"], np=np)
+
+                self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+                ours = [line for line in proc.stderr.splitlines() if "shardrun:" in line]
+                self.assertEqual(len(ours), 1, proc.stderr)
+                self.assertTrue(ours[0].startswith("shardrun: unknown command 'rnu' (did you mean 'run'?); the commands are run, "),
+                                ours[0])
+
+    def test_a_held_lock_names_its_holder(self):
+        # Issue 35, point 11: "the lock is held" did not say by whom.
+        work = scratch_dir()
+        job = write_job(work, f"name: held\ntask: exec\nsweep: {{a: [1]}}\nexec: {{argv: [sleep, '60']}}\n"
+                              f"output: {{path: {work}/held.h5}}\n")
+        first = subprocess.Popen([SHARDRUN, "run", job, "-q"], env=clean_env(), stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.time() + 30
+            while not os.path.exists(os.path.join(work, "held.h5.tasks", ".running-0")) and time.time() < deadline:
+                time.sleep(0.05)
+            second = run(["run", job, "-q"])
+        finally:
+            first.send_signal(signal.SIGTERM)
+            first.communicate(timeout=60)
+        self.assertEqual(second.returncode, 2, second.stderr)
+        self.assertRegex(second.stderr, rf"is being written by another shardrun run \(lock \S+ is held by pid {first.pid} "
+                                        r"on \S+ since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)")
 
 
 class FailedTaskSummaryTest(unittest.TestCase):

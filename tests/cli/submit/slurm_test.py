@@ -7,9 +7,11 @@ test fails with the daemons' log tails: it is never skipped.
 - An array of 2 elements x 2 ranks and its dependent merge job give the same results as one
   `shardrun run` of the same job under mpiexec.
 - `srun --mpi=none shardrun run` (no PMIx for Open MPI) ends at once with one line of ours, exit 2.
-- The graceful stop Slurm sends before a time limit (`--signal=B:USR1@120`, delivered here with
-  `scancel --signal=USR1 --batch`) requeues the element, whose restart resumes: every task is ok
-  exactly once in the merged file and no committed task runs again.
+- The graceful stop Slurm sends before a time limit (`--signal=B:USR1@<drain_timeout + 30>`,
+  delivered here with `scancel --signal=USR1 --batch`) requeues the element, whose restart
+  resumes: every task is ok exactly once in the merged file and no committed task runs again.
+- A task longer than the element's real `--time` is drained before it can finish; the element
+  ends with exit 4 and is not requeued (it used to requeue forever, issue 35, point 1).
 """
 import glob
 import json
@@ -56,6 +58,18 @@ output: {path: OUT/slow.h5}
 exec:
   argv: [sh, -c, 'touch MARKS/start.{task_id}.$$; sleep 0.5; trap "" TERM; printf "{{\"y\": %d}}" {x} > "$SHARDRUN_RESULT"; exec touch MARKS/done.{task_id}.$$']
   results: {y: float64}
+'''
+
+# One task per element that cannot finish within a one-minute --time: the drain (5 s) cuts it short.
+LONG = r'''
+name: long
+task: exec
+drain_timeout: 5s
+sweep:
+  x: [0, 1]
+output: {path: OUT/long.h5}
+exec:
+  argv: [sleep, "600"]
 '''
 
 
@@ -276,6 +290,30 @@ class SlurmSubmitTest(unittest.TestCase):
         self.assertEqual(done, list(range(40)), "every task must complete exactly once: a committed task ran again")
         started = [name for name in os.listdir(marks) if name.startswith("start.")]
         log(f"{len(started) - 40} task(s) interrupted by the stop ran again")
+
+    def test_a_task_longer_than_the_time_limit_is_not_requeued(self):
+        t0 = time.monotonic()
+        work = scratch_dir()
+        job = write_job(work, LONG.replace("OUT", work))
+        array_id, merge_id = self.submit(work, job, 2, "--time", "1")
+        with open(os.path.join(work, "long.h5.submit", "slurm", "run.sbatch")) as f:
+            self.assertIn("#SBATCH --signal=B:USR1@35\n", f.read(), "the lead follows drain_timeout (5 s) + 30 s")
+
+        elements, merge = self.wait_for(work, array_id, merge_id, timeout=240)
+        log(f"a task longer than --time 1: the elements ended after {time.monotonic() - t0:.1f} s")
+        self.assertEqual(sorted(elements), [0, 1], "array elements" + self.diagnostics(work))
+        for index, record in elements.items():
+            self.assertEqual((record["JobState"], record["ExitCode"], record["Restarts"]), ("FAILED", "4:0", "0"),
+                             f"element {index} must end once, exit 4, unrequeued" + self.diagnostics(work))
+            logs = glob.glob(os.path.join(work, "long.h5.submit", "slurm", f"*{array_id}_{index}*"))
+            self.assertEqual(len(logs), 1, logs)
+            with open(logs[0], errors="replace") as f:
+                text = f.read()
+            self.assertRegex(text, r"NO PROGRESS: no task finished in this run; (task #\d+ ran [0-9.]+s and was cut short "
+                                   r"by the drain|the drain came before any task started)", text)
+            self.assertIn(f"array element {index} made no progress before it was drained", text)
+            self.assertNotIn("requeueing", text)
+        self.assertNotEqual(merge["ExitCode"], "0:0", "the merge of an incomplete array must not look complete")
 
 
 if __name__ == "__main__":

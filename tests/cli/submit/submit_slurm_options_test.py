@@ -62,12 +62,37 @@ class SlurmOptionsTest(unittest.TestCase):
         expect_refused(self, "--to", "slurm", "--merge-time", "soon", needle="--merge-time 'soon' is not a time limit")
         expect_refused(self, "--to", "slurm", "--sbatch=-C a100", needle="--sbatch '-C a100' is not an sbatch option")
         expect_refused(self, "--to", "slurm", "--sbatch=--constraint=a\nb", needle="--sbatch must be one line")
+        # Issue 35, point 11: a valued option given bare was written as a bare #SBATCH line.
+        expect_refused(self, "--to", "slurm", "--sbatch", "constraint", needle="--sbatch 'constraint' needs a value: "
+                                                                              "--sbatch constraint=<value>")
         # An option shardrun writes itself names the submit option that sets it.
         for line, instead in [("--time=2:00:00", "use --time"), ("--array=0-3", "use --array"),
-                              ("--gpus-per-task=2", "use --gpus-per-rank"), ("--mem=4G", "use --mem"),
-                              ("--signal=USR1@60", "USR1 120 s before the limit")]:
+                              ("--gpus-per-task=2", "use --gpus-per-rank"), ("--mem=4G", "use --mem")]:
             expect_refused(self, "--to", "slurm", f"--sbatch={line}", needle=f"--sbatch '{line}': shardrun writes")
             expect_refused(self, "--to", "slurm", f"--sbatch={line}", needle=instead)
+
+    def test_the_drain_signal_leads_by_drain_timeout_and_requeues_are_capped(self):
+        # Issue 35, point 1. The job's drain_timeout is 90 s (the default): USR1 comes 120 s before the limit.
+        s = Submitted(self, "slurm", "--time", "10", "--dry-run")
+        script = s.text("run.sbatch")
+        self.assertIn("#SBATCH --signal=B:USR1@120", sbatch_lines(script))
+        self.assertIn('[ "$status" -eq 4 ]', script, "a drain without progress (exit 4) is never requeued")
+        self.assertIn('[ "$restarts" -ge 20 ]', script, "at most --max-requeues (default 20) requeues")
+        s = Submitted(self, "slurm", "--sbatch", "signal=B:USR1@600", "--max-requeues", "3", "--dry-run")
+        script = s.text("run.sbatch")
+        self.assertEqual([l for l in sbatch_lines(script) if "--signal" in l], ["#SBATCH --signal=B:USR1@600"])
+        self.assertIn('[ "$restarts" -ge 3 ]', script)
+
+    def test_a_time_limit_inside_the_drain_lead_is_refused(self):
+        expect_refused(self, "--to", "slurm", "--time", "2",
+                       needle="--time 2 (120 s) is not longer than the drain's lead, 120 s before the time limit "
+                              "(drain_timeout 90 s + 30 s)")
+        expect_refused(self, "--to", "slurm", "--sbatch", "signal=B:USR1@60",
+                       needle="--sbatch signal=B:USR1@60 gives the drain 60 s, but the job's drain_timeout is 90 s")
+        for line in ("signal=USR1@600", "signal=B:TERM@600", "--signal=B:USR1"):
+            expect_refused(self, "--to", "slurm", "--sbatch", line,
+                           needle="the signal must be B:USR1@<seconds before the time limit>")
+        expect_refused(self, "--to", "slurm", "--max-requeues", "-1", needle="--max-requeues -1 must be 0")
 
 
 if __name__ == "__main__":

@@ -3,12 +3,10 @@ SHARDRUN_ANSWER_FD; real mpiexec at 1, 2 and 4 ranks, results read back with h5p
 import json
 import os
 import signal
-import subprocess
 import sys
-import time
 import unittest
 
-from harness import MPIEXEC, SHARDRUN, SOURCE_DIR, clean_env, processes_with_env, rank_pid, run, scratch_dir
+from harness import SOURCE_DIR, processes_with_env, run, run_and_signal_rank, scratch_dir
 from jobs import h5py_module, write_job
 
 PROGRAM = os.path.join(SOURCE_DIR, "tests", "cli", "worker_program.py")
@@ -126,18 +124,8 @@ class WorkerModeTest(unittest.TestCase):
 
     def test_stop_drains_and_resume_finishes(self):
         work, job, out = self.start(tasks=60, env={"WORKER_SLEEP": "0.2"})
-        proc = subprocess.Popen([MPIEXEC, "--oversubscribe", "-np", "2", SHARDRUN, "run", job, "-q"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env())
-        try:
-            pid = rank_pid(job, 0, time.time() + 30)
-            time.sleep(2.5)
-            os.kill(pid, signal.SIGTERM)
-            _, err = proc.communicate(timeout=60)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.communicate()
-        self.assertEqual(proc.returncode, 3, err)
+        code, _, err = run_and_signal_rank(["run", job, "-q"], job, 0, signal.SIGTERM, after=2.5)
+        self.assertEqual(code, 3, err)
         self.assertEqual(worker_pids(work), [], "the drain left a worker running")
         status = json.loads(run(["status", out, "--json"]).stdout)
         self.assertGreater(status["pending"], 0)

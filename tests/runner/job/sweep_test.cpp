@@ -322,3 +322,37 @@ TEST(Sweep, WhereInExplicitPointsAndOverrides)
 
 }  // namespace
 }  // namespace shardrun::job
+
+namespace shardrun::job {
+namespace {
+
+// Issue 35, point 5: one kind of value per axis.
+TEST(SweepKinds, IntsAmongFloatsBecomeFloats)
+{
+    const auto sweep = sweep_of("  lr: [0.1, 1, 1e-3]\n  points: [{w: 2}, {w: 0.5}, {w: 3}]\n");
+
+    EXPECT_DOUBLE_EQ(real_at(sweep, 3, "lr"), 1.0);
+    EXPECT_DOUBLE_EQ(real_at(sweep, 0, "w"), 2.0);
+    EXPECT_DOUBLE_EQ(real_at(sweep, 2, "w"), 3.0);
+    EXPECT_EQ(int_at(sweep_of("  n: [1, 2]\n"), 1, "n"), 2);  // ints alone stay ints
+}
+
+TEST(SweepKinds, TextAmongNumbersIsRefusedAtTheOddValue)
+{
+    const auto list = sweep_error("  lr: [0.1, 1, \"0.01\", 1e-3]\n");
+    EXPECT_NE(list.find("job.yaml:3:16: sweep.lr[2]: \"0.01\" is text, but the first value, 0.1, is a number"),
+              std::string::npos)
+        << list;
+
+    const auto zipped = sweep_error("  zip: {a: [1, 2], b: [x, true]}\n");
+    EXPECT_NE(zipped.find("sweep.zip.b[1]: true is a boolean, but the first value, \"x\", is text"), std::string::npos)
+        << zipped;
+
+    const auto points = sweep_error("  points: [{n: 1}, {n: two}]\n");
+    EXPECT_NE(points.find("job.yaml:3:24: sweep.points[1].n: \"two\" is text, but the first value, 1, is a number"),
+              std::string::npos)
+        << points;
+}
+
+}  // namespace
+}  // namespace shardrun::job
