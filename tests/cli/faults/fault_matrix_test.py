@@ -271,7 +271,10 @@ class LongTaskSignalTest(unittest.TestCase):
         os.kill(self.pids[NP - 1], signal.SIGUSR1)
         signalled = time.time()
         code, out, err, ended = self.wait(proc)
-        self.assertEqual(code, 3, err)
+        # No task could finish before the drain ran out: exit 4, not 3, so that no scheduler
+        # requeues the same cut-short tasks forever (issue 35, point 1).
+        self.assertEqual(code, 4, err)
+        self.assertIn("NO PROGRESS: no task finished in this run", out)
         self.assertGreaterEqual(ended - signalled, drain, "the tasks were stopped before drain_timeout")
         self.assertLess(ended - signalled, drain + GRACE + 2, "the drain did not end within drain_timeout + grace")
         self.assertIn(f"interrupted by SIGUSR1 to rank {NP - 1}, then drain_timeout ran out", out)
@@ -285,7 +288,7 @@ class LongTaskSignalTest(unittest.TestCase):
         os.kill(self.pids[0], signal.SIGTERM)
         signalled = time.time()
         code, out, err, ended = self.wait(proc)
-        self.assertEqual(code, 3, err)
+        self.assertEqual(code, 4, err)  # drained, then stopped, before any task finished (issue 35, point 1)
         self.assertLess(ended - signalled, GRACE + 2, "a second signal did not stop the drain")
         self.resume_and_check()
 

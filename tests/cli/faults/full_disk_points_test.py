@@ -154,16 +154,17 @@ class FullDiskPointsTest(unittest.TestCase):
                 subprocess.run(["umount", self.disk], check=True)
 
     def element_sizes(self, np):
-        """Bytes an array element's manifest + segments take, its params.h5, and its manifest alone,
-        on a roomy tmpfs."""
+        """Bytes an array element's manifest + segments take, its params.h5, and what is written
+        before params.h5 (its manifest, and the lock file's line naming its holder), on a roomy tmpfs."""
         mount_tmpfs(self, self.disk, ROOM)
         proc = self.run_job(self.job(), np, "--array-index", "0", "--array-count", "2")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         params = os.stat(glob.glob(os.path.join(self.disk, "*.shards", "a0", "params.h5"))[0]).st_blocks * 512
         manifest = os.stat(glob.glob(os.path.join(self.disk, "*.shards", "a0", "element.json"))[0]).st_blocks * 512
+        lock = os.stat(glob.glob(os.path.join(self.disk, "*.shards", "a0.lock"))[0]).st_blocks * 512
         total = used_bytes(self.disk)
         subprocess.run(["umount", self.disk], check=True)
-        return total - params, params, manifest
+        return total - params, params, manifest + lock
 
     def test_params_at_start_and_manifest_at_end(self):
         # An array element starts with its manifest, then params.h5 (for readers of the running
