@@ -127,14 +127,11 @@ int main(int argc, char** argv)
     }
     auto command = shardrun::cli::make_command(args[0]);
     if (!command) {
-        std::string names;
-        for (const auto& factory : command_factories()) {
-            names += names.empty() ? "" : ", ";
-            names += factory()->name();
-        }
         std::vector<std::string> all;
         for (const auto& factory : command_factories()) all.emplace_back(factory()->name());
         const auto closest = shardrun::job::closest_name(args[0], all);
+        std::string names;
+        for (const auto& name : all) names += (names.empty() ? "" : ", ") + name;
         // Through fail(): under mpirun only the launcher's rank 0 says it, once, whole.
         const shardrun::UsageError unknown(
             __FILE__, __LINE__,

@@ -7,14 +7,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "io/layout/output_layout.hpp"
-
 namespace shardrun::process {
-
-std::string live_index_path(const std::string& tasks_dir, std::uint64_t task_id, int member)
-{
-    return io::layout::running_index_path(tasks_dir, task_id, member).string();
-}
 
 LiveIndex::LiveIndex(std::string path, const LiveEntry& entry) : path_(std::move(path))
 {

@@ -22,9 +22,6 @@ struct LiveEntry {
     std::string host;
 };
 
-/** Where the index of member `member` of a running task goes (io/layout's running_index_path()). */
-std::string live_index_path(const std::string& tasks_dir, std::uint64_t task_id, int member);
-
 /** The index of a task while it runs: written when made, removed when destroyed. */
 class LiveIndex {
 public:

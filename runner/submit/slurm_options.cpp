@@ -141,10 +141,19 @@ std::string slurm_run_option_lines(const SubmitOptions& options)
     return text;
 }
 
+namespace {
+
+long default_usr1_lead(double drain_timeout_seconds)
+{
+    return static_cast<long>(std::ceil(drain_timeout_seconds)) + usr1_margin_seconds;
+}
+
+}  // namespace
+
 long usr1_lead_seconds(const SubmitOptions& options, double drain_timeout_seconds)
 {
     const auto given = given_usr1_lead(options);
-    return given > 0 ? given : static_cast<long>(std::ceil(drain_timeout_seconds)) + usr1_margin_seconds;
+    return given > 0 ? given : default_usr1_lead(drain_timeout_seconds);
 }
 
 void check_slurm_job(const SubmitOptions& options, const job::JobSpec& spec)
@@ -155,14 +164,14 @@ void check_slurm_job(const SubmitOptions& options, const job::JobSpec& spec)
                                                "drain_timeout is {} s: running tasks would be killed by the time limit "
                                                "before the drain ends; give @{} or more, or a shorter drain_timeout",
                                                lead, lead, spec.drain_timeout_seconds,
-                                               static_cast<long>(std::ceil(spec.drain_timeout_seconds)) + usr1_margin_seconds));
+                                               default_usr1_lead(spec.drain_timeout_seconds)));
     }
     if (options.time_seconds > 0 && options.time_seconds <= lead) {
         SHARDRUN_THROW(UsageError, fmt::format("submit: --time {} ({} s) is not longer than the drain's lead, {} s "
                                                "before the time limit (drain_timeout {} s + {} s): each element would be "
                                                "told to drain as it starts; give a longer --time or a shorter drain_timeout",
                                                options.time, options.time_seconds, lead, spec.drain_timeout_seconds,
-                                               lead - static_cast<long>(std::ceil(spec.drain_timeout_seconds))));
+                                               lead - default_usr1_lead(spec.drain_timeout_seconds) + usr1_margin_seconds));
     }
 }
 

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "io/layout/output_layout.hpp"
 #include "runner/process/live_index.hpp"
 #include "runner/process/process.hpp"
 #include "runner/process/process_tree.hpp"
@@ -58,7 +59,7 @@ TaskOutcome ExecKind::run_program(const TaskContext& context, const std::vector<
     process.token = task_token(context.task_id, context.attempt);
     const int attempt = context.attempt_base + context.attempt;
     // `shardrun logs` finds the running task's live files by its id through this index.
-    LiveIndex live(live_index_path(tasks_dir_of(context), context.task_id, context.group.rank),
+    LiveIndex live(io::layout::running_index_path(tasks_dir_of(context), context.task_id, context.group.rank).string(),
                    {output->scratch_path(0), output->scratch_path(1), attempt, context.host});
     const auto ended = run_process(process, [&] { return (context.stop && context.stop->load()) || peer_failed(); });
     // The last line the program wrote to stderr usually says why it failed: the summary shows it.
