@@ -37,6 +37,8 @@ std::string encode_attempts(const std::vector<AttemptRecord>& attempts)
         std::snprintf(numbers, sizeof numbers, "%d\t%d\t%.17g\t%.17g\t%d\t", a.attempt, a.exit_code, a.start, a.end,
                       a.rank);
         text += numbers;
+        text += one_line(a.host);
+        text += a.interrupted ? "\t1\t" : "\t0\t";
         text += one_line(a.message);
         text += '\n';
     }
@@ -51,7 +53,7 @@ std::vector<AttemptRecord> decode_attempts(std::string_view text)
         const auto newline = text.find('\n');
         const auto line = text.substr(0, newline);
         text = newline == std::string_view::npos ? std::string_view{} : text.substr(newline + 1);
-        std::array<std::string_view, 7> parts;
+        std::array<std::string_view, 9> parts;
         std::size_t count = 0;
         for (std::size_t from = 0; count < parts.size();) {
             const auto tab = line.find('\t', from);
@@ -59,14 +61,18 @@ std::vector<AttemptRecord> decode_attempts(std::string_view text)
             if (tab == std::string_view::npos) break;
             from = tab + 1;
         }
-        if (count != 6) continue;
+        if (count != 6 && count != 8) continue;  // 6: written before host and interrupted were
         AttemptRecord a;
         a.attempt = number<std::int32_t>(parts[0]);
         a.exit_code = number<std::int32_t>(parts[1]);
         a.start = number<double>(parts[2]);
         a.end = number<double>(parts[3]);
         a.rank = number<std::int32_t>(parts[4]);
-        a.message = std::string(parts[5]);
+        if (count == 8) {
+            a.host = std::string(parts[5]);
+            a.interrupted = parts[6] == "1";
+        }
+        a.message = std::string(parts[count - 1]);
         attempts.push_back(std::move(a));
     }
     return attempts;
@@ -87,6 +93,11 @@ std::string merge_attempt_logs(std::string_view a, std::string_view b)
         for (std::size_t i = 0; i < all.size(); ++i) all[i].attempt = static_cast<std::int32_t>(i + 1);
     }
     return encode_attempts(all);
+}
+
+std::int32_t attempt_count(std::string_view text) noexcept
+{
+    return static_cast<std::int32_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
 }  // namespace shardrun::io

@@ -15,13 +15,18 @@ struct AttemptRecord {
     double end = 0.0;
     std::int32_t rank = -1;
     std::string message;  ///< one line; empty for a success
+    std::string host;     ///< where it ran (a requeued element may move nodes)
+    /** Cut short by a drain, a stop or a time limit: not the task's failure; the task stays pending. */
+    bool interrupted = false;
 };
 
 /**
  * @internal A task's attempts travel with its /tasks row as one string (a segment and a row
  * batch hold it like host or device), so that every path a row takes (segments, resume,
  * merge, the row-winner rule) carries them without a second bookkeeping. The master spreads
- * them into /attempts (io/task_rows/attempts_group.hpp). One line per attempt, tab-separated.
+ * them into /attempts (io/task_rows/attempts_group.hpp). One line per attempt, tab-separated:
+ * attempt, exit code, start, end, rank, host, interrupted (0/1), message. Lines of the six
+ * fields before host and interrupted existed (attempt ... rank, message) still decode.
  */
 std::string encode_attempts(const std::vector<AttemptRecord>& attempts);
 /** The inverse of encode_attempts(); malformed lines are skipped. */
@@ -34,6 +39,9 @@ std::vector<AttemptRecord> decode_attempts(std::string_view text);
  * they are renumbered 1, 2, ...
  */
 std::string merge_attempt_logs(std::string_view a, std::string_view b);
+
+/** How many attempts `text` (an encoded log) holds: its lines. */
+std::int32_t attempt_count(std::string_view text) noexcept;
 
 /** `text` as one line: control characters (newlines, tabs) become spaces. */
 std::string one_line(std::string text);

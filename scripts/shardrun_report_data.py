@@ -39,6 +39,9 @@ def read_attempts(f):
         return None
     columns = {c: group[c][:] for c in ATTEMPT_COLUMNS}
     columns["message"] = texts(group["message"]) if "message" in group else [""] * len(columns["task"])
+    # Attempts a drain, stop or time limit cut short (files written before this column have none).
+    count = len(columns["task"])
+    columns["interrupted"] = group["interrupted"][:].astype(bool) if "interrupted" in group else np.zeros(count, bool)
     if len({len(v) for v in columns.values()}) != 1:
         return None
     return columns
@@ -99,7 +102,8 @@ def element_of(task_count, array_count):
 
 def bars_from_attempts(run, rows):
     """One bar per attempt. An attempt is ok when it is the last attempt of a task whose status is
-    ok; every other attempt failed (a retry followed it, or the task failed or was stopped)."""
+    ok; an interrupted one (a drain, stop or time limit cut it short) is neither ok nor failed;
+    every other attempt failed (a retry followed it, or the task failed)."""
     task = rows["task"].astype(np.int64)
     attempt = rows["attempt"].astype(np.int64)
     last = {}
@@ -110,7 +114,8 @@ def bars_from_attempts(run, rows):
     keep = (rows["start"] > 0) & (rows["end"] >= rows["start"]) & (rows["rank"] >= 0) & (task < len(run["status"]))
     return {"task": task[keep], "attempt": attempt[keep], "rank": rows["rank"][keep].astype(np.int64),
             "start": rows["start"][keep].astype(float), "end": rows["end"][keep].astype(float),
-            "failed": ~ok[keep], "final": final[keep], "exit_code": rows["exit_code"][keep].astype(np.int64),
+            "failed": ~ok[keep] & ~rows["interrupted"][keep], "interrupted": rows["interrupted"][keep],
+            "final": final[keep], "exit_code": rows["exit_code"][keep].astype(np.int64),
             "retried": np.zeros(int(keep.sum()), dtype=bool)}
 
 
@@ -121,6 +126,7 @@ def bars_from_tasks(run):
     return {"task": drawn.astype(np.int64), "attempt": run["attempts"][drawn].astype(np.int64),
             "rank": run["rank"][drawn].astype(np.int64), "start": run["start"][drawn].astype(float),
             "end": run["end"][drawn].astype(float), "failed": run["status"][drawn] == STATUS_FAILED,
+            "interrupted": np.zeros(len(drawn), dtype=bool),
             "final": np.ones(len(drawn), dtype=bool), "exit_code": run["exit_code"][drawn].astype(np.int64),
             "retried": run["attempts"][drawn] > 1}
 
@@ -133,15 +139,21 @@ def bars_of(run):
     return bars, source
 
 
-def runs_of(starts, ends, gap):
+def runs_of(starts, ends, gap, interrupted=None):
     """The runs: [begin, end] windows of task activity, split where nothing ran for more than `gap`
-    seconds. The file records no run boundaries, so a --resume is seen as such a gap."""
-    windows = []
-    for begin, end in sorted(zip(starts.tolist(), ends.tolist())):
-        if windows and begin - windows[-1][1] <= gap:
+    seconds. The file records no run boundaries, so a --resume is seen as such a gap; and where a
+    window holds an `interrupted` attempt (a drain or stop ends a run; no task starts after it in
+    that run), the next attempt to start after everything in it ended begins the next run."""
+    if interrupted is None:
+        interrupted = np.zeros(len(starts), dtype=bool)
+    windows, drained = [], False
+    for begin, end, cut in sorted(zip(starts.tolist(), ends.tolist(), interrupted.tolist())):
+        if windows and (begin - windows[-1][1] <= gap) and not (drained and begin > windows[-1][1]):
             windows[-1][1] = max(windows[-1][1], end)
+            drained = drained or cut
         else:
             windows.append([begin, end])
+            drained = cut
     return windows
 
 
@@ -192,7 +204,7 @@ def busy_idle(run, bars, keys, gap):
         on_lane = (bars["element"] == key[0]) & (bars["rank"] == key[1])
         busy.append(float((bars["end"][on_lane] - bars["start"][on_lane]).sum()))
         of_element = bars["element"] == key[0]
-        windows = runs_of(bars["start"][of_element], bars["end"][of_element], gap)
+        windows = runs_of(bars["start"][of_element], bars["end"][of_element], gap, bars["interrupted"][of_element])
         capacity.append(sum(end - begin for begin, end in windows) * slots_of(bars, key)[1])
     busy, capacity = np.array(busy), np.array(capacity)
     return busy, np.maximum(capacity - busy, 0.0)
@@ -209,7 +221,7 @@ def model(run, gap):
     startup = np.array([run.get("startup", {}).get(key, 0.0) for key in keys], dtype=float)
     mean = float(busy.mean()) if len(busy) else 0.0
     return {"bars": bars, "source": source, "keys": keys, "labels": [lane_label(run, k, hosts) for k in keys],
-            "runs": runs_of(bars["start"], bars["end"], gap), "busy": busy, "idle": idle, "mean_busy": mean,
+            "runs": runs_of(bars["start"], bars["end"], gap, bars["interrupted"]), "busy": busy, "idle": idle, "mean_busy": mean,
             "imbalance": float(busy.max()) / mean if mean > 0 else 1.0, "gap": gap, "startup": startup}
 
 
@@ -217,12 +229,25 @@ def stats(run, m):
     """The numbers behind the picture, for scripts and tests (report --stats FILE)."""
     bars = m["bars"]
     return {"source": m["source"], "bars": int(len(bars["task"])), "failed_bars": int(bars["failed"].sum()),
+            "interrupted_bars": int(bars["interrupted"].sum()),
+            "breaks_after_interruption": after_interruption(m),
             "run_gap_seconds": m["gap"], "runs": [{"start": b, "end": e} for b, e in m["runs"]],
             "resumes": len(m["runs"]) - 1,
             "lanes": [{"label": label, "busy": float(b), "idle": float(i), "startup_seconds": float(u)}
                       for label, b, i, u in zip(m["labels"], m["busy"], m["idle"], m["startup"])],
             "imbalance": m["imbalance"],
             "running": ({"committed": run["running"][0], "tasks": run["running"][1]} if run.get("running") else None)}
+
+
+def after_interruption(m):
+    """Per break between runs: whether the run before it ended with an interrupted attempt (a drain
+    then a requeue or resume, not a run started again by hand after it ended)."""
+    bars, runs = m["bars"], m["runs"]
+    flags = []
+    for before in runs[:-1]:
+        cut = bars["interrupted"] & (bars["end"] >= before[0]) & (bars["end"] <= before[1])
+        flags.append(bool(cut.any()))
+    return flags
 
 
 def time_axis(runs):

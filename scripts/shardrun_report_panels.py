@@ -1,14 +1,15 @@
 """The panels of `shardrun report`'s picture: the time line of every rank's attempts, the histogram
 of task durations, and each rank's busy and idle time. Read by shardrun-report.py, which lays
 them out; the numbers come from shardrun_report_data.py."""
-from shardrun_report_data import duration_words, slots_of, time_axis
+from shardrun_report_data import after_interruption, duration_words, slots_of, time_axis
 
 STATUS_NAMES = {0: "pending", 1: "ok", 2: "failed", 3: "skipped"}
-COLORS = {1: "#4C72B0", 2: "#D1352B", 3: "#9A9A9A"}
+COLORS = {1: "#4C72B0", 2: "#D1352B", 3: "#9A9A9A", 4: "#E69F00"}  # 4: an interrupted attempt
 
 
 def draw_bars(ax, m, x_of):
-    """The bars, one broken_barh per (colour, hatching, sub-row): ok solid, failed attempts hatched."""
+    """The bars, one broken_barh per (colour, hatching, sub-row): ok solid, failed attempts hatched,
+    interrupted attempts (a drain, stop or time limit) orange and hatched the other way."""
     bars = m["bars"]
     groups = {}
     for row, key in enumerate(m["keys"]):
@@ -16,8 +17,8 @@ def draw_bars(ax, m, x_of):
         height = 0.8 / slots
         for i, slot in slot_of.items():
             y = row - 0.4 + slot * height
-            status = 2 if bars["failed"][i] else 1
-            hatched = bool(bars["failed"][i] or bars["retried"][i])
+            status = 4 if bars["interrupted"][i] else 2 if bars["failed"][i] else 1
+            hatched = bool(bars["failed"][i] or bars["retried"][i] or bars["interrupted"][i])
             groups.setdefault((status, hatched, y, height), []).append(i)
     span = max(float(x_of(bars["end"]).max()), 1e-6)
     widths = sorted(float(bars["end"][i] - bars["start"][i]) for i in range(len(bars["task"])))
@@ -25,7 +26,7 @@ def draw_bars(ax, m, x_of):
     for (status, hatched, y, height), ids in groups.items():
         segments = [(float(x_of(bars["start"][i])), max(float(bars["end"][i] - bars["start"][i]), 1e-6)) for i in ids]
         ax.broken_barh(segments, (y, height), facecolors=COLORS[status], edgecolor="white", linewidth=edge,
-                       hatch="///" if hatched else None)
+                       hatch=("\\\\\\" if status == 4 else "///") if hatched else None)
     return groups, span
 
 
@@ -53,12 +54,14 @@ def label_bars(ax, m, x_of, groups, span):
                         color="white", clip_on=True)
 
 
-def mark_resumes(ax, breaks):
-    """Each resume: a grey band where the time between runs was cut out, and how long it was."""
-    for x, pause, width in breaks:
+def mark_resumes(ax, breaks, drained):
+    """Each resume: a grey band where the time between runs was cut out, and how long it was; after a
+    run that ended with interrupted attempts, it is the requeue (or resubmit) that followed a drain."""
+    for (x, pause, width), after_drain in zip(breaks, drained):
         ax.axvspan(x - width, x, color="#BBBBBB", alpha=0.5, zorder=0)
         ax.axvline(x - width / 2, color="black", linestyle=":", linewidth=1.2, zorder=5)
-        ax.annotate(f"resume ({duration_words(pause)} later)", (x - width / 2, 0), xycoords=("data", "axes fraction"),
+        what = "drained, requeued or resumed" if after_drain else "resume"
+        ax.annotate(f"{what} ({duration_words(pause)} later)", (x - width / 2, 0), xycoords=("data", "axes fraction"),
                     xytext=(3, 3), textcoords="offset points", fontsize=8, rotation=90, va="bottom")
 
 
@@ -68,7 +71,7 @@ def draw_timeline(ax, run, m):
     x_of, breaks = time_axis(m["runs"])
     groups, span = draw_bars(ax, m, x_of)
     label_bars(ax, m, x_of, groups, span)
-    mark_resumes(ax, breaks)
+    mark_resumes(ax, breaks, after_interruption(m))
     keys = m["keys"]
     ax.set_ylim(len(keys) - 0.5, -0.5)
     step = max(1, len(keys) // 32)
@@ -88,9 +91,14 @@ def legend_entries(run, m, Patch):
     bars = m["bars"]
     failed_tasks = int((run["status"] == 2).sum())
     if m["source"] == "attempts":
-        return [Patch(facecolor=COLORS[1], label=f"ok attempt ({int((~bars['failed']).sum())})"),
-                Patch(facecolor=COLORS[2], hatch="///", edgecolor="white",
-                      label=f"failed attempt ({int(bars['failed'].sum())}; failed tasks: {failed_tasks})")]
+        ok = int((~bars["failed"] & ~bars["interrupted"]).sum())
+        entries = [Patch(facecolor=COLORS[1], label=f"ok attempt ({ok})"),
+                   Patch(facecolor=COLORS[2], hatch="///", edgecolor="white",
+                         label=f"failed attempt ({int(bars['failed'].sum())}; failed tasks: {failed_tasks})")]
+        if bars["interrupted"].any():
+            entries.append(Patch(facecolor=COLORS[4], hatch="\\\\\\", edgecolor="white",
+                                 label=f"interrupted attempt ({int(bars['interrupted'].sum())})"))
+        return entries
     return [Patch(facecolor=COLORS[1], label=f"ok ({int((~bars['failed']).sum())})"),
             Patch(facecolor=COLORS[2], hatch="///", edgecolor="white", label=f"failed ({int(bars['failed'].sum())})"),
             Patch(facecolor=COLORS[1], hatch="///", edgecolor="white",

@@ -13,7 +13,8 @@
 namespace shardrun::io {
 namespace {
 
-constexpr std::array<const char*, 7> column_names{"task", "attempt", "exit_code", "start", "end", "rank", "message"};
+constexpr std::array<const char*, 9> column_names{"task", "attempt", "exit_code", "start", "end",
+                                                  "rank", "message", "host", "interrupted"};
 constexpr hsize_t chunk_rows = 4096;
 constexpr const char* time_units = "seconds since 1970-01-01T00:00:00Z";
 
@@ -31,7 +32,8 @@ struct Columns {
     std::vector<std::uint64_t> task;
     std::vector<std::int32_t> attempt, exit_code, rank;
     std::vector<double> start, end;
-    std::vector<std::string> message;
+    std::vector<std::string> message, host;
+    std::vector<std::int8_t> interrupted;
 };
 
 Columns columns_of(const TaskRows& block)
@@ -47,6 +49,8 @@ Columns columns_of(const TaskRows& block)
             out.end.push_back(a.end);
             out.rank.push_back(a.rank);
             out.message.push_back(std::move(a.message));
+            out.host.push_back(std::move(a.host));
+            out.interrupted.push_back(a.interrupted ? 1 : 0);
         }
     }
     return out;
@@ -57,8 +61,8 @@ Columns columns_of(const TaskRows& block)
 AttemptsWriter::AttemptsWriter(hid_t file) : file_(file), group_(hdf5::ensure_group(file, "attempts"))
 {
     const auto text = hdf5::vlen_string_type();
-    const std::array<hid_t, 7> types{H5T_STD_U64LE,    H5T_STD_I32LE,   H5T_STD_I32LE, H5T_IEEE_F64LE,
-                                     H5T_IEEE_F64LE,   H5T_STD_I32LE,   text.get()};
+    const std::array<hid_t, 9> types{H5T_STD_U64LE,  H5T_STD_I32LE, H5T_STD_I32LE, H5T_IEEE_F64LE, H5T_IEEE_F64LE,
+                                     H5T_STD_I32LE,  text.get(),    text.get(),    H5T_STD_I8LE};
     for (std::size_t c = 0; c < column_names.size(); ++c) {
         columns_.push_back(create_extendible(group_.get(), column_names[c], types[c]));
     }
@@ -79,6 +83,8 @@ void AttemptsWriter::append(const TaskRows& block)
     hdf5::write_column_block(columns_[4].get(), H5T_NATIVE_DOUBLE, rows_, n, add.end.data());
     hdf5::write_column_block(columns_[5].get(), H5T_NATIVE_INT32, rows_, n, add.rank.data());
     hdf5::write_strings_block(columns_[6].get(), rows_, add.message);
+    hdf5::write_strings_block(columns_[7].get(), rows_, add.host);
+    hdf5::write_column_block(columns_[8].get(), H5T_NATIVE_INT8, rows_, n, add.interrupted.data());
     rows_ += n;
 }
 
@@ -119,11 +125,17 @@ std::vector<std::string> read_attempt_logs(hid_t file, std::uint64_t first, std:
     const auto end = hdf5::read_column_block<double>(open("end").get(), H5T_NATIVE_DOUBLE, from, n);
     const auto rank = hdf5::read_column_block<std::int32_t>(open("rank").get(), H5T_NATIVE_INT32, from, n);
     const auto message = hdf5::read_strings_block(open("message").get(), from, n);
+    // host and interrupted came later: a file written before them reads as unknown host, not interrupted.
+    const bool has_host = hdf5::has_link(group.get(), "host") && hdf5::has_link(group.get(), "interrupted");
+    const auto host = has_host ? hdf5::read_strings_block(open("host").get(), from, n) : std::vector<std::string>(n);
+    const auto interrupted = has_host ? hdf5::read_column_block<std::int8_t>(open("interrupted").get(), H5T_NATIVE_INT8, from, n)
+                                      : std::vector<std::int8_t>(n, 0);
     for (std::size_t i = 0; i < n;) {
         std::vector<AttemptRecord> attempts;
         std::size_t j = i;
         for (; j < n && ids[j] == ids[i]; ++j) {
-            attempts.push_back(AttemptRecord{attempt[j], exit_code[j], start[j], end[j], rank[j], message[j]});
+            attempts.push_back(AttemptRecord{attempt[j], exit_code[j], start[j], end[j], rank[j], message[j], host[j],
+                                             interrupted[j] != 0});
         }
         logs[static_cast<std::size_t>(ids[i] - first)] = encode_attempts(attempts);
         i = j;

@@ -14,8 +14,9 @@ namespace shardrun::io {
 /**
  * @internal /attempts of a master: one row per attempt of every task, sorted by task then
  * attempt, in equal-length 1-D datasets task (uint64), attempt (int32, 1-based), exit_code,
- * start, end (float64, Unix seconds), rank (int32) and message (variable-length UTF-8, empty
- * for a success), on the netCDF dimension `row` so that xarray opens the group as it is.
+ * start, end (float64, Unix seconds), rank (int32), message (variable-length UTF-8, empty
+ * for a success), host (variable-length UTF-8) and interrupted (int8, 1 for an attempt a drain,
+ * stop or time limit cut short), on the netCDF dimension `row` so that xarray opens the group as it is.
  * The rows come from the attempt_log of each /tasks row; this writer appends a block of
  * tasks at a time, so memory does not grow with the task count.
  */

@@ -1,5 +1,6 @@
 #include "io/task_rows/task_rows.hpp"
 
+#include <algorithm>
 #include <numeric>
 
 #include <string>
@@ -92,15 +93,20 @@ bool TaskRows::take_if_better(std::size_t k, const TaskRows& from, std::size_t i
     constexpr auto pending = static_cast<std::int8_t>(TaskStatus::pending);
     constexpr auto ok = static_cast<std::int8_t>(TaskStatus::ok);
     const auto candidate = from.status[i];
+    // A task run again (a resume) keeps the attempts of every run, whichever row wins; a pending
+    // row carries only the attempts a drain or stop interrupted (issue 35), and never wins.
+    if (!from.attempt_log[i].empty()) {
+        attempt_log[k] = merge_attempt_logs(attempt_log[k], from.attempt_log[i]);
+        attempts[k] = std::max(attempts[k], attempt_count(attempt_log[k]));
+    }
     if (candidate == pending) return false;
     const auto current = status[k];
     const bool better = current == pending || (candidate == ok && current != ok) ||
                         (current != ok && candidate != ok && from.end[i] >= end[k]);
-    // A task run again (a resume) keeps the attempts of every run, whichever row wins.
-    attempt_log[k] = merge_attempt_logs(attempt_log[k], from.attempt_log[i]);
     if (!better) return false;
     status[k] = candidate;
-    attempts[k] = from.attempts[i];
+    // The count is the attempts of every run: /tasks/attempts and /attempts agree.
+    attempts[k] = std::max(from.attempts[i], attempt_count(attempt_log[k]));
     rank[k] = from.rank[i];
     host[k] = from.host[i];
     device[k] = from.device[i];

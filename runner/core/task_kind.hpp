@@ -60,6 +60,8 @@ struct TaskContext {
     /** Attempts earlier runs made of this task (their output is kept in its folder): attempt
      *  `attempt` of this run is attempt attempt_base + attempt of the task, in /attempts and its files. */
     int attempt_base = 0;
+    /** The attempt as the task and every record see it (SHARDRUN_ATTEMPT, /attempts, stdout.N). */
+    int attempt_number() const noexcept { return attempt_base + attempt; }
 };
 
 /** What a task run produced. */

@@ -124,7 +124,7 @@ std::string worker_request_line(const TaskContext& context, const std::string& r
     nlohmann::json params = nlohmann::json::object();
     for (const auto& [name, value] : context.params->entries()) params[name] = param_json(value);
     nlohmann::json line{{"task_id", context.task_id},   {"task_count", context.task_count},
-                        {"params", std::move(params)},  {"attempt", context.attempt},
+                        {"params", std::move(params)},  {"attempt", context.attempt_number()},
                         {"task_dir", context.task_dir}, {"range", nullptr}};
     if (context.range) line["range"] = {context.range->start, context.range->end};
     if (!context.input.empty()) line["input"] = context.input;

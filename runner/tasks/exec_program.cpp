@@ -57,7 +57,7 @@ TaskOutcome ExecKind::run_program(const TaskContext& context, const std::vector<
     process.timeout_seconds = timeout_seconds_;
     process.grace_seconds = grace_seconds_;
     process.token = task_token(context.task_id, context.attempt);
-    const int attempt = context.attempt_base + context.attempt;
+    const int attempt = context.attempt_number();
     // `shardrun logs` finds the running task's live files by its id through this index.
     LiveIndex live(io::layout::running_index_path(tasks_dir_of(context), context.task_id, context.group.rank).string(),
                    {output->scratch_path(0), output->scratch_path(1), attempt, context.host});

@@ -114,8 +114,9 @@ AttemptsEnd run_attempts(const LoopSettings& settings, tasks::TaskContext& conte
         const double began = outcome.began.value_or(started);
         startup_seconds += outcome.startup_seconds;
         if (end.attempts.empty() && outcome.began) end.began = began;
-        end.attempts.push_back(io::AttemptRecord{context.attempt_base + context.attempt, outcome.exit_code, began,
-                                                 unix_now(), settings.rank, ok ? std::string() : outcome.message});
+        end.attempts.push_back(io::AttemptRecord{context.attempt_number(), outcome.exit_code, began,
+                                                 unix_now(), settings.rank, ok ? std::string() : outcome.message,
+                                                 settings.host});
         if (agreed.all_ok) break;
         if (!fault.empty()) {
             end.device_fault = std::move(fault);  // the GPU failed, not the task: not retried here

@@ -54,6 +54,9 @@ void LoopState::finish(const io::TaskRecord& record, const tasks::TaskOutcome& o
         ++uncommitted_;
         if (settings_.failures != nullptr) settings_.failures->record(ok, record.exit_code);
     } else {
+        // A pending row with the interrupted attempt (fill_reason): /attempts keeps it, the task runs again.
+        sink_.record(record, {});
+        ++uncommitted_;
         stats_.add_interrupted(record.task_id, record.end - record.start);
     }
     // Reading the clock for every no-op task would cost more than the task: look at it

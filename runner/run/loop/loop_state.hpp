@@ -25,7 +25,7 @@ public:
     /** The next id to run, skipping ids committed earlier; nullopt when done or stopping. */
     std::optional<std::uint64_t> next_id();
 
-    /** Counts a finished task and records it in the sink, unless `interrupted` (--resume reruns it). */
+    /** Counts a finished task and records it in the sink; `interrupted`: a pending row, which --resume reruns. */
     void finish(const io::TaskRecord& record, const tasks::TaskOutcome& outcome, bool interrupted);
 
     /**

@@ -36,14 +36,16 @@ void run_slot(const LoopSettings& settings, LoopState& state)
                                  task_dirs ? fmt::format("{}/{}", settings.tasks_dir, *id) : std::string(),
                                  device_problem);
         const auto window = open_telemetry(settings);
-        const auto end = run_attempts(settings, context, device_problem);
-        end_task(settings, window, end, context.attempt, record);
+        auto end = run_attempts(settings, context, device_problem);
+        // Counted over every run, as /attempts numbers them: a drained attempt's rerun is attempt 2.
+        end_task(settings, window, end, context.attempt_number(), record);
         if (!end.device_fault.empty() && end.outcome.status != io::TaskStatus::ok && !end.stop) {
             state.give_back(*id);  // its GPU failed it: another rank runs it, with all its retries
             continue;
         }
-        fill_reason(record, end);
-        state.finish(record, end.outcome, interrupted(settings, end));
+        const bool cut_short = interrupted(settings, end);
+        fill_reason(record, end, cut_short);
+        state.finish(record, end.outcome, cut_short);
     }
 }
 
@@ -74,15 +76,16 @@ void run_group_member(const LoopSettings& settings, LoopState& state)
         auto record = begin_task(settings, context, params, id, std::move(task_dir), device_problem);
         // Every member samples its own GPU; the leader's row keeps the leader's (the columns are per rank's device).
         const auto window = open_telemetry(settings);
-        const auto end = run_attempts(settings, context, device_problem);  // collective over the group
-        end_task(settings, window, end, context.attempt, record);
+        auto end = run_attempts(settings, context, device_problem);  // collective over the group
+        end_task(settings, window, end, context.attempt_number(), record);
         if (!leader) {
             // A member is as busy as its leader; only the leader counts the task itself.
             state.stats().busy_seconds += record.end - record.start;
             continue;
         }
-        fill_reason(record, end);
-        state.finish(record, end.outcome, interrupted(settings, end));
+        const bool cut_short = interrupted(settings, end);
+        fill_reason(record, end, cut_short);
+        state.finish(record, end.outcome, cut_short);
     }
 }
 

@@ -76,9 +76,15 @@ void end_task(const LoopSettings& settings, std::optional<gpu::TelemetrySampler:
     record.exit_code = end.outcome.exit_code;
 }
 
-void fill_reason(io::TaskRecord& record, const AttemptsEnd& end)
+void fill_reason(io::TaskRecord& record, AttemptsEnd& end, bool cut_short)
 {
-    if (record.status != io::TaskStatus::ok) record.message = end.outcome.message;
+    if (cut_short && !end.attempts.empty()) {
+        // Recorded all the same, as a pending row: the task runs again, and /attempts keeps this one.
+        end.attempts.back().interrupted = true;
+        record.status = io::TaskStatus::pending;
+    } else if (record.status != io::TaskStatus::ok) {
+        record.message = end.outcome.message;
+    }
     record.attempt_log = io::encode_attempts(end.attempts);
 }
 

@@ -34,8 +34,11 @@ std::optional<gpu::TelemetrySampler::WindowId> open_telemetry(const LoopSettings
 void end_task(const LoopSettings& settings, std::optional<gpu::TelemetrySampler::WindowId> window,
               const AttemptsEnd& end, int attempts, io::TaskRecord& record);
 
-/** What /tasks/message and /attempts keep of the attempts: the reason the summary prints. */
-void fill_reason(io::TaskRecord& record, const AttemptsEnd& end);
+/**
+ * What /tasks/message and /attempts keep of the attempts: the reason the summary prints. A task
+ * `cut_short` (interrupted()) becomes a pending row whose last attempt is marked interrupted.
+ */
+void fill_reason(io::TaskRecord& record, AttemptsEnd& end, bool cut_short);
 
 /**
  * A task that did not succeed was interrupted, not failed, when the stop cut it short, or when

@@ -61,7 +61,14 @@ class SignalDrainTest(unittest.TestCase):
         with h5py_module().File(out, "r") as f:
             self.assertTrue(bool(f.attrs["complete"]))
             self.assertEqual(list(f["results/v"][:]), [float(a) for a in range(60)])
-            self.assertTrue(all(n == 1 for n in f["tasks/attempts"][:]))
+            # Each task ran once to its end; a task the stop killed (SIGTERM) has that attempt
+            # recorded before it, as interrupted, and counted in /tasks/attempts (issue 35, point 3).
+            per_task = {}
+            for task, interrupted in zip(f["attempts/task"][:].tolist(), f["attempts/interrupted"][:].tolist()):
+                per_task.setdefault(task, []).append(interrupted)
+            self.assertEqual(sorted(per_task), list(range(60)))
+            for task, n in enumerate(f["tasks/attempts"][:].tolist()):
+                self.assertEqual(per_task[task], [1] * (n - 1) + [0], f"task {task}")
 
     def test_sigusr1_to_rank_1(self):
         self.drain(1, signal.SIGUSR1)
