@@ -1,6 +1,8 @@
 // run_rank_loop with the exec kind: every task runs once with its own argv, environment,
 // output files and result; slots_per_rank runs tasks at once (run at 1, 2, 4 ranks).
 #include <gtest/gtest.h>
+
+#include "io/attempt_log.hpp"
 #include <mpi.h>
 
 #include <algorithm>
@@ -15,6 +17,7 @@
 
 #include <signal.h>
 
+#include "io/attempt_log.hpp"
 #include "runner/job/job_parser.hpp"
 #include "runner/placement/placement.hpp"
 #include "runner/run/loop/rank_loop.hpp"
@@ -131,10 +134,11 @@ TEST_P(RankLoopExec, SlotsPerRankRunTasksAtOnce)
     if (world_rank() == 0) EXPECT_EQ(all.size(), static_cast<size_t>(2 * world_size()));
 }
 
-TEST(RankLoopExecInterrupt, InterruptedTaskIsNotRecorded)
+TEST(RankLoopExecInterrupt, InterruptedTaskIsRecordedPendingWithItsAttempt)
 {
     // Every task announces itself and sleeps; once this rank's first task has started, the
-    // rank is interrupted: the killed task and the ones after it must not be recorded.
+    // rank is interrupted: the killed task is recorded only as a pending row whose one attempt
+    // is marked interrupted (/attempts keeps it, --resume runs it again), and no task after it starts.
     const SharedDir dir;
     const std::string started = dir.path + "/started-" + std::to_string(world_rank());
     const std::string text = "task: exec\nsweep: {a: {range: [0, " + std::to_string(3 * world_size()) +
@@ -151,7 +155,16 @@ TEST(RankLoopExecInterrupt, InterruptedTaskIsNotRecorded)
     const auto sink = run_exec_job(text, dir.path, &stop);
     interrupter.join();
 
-    EXPECT_TRUE(sink.records.empty()) << sink.records.size() << " tasks recorded after the interrupt";
+    ASSERT_LE(sink.records.size(), 1u) << sink.records.size() << " tasks recorded after the interrupt";
+    for (const auto& record : sink.records) {
+        EXPECT_EQ(record.status, io::TaskStatus::pending) << "task " << record.task_id;
+        const auto attempts = io::decode_attempts(record.attempt_log);
+        ASSERT_EQ(attempts.size(), 1u) << record.attempt_log;
+        EXPECT_TRUE(attempts[0].interrupted);
+        EXPECT_EQ(attempts[0].attempt, 1);
+        EXPECT_EQ(record.attempts, 1);
+        EXPECT_FALSE(attempts[0].host.empty());
+    }
 }
 
 TEST(RankLoopExecGroups, AFailingMemberFailsTheTaskAndStopsTheOthers)

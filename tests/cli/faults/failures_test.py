@@ -8,6 +8,7 @@ and, with --follow, while it runs. The message and attempts cases run for both o
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -73,8 +74,8 @@ class FailuresTest(unittest.TestCase):
         return job, proc
 
     def check_retried_file(self, attempts_of_task2=2, layout="shards"):
-        # $SHARDRUN_ATTEMPT counts within one run; /attempts counts across runs (a resume goes on).
-        last_try = 2
+        # $SHARDRUN_ATTEMPT, like /attempts, counts across runs (a resume goes on; issue 35, point 3).
+        last_try = attempts_of_task2
         with h5py.File(self.out) as f:
             self.assertEqual(f.attrs["layout"], layout)
             # Variable-length UTF-8 in both layouts, as the schema says (a single file's MPI-IO
@@ -125,7 +126,10 @@ class FailuresTest(unittest.TestCase):
                 tasks = xr.open_dataset(self.out, engine="h5netcdf", group="tasks")
 
                 self.assertEqual(set(attempts.data_vars) | set(attempts.coords),
-                                 {"task", "attempt", "exit_code", "start", "end", "rank", "message"})
+                                 {"task", "attempt", "exit_code", "start", "end", "rank", "message", "host",
+                                  "interrupted"})
+                self.assertEqual([int(i) for i in attempts["interrupted"].values], [0] * 5)
+                self.assertEqual({str(h) for h in attempts["host"].values}, {socket.gethostname()})
                 self.assertEqual(attempts.sizes["row"], 5)
                 self.assertEqual([int(t) for t in attempts["task"].values], [0, 1, 1, 2, 2])
                 self.assertEqual([int(c) for c in attempts["exit_code"].values], [0, 5, 0, 7, 7])
