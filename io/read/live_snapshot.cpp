@@ -143,6 +143,11 @@ std::string running_line(std::uint64_t committed, std::uint64_t task_count)
 
 std::string LiveSnapshot::note() const
 {
+    if (stopped_) {
+        return "shardrun: stopped: " + std::to_string(committed_) + " of " + std::to_string(task_count_) +
+               " committed (its run ended before it finished, without writing the results file; "
+               "`shardrun run JOB --resume` runs the rest)";
+    }
     return "shardrun: " + running_line(committed_, task_count_) + " (a snapshot; the run goes on)";
 }
 
@@ -164,15 +169,38 @@ LiveSnapshot::~LiveSnapshot()
 
 LiveSnapshot::LiveSnapshot(LiveSnapshot&& other) noexcept
     : folder_(std::move(other.folder_)), file_(std::move(other.file_)), committed_(other.committed_),
-      task_count_(other.task_count_)
+      task_count_(other.task_count_), stopped_(other.stopped_)
 {
     other.folder_.clear();
+}
+
+LiveSnapshot LiveSnapshot::write(const std::string& path, SnapshotFields fields, int attempt, bool& retry)
+{
+    constexpr int tries = 3;
+    retry = false;
+    const auto manifests = read_element_manifests(path);
+    if (manifests.empty()) SHARDRUN_THROW(OutputError, path + " has no readable array element in " + layout::shards_dir(path).string());
+    if (const auto mismatches = mismatched_elements(manifests); !mismatches.empty()) {
+        SHARDRUN_THROW(OutputError, path + ": " + describe(mismatches) + "; its results are not read");
+    }
+    LiveSnapshot snapshot;
+    snapshot.folder_ = make_private_folder();
+    snapshot.file_ = snapshot.folder_ / fs::path(path).filename();
+    std::vector<std::string> problems;
+    const auto counts = write_snapshot(path, manifests, fields, snapshot.file_, problems);
+    snapshot.committed_ = counts.ok + counts.failed + counts.skipped;
+    snapshot.task_count_ = manifests.front().second.metadata.task_count;
+    if (!problems.empty() && attempt < tries) {
+        retry = true;  // the caller takes another; `snapshot` removes its folder
+    } else {
+        for (const auto& problem : problems) std::cerr << "shardrun: warning: " << problem << "\n";
+    }
+    return snapshot;
 }
 
 std::optional<LiveSnapshot> LiveSnapshot::take(const std::string& path, SnapshotFields fields)
 {
     // A few tries: the run may finish while we read and remove segments we listed (consolidation).
-    constexpr int tries = 3;
     for (int attempt = 1;; ++attempt) {
         const auto indexes = layout::element_indexes(path);
         std::vector<int> running;
@@ -180,27 +208,38 @@ std::optional<LiveSnapshot> LiveSnapshot::take(const std::string& path, Snapshot
             if (layout::lock_held(path, index)) running.push_back(index);
         }
         if (running.empty()) return std::nullopt;
-        const auto manifests = read_element_manifests(path);
-        if (manifests.empty()) SHARDRUN_THROW(OutputError, path + " has no readable array element in " + layout::shards_dir(path).string());
-        if (const auto mismatches = mismatched_elements(manifests); !mismatches.empty()) {
-            SHARDRUN_THROW(OutputError, path + ": " + describe(mismatches) + "; its results are not read");
-        }
-        for (const auto& [index, manifest] : manifests) {
+        for (const auto& [index, manifest] : read_element_manifests(path)) {
             const bool runs = std::find(running.begin(), running.end(), index) != running.end();
             if (runs && manifest.layout == Layout::single) SHARDRUN_THROW(OutputError, single_running_reason(path, index));
         }
-        LiveSnapshot snapshot;
-        snapshot.folder_ = make_private_folder();
-        snapshot.file_ = snapshot.folder_ / fs::path(path).filename();
-        std::vector<std::string> problems;
-        const auto counts = write_snapshot(path, manifests, fields, snapshot.file_, problems);
-        snapshot.committed_ = counts.ok + counts.failed + counts.skipped;
-        snapshot.task_count_ = manifests.front().second.metadata.task_count;
-        if (problems.empty()) return snapshot;
-        if (attempt < tries) continue;  // `snapshot` removes its folder
-        for (const auto& problem : problems) std::cerr << "shardrun: warning: " << problem << "\n";
-        return snapshot;
+        bool retry = false;
+        auto snapshot = write(path, fields, attempt, retry);
+        if (!retry) return snapshot;
     }
+}
+
+bool stopped_single_element(const std::string& path)
+{
+    if (fs::exists(path)) return false;
+    const auto indexes = layout::element_indexes(path);
+    if (indexes.size() != 1 || layout::lock_held(path, indexes.front())) return false;
+    const auto manifests = read_element_manifests(path);
+    return manifests.size() == 1 && manifests.front().second.metadata.array_count == 1;
+}
+
+std::optional<LiveSnapshot> LiveSnapshot::take_stopped(const std::string& path, SnapshotFields fields)
+{
+    if (!stopped_single_element(path)) return std::nullopt;
+    bool retry = false;
+    auto snapshot = write(path, fields, 1, retry);  // nothing writes it: one pass reads it whole
+    snapshot.stopped_ = true;
+    return snapshot;
+}
+
+std::optional<LiveSnapshot> LiveSnapshot::take_committed(const std::string& path, SnapshotFields fields)
+{
+    if (auto live = take(path, fields)) return live;
+    return take_stopped(path, fields);
 }
 
 }  // namespace shardrun::io

@@ -40,23 +40,40 @@ public:
      *                      or the elements belong to different jobs
      */
     static std::optional<LiveSnapshot> take(const std::string& path, SnapshotFields fields);
+    /**
+     * The committed rows of a one-element job whose run stopped before it wrote its master
+     * (killed, or its node lost): no run holds the lock and `path` does not exist. The note
+     * says it stopped and that `run --resume` finishes it.
+     * @return nullopt when that is not the case (a master exists, a run holds the lock, an array job)
+     */
+    static std::optional<LiveSnapshot> take_stopped(const std::string& path, SnapshotFields fields);
+    /** take(), else take_stopped(): what table, export and report read when `path` has no master. */
+    static std::optional<LiveSnapshot> take_committed(const std::string& path, SnapshotFields fields);
 
     /** The snapshot, a master file (read it as one). */
     const std::filesystem::path& file() const noexcept { return file_; }
     /** Tasks with a final status (ok, failed, skipped) in the snapshot. */
     std::uint64_t committed() const noexcept { return committed_; }
     std::uint64_t task_count() const noexcept { return task_count_; }
+    /** Taken by take_stopped(): no run goes on. */
+    bool stopped() const noexcept { return stopped_; }
     /** What table, export and report print on stderr: "shardrun: running: N of T committed (a snapshot; ...)". */
     std::string note() const;
 
 private:
     LiveSnapshot() = default;
+    /** The snapshot of `path`'s elements as their manifests describe them (tries again while segments move). */
+    static LiveSnapshot write(const std::string& path, SnapshotFields fields, int attempt, bool& retry);
     std::filesystem::path folder_, file_;
     std::uint64_t committed_ = 0, task_count_ = 0;
+    bool stopped_ = false;  ///< take_stopped(): no run goes on
 };
 
 /** "running: N of T committed", the line every reader of a running job prints. */
 std::string running_line(std::uint64_t committed, std::uint64_t task_count);
+
+/** Whether `path` is a one-element job (array_count 1) that left segments and no master: a stopped run. */
+bool stopped_single_element(const std::string& path);
 
 /**
  * Why a running element of layout single is not read, and what to do, in one sentence

@@ -68,8 +68,9 @@ int ExportCommand::run()
 {
     const auto remote = storage::open_remote_copy(path_);  // an s3:// or gs:// output: a downloaded copy
     if (remote) remote->hold_unfinished();  // unfinished elements read as running ones: their committed rows
-    // While a run writes the output: a snapshot of what it committed (tasks not yet run keep the fill value).
-    const auto live = io::LiveSnapshot::take(path_, io::SnapshotFields::all);
+    // While a run writes the output, or after one stopped short of its master: a snapshot of what
+    // it committed (tasks not yet run keep the fill value).
+    const auto live = io::LiveSnapshot::take_committed(path_, io::SnapshotFields::all);
     const auto master = live ? live->file().string() : path_;
     const auto axes = grid_axes(master, path_);
     io::export_grid(master, axes, grid_);

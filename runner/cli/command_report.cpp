@@ -148,7 +148,7 @@ int ReportCommand::run()
     }
     const auto remote = storage::open_remote_copy(path_);  // an s3:// or gs:// output: a downloaded copy
     if (remote) remote->hold_unfinished();  // unfinished elements read as running ones: their committed rows
-    const auto live = io::LiveSnapshot::take(path_, io::SnapshotFields::none);
+    const auto live = io::LiveSnapshot::take_committed(path_, io::SnapshotFields::none);
     if (!live && !fs::exists(path_)) {
         if (const auto shards = io::layout::shards_dir(path_); fs::is_directory(shards)) {
             SHARDRUN_THROW(io::OutputError, "report: " + path_ + ": not merged yet (only " + shards.string() +
@@ -161,8 +161,10 @@ int ReportCommand::run()
     if (live) {
         // Named after the output, not the snapshot's private folder, which goes when this returns.
         const auto png = !png_.empty() ? png_ : (path_.ends_with(".h5") ? path_.substr(0, path_.size() - 3) : path_) + ".report.png";
-        args.insert(args.end(), {"--png", png, "--as", path_, "--running",
-                                 fmt::format("{} {}", live->committed(), live->task_count())});
+        args.insert(args.end(), {"--png", png, "--as", path_});
+        if (!live->stopped()) {
+            args.insert(args.end(), {"--running", fmt::format("{} {}", live->committed(), live->task_count())});
+        }
         std::cerr << live->note() << "\n";
     } else if (!png_.empty()) {
         args.insert(args.end(), {"--png", png_});

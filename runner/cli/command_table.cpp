@@ -85,8 +85,9 @@ std::string TableCommand::render(const io::ResultsTable& read, bool committed_on
 
 int TableCommand::print_once() const
 {
-    // Reads files only: no MPI, so it works on a login node, while the job runs too.
-    if (const auto live = io::LiveSnapshot::take(path_, io::SnapshotFields::scalar)) {
+    // Reads files only: no MPI, so it works on a login node, while the job runs too, and after a
+    // one-element run stopped before writing its master (what it committed, with a note).
+    if (const auto live = io::LiveSnapshot::take_committed(path_, io::SnapshotFields::scalar)) {
         auto read = io::read_results_table(live->file().string());
         read.path = path_;
         const auto text = render(read, true);
