@@ -1,10 +1,13 @@
 // status_report(): the state of an output, from its shards (live) or its master, a block of rows at a time.
 #include "io/read/status_report.hpp"
 #include <algorithm>
+#include <charconv>
 #include <deque>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
+#include <string_view>
 
 #include "io/gather/task_stream.hpp"
 #include "io/hdf5/attributes.hpp"
@@ -63,6 +66,25 @@ std::vector<std::string> log_files(const fs::path& task_dir)
     return files;
 }
 
+/**
+ * The group member a failed task's message names ("group member 2 failed", as the runner words
+ * it when a member's failure fails the task everywhere), whose stderr holds the real error: the
+ * leader's only has its follow-on one (a DDP leader's "connection closed by peer").
+ */
+std::optional<int> failed_member(const std::string& message)
+{
+    constexpr std::string_view words = "group member ";
+    const auto at = message.find(words);
+    if (at == std::string::npos) return std::nullopt;
+    int member = 0;
+    const char* first = message.data() + at + words.size();
+    const auto [end, error] = std::from_chars(first, message.data() + message.size(), member);
+    if (error != std::errc() || end == first || std::string_view(end, message.data() + message.size()).rfind(" failed", 0) != 0) {
+        return std::nullopt;
+    }
+    return member;
+}
+
 using PerRank = std::map<std::pair<int, int>, RankCounts>;
 
 /** Counts the final rows of `stream` (task ids of element `index`) a block at a time. */
@@ -79,10 +101,14 @@ void count_stream(StatusReport& report, TaskStream& stream, int index, PerRank& 
             (status == ok ? counts.ok : status == failed ? counts.failed : counts.skipped) += 1;
             if (status != failed) continue;
             const auto id = block.task_id[i];
-            const auto stderr_path = layout::task_stderr_path(report.path, id);
+            const auto task_dir = layout::task_stderr_path(report.path, id).parent_path();
+            auto stderr_path = task_dir / "stderr";
+            if (const auto member = failed_member(block.message[i]); member && *member > 0) {
+                stderr_path = layout::member_dir(task_dir, *member) / "stderr";
+            }
             report.failed_tasks.push_back(FailedTask{id, index, block.rank[i], block.exit_code[i],
                                                      tail_lines(stderr_path, stderr_lines), block.message[i],
-                                                     block.attempts[i], log_files(stderr_path.parent_path())});
+                                                     block.attempts[i], log_files(task_dir)});
         }
     }
 }

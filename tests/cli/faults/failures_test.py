@@ -16,7 +16,7 @@ import unittest
 
 import h5py
 
-from harness import MPIEXEC, SHARDRUN, clean_env, run, scratch_dir
+from harness import MPIEXEC, SHARDRUN, clean_env, run, scratch_dir, status_json
 from jobs import write_job
 from xarray_check import ensure_xarray
 
@@ -46,6 +46,22 @@ gpus_per_task: 2
 sweep: {{i: [0]}}
 exec:
   argv: [sh, -c, 'if [ "$RANK" = 1 ]; then echo "RuntimeError: member one broke" >&2; exit 1; fi; sleep 30']
+output: {{path: {out}}}
+"""
+
+# A DDP-like group: member 1 dies with a Python traceback; the leader then fails with the
+# follow-on error its collective gets (what gloo prints when a peer is gone).
+GROUP_TRACEBACK = r"""
+name: group-traceback
+task: exec
+gpus_per_task: 2
+sweep: {{i: [0]}}
+exec:
+  argv: [sh, -c, 'if [ "$RANK" = 1 ]; then printf "%s\n" "Traceback (most recent call last):"
+                    "  File \"train.py\", line 9, in <module>"
+                    "    raise RuntimeError(f\"member {{{{rank}}}} broke\")"
+                    "RuntimeError: member 1 broke at step 3" >&2; exit 1; fi;
+                  echo "RuntimeError: [gloo] Connection closed by peer [127.0.0.1]:29500" >&2; sleep 30']
 output: {{path: {out}}}
 """
 
@@ -255,6 +271,25 @@ class FailuresTest(unittest.TestCase):
         self.assertIn(f"{self.tasks}/0/member1/stderr.1", status.stdout)
         member = run(["logs", self.out, "0", "--member", "1", "--stderr"])
         self.assertEqual(member.stdout, "RuntimeError: member one broke\n")
+
+    def test_status_shows_the_failed_members_own_traceback(self):
+        # Issue 35, point 9: the reason is the member's exception line, not its `raise` source
+        # line, and status's stderr tail is the member's traceback, not the leader's gloo error.
+        job = write_job(self.work, GROUP_TRACEBACK.format(out=self.out))
+
+        proc = run(["run", job, "-q"], np=2)
+        _, report = status_json(self.out)
+        plain = run(["status", self.out])
+
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        [task] = report["failed_tasks"]
+        self.assertIn("group member 1 failed (exit code 1): RuntimeError: member 1 broke at step 3", task["message"])
+        self.assertNotIn("raise", task["message"])
+        self.assertEqual(task["stderr_tail"][-1], "RuntimeError: member 1 broke at step 3")
+        self.assertIn("Traceback (most recent call last):", task["stderr_tail"])
+        self.assertFalse(any("gloo" in line for line in task["stderr_tail"]), task["stderr_tail"])
+        self.assertIn("    | RuntimeError: member 1 broke at step 3", plain.stdout)
+        self.assertNotIn("    | RuntimeError: [gloo]", plain.stdout)
 
     def test_bad_logs_arguments_get_one_line_and_exit_2(self):
         self.run_retried(1)
