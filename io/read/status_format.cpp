@@ -68,9 +68,24 @@ void element_lines(std::ostringstream& out, const StatusReport& report)
     }
 }
 
+/** `status --by-host`: one row per host; a mean task time far above the others' is a slow node. */
+void host_lines(std::ostringstream& out, const StatusReport& report)
+{
+    out << "  host                       ranks        ok    failed    busy (s)   mean task (s)\n";
+    for (const auto& host : report.hosts) {
+        const auto tasks = host.ok + host.failed;
+        char line[160];
+        std::snprintf(line, sizeof line, "  %-25s  %5d  %8llu  %8llu  %10.1f  %14.3f\n",
+                      host.host.empty() ? "(unknown)" : host.host.c_str(), host.ranks,
+                      static_cast<unsigned long long>(host.ok), static_cast<unsigned long long>(host.failed),
+                      host.busy_seconds, tasks > 0 ? host.busy_seconds / static_cast<double>(tasks) : 0.0);
+        out << line;
+    }
+}
+
 }  // namespace
 
-std::string status_text(const StatusReport& report)
+std::string status_text(const StatusReport& report, bool by_host)
 {
     std::ostringstream out;
     // The words of README's "Task states": pending is what --resume runs; `skipped` (a status
@@ -83,8 +98,9 @@ std::string status_text(const StatusReport& report)
         << report.ok << " ok, " << report.failed << " failed, ";
     if (any_skipped) out << report.skipped << " skipped, ";
     out << report.pending << " pending — " << (report.complete ? "complete" : "NOT complete") << "\n";
-    out << "  element  rank        ok    failed" << (any_skipped ? "   skipped" : "") << "\n";
-    for (const auto& row : report.ranks) {
+    if (by_host) host_lines(out, report);
+    if (!by_host) out << "  element  rank        ok    failed" << (any_skipped ? "   skipped" : "") << "\n";
+    for (const auto& row : by_host ? std::vector<RankCounts>{} : report.ranks) {
         char line[96];
         std::snprintf(line, sizeof line, "  %7d  %4d  %8llu  %8llu", row.array_index, row.rank,
                       static_cast<unsigned long long>(row.ok), static_cast<unsigned long long>(row.failed));
@@ -131,6 +147,11 @@ std::string status_json(const StatusReport& report)
         ranks.push_back({{"array_index", row.array_index}, {"rank", row.rank}, {"ok", row.ok},
                          {"failed", row.failed}, {"skipped", row.skipped}});
     }
+    nlohmann::json hosts = nlohmann::json::array();
+    for (const auto& host : report.hosts) {
+        hosts.push_back({{"host", host.host}, {"ranks", host.ranks}, {"ok", host.ok}, {"failed", host.failed},
+                         {"busy_seconds", host.busy_seconds}});
+    }
     for (const auto& task : report.failed_tasks) {
         failed.push_back({{"task_id", task.task_id}, {"array_index", task.array_index}, {"rank", task.rank},
                           {"exit_code", task.exit_code}, {"attempts", task.attempts}, {"message", task.message},
@@ -141,7 +162,8 @@ std::string status_json(const StatusReport& report)
                      {"array_count", report.array_count}, {"ok", report.ok},
                      {"failed", report.failed},     {"skipped", report.skipped},
                      {"pending", report.pending},   {"complete", report.complete},
-                     {"ranks", ranks},              {"failed_tasks", failed},
+                     {"ranks", ranks},              {"hosts", hosts},
+                     {"failed_tasks", failed},
                      {"missing_elements", report.missing_elements},
                      {"running_elements", report.running_elements},
                      {"running", report.running()},

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <string_view>
 
 #include "io/gather/task_stream.hpp"
@@ -86,9 +87,12 @@ std::optional<int> failed_member(const std::string& message)
 }
 
 using PerRank = std::map<std::pair<int, int>, RankCounts>;
+/** Per host: its counts and the (element, rank) pairs seen there. */
+using PerHost = std::map<std::string, std::pair<HostCounts, std::set<std::pair<int, int>>>>;
 
 /** Counts the final rows of `stream` (task ids of element `index`) a block at a time. */
-void count_stream(StatusReport& report, TaskStream& stream, int index, PerRank& per_rank, std::size_t stderr_lines)
+void count_stream(StatusReport& report, TaskStream& stream, int index, PerRank& per_rank, PerHost& per_host,
+                  std::size_t stderr_lines)
 {
     TaskRows block;
     while (stream.next(block)) {
@@ -99,6 +103,11 @@ void count_stream(StatusReport& report, TaskStream& stream, int index, PerRank& 
             counts.array_index = index;
             counts.rank = block.rank[i];
             (status == ok ? counts.ok : status == failed ? counts.failed : counts.skipped) += 1;
+            auto& [host, ranks] = per_host[block.host[i]];
+            ranks.insert({index, block.rank[i]});
+            if (status == ok) ++host.ok;
+            if (status == failed) ++host.failed;
+            if (block.end[i] >= block.start[i] && block.start[i] > 0) host.busy_seconds += block.end[i] - block.start[i];
             if (status != failed) continue;
             const auto id = block.task_id[i];
             const auto task_dir = layout::task_stderr_path(report.path, id).parent_path();
@@ -113,8 +122,14 @@ void count_stream(StatusReport& report, TaskStream& stream, int index, PerRank& 
     }
 }
 
-void add_counts(StatusReport& report, const PerRank& per_rank)
+void add_counts(StatusReport& report, const PerRank& per_rank, const PerHost& per_host)
 {
+    for (const auto& [name, counted] : per_host) {
+        auto host = counted.first;
+        host.host = name;
+        host.ranks = static_cast<int>(counted.second.size());
+        report.hosts.push_back(std::move(host));
+    }
     for (const auto& [key, counts] : per_rank) {
         report.ranks.push_back(counts);
         report.ok += counts.ok;
@@ -142,6 +157,7 @@ StatusReport from_shards(const std::string& path, std::size_t stderr_lines)
                report.mismatched_elements.end();
     };
     PerRank per_rank;
+    PerHost per_host;
     std::vector<bool> seen(static_cast<std::size_t>(report.array_count), false);
     for (const auto& [index, manifest] : manifests) {
         if (mismatched(index)) continue;
@@ -170,12 +186,12 @@ StatusReport from_shards(const std::string& path, std::size_t stderr_lines)
         } else {
             add_element_rows(stream, path, index, manifest.consolidated, m.first_task, end);
         }
-        count_stream(report, stream, index, per_rank, stderr_lines);
+        count_stream(report, stream, index, per_rank, per_host, stderr_lines);
     }
     for (int index = 0; index < report.array_count; ++index) {
         if (!seen[static_cast<std::size_t>(index)]) report.missing_elements.push_back(index);
     }
-    add_counts(report, per_rank);
+    add_counts(report, per_rank, per_host);
     return report;
 }
 
@@ -201,8 +217,9 @@ StatusReport from_master(const std::string& path, std::size_t stderr_lines)
     TaskStream stream(0, report.task_count, {}, TaskStream::Reads::rows_only);
     stream.add_single(path, 0, report.task_count);
     PerRank per_rank;
-    count_stream(report, stream, 0, per_rank, stderr_lines);
-    add_counts(report, per_rank);
+    PerHost per_host;
+    count_stream(report, stream, 0, per_rank, per_host, stderr_lines);
+    add_counts(report, per_rank, per_host);
     return report;
 }
 

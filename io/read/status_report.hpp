@@ -19,6 +19,14 @@ struct RankCounts {
     std::uint64_t ok = 0, failed = 0, skipped = 0;
 };
 
+/** What the tasks that ran on one host add up to (`status --by-host`): a slow or failing node shows. */
+struct HostCounts {
+    std::string host;               ///< as /tasks/host records it ("" for rows without one)
+    int ranks = 0;                  ///< distinct (element, rank) pairs whose tasks ran there
+    std::uint64_t ok = 0, failed = 0;
+    double busy_seconds = 0;        ///< the tasks' end - start, summed
+};
+
 /** A failed task: its reason, its logs, and the end of its stderr when the exec task kept one. */
 struct FailedTask {
     std::uint64_t task_id = 0;
@@ -39,6 +47,7 @@ struct StatusReport {
     int array_count = 0;
     std::uint64_t ok = 0, failed = 0, skipped = 0, pending = 0;
     std::vector<RankCounts> ranks;
+    std::vector<HostCounts> hosts;  ///< by host name
     std::vector<FailedTask> failed_tasks;
     std::vector<int> missing_elements;
     std::vector<int> running_elements;      ///< lock held right now
@@ -69,8 +78,8 @@ StatusReport status_report(const std::string& path, std::size_t stderr_lines = 5
 /** Whether a run is writing `path` right now (the lock of one of its array elements is held). */
 bool output_running(const std::string& path);
 
-/** A human-readable table of `report`. */
-std::string status_text(const StatusReport& report);
+/** A human-readable table of `report`; `by_host`: a table per host instead of per rank. */
+std::string status_text(const StatusReport& report, bool by_host = false);
 /** `report` as one JSON object. */
 std::string status_json(const StatusReport& report);
 

@@ -15,6 +15,8 @@ void StatusCommand::add_options(po::options_description& options, po::positional
     options.add_options()
         ("output", po::value<std::string>(&path_), "the results file (output.path of the job)")
         ("json", po::bool_switch(&json_), "print one JSON object instead of a table")
+        ("by-host", po::bool_switch(&by_host_), "one row per host (ranks, ok, failed, busy and mean task seconds) "
+                                                "instead of per rank")
         ("lines", po::value<std::size_t>(&lines_)->default_value(5), "last stderr lines shown per failed task");
     positional.add("output", 1);
 }
@@ -29,9 +31,16 @@ int StatusCommand::run()
     // Reads files only: no MPI, so it runs on a login node while the job is still going.
     const auto remote = storage::open_remote_copy(path_);  // an s3:// or gs:// output: a downloaded copy
     const auto report = io::status_report(path_, lines_);
-    const auto text = json_ ? io::status_json(report) : io::status_text(report);
+    const auto text = json_ ? io::status_json(report) : io::status_text(report, by_host_);
     std::cout << (remote ? remote->named(text) : text);
-    return report.complete ? exit_ok : exit_task_failed;
+    return status_exit_code(report);
+}
+
+int status_exit_code(const io::StatusReport& report)
+{
+    if (report.running()) return status_running;
+    if (!report.complete) return status_pending;
+    return report.failed > 0 ? status_failed_tasks : status_all_ok;
 }
 
 }  // namespace shardrun::cli

@@ -5,7 +5,25 @@
 
 #include "runner/cli/command.hpp"
 
+namespace shardrun::io {
+struct StatusReport;
+}
+
 namespace shardrun::cli {
+
+/**
+ * `status`'s exit codes (README, "Exit codes"): what the output needs next, so a script can
+ * branch on it. 2 is a usage error or an unreadable path, as for every command.
+ */
+enum StatusExit : int {
+    status_all_ok = 0,        ///< complete, every task ok
+    status_failed_tasks = 1,  ///< complete, some tasks failed after their retries (run --resume retries them)
+    status_pending = 3,       ///< not complete and no run writing it: run --resume (or merge) is the next step
+    status_running = 4,       ///< a run is writing it now
+};
+
+/** The code of `report`: running first, then not complete, then failed tasks. */
+int status_exit_code(const io::StatusReport& report);
 
 /** `shardrun status OUT`: counts by status per array element and rank, failed tasks, missing elements. */
 class StatusCommand : public Command {
@@ -16,7 +34,7 @@ public:
         return "show done / failed / pending tasks of an output, per array element and rank";
     }
     std::string_view arguments() const noexcept override { return "OUTPUT.h5"; }
-    /** @return 0 when every task of the job has a final status, 1 otherwise */
+    /** @return status_exit_code() of the output */
     int run() override;
 
 protected:
@@ -27,6 +45,7 @@ protected:
 private:
     std::string path_;
     bool json_ = false;
+    bool by_host_ = false;
     std::size_t lines_ = 5;
 };
 

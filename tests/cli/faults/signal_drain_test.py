@@ -25,7 +25,7 @@ output: {path: OUT/drain.h5}
 def committed_ok(out):
     """Tasks committed ok so far, as `shardrun status` reads them while the job runs."""
     code, report = status_json(out)
-    return report.get("ok", 0) if code in (0, 1) and report else 0
+    return report.get("ok", 0) if report else 0
 
 
 class SignalDrainTest(unittest.TestCase):

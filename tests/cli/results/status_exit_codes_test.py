@@ -1,0 +1,97 @@
+"""`status`'s exit codes say what the output needs next (issue 35, point 10): 0 every task ok, 1
+complete with failed tasks, 3 not complete and no run writing it (run --resume), 4 a run is
+writing it now; 2 a bad path. And `status --by-host` sums the tasks per host (ranks, ok, failed,
+busy seconds), in the text and in --json's "hosts"."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+import unittest
+
+from harness import MPIEXEC, SHARDRUN, clean_env, live_processes, run, scratch_dir, status_json
+from jobs import write_job
+
+# Task 3 fails while WORK/fail exists; every task waits while WORK/gate exists.
+JOB = """
+name: codes
+task: exec
+sweep: {{a: {{range: [0, 8, 1]}}}}
+exec:
+  argv: [sh, -c, 'while [ -e {work}/gate ]; do sleep 0.05; done;
+                  if [ {{a}} = 3 ] && [ -e {work}/fail ]; then echo "bad input 3" >&2; exit 5; fi;
+                  echo "{{{{\\"v\\": {{a}}}}}}" > $SHARDRUN_RESULT']
+  results: {{v: float64}}
+output: {{path: {work}/codes.h5}}
+"""
+
+
+class StatusExitCodesTest(unittest.TestCase):
+    def setUp(self):
+        self.work = scratch_dir()
+        self.out = os.path.join(self.work, "codes.h5")
+        self.job = write_job(self.work, JOB.format(work=self.work))
+
+    def mark(self, name, present):
+        path = os.path.join(self.work, name)
+        if present:
+            open(path, "w").close()
+        elif os.path.exists(path):
+            os.remove(path)
+
+    def test_each_state_has_its_code(self):
+        # Running: the tasks wait on the gate; status reads the live output.
+        self.mark("gate", True)
+        self.mark("fail", True)
+        proc = subprocess.Popen([MPIEXEC, "--oversubscribe", "-np", "2", SHARDRUN, "run", self.job, "-q"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env())
+        try:
+            deadline, code = time.time() + 60, None
+            while time.time() < deadline:
+                code, report = status_json(self.out)
+                if report and report["running"]:
+                    break
+                time.sleep(0.1)
+            self.assertEqual(code, 4, "status of a running job")
+            # Every rank dies: no run writes it any more, tasks are pending.
+            ranks = live_processes("cmdline", lambda c: c[:2] == [SHARDRUN.encode(), b"run"] and self.job.encode() in c)
+            for pid in ranks:
+                os.kill(pid, signal.SIGKILL)
+            proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        self.assertEqual(status_json(self.out)[0], 3, "status of a stopped, incomplete job")
+
+        # Complete, with task 3 failed.
+        self.mark("gate", False)
+        self.assertEqual(run(["run", self.job, "-q", "--resume"], np=2).returncode, 1)
+        code, report = status_json(self.out)
+        self.assertEqual(code, 1, report)
+        self.assertEqual((report["ok"], report["failed"], report["pending"]), (7, 1, 0))
+
+        # --by-host: this machine ran every task, on both ranks.
+        [host] = report["hosts"]
+        self.assertEqual((host["host"], host["ranks"], host["ok"], host["failed"]), (socket.gethostname(), 2, 7, 1))
+        self.assertGreater(host["busy_seconds"], 0)
+        text = run(["status", self.out, "--by-host"])
+        self.assertEqual(text.returncode, 1, text.stderr)
+        header = next(line for line in text.stdout.splitlines() if "host" in line and "mean task" in line)
+        self.assertEqual(header.split()[:5], ["host", "ranks", "ok", "failed", "busy"])
+        row = next(line.split() for line in text.stdout.splitlines() if line.split()[:1] == [socket.gethostname()])
+        self.assertEqual(row[1:4], ["2", "7", "1"])
+        self.assertNotIn("element  rank", text.stdout)
+
+        # Every task ok.
+        self.mark("fail", False)
+        self.assertEqual(run(["run", self.job, "-q", "--resume"], np=2).returncode, 0)
+        self.assertEqual(status_json(self.out)[0], 0)
+
+        missing = run(["status", os.path.join(self.work, "nothing.h5")])
+        self.assertEqual(missing.returncode, 2, missing.stdout + missing.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
