@@ -12,6 +12,7 @@
 
 #include "collectives/liveness/heartbeat_ring.hpp"
 #include "collectives/mpi/mpi_communicator.hpp"
+#include "io/read/unfinished_run.hpp"
 #include "runner/env/launcher_banner.hpp"
 #include "runner/env/run_environment.hpp"
 #include "runner/errors.hpp"
@@ -114,6 +115,12 @@ void open_output(const RunOptions& options, collectives::Communicator& world, En
     }
     out.element = placement::array_block(job.task_count(), static_cast<std::uint64_t>(machine.array.index),
                                          static_cast<std::uint64_t>(machine.array.count));
+    // A run killed with all its ranks said nothing: say it now, before this run's sweep clears its traces.
+    if (options.resume && !options.force && machine.topology.world_rank == 0) {
+        if (const auto last = io::unfinished_run(place.local, static_cast<int>(machine.array.index))) {
+            std::cerr << "shardrun: resuming: " << io::unfinished_run_line(*last) << std::endl;
+        }
+    }
     out.session = std::make_unique<OutputSession>(
         world, job, machine,
         OutputSession::Settings{.place = place, .element = out.element, .resume = options.resume, .force = options.force,

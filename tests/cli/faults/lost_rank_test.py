@@ -1,7 +1,9 @@
 """A rank killed outright (kill -9, as a crashed host or the OOM killer ends it) under `mpirun -q`,
 which prints nothing of its own (issue 35, point 7): the next rank on the node sees its process
 gone and prints one line naming the rank and its host before mpirun ends the job (about 2 s
-later); what finished is committed and --resume finishes the job."""
+later); what finished is committed. Since no summary came, `status` and the next `run --resume`
+say that the last run ended without one, from what is on disk (the lock's holder, each rank's
+last commit), and --resume finishes the job."""
 import os
 import re
 import signal
@@ -12,7 +14,7 @@ from harness import kill_task_processes, run, run_and_signal_rank, scratch_dir, 
     wait_for_no_task_processes
 from jobs import h5py_module, write_job
 
-TASKS = 40
+TASKS = 80
 
 JOB = f"""
 name: lost
@@ -32,7 +34,7 @@ class LostRankTest(unittest.TestCase):
         self.job = write_job(self.work, JOB.replace("OUT", self.out))
 
     def test_a_killed_rank_is_named_under_mpirun_q(self):
-        code, out, err = run_and_signal_rank(["run", self.job, "-q"], self.job, 1, signal.SIGKILL, 1.0, np=2,
+        code, out, err = run_and_signal_rank(["run", self.job, "-q"], self.job, 1, signal.SIGKILL, 1.5, np=2,
                                              extra_mpi=("-q",))
 
         self.assertNotEqual(code, 0)
@@ -45,10 +47,19 @@ class LostRankTest(unittest.TestCase):
         status = status_json(self.out)[1]
         self.assertIsNotNone(status, "nothing was committed before mpirun ended the job")
         self.assertGreater(status["pending"], 0, "the kill came after the last task: nothing was tested")
+        self.assertEqual(len(status["unfinished_runs"]), 1, status)
+        said = status["unfinished_runs"][0]
+        self.assertTrue(said.startswith("the last run ended without a summary"), said)
+        self.assertIn(f" on {socket.gethostname()} since ", said, "the lock's holder is not named")
+        self.assertRegex(said, r"last commit per rank \(UTC\): rank 0 \d\d:\d\d:\d\d")
+        text = run(["status", self.out])
+        self.assertIn("  the last run ended without a summary", text.stdout)
 
         resumed = run(["run", self.job, "-q", "--resume"], np=2)
 
         self.assertEqual(resumed.returncode, 0, resumed.stderr)
+        self.assertIn("shardrun: resuming: the last run ended without a summary", resumed.stderr)
+        self.assertEqual(status_json(self.out)[1]["unfinished_runs"], [], "a finished run still reads as unfinished")
         with h5py_module().File(self.out, "r") as f:
             self.assertTrue(bool(f.attrs["complete"]))
             self.assertEqual(set(f["tasks/status"][:].tolist()), {1})
