@@ -41,6 +41,7 @@ HeartbeatRing::~HeartbeatRing()
 
 void HeartbeatRing::leave()
 {
+    if (neighbour_) neighbour_->leaving();  // the rank watching this one's process must not report it
     {
         std::lock_guard lock(wake_mutex_);
         leaving_.store(true);

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace shardrun::collectives {
@@ -17,14 +18,26 @@ NeighbourProcess::NeighbourProcess(Communicator& world, Communicator& node)
     std::vector<std::int64_t> all(2 * static_cast<std::size_t>(node.size()));
     node.allgather(std::span<const std::int64_t>(mine, 2), std::span<std::int64_t>(all));
     if (node.size() < 2) return;
-    const auto previous = static_cast<std::size_t>((node.rank() + node.size() - 1) % node.size());
-    pid_ = static_cast<pid_t>(all[2 * previous]);
-    world_rank_ = static_cast<int>(all[2 * previous + 1]);
+    // Zero-filled by the node's rank 0: nobody is leaving yet.
+    segment_ = std::make_unique<NodeSegment>(node, sizeof(std::atomic<std::int32_t>) * static_cast<std::size_t>(node.size()));
+    leaving_ = std::span<std::atomic<std::int32_t>>(static_cast<std::atomic<std::int32_t>*>(segment_->data()),
+                                                    static_cast<std::size_t>(node.size()));
+    node_rank_ = node.rank();
+    const auto previous = (node.rank() + node.size() - 1) % node.size();
+    neighbour_node_rank_ = previous;
+    pid_ = static_cast<pid_t>(all[2 * static_cast<std::size_t>(previous)]);
+    world_rank_ = static_cast<int>(all[2 * static_cast<std::size_t>(previous) + 1]);
+}
+
+void NeighbourProcess::leaving() noexcept
+{
+    if (segment_) leaving_[static_cast<std::size_t>(node_rank_)].store(1);
 }
 
 bool NeighbourProcess::gone() const
 {
     if (world_rank_ < 0 || !armed_.load()) return false;
+    if (leaving_[static_cast<std::size_t>(neighbour_node_rank_)].load() != 0) return false;
     // Its parent (mpirun's daemon, slurmstepd) reaps it at once: a zombie would still answer.
     return ::kill(pid_, 0) != 0 && errno == ESRCH;
 }
