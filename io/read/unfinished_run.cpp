@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <ctime>
 #include <filesystem>
 #include <sstream>
 
@@ -52,15 +51,8 @@ std::vector<std::uint64_t> running_tasks(const std::string& path)
     return ids;
 }
 
-std::string clock_time(double seconds)
-{
-    const auto whole = static_cast<std::time_t>(seconds);
-    std::tm utc{};
-    gmtime_r(&whole, &utc);
-    char text[16];
-    std::strftime(text, sizeof text, "%H:%M:%S", &utc);
-    return text;
-}
+/** "19:20:03" of iso8601_utc's "2026-11-28T19:20:03Z". */
+std::string clock_time(double seconds) { return iso8601_utc(seconds).substr(11, 8); }
 
 }  // namespace
 
