@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <exception>
 #include <ctime>
+#include <exception>
 #include <sstream>
 
 namespace shardrun::collectives {

@@ -24,28 +24,15 @@ void FailureBudget::bind(collectives::WorkCounters& counters)
 void FailureBudget::record(bool ok, int exit_code)
 {
     std::lock_guard lock(mutex_);
-    if (counters_ != nullptr) {
-        // Only what can still decide goes out (from another node each is a message): every
-        // failure under max_failures, and under fail_fast the outcomes until the first ok.
-        const bool counts = (policy_.max_failures > 0 && !ok) || (policy_.fail_fast > 0 && seen_ok_ == 0);
-        if (!counts) return;
-        // Published before this rank's slot takes its next task, where every rank of the node sees it.
-        const auto tally = counters_->add_outcome(ok, exit_code);
-        seen_ok_ = tally.ok;
-        check(tally);
-        return;
-    }
-    if (ok) {
-        ++own_.ok;
-    } else {
-        ++own_.failed;
-        if (own_.ok == 0) {
-            if (own_.leading == 0) own_.leading_code = exit_code;
-            own_.one_code = own_.one_code && exit_code == own_.leading_code;
-            ++own_.leading;
-        }
-    }
-    check(own_);
+    if (counters_ == nullptr) return;  // RankLoopSetup binds it before any task runs
+    // Only what can still decide goes out (from another node each is a message): every
+    // failure under max_failures, and under fail_fast the outcomes until the first ok.
+    const bool counts = (policy_.max_failures > 0 && !ok) || (policy_.fail_fast > 0 && seen_ok_ == 0);
+    if (!counts) return;
+    // Published before this rank's slot takes its next task, where every rank of the node sees it.
+    const auto tally = counters_->add_outcome(ok, exit_code);
+    seen_ok_ = tally.ok;
+    check(tally);
 }
 
 bool FailureBudget::poll(collectives::WorkCounters& counters)

@@ -36,7 +36,7 @@ class FailureBudget {
 public:
     explicit FailureBudget(FailurePolicy policy) : policy_(policy) {}
 
-    /** Counts from now on into the job's tally (RankLoopSetup binds it once the counters exist). */
+    /** Counts into the job's tally from now on; until bound it counts nothing (RankLoopSetup binds it). */
     void bind(collectives::WorkCounters& counters);
     /** A task finished after its last attempt. */
     void record(bool ok, int exit_code);
@@ -58,7 +58,6 @@ private:
     FailurePolicy policy_;
     mutable std::mutex mutex_;
     collectives::WorkCounters* counters_ = nullptr;
-    collectives::OutcomeTally own_;  ///< this rank's outcomes, while no counters are bound
     std::int64_t seen_ok_ = 0;       ///< ok tasks in the tally as this rank last read it
     std::string reason_;
     std::atomic<bool> exhausted_{false};
