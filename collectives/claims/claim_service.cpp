@@ -122,6 +122,8 @@ void WorkCounters::State::serve()
             add_shared({message[2], message[3], message[4], message[5]});
         } else if (message[0] == final_kind) {
             --finals_left;
+        } else if (message[0] == outcome_kind) {
+            add_outcome_shared(message[2] != 0, static_cast<std::int32_t>(message[3]));
         } else if (message[0] == stop_kind) {
             raise_level(shared->stop, static_cast<std::int32_t>(message[2]));
         }

@@ -41,6 +41,7 @@ WorkCounters::WorkCounters(Communicator& world, Communicator& node, bool claims)
         pthread_mutexattr_destroy(&attributes);
         // One node: the pool is every claim number there is, and no service is needed.
         shared->end = s.several_nodes ? 0 : std::numeric_limits<std::uint64_t>::max();
+        shared->leading_code = no_code;
     }
     node.barrier();
     if (s.several_nodes) {

@@ -19,6 +19,19 @@ struct ProgressCounts {
 };
 
 /**
+ * Job-wide outcomes, published the moment each one ends (FailureBudget's input), where
+ * ProgressCounts are pushed in batches. Complete on world rank 0's node; another node sees its
+ * own, and what it sent on.
+ */
+struct OutcomeTally {
+    std::int64_t ok = 0;
+    std::int64_t failed = 0;
+    std::int64_t leading = 0;       ///< failures that ended before the first ok
+    std::int32_t leading_code = 0;  ///< the code of the first of them
+    bool one_code = true;           ///< every leading failure had leading_code
+};
+
+/**
  * How far a job has been asked to stop. Levels only rise.
  * drain: no rank takes a new task; running tasks may finish (SIGUSR1, a failure budget spent).
  * stop: running tasks are stopped too (SIGTERM, SIGINT, a drain that ran out of time).
@@ -77,6 +90,14 @@ public:
     void add_progress(const ProgressCounts& delta);
     /** The job-wide counts; complete on world rank 0 (other ranks see their node's share). */
     ProgressCounts read_progress() const;
+    /**
+     * Adds one outcome (ok, or failed with `code`) to the job-wide tally at once: node shared
+     * memory, and from another node one message to the claim service. Thread-safe.
+     * @return the tally as this node sees it, this outcome included
+     */
+    OutcomeTally add_outcome(bool ok, std::int32_t code);
+    /** The tally as this node sees it (see OutcomeTally); a few atomic loads. */
+    OutcomeTally read_outcomes() const;
     /** Refills this node's pool asked for so far (0 on one node). */
     std::uint64_t refills() const;
     /**

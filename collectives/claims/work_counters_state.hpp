@@ -5,6 +5,7 @@
 #include <pthread.h>
 
 #include <array>
+#include <limits>
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -29,10 +30,14 @@ struct NodeShared {
     std::uint64_t refills;
     std::atomic<std::int64_t> ok, failed, running, interrupted;
     std::atomic<std::int32_t> stop;  ///< a StopLevel
+    // OutcomeTally's fields; leading_code holds no_code until the first leading failure.
+    std::atomic<std::int64_t> outcome_ok, outcome_failed, outcome_leading;
+    std::atomic<std::int32_t> leading_code, mixed_codes;
     NodeIds ids;  ///< claimed ids no slot holds yet (under lock); the claimers' slots follow this struct
 };
 
-enum MessageKind : std::int64_t { refill_kind = 1, progress_kind = 2, final_kind = 3, stop_kind = 4 };
+enum MessageKind : std::int64_t { refill_kind = 1, progress_kind = 2, final_kind = 3, stop_kind = 4, outcome_kind = 5 };
+constexpr std::int32_t no_code = std::numeric_limits<std::int32_t>::min();
 constexpr int service_tag = 71;
 constexpr int reply_tag = 72;
 constexpr int stop_tag = 73;
@@ -89,6 +94,8 @@ struct WorkCounters::State {
     /** The node's claimers' mean measured time per id (0 when none has one), with the node's lock held. */
     double node_seconds_per_id() const;
     void add_shared(const ProgressCounts& delta);
+    /** Adds one outcome to this node's tally (outcome_tally.cpp). */
+    void add_outcome_shared(bool ok, std::int32_t code);
     /** A pool runs dry: take the next grant of claim numbers for this node (node lock held). */
     void refill();
     /** Rank 0: one notice per level a rank asked for, to every other rank. */

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <ctime>
 #include <exception>
 #include <sstream>
 
@@ -17,12 +18,14 @@ constexpr int goodbye_tag = 2;
 }  // namespace
 
 HeartbeatRing::HeartbeatRing(Communicator& world, double timeout_seconds, std::vector<std::string> member_names,
-                             bool threads_may_communicate, std::function<void(const std::string&)> on_silent)
+                             bool threads_may_communicate, std::function<void(const std::string&)> on_silent,
+                             Communicator* node)
     : timeout_seconds_(timeout_seconds), member_names_(std::move(member_names)), on_silent_(std::move(on_silent))
 {
     // Every rank decides the same way (the arguments agree), so all or none split.
     if (world.size() < 2 || !(timeout_seconds > 0) || !threads_may_communicate) return;
     ring_ = world.split(0, world.rank());
+    if (node != nullptr) neighbour_ = std::make_unique<NeighbourProcess>(world, *node);
     thread_ = std::thread([this] { watch(); });
 }
 
@@ -38,11 +41,31 @@ HeartbeatRing::~HeartbeatRing()
 
 void HeartbeatRing::leave()
 {
+    if (neighbour_) neighbour_->leaving();  // the rank watching this one's process must not report it
     {
         std::lock_guard lock(wake_mutex_);
         leaving_.store(true);
     }
     wake_.notify_all();
+}
+
+void HeartbeatRing::stop_watching_processes() noexcept
+{
+    if (neighbour_) neighbour_->disarm();
+}
+
+std::string HeartbeatRing::gone_line() const
+{
+    const auto now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char when[32];
+    std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &utc);
+    std::ostringstream line;
+    line << member_names_.at(static_cast<size_t>(neighbour_->world_rank())) << " is gone (" << when
+         << "): its process ended without a word (kill -9, the OOM killer, a crash). Ending the job; committed "
+            "results are kept, run again with --resume";
+    return line.str();
 }
 
 void HeartbeatRing::watch()
@@ -82,6 +105,11 @@ void HeartbeatRing::watch()
         if (!previous_left && ring_->iprobe(previous, goodbye_tag)) {
             ring_->recv(std::span<std::int32_t>(&heard, 1), previous, goodbye_tag);
             previous_left = true;
+        }
+        if (neighbour_ && neighbour_->gone()) {
+            on_silent_(gone_line());
+            for (auto& request : sent) request.abandon();
+            return;
         }
         if (!previous_left && now - last_heard > timeout) {
             const auto silent = std::chrono::duration<double>(now - last_heard).count();

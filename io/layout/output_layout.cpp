@@ -128,6 +128,19 @@ bool lock_held(const std::string& path, int array_index)
     return held;
 }
 
+std::string lock_holder(int fd)
+{
+    char text[512] = {};
+    const auto got = ::pread(fd, text, sizeof text - 1, 0);
+    if (got <= 0) return "";
+    std::string line(text, static_cast<std::size_t>(got));
+    line = line.substr(0, line.find('\n'));
+    for (auto& c : line) {
+        if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+    }
+    return line;
+}
+
 bool sync_path(const fs::path& path)
 {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

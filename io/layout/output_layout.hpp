@@ -54,6 +54,8 @@ long parse_indexed(const std::string& name, char prefix);
 
 /** True while a run holds the lock of element `array_index` (its process is alive). */
 bool lock_held(const std::string& path, int array_index);
+/** The line naming the lock's holder ("pid 4711 on node-a since ...") in its file `fd`; "" when none. */
+std::string lock_holder(int fd);
 
 /** fsync of a file or folder: makes a rename or a write durable. @return false on error */
 bool sync_path(const std::filesystem::path& path);

@@ -50,20 +50,6 @@ void name_holder(int fd)
     if (::ftruncate(fd, 0) == 0 && ::pwrite(fd, text.data(), text.size(), 0) < 0) return;
 }
 
-/** What name_holder() wrote, one line; "" when nothing is there. */
-std::string lock_holder(int fd)
-{
-    char text[512] = {};
-    const auto got = ::pread(fd, text, sizeof text - 1, 0);
-    if (got <= 0) return "";
-    std::string line(text, static_cast<std::size_t>(got));
-    line = line.substr(0, line.find('\n'));
-    for (auto& c : line) {
-        if (static_cast<unsigned char>(c) < 0x20) c = ' ';
-    }
-    return line;
-}
-
 OutputLock take_lock(const OutputOptions& options, int array_index)
 {
     const auto file = layout::lock_path(options.path, array_index);
@@ -80,7 +66,7 @@ OutputLock take_lock(const OutputOptions& options, int array_index)
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     if (!locked) {
-        const auto holder = lock_holder(fd);
+        const auto holder = layout::lock_holder(fd);
         SHARDRUN_THROW(OutputError, options.path + " is being written by another shardrun run (lock " + file.string() +
                                     " is held" + (holder.empty() ? "" : " by " + holder) +
                                     "); wait for it to finish or choose another output.path");

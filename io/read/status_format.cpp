@@ -116,6 +116,7 @@ std::string status_text(const StatusReport& report, bool by_host)
     if (!report.unfinished_elements.empty()) {
         out << "  unfinished array elements (rerun with --resume): " << join(report.unfinished_elements) << "\n";
     }
+    for (const auto& line : report.unfinished_runs) out << "  " << line << "\n";
     for (const auto& problem : report.element_problems) {
         out << "  does not belong (not counted; merge refuses it): " << problem << "; rerun that element with this "
             << "job and --array-count (--force), or delete its folder\n";
@@ -170,6 +171,7 @@ std::string status_json(const StatusReport& report)
                      {"committed", report.committed()},
                      {"unreadable", report.unreadable},
                      {"unfinished_elements", report.unfinished_elements},
+                     {"unfinished_runs", report.unfinished_runs},
                      {"mismatched_elements", report.mismatched_elements},
                      {"element_problems", report.element_problems},
                      {"quarantined", report.quarantined}};

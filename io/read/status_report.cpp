@@ -17,6 +17,7 @@
 #include "io/layout/element_match.hpp"
 #include "io/layout/output_layout.hpp"
 #include "io/read/live_snapshot.hpp"
+#include "io/read/unfinished_run.hpp"
 
 namespace fs = std::filesystem;
 
@@ -170,6 +171,10 @@ StatusReport from_shards(const std::string& path, std::size_t stderr_lines)
             report.running_elements.push_back(index);
         } else if (manifest.finished == 0) {
             report.unfinished_elements.push_back(index);
+            if (const auto run = unfinished_run(path, index)) {
+                const auto line = unfinished_run_line(*run);
+                report.unfinished_runs.push_back(report.array_count > 1 ? "element " + std::to_string(index) + ": " + line : line);
+            }
         }
         // Its one file is open in the run's parallel writer: not read until the run ends (live_snapshot.hpp).
         if (running && manifest.layout == Layout::single) {

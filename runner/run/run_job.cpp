@@ -12,6 +12,7 @@
 
 #include "collectives/liveness/heartbeat_ring.hpp"
 #include "collectives/mpi/mpi_communicator.hpp"
+#include "io/read/unfinished_run.hpp"
 #include "runner/env/launcher_banner.hpp"
 #include "runner/env/run_environment.hpp"
 #include "runner/errors.hpp"
@@ -114,6 +115,12 @@ void open_output(const RunOptions& options, collectives::Communicator& world, En
     }
     out.element = placement::array_block(job.task_count(), static_cast<std::uint64_t>(machine.array.index),
                                          static_cast<std::uint64_t>(machine.array.count));
+    // A run killed with all its ranks said nothing: say it now, before this run's sweep clears its traces.
+    if (options.resume && !options.force && machine.topology.world_rank == 0) {
+        if (const auto last = io::unfinished_run(place.local, static_cast<int>(machine.array.index))) {
+            std::cerr << "shardrun: resuming: " << io::unfinished_run_line(*last) << std::endl;
+        }
+    }
     out.session = std::make_unique<OutputSession>(
         world, job, machine,
         OutputSession::Settings{.place = place, .element = out.element, .resume = options.resume, .force = options.force,
@@ -172,16 +179,22 @@ public:
         });
         // A rank that stops responding (SIGSTOP, a hung node) is named by the next rank, which
         // stops the job: the others flush what finished, then the job ends (exit 1). It watches
-        // until the end of the run, consolidation included; every rank beats until then.
+        // until the end of the run, consolidation included; every rank beats until then. A rank
+        // whose process is gone (kill -9, the OOM killer) is named by the next rank of its node
+        // at once, while mpirun still lets the others speak (issue 35, point 7).
         heartbeats_ = std::make_unique<collectives::HeartbeatRing>(
             world, job.spec.rank_timeout_seconds,
             collectives::allgather_strings(world, fmt::format("rank {} on {}", topo.world_rank, topo.host)),
-            collectives::mpi::threads_may_call_mpi(), [](const std::string& line) {
+            collectives::mpi::threads_may_call_mpi(),
+            [](const std::string& line) {
+                // A stop signal came first: mpirun is ending the job itself, ranks going is part of it.
+                if (first_signal() == SIGTERM || first_signal() == SIGINT) return;
                 std::cerr << "shardrun: " << line << std::endl;
                 request_stop();
                 std::this_thread::sleep_for(std::chrono::seconds(2));  // the ranks commit what finished
                 collectives::mpi::abort_job(exit_task_failed);
-            });
+            },
+            &node);
         if (topo.world_rank == 0) {
             reporter_ = std::make_unique<ProgressReporter>(options.progress, options.progress_interval_seconds,
                                                            static_cast<std::int64_t>(output.element.size()),
@@ -201,6 +214,8 @@ public:
     RankLoopSetup& loop() noexcept { return *loop_; }
     DeviceHealth* health() noexcept { return health_.get(); }
     const FailureBudget& failures() const noexcept { return failures_; }
+    /** Every rank reached the run's ending: a neighbour may now exit before this rank. */
+    void ending_reached() noexcept { heartbeats_->stop_watching_processes(); }
 
     /** The progress line's last word, after every rank's loop ended. */
     void stop_progress()
@@ -273,6 +288,7 @@ int run_job(const RunOptions& options)
         *world, RunEnding{claims_closed().load(), stats.failed > 0 || !quarantine_reason.empty(),
                           stats.ok + stats.failed + stats.already_done, first_signal() != 0, stats.ok + stats.failed,
                           first_signal() == SIGUSR1});
+    services.ending_reached();
     environment.sharing->finish(*node);  // every task of the job has ended: the MPS daemon goes
     auto stop_reason = stop_reason_of(*world, services.failures());
     if (stop_reason.empty()) stop_reason = quarantine_reason;  // the same on every rank

@@ -88,10 +88,11 @@ def rank_pid(job, rank, deadline):
     raise AssertionError(f"rank {rank} of {job} never started")
 
 
-def run_and_signal_rank(args, job, rank, sig, after, np=2):
-    """Runs `shardrun ARGS` under mpiexec -np NP, sends `sig` to rank `rank` of `job` `after`
-    seconds after it started, and waits for the job; returns (exit code, stdout, stderr)."""
-    proc = subprocess.Popen([MPIEXEC, "--oversubscribe", "-np", str(np), SHARDRUN, *args],
+def run_and_signal_rank(args, job, rank, sig, after, np=2, extra_mpi=()):
+    """Runs `shardrun ARGS` under mpiexec -np NP (with EXTRA_MPI options, such as -q), sends `sig`
+    to rank `rank` of `job` `after` seconds after it started, and waits for the job; returns
+    (exit code, stdout, stderr)."""
+    proc = subprocess.Popen([MPIEXEC, "--oversubscribe", "-np", str(np), *extra_mpi, SHARDRUN, *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env())
     try:
         pid = rank_pid(job, rank, time.time() + 30)

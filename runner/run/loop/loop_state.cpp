@@ -14,8 +14,8 @@ LoopState::LoopState(const LoopSettings& settings, WorkSource& source, io::Resul
 std::optional<std::uint64_t> LoopState::next_id()
 {
     std::lock_guard lock(mutex_);
-    // Claims close at a drain or a stop (settings_.claims_closed), or at once when this rank's
-    // own failures spent the budget (the job-wide drain follows within a watcher tick).
+    // Claims close at a drain or a stop (settings_.claims_closed), or at once when the job's
+    // failures spent the budget: the tally is read before every task this rank starts.
     const auto* closed = settings_.claims_closed != nullptr ? settings_.claims_closed : settings_.stop;
     const auto taking = [&] {
         return (closed == nullptr || !closed->load()) && (settings_.failures == nullptr || !settings_.failures->exhausted());

@@ -41,6 +41,7 @@ RankLoopSetup::RankLoopSetup(collectives::Communicator& world, collectives::Comm
     const bool claims = settings_.layout.rank_in_group == 0;
     counters_ = std::make_unique<collectives::WorkCounters>(world, node, claims);
     feed_ = std::make_unique<ProgressFeed>(*counters_);
+    if (settings_.failures != nullptr) settings_.failures->bind(*counters_);  // counted across the job
     source_ = make_work_source(schedule, element, settings_.layout, *counters_, settings_.slots);
 }
 
@@ -49,7 +50,7 @@ RankLoopSetup::~RankLoopSetup() = default;
 RankStats RankLoopSetup::run(io::ResultSink& sink, WorkSource* source)
 {
     // A signal reaches one rank (scancel of one task, a node's OOM killer, a user's kill): it
-    // drains or stops the whole job; so do one rank's failures (max_failures, fail_fast), as a
+    // drains or stops the whole job; so do the job's failures (max_failures, fail_fast), as a
     // drain. One watcher thread publishes this rank's level and budget, takes in the others',
     // and turns a drain that outlived drain_timeout into a stop.
     const bool signals = settings_.stop == &stop_requested();

@@ -1,6 +1,8 @@
 """A run that gives up on its failures (issue 23, point 4): max_failures / --max-failures, and the
 default fail_fast (the first 5 tasks all failed with one exit code). It drains: no new task, the
-finished ones are committed, exit 1, and the summary names the reason."""
+finished ones are committed, exit 1, and the summary names the reason. Both count across the
+job's ranks (issue 35, point 6): a job stops after fail_fast (or max_failures) tasks plus the
+ones already running, whatever the rank count."""
 import json
 import os
 import unittest
@@ -28,6 +30,16 @@ output: {path: OUT}
 EXTRA
 """
 
+# Every task fails with one of three codes: fail_fast (one code) never fires, max_failures does.
+MIXED = """
+task: exec
+sweep: {a: {range: [0, 400, 1]}}
+exec:
+  argv: [sh, -c, 'exit $((SHARDRUN_PARAM_A % 3 + 1))']
+output: {path: OUT}
+fail_fast: false
+"""
+
 # Slow failures: several ranks see the job-wide count before they run out of tasks.
 SLOW = """
 task: exec
@@ -41,6 +53,12 @@ output: {path: OUT}
 def lines(text):
     """Our lines (mpirun adds its banner after a non-zero exit; issue 23, point 13)."""
     return [line for line in text.splitlines() if line.startswith("shardrun:")]
+
+
+def started_tasks(output):
+    """How many tasks of the output ever started: those with an attempt recorded."""
+    with h5py_module().File(output, "r") as f:
+        return int((f["tasks/attempts"][:] > 0).sum())
 
 
 def status(output):
@@ -65,12 +83,45 @@ class FailureBudgetTest(unittest.TestCase):
 
                 self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
                 self.assertIn("stopped after the first", proc.stdout)
-                self.assertIn("all failed with exit code 127 (fail_fast: 5", proc.stdout)
+                self.assertIn("all failed with exit code 127 (program not found; fail_fast: 5", proc.stdout)
                 counts = status(self.out)
                 self.assertGreaterEqual(counts["failed"], 5)
                 self.assertLess(counts["failed"], 12, "fail_fast let every task run")
                 self.assertEqual(counts["ok"], 0)
                 self.assertEqual(counts["failed"] + counts["pending"], 12)
+
+    def test_fail_fast_counts_across_the_job_whatever_the_rank_count(self):
+        # Issue 35, point 6: each rank used to count its own 5 (30 tasks at -np 6, 1,280 at 256).
+        # Every rank reads the job-wide tally before each task it starts, so at most the 5 and
+        # the tasks already running on the other ranks start (README, "Giving up on failures").
+        for np in (1, 2, 6):
+            with self.subTest(np=np):
+                job = self.job(MISSPELLED, tasks=400)
+
+                proc = run(["run", job, "--force"], np=np)
+
+                self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+                self.assertIn("stopped after the first", proc.stdout)
+                self.assertIn("tasks to finish across the job all failed with exit code 127 (program not found; "
+                              "fail_fast: 5", proc.stdout)
+                started = started_tasks(self.out)
+                self.assertLessEqual(started, 5 + np - 1, proc.stdout)
+                self.assertGreaterEqual(started, 5)
+                counts = status(self.out)
+                self.assertEqual((counts["ok"], counts["failed"]), (0, started))
+                self.assertEqual(counts["pending"], 400 - started)
+
+    def test_max_failures_counts_across_the_job(self):
+        job = write_job(self.work, MIXED.replace("OUT", self.out))
+
+        proc = run(["run", job, "--max-failures", "8"], np=6)
+
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        self.assertIn("failed tasks (max_failures: 8) across the job", proc.stdout)
+        started = started_tasks(self.out)
+        self.assertGreaterEqual(started, 8)
+        self.assertLessEqual(started, 8 + 6 - 1, "each rank counted its own failures")
+        self.assertEqual(status(self.out)["failed"], started)
 
     def test_a_missing_program_is_not_retried(self):
         # Issue 35, point 6: exit 127 (not found) and 126 (cannot execute) fail the same way on every attempt.

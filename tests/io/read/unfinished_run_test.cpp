@@ -1,0 +1,81 @@
+// What an element's files say of a run that ended without its summary (io/read/unfinished_run):
+// the lock's holder, each rank's last segment, the running indexes left behind; and nothing for
+// an element that finished.
+#include "io/read/unfinished_run.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "io/layout/element_manifest.hpp"
+#include "io/layout/output_layout.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace shardrun::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+// An element of one run, as prepare_output leaves it: its manifest (unfinished), the lock file
+// naming its holder, and empty stand-ins for segments and running indexes (only names count).
+std::string killed_output(const testing::TempDir& dir)
+{
+    const auto path = dir.file("out.h5");
+    fs::create_directories(layout::element_dir(path, 0));
+    ElementManifest manifest;
+    manifest.metadata.end_task = 40;
+    write_manifest(path, manifest);
+    std::ofstream(layout::lock_path(path, 0)) << "pid 4711 on node-a since 2026-11-28 19:19:58 UTC\n";
+    for (const int rank : {0, 1}) {
+        fs::create_directories(layout::rank_dir(path, 0, rank));
+        std::ofstream(layout::segment_path(layout::rank_dir(path, 0, rank), 1));
+    }
+    fs::create_directories(layout::tasks_dir(path));
+    for (const auto& [id, member] : {std::pair{17ull, 0}, std::pair{17ull, 1}, std::pair{3ull, 0}}) {
+        std::ofstream(layout::running_index_path(layout::tasks_dir(path), id, member));
+    }
+    return path;
+}
+
+TEST(UnfinishedRun, NamesTheHolderTheRanksAndTheTasksLeftRunning)
+{
+    const testing::TempDir dir;
+    const auto path = killed_output(dir);
+
+    const auto run = unfinished_run(path, 0);
+
+    ASSERT_TRUE(run.has_value());
+    EXPECT_EQ(run->holder, "pid 4711 on node-a since 2026-11-28 19:19:58 UTC");
+    ASSERT_EQ(run->last_commits.size(), 2u);
+    EXPECT_EQ(run->last_commits[1].first, 1);
+    EXPECT_GT(run->last_commits[1].second, 0.0);
+    EXPECT_EQ(run->running_tasks, (std::vector<std::uint64_t>{3, 17})) << "a member's index is its leader's task";
+    const auto line = unfinished_run_line(*run);
+    EXPECT_EQ(line.rfind("the last run ended without a summary", 0), 0u) << line;
+    EXPECT_NE(line.find("; it was pid 4711 on node-a since 2026-11-28 19:19:58 UTC; last commit per rank (UTC): rank 0 "),
+              std::string::npos)
+        << line;
+    EXPECT_NE(line.find("; tasks running then: 3, 17; --resume runs what did not finish"), std::string::npos) << line;
+}
+
+TEST(UnfinishedRun, AFinishedElementHasNone)
+{
+    const testing::TempDir dir;
+    const auto path = killed_output(dir);
+    auto manifest = *read_manifest(path, 0);
+    manifest.finished = now_seconds();
+    write_manifest(path, manifest);
+
+    EXPECT_FALSE(unfinished_run(path, 0).has_value());
+}
+
+TEST(UnfinishedRun, AnElementNeverStartedHasNone)
+{
+    const testing::TempDir dir;
+
+    EXPECT_FALSE(unfinished_run(dir.file("out.h5"), 0).has_value());
+}
+
+}  // namespace
+}  // namespace shardrun::io
