@@ -101,6 +101,10 @@ void write_params(hid_t file, const ParamSource& source)
 {
     const std::uint64_t count = source.task_count();
     auto group = hdf5::ensure_group(file, "params");
+    // HDF5 lists links by name; readers that show columns (table) take the job's order from here.
+    std::vector<std::string> order;
+    for (const auto& column : source.columns()) order.push_back(column.name);
+    if (!order.empty()) hdf5::write_attr(group.get(), "column_order", order);
     std::vector<hdf5::Dataset> datasets;  // invalid where the file already has the column
     for (const auto& column : source.columns()) {
         if (hdf5::has_link(group.get(), column.name)) {

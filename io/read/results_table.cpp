@@ -75,9 +75,14 @@ void add_params(hid_t file, ResultsTable& table)
 {
     if (!hdf5::has_link(file, "params")) return;
     auto group = SHARDRUN_H5_OPEN(Group, H5Gopen2(file, "params", H5P_DEFAULT));
+    // In the order the job declares its sweep (a file written before column_order: by name).
+    auto names = hdf5::read_string_list_attr(group.get(), "column_order");
     for (const auto& name : dataset_names(group.get())) {
+        if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    }
+    for (const auto& name : names) {
         // The task axis itself (a coordinate of task ids) is the table's first column already.
-        if (name == "task") continue;
+        if (name == "task" || !hdf5::has_link(group.get(), name)) continue;
         TableColumn column{name, ColumnRole::param, {}, false};
         if (read_column(group.get(), name, table.task_count, column)) table.columns.push_back(std::move(column));
     }

@@ -18,9 +18,13 @@ from xarray_results_test import EXAMPLES, run_example  # noqa: E402
 
 
 def expected_columns(f):
-    """task, /params by name, scalar /results in the job's order, status: what `table` promises."""
-    # /params/task is the group's own task coordinate (README "Results"), the table's first column.
-    params = sorted(n for n in f["params"] if n != "task") if "params" in f else []
+    """task, /params and scalar /results in the job's order, status: what `table` promises."""
+    # /params/task is the group's own task coordinate (README "Results"), the table's first column;
+    # /params's column_order is the job's sweep order (issue 35, point 11).
+    params = [str(n) for n in f["params"].attrs.get("column_order", [])] if "params" in f else []
+    if "params" in f:
+        by_name = sorted(n for n in f["params"] if n != "task")
+        assert sorted(params) == by_name, (params, by_name)
     fields = [str(n) for n in f.attrs["fields"]]
     scalars = [n for n in fields if f["results"][n].ndim == 1]
     return ["task", *params, *scalars, "status"], params, scalars

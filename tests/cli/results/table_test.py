@@ -39,7 +39,7 @@ accuracy = namespace["accuracy"]
 LRS, BATCHES, MODELS = [0.001, 0.01, 0.1], [16, 64], ["mlp", "cnn, v2"]
 POINTS = [(lr, b, m) for lr in LRS for b in BATCHES for m in MODELS]  # last axis fastest: task ids
 FAILED = POINTS.index((0.1, 64, "cnn, v2"))
-COLUMNS = ["task", "batch", "lr", "model", "val_accuracy", "epochs", "status"]
+COLUMNS = ["task", "lr", "batch", "model", "val_accuracy", "epochs", "status"]  # the sweep's order
 
 
 def expected_records():
@@ -92,10 +92,10 @@ class TableTest(unittest.TestCase):
         out = self.table("--sort", "val_accuracy", "--desc", "--top", "3")
 
         self.assertEqual(out,
-                         "task  batch    lr  model    val_accuracy  epochs  status\n"
-                         "   4     16  0.01  mlp             0.904       2  ok\n"
-                         "   5     16  0.01  cnn, v2         0.884       2  ok\n"
-                         "   6     64  0.01  mlp             0.856       8  ok\n")
+                         "task    lr  batch  model    val_accuracy  epochs  status\n"
+                         "   4  0.01     16  mlp             0.904       2  ok\n"
+                         "   5  0.01     16  cnn, v2         0.884       2  ok\n"
+                         "   6  0.01     64  mlp             0.856       8  ok\n")
 
     def test_text_every_task_in_order_with_missing_result(self):
         lines = self.table().splitlines()
@@ -116,7 +116,7 @@ class TableTest(unittest.TestCase):
             self.assertEqual(proc.returncode, 0, proc.stderr)
             got = json.loads(proc.stdout)
             self.assertEqual(got["columns"], COLUMNS)
-            self.assertEqual(got["dtypes"], ["int64", "int64", "float64", "object", "float64", "float64", "object"])
+            self.assertEqual(got["dtypes"], ["int64", "float64", "int64", "object", "float64", "float64", "object"])
             self.assertEqual(got["records"], expected_records())
         else:
             rows = list(csv.DictReader(io.StringIO(out)))
@@ -176,7 +176,7 @@ class TableTest(unittest.TestCase):
         self.bad("--where", "val_acc>0.5", needle="no column 'val_acc'; did you mean 'val_accuracy'?")
         self.bad("--sort", "bacth", needle="--sort: ")
         self.bad("--sort", "bacth", needle="did you mean 'batch'?")
-        self.bad("--sort", "curve", needle="columns: task, batch, lr, model, val_accuracy, epochs, status")
+        self.bad("--sort", "curve", needle="columns: task, lr, batch, model, val_accuracy, epochs, status")
 
     def test_unreadable_outputs(self):
         self.bad(path=f"{self.work}/missing.h5", needle="no results file at")
@@ -211,7 +211,7 @@ class TrainSweepExampleTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         lines = proc.stdout.splitlines()
         header = lines[0].split()
-        self.assertEqual(header[:4], ["task", "batch", "lr", "width"])
+        self.assertEqual(header[:4], ["task", "lr", "batch", "width"])
         self.assertEqual(header[-1], "status")
         self.assertNotIn("loss", header)  # [task, epoch]: not a scalar
         with h5py.File(out, "r") as f:
