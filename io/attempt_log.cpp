@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "io/row_failures.hpp"
+
 namespace shardrun::io {
 namespace {
 
@@ -72,12 +74,27 @@ std::vector<AttemptRecord> decode_attempts(std::string_view text)
     return attempts;
 }
 
+namespace {
+
+/** When the last attempt of `attempts` began (0 when there is none). */
+double last_start(const std::vector<AttemptRecord>& attempts)
+{
+    double last = 0;
+    for (const auto& a : attempts) last = std::max(last, a.start);
+    return last;
+}
+
+}  // namespace
+
 std::string merge_attempt_logs(std::string_view a, std::string_view b)
 {
     if (b.empty() || a == b) return std::string(a);
     if (a.empty()) return std::string(b);
     auto all = decode_attempts(a);
-    for (auto& record : decode_attempts(b)) all.push_back(std::move(record));
+    auto from_b = decode_attempts(b);
+    // The failed rows are those of the task's latest run: a rerun that found none clears them.
+    const auto rows = encode_row_failures(decode_row_failures(last_start(from_b) > last_start(all) ? b : a));
+    for (auto& record : from_b) all.push_back(std::move(record));
     std::stable_sort(all.begin(), all.end(), [](const auto& x, const auto& y) { return x.start < y.start; });
     const auto same = [](const AttemptRecord& x, const AttemptRecord& y) { return x.start == y.start && x.rank == y.rank; };
     all.erase(std::unique(all.begin(), all.end(), same), all.end());
@@ -86,7 +103,7 @@ std::string merge_attempt_logs(std::string_view a, std::string_view b)
     if (!rising) {
         for (std::size_t i = 0; i < all.size(); ++i) all[i].attempt = static_cast<std::int32_t>(i + 1);
     }
-    return encode_attempts(all);
+    return encode_attempts(all) + rows;
 }
 
 }  // namespace shardrun::io

@@ -117,6 +117,8 @@ AttemptsEnd run_attempts(const LoopSettings& settings, tasks::TaskContext& conte
         end.attempts.push_back(io::AttemptRecord{context.attempt_base + context.attempt, outcome.exit_code, began,
                                                  unix_now(), settings.rank, ok ? std::string() : outcome.message});
         if (agreed.all_ok) break;
+        // Its failing rows were found by splitting the chunk, each run alone: the chunk again would fail them again.
+        if (!outcome.row_failures.empty()) break;
         if (!fault.empty()) {
             end.device_fault = std::move(fault);  // the GPU failed, not the task: not retried here
             break;

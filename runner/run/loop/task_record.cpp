@@ -79,7 +79,7 @@ void end_task(const LoopSettings& settings, std::optional<gpu::TelemetrySampler:
 void fill_reason(io::TaskRecord& record, const AttemptsEnd& end)
 {
     if (record.status != io::TaskStatus::ok) record.message = end.outcome.message;
-    record.attempt_log = io::encode_attempts(end.attempts);
+    record.attempt_log = io::encode_attempts(end.attempts) + io::encode_row_failures(end.outcome.row_failures);
 }
 
 // Slurm's `scancel --signal=USR1` (the batch script's
