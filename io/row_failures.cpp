@@ -29,6 +29,12 @@ std::string encode_row_failures(const std::vector<RowFailure>& rows)
     return text;
 }
 
+bool has_row_failures(std::string_view log)
+{
+    // Attempt lines start with a number, the row lines with their tag.
+    return log.substr(0, row_tag.size()) == row_tag || log.find(std::string("\n").append(row_tag)) != std::string_view::npos;
+}
+
 std::vector<RowFailure> decode_row_failures(std::string_view log)
 {
     std::vector<RowFailure> rows;

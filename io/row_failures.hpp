@@ -25,6 +25,8 @@ struct RowFailure {
  * skips these lines.
  */
 std::string encode_row_failures(const std::vector<RowFailure>& rows);
+/** True when the attempt log holds a failed row: its task failed, but its other rows have results. */
+bool has_row_failures(std::string_view log);
 /** The row lines of an attempt log; other lines are skipped. */
 std::vector<RowFailure> decode_row_failures(std::string_view log);
 
