@@ -9,7 +9,6 @@
 #include "io/hdf5/row_chunks.hpp"
 #include "io/hdf5/types.hpp"
 #include "io/master/master_file.hpp"
-#include "io/row_failures.hpp"
 #include "io/task_rows/attempts_group.hpp"
 #include "io/task_rows/gpu_columns.hpp"
 #include "io/task_rows/label_columns.hpp"
@@ -72,12 +71,10 @@ void write_block(MasterColumns& columns, const std::vector<FieldSpec>& fields, s
             continue;
         }
         // Large rows: each straight from where its segment was loaded, one chunk. A task without a
-        // result (not ok) gets none: its row reads as the fill value (README: "Tasks that failed ..."),
-        // unless only some of its rows failed (io/row_failures.hpp): the others have results.
+        // result (not ok) gets none: its row reads as the fill value (README: "Tasks that failed ...").
         const auto& refs = stream.row_refs(f);
         for (std::size_t k = 0; k < n; ++k) {
-            if (refs[k] == nullptr) continue;
-            if (block.status[k] != static_cast<std::int8_t>(TaskStatus::ok) && !has_row_failures(block.attempt_log[k])) continue;
+            if (refs[k] == nullptr || block.status[k] != static_cast<std::int8_t>(TaskStatus::ok)) continue;
             hdf5::write_row_chunk(columns.results[f].get(), fields[f], first + k, refs[k]);
         }
     }

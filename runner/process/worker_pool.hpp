@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,12 @@ private:
     using Lock = std::unique_lock<std::mutex>;
     using Clock = std::chrono::steady_clock;
 
+    /**
+     * Whether task `id` may be sent now: a suspect (in flight at a worker death) goes alone, once
+     * nothing else is in flight, and nothing is sent beside it, nor while one waits for its turn.
+     */
+    bool my_turn(std::uint64_t id) const;
+    void wait_for_turn(Lock& lock, const TaskContext& context);
     /** The running, ready worker; `started_generation` is set when this call had to start it. */
     std::shared_ptr<Worker> ready_worker(Lock& lock, const TaskContext& context,
                                          const std::function<WorkerLaunch()>& make_launch,
@@ -102,6 +109,14 @@ private:
     std::uint64_t sequence_ = 0;
     int deaths_in_row_ = 0;
     std::vector<std::uint64_t> last_death_tasks_;  ///< the tasks in flight at the last death
+    /**
+     * Tasks in flight at a worker death, for the rest of the run: one of them may kill the worker
+     * again (on a retry, or the parts of its chunk being split), so each goes alone and the
+     * others in flight lose no attempt to it.
+     */
+    std::set<std::uint64_t> suspects_;
+    std::optional<std::uint64_t> alone_;  ///< the suspect in flight now
+    int suspects_waiting_ = 0;
     std::optional<std::string> broken_;
     bool draining_ = false;
     Clock::time_point drain_deadline_{};

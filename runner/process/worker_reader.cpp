@@ -167,6 +167,7 @@ void WorkerPool::worker_ended(Worker& worker, int status)
             return std::find(last_death_tasks_.begin(), last_death_tasks_.end(), id) != last_death_tasks_.end();
         });
         if (!retry) ++deaths_in_row_;
+        suspects_.insert(held.begin(), held.end());
         last_death_tasks_ = std::move(held);
         if (deaths_in_row_ >= settings_.restarts && !broken_) {
             const auto tail = worker_log_tail(log_path_);

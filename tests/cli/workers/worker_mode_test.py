@@ -160,6 +160,21 @@ class WorkerModeTest(unittest.TestCase):
         self.assertEqual(json.loads(run(["status", out, "--json"]).stdout)["failed"], 1)
         self.assertEqual(worker_pids(work), [], "a worker outlived its rank")
 
+    def test_poison_task_beside_another_slot_spares_its_tasks(self):
+        # Tasks in flight beside the poison task lose at most the first death's attempt: after a
+        # death, the tasks it held are sent alone, so the poison task's next deaths take no other.
+        work, job, out = self.start(tasks=12, slots=2, retries=2, env={"WORKER_POISON_TASK": 3, "WORKER_SLEEP": "0.3"})
+
+        proc = run(["run", job, "-q"], np=1)
+
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        data = self.read(out)
+        self.assertEqual([int(s) for s in data["tasks/status"]], [1, 1, 1, 2] + [1] * 8)
+        self.assertEqual(int(data["tasks/attempts"][3]), 3)
+        self.assertTrue(all(int(n) <= 2 for i, n in enumerate(data["tasks/attempts"]) if i != 3))
+        ok = [i for i in range(12) if i != 3]
+        self.assertEqual([float(data["results/v"][i]) for i in ok], [2.0 * i for i in ok])
+
     def test_too_many_deaths_stop_the_rank(self):
         # Deaths over different tasks are the worker's own fault: task 0 spends its 6 attempts
         # (retries 5), task 1's death is the second over different tasks and stops the rank.

@@ -22,7 +22,7 @@ POISON = [300, 5000, 9999]  # chunks 1, 19 and the short last one (39: rows 9984
 TASKS = math.ceil(ITEMS / CHUNK)
 
 
-def job_text(work, env, dim=DIM, layout="shards"):
+def job_text(work, env, layout="shards"):
     env_lines = "".join(f"\n    {k}: '{v}'" for k, v in env.items())
     return f"""
 name: poison
@@ -35,11 +35,11 @@ exec:
   argv: [{sys.executable}, {PROGRAM}]
   env:
     WORKER_SCRIPTS: {os.path.join(SOURCE_DIR, "scripts")}
-    ROWS_DIM: '{dim}'
+    ROWS_DIM: '{DIM}'
     ROWS_POISON: '{",".join(map(str, POISON))}'
     ROWS_LOG: {work}/ranges{env_lines}
   results:
-    e: [float32, rows, {dim}]
+    e: [float32, rows, {DIM}]
     n: int64
 output: {{path: {work}/poison.h5, layout: {layout}}}
 """
@@ -54,10 +54,9 @@ class WorkerPoisonRowsTest(unittest.TestCase):
         for pid in processes_with_env(f"ROWS_LOG={self.work}/ranges"):
             os.kill(pid, signal.SIGKILL)
 
-    def start(self, env=None, dim=DIM, layout="shards"):
+    def start(self, env=None, layout="shards"):
         self.work = scratch_dir(self)
-        self.dim = dim
-        self.job = write_job(self.work, job_text(self.work, env or {}, dim, layout))
+        self.job = write_job(self.work, job_text(self.work, env or {}, layout))
         return os.path.join(self.work, "poison.h5")
 
     def sent_ranges(self):
@@ -78,10 +77,10 @@ class WorkerPoisonRowsTest(unittest.TestCase):
             tasks = list(failures["task"][:])
             codes = list(failures["exit_code"][:])
             reasons = [text(r) for r in failures["reason"][:]]
-        expected = np.arange(ITEMS, dtype=np.float32)[:, None] + np.arange(self.dim, dtype=np.float32)[None, :] / 2
+        expected = np.arange(ITEMS, dtype=np.float32)[:, None] + np.arange(DIM, dtype=np.float32)[None, :] / 2
         good = np.ones(ITEMS, dtype=bool)
         good[POISON] = False
-        self.assertEqual(e.shape, (ITEMS, self.dim))
+        self.assertEqual(e.shape, (ITEMS, DIM))
         np.testing.assert_array_equal(e[good], expected[good])
         self.assertEqual(int(good.sum()), 9997)
         self.assertTrue(np.isnan(e[POISON]).all(), "a failed row holds the fill value")
@@ -134,10 +133,6 @@ class WorkerPoisonRowsTest(unittest.TestCase):
 
     def test_killed_rows_2_ranks(self):
         self.killed_rows(2)
-
-    def test_killed_rows_2_ranks_large_rows(self):
-        # 256 rows x 64 float32 = 64 KiB a task: stored a chunk per task, copied whole into the master.
-        self.killed_rows(2, dim=64)
 
     def test_killed_rows_2_ranks_single_layout(self):
         self.killed_rows(2, layout="single")
