@@ -19,7 +19,7 @@ struct RowFailure {
 };
 
 /**
- * @internal A task's failed rows travel in its attempt log (io/attempt_log.hpp), as lines
+ * @internal A task's failed rows travel in its attempt log (io/attempt_log.hpp, which encodes them), as lines
  * "row\t<item>\t<exit code>\t<reason>" after the attempts, so that every path a /tasks row
  * takes (segments, resume, merge, the single file's rewrite) carries them; decode_attempts()
  * skips these lines.
