@@ -13,7 +13,7 @@ namespace shardrun::io {
  * /attempts/row_failures.
  */
 struct RowFailure {
-    std::uint64_t item = 0;    ///< the row's index in the job's data range (its row of /results/<rows field>)
+    std::uint64_t item = 0;    ///< the row's index in the data, within its task's range [start, end)
     std::int32_t exit_code = 0;
     std::string reason;        ///< one line
 };
