@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "io/row_failures.hpp"
+
 namespace shardrun::io {
 namespace {
 
@@ -17,6 +19,9 @@ T number(std::string_view text)
     std::from_chars(text.data(), text.data() + text.size(), value);
     return value;
 }
+
+// The row lines a task's failed rows travel as (io/row_failures.hpp).
+constexpr std::string_view row_tag = "row\t";
 
 }  // namespace
 
@@ -78,12 +83,62 @@ std::vector<AttemptRecord> decode_attempts(std::string_view text)
     return attempts;
 }
 
+std::string encode_row_failures(const std::vector<RowFailure>& rows)
+{
+    std::string text;
+    for (const auto& row : rows) {
+        text += row_tag;
+        text += std::to_string(row.item) + '\t' + std::to_string(row.exit_code) + '\t' + one_line(row.reason) + '\n';
+    }
+    return text;
+}
+
+bool has_row_failures(std::string_view log)
+{
+    // Attempt lines start with a number, the row lines with their tag.
+    return log.substr(0, row_tag.size()) == row_tag || log.find(std::string("\n").append(row_tag)) != std::string_view::npos;
+}
+
+std::vector<RowFailure> decode_row_failures(std::string_view log)
+{
+    std::vector<RowFailure> rows;
+    while (!log.empty()) {
+        const auto newline = log.find('\n');
+        auto line = log.substr(0, newline);
+        log = newline == std::string_view::npos ? std::string_view{} : log.substr(newline + 1);
+        if (line.substr(0, row_tag.size()) != row_tag) continue;
+        line.remove_prefix(row_tag.size());
+        const auto tab1 = line.find('\t');
+        const auto tab2 = tab1 == std::string_view::npos ? tab1 : line.find('\t', tab1 + 1);
+        if (tab2 == std::string_view::npos) continue;
+        rows.push_back(RowFailure{number<std::uint64_t>(line.substr(0, tab1)),
+                                  number<std::int32_t>(line.substr(tab1 + 1, tab2 - tab1 - 1)),
+                                  std::string(line.substr(tab2 + 1))});
+    }
+    return rows;
+}
+
+namespace {
+
+/** When the last attempt of `attempts` began (0 when there is none). */
+double last_start(const std::vector<AttemptRecord>& attempts)
+{
+    double last = 0;
+    for (const auto& a : attempts) last = std::max(last, a.start);
+    return last;
+}
+
+}  // namespace
+
 std::string merge_attempt_logs(std::string_view a, std::string_view b)
 {
     if (b.empty() || a == b) return std::string(a);
     if (a.empty()) return std::string(b);
     auto all = decode_attempts(a);
-    for (auto& record : decode_attempts(b)) all.push_back(std::move(record));
+    auto from_b = decode_attempts(b);
+    // The failed rows are those of the task's latest run: a rerun that found none clears them.
+    const auto rows = encode_row_failures(decode_row_failures(last_start(from_b) > last_start(all) ? b : a));
+    for (auto& record : from_b) all.push_back(std::move(record));
     std::stable_sort(all.begin(), all.end(), [](const auto& x, const auto& y) { return x.start < y.start; });
     const auto same = [](const AttemptRecord& x, const AttemptRecord& y) { return x.start == y.start && x.rank == y.rank; };
     all.erase(std::unique(all.begin(), all.end(), same), all.end());
@@ -92,12 +147,20 @@ std::string merge_attempt_logs(std::string_view a, std::string_view b)
     if (!rising) {
         for (std::size_t i = 0; i < all.size(); ++i) all[i].attempt = static_cast<std::int32_t>(i + 1);
     }
-    return encode_attempts(all);
+    return encode_attempts(all) + rows;
 }
 
 std::int32_t attempt_count(std::string_view text) noexcept
 {
-    return static_cast<std::int32_t>(std::count(text.begin(), text.end(), '\n'));
+    // Every line but the failed rows' (row_tag) is an attempt.
+    std::int32_t count = 0;
+    for (std::size_t from = 0; from < text.size();) {
+        const auto newline = text.find('\n', from);
+        if (text.substr(from, row_tag.size()) != row_tag) ++count;
+        if (newline == std::string_view::npos) break;
+        from = newline + 1;
+    }
+    return count;
 }
 
 }  // namespace shardrun::io

@@ -26,7 +26,8 @@ struct AttemptRecord {
  * merge, the row-winner rule) carries them without a second bookkeeping. The master spreads
  * them into /attempts (io/task_rows/attempts_group.hpp). One line per attempt, tab-separated:
  * attempt, exit code, start, end, rank, host, interrupted (0/1), message. Lines of the six
- * fields before host and interrupted existed (attempt ... rank, message) still decode.
+ * fields before host and interrupted existed (attempt ... rank, message) still decode. The
+ * task's failed rows follow as lines of their own (io/row_failures.hpp).
  */
 std::string encode_attempts(const std::vector<AttemptRecord>& attempts);
 /** The inverse of encode_attempts(); malformed lines are skipped. */
@@ -36,11 +37,12 @@ std::vector<AttemptRecord> decode_attempts(std::string_view text);
  * The attempts of both logs of one task (two runs of it, or the same rows read twice from a
  * master and a segment a kill left), each once (same start and rank), by start time. Attempt
  * numbers are kept when they rise with start time; otherwise (runs that each counted from 1)
- * they are renumbered 1, 2, ...
+ * they are renumbered 1, 2, ... The failed rows the logs carry (io/row_failures.hpp) are those
+ * of the log whose last attempt began last: the task's latest run.
  */
 std::string merge_attempt_logs(std::string_view a, std::string_view b);
 
-/** How many attempts `text` (an encoded log) holds: its lines. */
+/** How many attempts `text` (an encoded log) holds: its lines, less the failed rows'. */
 std::int32_t attempt_count(std::string_view text) noexcept;
 
 /** `text` as one line: control characters (newlines, tabs) become spaces. */

@@ -21,6 +21,22 @@ std::pair<Dataspace, Dataspace> block_spaces(hid_t dataset, std::uint64_t first,
 
 }  // namespace
 
+Dataset create_growing_column(hid_t parent, const char* name, hid_t file_type, hsize_t chunk_rows)
+{
+    const hsize_t extent = 0, limit = H5S_UNLIMITED;
+    auto space = SHARDRUN_H5_OPEN(Dataspace, H5Screate_simple(1, &extent, &limit));
+    auto dcpl = SHARDRUN_H5_OPEN(PropList, H5Pcreate(H5P_DATASET_CREATE));
+    SHARDRUN_H5_CHECK(H5Pset_chunk(dcpl.get(), 1, &chunk_rows));
+    return SHARDRUN_H5_OPEN(Dataset, H5Dcreate2(parent, name, file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT));
+}
+
+void append_column_block(hid_t dataset, hid_t mem_type, std::uint64_t rows, std::size_t count, const void* data)
+{
+    const hsize_t extent = rows + count;
+    SHARDRUN_H5_CHECK(H5Dset_extent(dataset, &extent));
+    write_column_block(dataset, mem_type, rows, count, data);
+}
+
 Dataset create_column(hid_t parent, const std::string& name, hid_t file_type, std::uint64_t count)
 {
     const hsize_t extent = count;

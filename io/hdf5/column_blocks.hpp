@@ -18,6 +18,15 @@ namespace shardrun::io::hdf5 {
 /** Creates the contiguous 1-D dataset `name` of `count` elements of `file_type`, unwritten. */
 Dataset create_column(hid_t parent, const std::string& name, hid_t file_type, std::uint64_t count);
 
+/**
+ * Creates the empty 1-D dataset `name` of `file_type`, chunked by `chunk_rows` and growing
+ * without limit: a table appended a block at a time whose length is known only at the end.
+ */
+Dataset create_growing_column(hid_t parent, const char* name, hid_t file_type, hsize_t chunk_rows = 4096);
+
+/** Appends `count` elements of `data` (in `mem_type`) to the growing 1-D dataset, which holds `rows`. */
+void append_column_block(hid_t dataset, hid_t mem_type, std::uint64_t rows, std::size_t count, const void* data);
+
 /** Writes `count` elements of `data` (in `mem_type`) at `first` of a 1-D dataset. */
 void write_column_block(hid_t dataset, hid_t mem_type, std::uint64_t first, std::size_t count, const void* data);
 

@@ -9,24 +9,29 @@
 #include "io/hdf5/handle.hpp"
 #include "io/hdf5/types.hpp"
 #include "io/single/single_sink.hpp"
+#include "io/task_rows/row_failures_group.hpp"
 
 namespace fs = std::filesystem;
 
 namespace shardrun::io::single {
 namespace {
 
-/** Writes the fill value into the rows of [first, first + status.size()) whose status is not ok. */
+/**
+ * Writes the fill value into the rows of [first, first + status.size()) without results: not
+ * ok, and not a chunk whose failed rows were found (its other rows have results, `row_failures`).
+ */
 void fill_block(const std::vector<hdf5::Dataset>& results, const std::vector<FieldSpec>& fields, std::uint64_t first,
-                const std::vector<std::int8_t>& status)
+                const std::vector<std::int8_t>& status, const std::vector<std::string>& row_failures)
 {
     constexpr auto ok = static_cast<std::int8_t>(TaskStatus::ok);
+    const auto has_results = [&](std::size_t i) { return status[i] == ok || !row_failures[i].empty(); };
     for (std::size_t i = 0; i < status.size();) {
-        if (status[i] == ok) {
+        if (has_results(i)) {
             ++i;
             continue;
         }
         auto j = i;
-        while (j < status.size() && status[j] != ok) ++j;
+        while (j < status.size() && !has_results(j)) ++j;
         for (std::size_t f = 0; f < fields.size(); ++f) {
             std::vector<std::byte> fill;
             append_fill(fill, fields[f], j - i);
@@ -57,7 +62,7 @@ StatusCounts finish_single_streamed(const fs::path& single, const fs::path& targ
             for (std::uint64_t first = 0; first < rows; first += stream_block_rows()) {
                 const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(stream_block_rows(), rows - first));
                 block.status = hdf5::read_column_block<std::int8_t>(status.get(), status_type.get(), first, n);
-                fill_block(results, info.fields, first, block.status);
+                fill_block(results, info.fields, first, block.status, read_row_failure_lines(file.get(), "attempts", first, n));
                 counts.add(block);
             }
         }

@@ -15,17 +15,7 @@ namespace {
 
 constexpr std::array<const char*, 9> column_names{"task", "attempt", "exit_code", "start", "end",
                                                   "rank", "message", "host", "interrupted"};
-constexpr hsize_t chunk_rows = 4096;
 constexpr const char* time_units = "seconds since 1970-01-01T00:00:00Z";
-
-hdf5::Dataset create_extendible(hid_t group, const char* name, hid_t type)
-{
-    const hsize_t extent = 0, limit = H5S_UNLIMITED;
-    auto space = SHARDRUN_H5_OPEN(Dataspace, H5Screate_simple(1, &extent, &limit));
-    auto dcpl = SHARDRUN_H5_OPEN(PropList, H5Pcreate(H5P_DATASET_CREATE));
-    SHARDRUN_H5_CHECK(H5Pset_chunk(dcpl.get(), 1, &chunk_rows));
-    return SHARDRUN_H5_OPEN(Dataset, H5Dcreate2(group, name, type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT));
-}
 
 /** The attempts of `block` as columns. */
 struct Columns {
@@ -58,19 +48,21 @@ Columns columns_of(const TaskRows& block)
 
 }  // namespace
 
-AttemptsWriter::AttemptsWriter(hid_t file) : file_(file), group_(hdf5::ensure_group(file, "attempts"))
+AttemptsWriter::AttemptsWriter(hid_t file)
+    : file_(file), group_(hdf5::ensure_group(file, "attempts")), row_failures_(file, group_.get())
 {
     const auto text = hdf5::vlen_string_type();
     const std::array<hid_t, 9> types{H5T_STD_U64LE,  H5T_STD_I32LE, H5T_STD_I32LE, H5T_IEEE_F64LE, H5T_IEEE_F64LE,
                                      H5T_STD_I32LE,  text.get(),    text.get(),    H5T_STD_I8LE};
     for (std::size_t c = 0; c < column_names.size(); ++c) {
-        columns_.push_back(create_extendible(group_.get(), column_names[c], types[c]));
+        columns_.push_back(hdf5::create_growing_column(group_.get(), column_names[c], types[c]));
     }
     for (const std::size_t c : {3, 4}) hdf5::write_attr(columns_[c].get(), "units", std::string(time_units));
 }
 
 void AttemptsWriter::append(const TaskRows& block)
 {
+    row_failures_.append(block);
     const auto add = columns_of(block);
     const auto n = add.task.size();
     if (n == 0) return;
@@ -93,10 +85,13 @@ void AttemptsWriter::finish()
     auto row = hdf5::create_bare_dimension(file_, group_.get(), "row", rows_);
     for (auto& column : columns_) hdf5::attach_dimension_scale(column.get(), row.get(), 0);
     columns_.clear();
+    row_failures_.finish();
 }
 
-std::vector<std::string> read_attempt_logs(hid_t file, std::uint64_t first, std::size_t count,
-                                           const std::string& group_name)
+namespace {
+
+std::vector<std::string> read_attempts_only(hid_t file, std::uint64_t first, std::size_t count,
+                                            const std::string& group_name)
 {
     std::vector<std::string> logs(count);
     if (count == 0 || !hdf5::has_link(file, group_name + "/task")) return logs;
@@ -140,6 +135,17 @@ std::vector<std::string> read_attempt_logs(hid_t file, std::uint64_t first, std:
         logs[static_cast<std::size_t>(ids[i] - first)] = encode_attempts(attempts);
         i = j;
     }
+    return logs;
+}
+
+}  // namespace
+
+std::vector<std::string> read_attempt_logs(hid_t file, std::uint64_t first, std::size_t count,
+                                           const std::string& group_name)
+{
+    auto logs = read_attempts_only(file, first, count, group_name);
+    const auto rows = read_row_failure_lines(file, group_name, first, count);
+    for (std::size_t i = 0; i < count; ++i) logs[i] += rows[i];
     return logs;
 }
 

@@ -11,6 +11,7 @@
 #include "collectives/communicator.hpp"
 #include "io/input/dataset_reader.hpp"
 #include "io/result_types.hpp"
+#include "io/row_failures.hpp"
 #include "runner/env/device_binding.hpp"
 #include "runner/job/data_range.hpp"
 #include "runner/job/param_map.hpp"
@@ -77,6 +78,12 @@ struct TaskOutcome {
     std::optional<double> began;
     /** Seconds this call spent starting a worker (spawn to ready line): the rank's start-up, not the task's. */
     double startup_seconds = 0;
+    /**
+     * The rows of a data chunk that failed on their own (the chunk was split until they were
+     * found). Not empty: the task failed, `values` hold the other rows' results, and it is
+     * not retried whole (its failing rows would fail again).
+     */
+    std::vector<io::RowFailure> row_failures;
 
     /** The one way to build a failed outcome: no values, `exit_code` and one line saying why. */
     static TaskOutcome failure(int exit_code, std::string message)

@@ -125,7 +125,7 @@ inline constexpr JobField job_fields[] = {
     {"exec", "results", FieldType::names, Absent{}, "field: dtype or [dtype, dims...]", "the result fields the program writes"},
     {"exec", "mode", FieldType::choice, std::string_view("task"), "task|worker",
      "task: one process per task; worker: one per rank, tasks on stdin"},
-    {"exec", "worker_restarts", FieldType::integer, std::int64_t{3}, "with mode: worker", "worker deaths in a row that stop the rank", 1},
+    {"exec", "worker_restarts", FieldType::integer, std::int64_t{3}, "with mode: worker", "worker deaths in a row, over different tasks, that stop the rank", 1},
     {"exec", "worker_start_timeout", FieldType::duration, 600.0, "a duration above 0; mode worker", "from start to its ready line"},
     {"exec", "keep_files", FieldType::boolean, false, "true|false", "keep result files in <output>.tasks/ after they are read"},
     {"exec", "cwd", FieldType::text, Derived{"the job file's folder"}, "a folder, relative to the job file's folder",

@@ -61,7 +61,7 @@ struct ExecSpec {
     std::string cwd;  ///< exec.cwd, absolute; the program's working directory (default base_dir)
     /** task: the program runs once per task; worker: once per rank, fed tasks on stdin (issue 14). */
     enum class Mode { task, worker } mode = mode_named(field_default<std::string_view>("exec.mode"));
-    int worker_restarts = field_default<int>("exec.worker_restarts");  ///< worker deaths in a row that stop the rank
+    int worker_restarts = field_default<int>("exec.worker_restarts");  ///< worker deaths in a row, over different tasks, that stop the rank
     double worker_start_timeout_seconds = field_default<double>("exec.worker_start_timeout");  ///< spawn to ready line
     /** Keep result files (result.json, <field>.npy, result.h5) in <output>.tasks/ after they are read. */
     bool keep_files = field_default<bool>("exec.keep_files");

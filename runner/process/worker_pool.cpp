@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "runner/core/rank_fatal.hpp"
@@ -48,10 +49,13 @@ TaskOutcome WorkerPool::run_task(const TaskContext& context, const AnswerPlace& 
     Lock lock(mutex_);
     while (true) {
         if (stopping(context)) begin_drain();
+        wait_for_turn(lock, context);
         const bool was_ready = worker_ && worker_->ready && !worker_->ended && !worker_->retiring;
         std::uint64_t started_generation = 0;
         auto worker = draining_ ? nullptr : ready_worker(lock, context, make_launch, started_generation);
         if (!worker) return TaskOutcome::failure(1, "shardrun is stopping; the task was not sent to the worker");
+        if (!my_turn(id)) continue;  // another slot sent one while the worker started
+        if (suspects_.count(id) > 0) alone_ = id;
         pending_[id] = Pending{worker->generation, ++sequence_, std::nullopt, false};
         worker->last_task = id;
         const auto sent = Clock::now();
@@ -67,12 +71,35 @@ TaskOutcome WorkerPool::run_task(const TaskContext& context, const AnswerPlace& 
             if (worker->handle.stdin_fd >= 0) write_to_worker(worker->handle.stdin_fd, line, worker->abandon);
         }
         lock.lock();
-        if (auto outcome = await_answer(*worker, context, place, sent, peer_failed, lock)) {
+        auto outcome = await_answer(*worker, context, place, sent, peer_failed, lock);
+        if (alone_ == id) {
+            alone_.reset();
+            changed_.notify_all();
+        }
+        if (outcome) {
             if (!was_ready) outcome->began = sent_unix;
             outcome->startup_seconds = startup;
             return std::move(*outcome);
         }
     }
+}
+
+bool WorkerPool::my_turn(std::uint64_t id) const
+{
+    if (alone_) return false;
+    if (suspects_.count(id) == 0) return suspects_waiting_ == 0;
+    return std::none_of(pending_.begin(), pending_.end(),
+                        [](const auto& entry) { return !entry.second.answer && !entry.second.lost; });
+}
+
+void WorkerPool::wait_for_turn(Lock& lock, const TaskContext& context)
+{
+    const bool suspect = suspects_.count(context.task_id) > 0;
+    suspects_waiting_ += suspect ? 1 : 0;
+    while (!my_turn(context.task_id) && !draining_ && !broken_ && !stopping(context)) {
+        changed_.wait_for(lock, std::chrono::milliseconds(100));
+    }
+    suspects_waiting_ -= suspect ? 1 : 0;
 }
 
 std::optional<TaskOutcome> WorkerPool::await_answer(Worker& worker, const TaskContext& context, const AnswerPlace& place,
@@ -138,9 +165,10 @@ TaskOutcome WorkerPool::lost_outcome(const Worker& worker, const TaskContext& co
         return TaskOutcome::failure(exit_code_of(worker.status), fmt::format("the exec worker was stopped ({}) before it answered",
                                                                 worker.retire_reason));
     }
+    // The attempt counts over runs (a resume goes on counting), as /attempts does.
     return TaskOutcome::failure(exit_code_of(worker.status),
-                   fmt::format("the exec worker {} mid-task; a fresh one starts for the next task",
-                               describe_wait_status(worker.status)));
+                   fmt::format("the exec worker {} on this task (attempt {}); a fresh one starts for the next task",
+                               describe_wait_status(worker.status), context.attempt_base + context.attempt));
 }
 
 TaskOutcome WorkerPool::answered(WorkerAnswer answer, const TaskContext& context)

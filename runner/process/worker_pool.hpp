@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,15 +29,18 @@ struct WorkerSettings {
     double timeout_seconds = 0;          ///< per task, from when it is sent; 0: none
     double grace_seconds = 5;            ///< drain time after stdin closes; then SIGTERM, grace, SIGKILL
     double start_timeout_seconds = 600;  ///< from spawn to the ready line
-    int restarts = 3;                    ///< deaths in a row that stop the rank
+    /** Deaths in a row that stop the rank, counting only those over different tasks (or none):
+     *  a task that kills its worker again and again spends its own retries, not the rank's life. */
+    int restarts = 3;
 };
 
 /**
  * The rank's persistent exec worker (`exec.mode: worker`): started on the first task, fed
  * one JSON line per task on stdin, answering on SHARDRUN_ANSWER_FD. Slots call run_task()
  * concurrently; answers are matched by task_id. A timeout kills the worker's process group
- * (124) and the next task starts a fresh worker; a death fails the tasks in flight; too many
- * deaths in a row, or no ready line in time, throw RankFatalError.
+ * (124) and the next task starts a fresh worker; a death fails the tasks in flight (an attempt
+ * of each); too many deaths in a row over different tasks, or no ready line in time, throw
+ * RankFatalError.
  */
 class WorkerPool {
 public:
@@ -66,6 +70,12 @@ private:
     using Lock = std::unique_lock<std::mutex>;
     using Clock = std::chrono::steady_clock;
 
+    /**
+     * Whether task `id` may be sent now: a suspect (in flight at a worker death) goes alone, once
+     * nothing else is in flight, and nothing is sent beside it, nor while one waits for its turn.
+     */
+    bool my_turn(std::uint64_t id) const;
+    void wait_for_turn(Lock& lock, const TaskContext& context);
     /** The running, ready worker; `started_generation` is set when this call had to start it. */
     std::shared_ptr<Worker> ready_worker(Lock& lock, const TaskContext& context,
                                          const std::function<WorkerLaunch()>& make_launch,
@@ -98,6 +108,15 @@ private:
     std::uint64_t generation_ = 0;
     std::uint64_t sequence_ = 0;
     int deaths_in_row_ = 0;
+    std::vector<std::uint64_t> last_death_tasks_;  ///< the tasks in flight at the last death
+    /**
+     * Tasks in flight at a worker death, for the rest of the run: one of them may kill the worker
+     * again (on a retry, or the parts of its chunk being split), so each goes alone and the
+     * others in flight lose no attempt to it.
+     */
+    std::set<std::uint64_t> suspects_;
+    std::optional<std::uint64_t> alone_;  ///< the suspect in flight now
+    int suspects_waiting_ = 0;
     std::optional<std::string> broken_;
     bool draining_ = false;
     Clock::time_point drain_deadline_{};

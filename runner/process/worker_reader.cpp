@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "runner/process/worker_log.hpp"
@@ -152,18 +153,30 @@ void WorkerPool::worker_ended(Worker& worker, int status)
     worker.status = status;
     append_worker_note(log_path_, fmt::format("worker {} (pid {}) {}", worker.generation, worker.handle.pid,
                                               describe_wait_status(status)));
+    std::vector<std::uint64_t> held;  // the tasks it died on
     for (auto& [id, pending] : pending_) {
-        if (pending.generation == worker.generation && !pending.answer) pending.lost = true;
+        if (pending.generation == worker.generation && !pending.answer) {
+            pending.lost = true;
+            held.push_back(id);
+        }
     }
     if (!worker.retiring || worker.misbehaved) {
-        ++deaths_in_row_;
+        // A task that was in flight at the last death too is being retried (or split): its retries
+        // bound those deaths. Deaths over other tasks, or with none in flight, are the worker's own.
+        const bool retry = std::any_of(held.begin(), held.end(), [&](std::uint64_t id) {
+            return std::find(last_death_tasks_.begin(), last_death_tasks_.end(), id) != last_death_tasks_.end();
+        });
+        if (!retry) ++deaths_in_row_;
+        suspects_.insert(held.begin(), held.end());
+        last_death_tasks_ = std::move(held);
         if (deaths_in_row_ >= settings_.restarts && !broken_) {
-            broken_ = fmt::format("the exec worker '{}' {} ({} death{} in a row, exec.worker_restarts is {}; "
-                                  "last task {}); its output ends: {}",
+            const auto tail = worker_log_tail(log_path_);
+            broken_ = fmt::format("the exec worker '{}' {} ({} death{} in a row over different tasks, "
+                                  "exec.worker_restarts is {}; last task {}); its output ends: {}",
                                   worker.program, describe_wait_status(status), deaths_in_row_,
                                   deaths_in_row_ == 1 ? "" : "s", settings_.restarts,
                                   worker.last_task ? std::to_string(*worker.last_task) : "none (before its first task)",
-                                  worker_log_tail(log_path_));
+                                  tail.empty() ? "(it wrote nothing on stdout or stderr)" : tail);
         }
     }
     changed_.notify_all();

@@ -12,6 +12,7 @@
 #include "runner/process/results/result_files.hpp"
 #include "runner/process/results/task_shapes.hpp"
 #include "runner/job/param_shapes.hpp"
+#include "runner/tasks/chunk_split.hpp"
 #include "runner/tasks/exec_kind_internal.hpp"
 
 extern char** environ;
@@ -87,7 +88,8 @@ TaskOutcome ExecKind::run(const TaskContext& context) const
 TaskOutcome ExecKind::with_lengths(TaskOutcome outcome, const TaskContext& context) const
 {
     // The <field>_length columns (job/param_shapes.hpp) come after the declared fields.
-    if (outcome.status == io::TaskStatus::ok && !outcome.values.empty() && job::has_param_shapes(spec_.results)) {
+    // A chunk with failed rows keeps the other rows' values: they get their lengths too.
+    if (!outcome.values.empty() && job::has_param_shapes(spec_.results)) {
         append_lengths(outcome.values, task_shapes(spec_.results, std::nullopt, context.params));
     }
     return outcome;
@@ -102,8 +104,21 @@ TaskOutcome ExecKind::run_worker_task(const TaskContext& context, const std::vec
     // <field>.npy; what an earlier task or attempt left there goes first.
     OutputLease output(outputs_, outputs_.acquire(tasks_dir_of(context), context.host));
     const auto channels = result_channels(output->result_dir());
-    remove_result_files(channels, spec_.results);
-    auto outcome = pool_->run_task(context, answer_place(context, channels.dir), launch, peer_failed);
+    double startup_seconds = 0;  // every worker start the task waited for, the splitting's included
+    const RangeRun send = [&](const TaskContext& part) {
+        remove_result_files(channels, spec_.results);
+        auto answer = pool_->run_task(part, answer_place(part, channels.dir), launch, peer_failed);
+        startup_seconds += answer.startup_seconds;
+        return answer;
+    };
+    auto outcome = send(context);
+    if (may_split(outcome, context, spec_.results)) {
+        // One poison row must not fail its whole chunk: its halves run again until the row is found.
+        const auto began = outcome.began;
+        outcome = split_failed_chunk(context, spec_.results, outcome, send);
+        outcome.began = began;
+    }
+    outcome.startup_seconds = startup_seconds;
     // A failed task's files go to its folder for the user to look at, as do all with exec.keep_files.
     if (outcome.status != io::TaskStatus::ok || spec_.keep_files) {
         output->keep_results(context.task_dir, result_file_names(spec_.results));

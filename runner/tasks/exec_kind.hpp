@@ -52,7 +52,7 @@ private:
     /** The worker's argv, environment and log, expanded once for the rank (no per-task values). */
     process::WorkerLaunch worker_launch(const TaskContext& context, const std::vector<std::string>& group_env) const;
     std::vector<std::string> merged_env(std::vector<std::string> own) const;
-    /** A successful outcome with the <field>_length values of this task appended to its declared fields'. */
+    /** An outcome with values (ok, or a chunk with failed rows) with the <field>_length values of this task appended. */
     TaskOutcome with_lengths(TaskOutcome outcome, const TaskContext& context) const;
     /** argv[0] as the job file means it: a relative path with a '/' is relative to the job file's folder. */
     std::string from_job_dir(const std::string& program) const;

@@ -1,7 +1,8 @@
 """A persistent exec worker for the worker-mode tests, built on scripts/shardrun_worker.py.
 
 Each start appends a line to $WORKER_STARTS. Misbehaviour on purpose, chosen by environment:
-WORKER_KILL_TASK (SIGKILL itself on that task's first attempt), WORKER_HANG_TASK (never answer),
+WORKER_KILL_TASK (SIGKILL itself on that task's first attempt), WORKER_POISON_TASK (SIGKILL itself
+on every attempt of that task), WORKER_HANG_TASK (never answer),
 WORKER_MALFORMED_TASK (an answer whose result is not a number), WORKER_DIE_ALWAYS (exit on any
 task), WORKER_SLOW_START (seconds before the ready line), WORKER_SLEEP (seconds per task).
 """
@@ -31,6 +32,8 @@ def main():
             print("dying on purpose", file=sys.stderr, flush=True)
             os._exit(7)
         if task.task_id == task_env("WORKER_KILL_TASK") and task.attempt == 1:
+            os.kill(os.getpid(), signal.SIGKILL)
+        if task.task_id == task_env("WORKER_POISON_TASK"):
             os.kill(os.getpid(), signal.SIGKILL)
         if task.task_id == task_env("WORKER_HANG_TASK"):
             print(f"hanging on task {task.task_id}", file=sys.stderr, flush=True)

@@ -5,9 +5,12 @@ Worker mode (SHARDRUN_WORKER set) goes through the shardrun package's loop (scri
 arrays travel as base64 or as <result_dir>/e.npy (SHARDRUN_ARRAY_TRANSPORT decides); task mode writes
 $SHARDRUN_RESULT_DIR/e.npy through shardrun.result(). Misbehaviour on purpose, by environment:
 ROWS_AS_LIST (send e as nested lists), ROWS_WRONG_TASK=k (task k answers a full chunk's rows,
-however short its range).
+however short its range), ROWS_POISON=i,j,... (a range holding one of these rows kills the worker
+with SIGKILL, or with ROWS_POISON_RAISES fails inside `with task:` so the worker answers failed),
+ROWS_LOG=path (each range sent is appended there as "task_id start end").
 """
 import os
+import signal
 import sys
 
 import numpy as np
@@ -32,13 +35,29 @@ def answer(task_id, start, end):
     return {"e": e.tolist() if os.environ.get("ROWS_AS_LIST") else e, "n": end - start}
 
 
+def poisoned(start, end):
+    rows = os.environ.get("ROWS_POISON", "")
+    return any(start <= int(row) < end for row in rows.split(",") if row)
+
+
+def log_range(task_id, start, end):
+    if os.environ.get("ROWS_LOG"):
+        with open(os.environ["ROWS_LOG"], "a") as f:
+            f.write(f"{task_id} {start} {end}\n")
+
+
 def main():
     if not os.environ.get("SHARDRUN_WORKER"):
         start, end = int(os.environ["SHARDRUN_RANGE_START"]), int(os.environ["SHARDRUN_RANGE_END"])
         shardrun.result(**answer(int(os.environ["SHARDRUN_TASK_ID"]), start, end))
         return
     for task in shardrun.tasks():
+        log_range(task.task_id, *task.range)
+        if poisoned(*task.range) and not os.environ.get("ROWS_POISON_RAISES"):
+            os.kill(os.getpid(), signal.SIGKILL)
         with task:
+            if poisoned(*task.range):
+                raise ValueError(f"poison row in {list(task.range)}")
             task.done(answer(task.task_id, *task.range))
 
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "io/attempt_log.hpp"
+#include "io/row_failures.hpp"
 
 namespace shardrun::io {
 namespace {
@@ -46,6 +47,8 @@ TEST(AttemptLog, AnInterruptedRunAndItsResumeJoinInOrder)
     EXPECT_EQ(read[1].attempt, 2);
     EXPECT_EQ(read[1].host, "b");
     EXPECT_EQ(attempt_count(joined), 2);
+    // A chunk's failed rows travel in the same log (io/row_failures.hpp): they are no attempts.
+    EXPECT_EQ(attempt_count(joined + encode_row_failures({{7, 9, "poison"}, {8, 9, "poison"}})), 2);
     // The same attempts read twice (a master and a segment a kill left) are kept once.
     EXPECT_EQ(merge_attempt_logs(joined, first), joined);
 }

@@ -118,6 +118,8 @@ AttemptsEnd run_attempts(const LoopSettings& settings, tasks::TaskContext& conte
                                                  unix_now(), settings.rank, ok ? std::string() : outcome.message,
                                                  settings.host});
         if (agreed.all_ok) break;
+        // Its failing rows were found by splitting the chunk, each run alone: the chunk again would fail them again.
+        if (!outcome.row_failures.empty()) break;
         if (!fault.empty()) {
             end.device_fault = std::move(fault);  // the GPU failed, not the task: not retried here
             break;

@@ -85,7 +85,7 @@ void fill_reason(io::TaskRecord& record, AttemptsEnd& end, bool cut_short)
     } else if (record.status != io::TaskStatus::ok) {
         record.message = end.outcome.message;
     }
-    record.attempt_log = io::encode_attempts(end.attempts);
+    record.attempt_log = io::encode_attempts(end.attempts) + io::encode_row_failures(end.outcome.row_failures);
 }
 
 // Slurm's `scancel --signal=USR1` (the batch script's

@@ -137,7 +137,47 @@ class WorkerModeTest(unittest.TestCase):
         data = self.assert_all_answered(out, 60)
         self.assertTrue(all(n == 1 for n in data["tasks/attempts"]))
 
+    def test_poison_task_spends_its_retries_and_the_rank_goes_on(self):
+        # Issue 35, point 4: three deaths in a row on one task are its 3 attempts, not the rank's end.
+        work, job, out = self.start(tasks=10, retries=2, env={"WORKER_POISON_TASK": 2})
+
+        proc = run(["run", job, "-q"], np=1)
+
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        data = self.read(out)
+        self.assertEqual(list(data["tasks/status"]), [1, 1, 2] + [1] * 7)
+        self.assertEqual(int(data["tasks/attempts"][2]), 3)
+        self.assertEqual(int(data["tasks/exit_code"][2]), 128 + signal.SIGKILL)
+        ok = [i for i in range(10) if i != 2]
+        self.assertEqual([float(data["results/v"][i]) for i in ok], [2.0 * i for i in ok])
+        self.assertEqual(len(self.starts(work)), 4, "one worker, then a fresh one after each of the 3 deaths")
+        with h5py_module().File(out, "r") as f:
+            message = f["tasks/message"][2]
+            message = message.decode() if isinstance(message, bytes) else message
+        self.assertIn("the exec worker was killed by signal 9 on this task (attempt 3)", message)
+        status = run(["status", out])
+        self.assertIn("killed by signal 9 on this task (attempt 3)", status.stdout + status.stderr)
+        self.assertEqual(json.loads(run(["status", out, "--json"]).stdout)["failed"], 1)
+        self.assertEqual(worker_pids(work), [], "a worker outlived its rank")
+
+    def test_poison_task_beside_another_slot_spares_its_tasks(self):
+        # Tasks in flight beside the poison task lose at most the first death's attempt: after a
+        # death, the tasks it held are sent alone, so the poison task's next deaths take no other.
+        work, job, out = self.start(tasks=12, slots=2, retries=2, env={"WORKER_POISON_TASK": 3, "WORKER_SLEEP": "0.3"})
+
+        proc = run(["run", job, "-q"], np=1)
+
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        data = self.read(out)
+        self.assertEqual([int(s) for s in data["tasks/status"]], [1, 1, 1, 2] + [1] * 8)
+        self.assertEqual(int(data["tasks/attempts"][3]), 3)
+        self.assertTrue(all(int(n) <= 2 for i, n in enumerate(data["tasks/attempts"]) if i != 3))
+        ok = [i for i in range(12) if i != 3]
+        self.assertEqual([float(data["results/v"][i]) for i in ok], [2.0 * i for i in ok])
+
     def test_too_many_deaths_stop_the_rank(self):
+        # Deaths over different tasks are the worker's own fault: task 0 spends its 6 attempts
+        # (retries 5), task 1's death is the second over different tasks and stops the rank.
         work, job, out = self.start(tasks=10, retries=5, extra="", env={"WORKER_DIE_ALWAYS": 1})
         with open(job) as f:
             text = f.read().replace("  mode: worker", "  mode: worker\n  worker_restarts: 2")
@@ -147,10 +187,12 @@ class WorkerModeTest(unittest.TestCase):
         proc = run(["run", job, "-q"], np=1)
 
         self.assertNotEqual(proc.returncode, 0)
-        self.assertIn("2 deaths in a row", proc.stderr)
-        self.assertIn("last task 0", proc.stderr)
+        self.assertIn("2 deaths in a row over different tasks", proc.stderr)
+        self.assertIn("last task 1", proc.stderr)
         self.assertIn("dying on purpose", proc.stderr)
-        self.assertEqual(len(self.starts(work)), 2)
+        self.assertEqual(len(self.starts(work)), 7)
+        status = json.loads(run(["status", out, "--json"]).stdout)
+        self.assertEqual((status["failed"], status["ok"]), (1, 0), "task 0 failed; the rank stopped on task 1")
 
     def test_no_ready_line_in_time_is_a_clear_error(self):
         work, job, out = self.start(tasks=4, env={"WORKER_SLOW_START": 30})
