@@ -10,6 +10,7 @@
 #include "io/hdf5/dimension_scales.hpp"
 #include "io/hdf5/types.hpp"
 #include "io/single/row_selection.hpp"
+#include "io/task_rows/usage_columns.hpp"
 #include "io/single/single_sink.hpp"
 #include "io/task_rows/label_columns.hpp"
 
@@ -126,6 +127,10 @@ void create_task_columns(hid_t file, std::uint64_t task_count)
     create_column(tasks.get(), "start", H5T_NATIVE_DOUBLE, &no_time, task_count);
     create_column(tasks.get(), "end", H5T_NATIVE_DOUBLE, &no_time, task_count);
     create_column(tasks.get(), "exit_code", H5T_NATIVE_INT32, &zero, task_count);
+    const TaskRecord unmeasured;
+    create_column(tasks.get(), cpu_time_column, H5T_NATIVE_DOUBLE, &unmeasured.cpu_time, task_count);
+    create_column(tasks.get(), mem_peak_column, H5T_NATIVE_INT64, &unmeasured.mem_peak, task_count);
+    describe_usage_columns(tasks.get());
 }
 
 void SingleSink::write_tasks(const std::vector<std::size_t>& order, const Collective& transfer)
@@ -145,6 +150,8 @@ void SingleSink::write_tasks(const std::vector<std::size_t>& order, const Collec
     write_column_rows(tasks.get(), "start", H5T_NATIVE_DOUBLE, buffer_.start, ids, order, transfer);
     write_column_rows(tasks.get(), "end", H5T_NATIVE_DOUBLE, buffer_.end, ids, order, transfer);
     write_column_rows(tasks.get(), "exit_code", H5T_NATIVE_INT32, buffer_.exit_code, ids, order, transfer);
+    write_column_rows(tasks.get(), cpu_time_column, H5T_NATIVE_DOUBLE, buffer_.cpu_time, ids, order, transfer);
+    write_column_rows(tasks.get(), mem_peak_column, H5T_NATIVE_INT64, buffer_.mem_peak, ids, order, transfer);
     const auto status_type = hdf5::status_enum_type();
     write_column_rows(tasks.get(), "status", status_type.get(), buffer_.status, ids, order, transfer);
 }

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -75,6 +76,9 @@ struct TaskOutcome {
     std::optional<double> began;
     /** Seconds this call spent starting a worker (spawn to ready line): the rank's start-up, not the task's. */
     double startup_seconds = 0;
+    /** CPU seconds and peak resident bytes of the task's own process tree (exec, task mode); NaN / -1: not measured. */
+    double cpu_time = std::numeric_limits<double>::quiet_NaN();
+    std::int64_t mem_peak = -1;
 
     /** The one way to build a failed outcome: no values, `exit_code` and one line saying why. */
     static TaskOutcome failure(int exit_code, std::string message)
