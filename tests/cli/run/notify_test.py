@@ -1,16 +1,19 @@
 """`notify:` (issue 35, point 10): rank 0 runs notify.command through /bin/sh once when the run
 ends, with the summary JSON on stdin and in $SHARDRUN_NOTIFY_JSON, and POSTs it to notify.url
-with curl. The JSON holds the ending (end / fail), the counts, exit code, output path, elapsed
-time, scheduler ids and the first failure's reason. A failing notify command leaves exit 0 as it
-is, with one warning line; a hanging one is stopped after notify.timeout; `on:` picks the endings."""
+with curl. The JSON holds the ending (end / fail / drain, the last after a SIGUSR1), the counts,
+exit code, output path, elapsed time, scheduler ids and the first failure's reason. A failing
+notify command leaves exit 0 as it is, with one warning line; a hanging one is stopped after
+notify.timeout; without curl a URL costs one warning line; `on:` picks the endings; bad notify
+fields are exit 2 naming file:line:col and the field."""
 import http.server
 import json
 import os
 import shutil
+import signal
 import threading
 import unittest
 
-from harness import live_processes, run, scratch_dir
+from harness import live_processes, run, run_and_signal_rank, scratch_dir
 from jobs import write_job
 
 
@@ -82,6 +85,21 @@ notify: {notify}
         self.assertEqual(summary["first_failure"]["task_id"], 1)
         self.assertEqual(summary["first_failure"]["exit_code"], 3)
         self.assertIn("no input 1", summary["first_failure"]["message"])
+
+    def test_a_drained_run_notifies_once_with_its_pending_tasks(self):
+        job = self.job(f"{{command: 'cat >> {self.received}; echo >> {self.received}', on: [drain]}}",
+                       argv="[sleep, '1']", sweep="[0, 1, 2, 3, 4, 5, 6, 7]")
+
+        code, out, err = run_and_signal_rank(["run", job, "-q"], job, 0, signal.SIGUSR1, 1.5)
+
+        self.assertIn(code, (3, 4), out + err)
+        with open(self.received) as f:
+            lines = [line for line in f.read().splitlines() if line.strip()]
+        self.assertEqual(len(lines), 1, lines)  # once per run, by rank 0 only
+        summary = json.loads(lines[0])
+        self.assertEqual((summary["event"], summary["exit_code"]), ("drain", code))
+        self.assertGreater(summary["pending"], 0)
+        self.assertEqual(summary["ok"] + summary["pending"], 8)
 
     def test_endings_not_in_on_send_nothing(self):
         job = self.job(f"{{command: 'touch {self.received}', on: [fail, drain]}}")
