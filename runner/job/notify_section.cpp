@@ -43,12 +43,13 @@ void read_notify(const YAML::Node& root, const YamlContext& context, JobRead& jo
             context.fail(node["url"], "notify.url", fmt::format("'{}' is not an http:// or https:// URL", notify.url));
         }
     }
-    if (!notify.active()) context.fail(node, "notify", "needs a command, a url, or both");
     if (node["on"]) notify.on = read_endings(node["on"], context);
     if (node["timeout"]) {
         notify.timeout_seconds = read_duration(node["timeout"], context, "notify.timeout");
         if (notify.timeout_seconds <= 0) context.fail(node["timeout"], "notify.timeout", "must be above 0, e.g. 30s");
     }
+    // Last: a misspelt key or a wrong word is named before the section as a whole.
+    if (!notify.active()) context.fail(node, "notify", "needs a command, a url, or both");
 }
 
 }  // namespace shardrun::job
