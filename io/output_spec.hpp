@@ -53,6 +53,9 @@ struct JobMetadata {
      * job's, then each extension appends the points it added (README, "Extending a sweep").
      */
     std::vector<std::string> earlier_jobs;
+    std::string scheduler = "none";  ///< slurm | aws-batch | gcp-batch | pbs | lsf | mpirun | none
+    /** The scheduler's job, array, step and task ids as its variables gave them (name -> value), e.g. SLURM_JOB_ID. */
+    std::map<std::string, std::string> scheduler_ids;
 };
 
 /** One /params/<name> column: one value per task of the whole job (length T). */

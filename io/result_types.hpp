@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,10 @@ struct TaskRecord {
     std::string message;      ///< why it did not succeed, one line (/tasks/message); empty when ok
     std::string attempt_log;  ///< every attempt of it, as io/attempt_log.hpp encodes them (/attempts)
     TaskGpuUsage gpu;         ///< /tasks/gpu_* (NVML telemetry); unmeasured without NVML or a GPU
+    /** /tasks/cpu_time: user + system CPU seconds of the task's process tree (wait4); NaN: not measured. */
+    double cpu_time = std::numeric_limits<double>::quiet_NaN();
+    /** /tasks/mem_peak: the largest resident set (bytes) of the task's process or a waited-for descendant; -1: not measured. */
+    std::int64_t mem_peak = -1;
 };
 
 /**

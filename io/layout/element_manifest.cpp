@@ -30,7 +30,8 @@ json metadata_json(const JobMetadata& m)
                 {"world_size", m.world_size},   {"hostnames", m.hostnames},     {"library_versions", m.library_versions},
                 {"task_count", m.task_count},   {"first_task", m.first_task},   {"end_task", m.end_task},
                 {"param_names", m.param_names},
-                {"earlier_jobs", m.earlier_jobs}};
+                {"earlier_jobs", m.earlier_jobs},
+                {"scheduler", m.scheduler},     {"scheduler_ids", m.scheduler_ids}};
 }
 
 JobMetadata parse_metadata(const json& j)
@@ -52,6 +53,9 @@ JobMetadata parse_metadata(const json& j)
     j.at("end_task").get_to(m.end_task);
     j.at("param_names").get_to(m.param_names);
     m.earlier_jobs = j.value("earlier_jobs", std::vector<std::string>{});
+    // Absent from manifests written before they were recorded.
+    m.scheduler = j.value("scheduler", std::string("none"));
+    m.scheduler_ids = j.value("scheduler_ids", std::map<std::string, std::string>{});
     return m;
 }
 

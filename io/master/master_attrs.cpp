@@ -17,6 +17,7 @@
 #include "io/param_source.hpp"
 #include "io/task_rows/attempts_group.hpp"
 #include "io/task_rows/gpu_columns.hpp"
+#include "io/task_rows/usage_columns.hpp"
 #include "io/task_rows/label_columns.hpp"
 
 namespace shardrun::io::master {
@@ -53,6 +54,19 @@ void write_root_attrs(hid_t file, const MasterInfo& info)
     hdf5::write_attr(file, "tasks_skipped", static_cast<std::int64_t>(info.counts.skipped));
     if (!info.segments_digest.empty()) hdf5::write_attr(file, "segments_digest", info.segments_digest);
     if (!info.quarantined.empty()) hdf5::write_attr(file, "quarantined", info.quarantined);
+    write_scheduler_attrs(file, m);
+}
+
+void write_scheduler_attrs(hid_t file, const JobMetadata& m)
+{
+    // One attribute per id, named as its variable (f.attrs["SLURM_JOB_ID"]); scheduler_ids lists which they are.
+    hdf5::write_attr(file, "scheduler", m.scheduler);
+    std::vector<std::string> names;
+    for (const auto& [name, value] : m.scheduler_ids) {
+        hdf5::write_attr(file, name, value);
+        names.push_back(name);
+    }
+    hdf5::write_attr(file, "scheduler_ids", names);
 }
 
 namespace {
@@ -79,6 +93,9 @@ void write_task_columns(hid_t file, const TaskRows& rows)
     hdf5::write_column(tasks.get(), "end", H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE, rows.end.data(), n);
     hdf5::write_column(tasks.get(), "exit_code", H5T_NATIVE_INT32, H5T_NATIVE_INT32, rows.exit_code.data(), n);
     hdf5::write_strings(tasks.get(), "message", rows.message);
+    hdf5::write_column(tasks.get(), cpu_time_column, H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE, rows.cpu_time.data(), n);
+    hdf5::write_column(tasks.get(), mem_peak_column, H5T_NATIVE_INT64, H5T_NATIVE_INT64, rows.mem_peak.data(), n);
+    describe_usage_columns(tasks.get());
     if (any_gpu_usage(rows.gpu)) write_gpu_block(tasks.get(), n, 0, rows.gpu, gpu_scopes_of(rows.gpu));
     AttemptsWriter attempts(file);
     attempts.append(rows);

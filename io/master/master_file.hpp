@@ -63,6 +63,8 @@ void write_ranks(hid_t file, const std::vector<RankRow>& rows);
 
 /** Root attributes: provenance, versions, sizes, `complete`. */
 void write_root_attrs(hid_t file, const MasterInfo& info);
+/** Root attributes `scheduler`, `scheduler_ids` (the names) and one per id, named as its variable. */
+void write_scheduler_attrs(hid_t file, const JobMetadata& metadata);
 /** /tasks/<column>, length T. */
 void write_task_columns(hid_t file, const TaskRows& rows);
 /** CF `units` of /tasks/start and end (seconds since the epoch), so xarray decodes them. */

@@ -11,6 +11,7 @@
 #include "io/master/master_file.hpp"
 #include "io/task_rows/attempts_group.hpp"
 #include "io/task_rows/gpu_columns.hpp"
+#include "io/task_rows/usage_columns.hpp"
 #include "io/task_rows/label_columns.hpp"
 
 namespace fs = std::filesystem;
@@ -20,7 +21,7 @@ namespace {
 
 /** The open /tasks columns and /results datasets of a master being written. */
 struct MasterColumns {
-    hdf5::Dataset status, attempts, rank, host, device, start, end, exit_code, message;
+    hdf5::Dataset status, attempts, rank, host, device, start, end, exit_code, message, cpu_time, mem_peak;
     std::vector<hdf5::Dataset> results;
     hdf5::Group tasks;
     std::uint64_t task_count = 0;
@@ -39,7 +40,9 @@ MasterColumns create_columns(hid_t file, const std::vector<FieldSpec>& fields, s
                           create_code_column(tasks.get(), "host", task_count),
                           create_code_column(tasks.get(), "device", task_count), column("start", H5T_NATIVE_DOUBLE),
                           column("end", H5T_NATIVE_DOUBLE),     column("exit_code", H5T_NATIVE_INT32),
-                          column("message", string_type.get()), {}, {}, task_count, {}, {}};
+                          column("message", string_type.get()), column(cpu_time_column, H5T_NATIVE_DOUBLE),
+                          column(mem_peak_column, H5T_NATIVE_INT64), {}, {}, task_count, {}, {}};
+    describe_usage_columns(tasks.get());
     hdf5::write_attr(columns.status.get(), "values", std::string("pending=0 ok=1 failed=2 skipped=3"));
     columns.tasks = std::move(tasks);
     for (const auto& field : fields) {
@@ -63,6 +66,8 @@ void write_block(MasterColumns& columns, const std::vector<FieldSpec>& fields, s
     hdf5::write_column_block(columns.end.get(), H5T_NATIVE_DOUBLE, first, n, block.end.data());
     hdf5::write_column_block(columns.exit_code.get(), H5T_NATIVE_INT32, first, n, block.exit_code.data());
     hdf5::write_strings_block(columns.message.get(), first, block.message);
+    hdf5::write_column_block(columns.cpu_time.get(), H5T_NATIVE_DOUBLE, first, n, block.cpu_time.data());
+    hdf5::write_column_block(columns.mem_peak.get(), H5T_NATIVE_INT64, first, n, block.mem_peak.data());
     // Telemetry columns appear with the first measured block; earlier rows keep the fill ("not measured").
     if (any_gpu_usage(block.gpu)) write_gpu_block(columns.tasks.get(), columns.task_count, first, block.gpu, gpu_scopes_of(block.gpu));
     for (std::size_t f = 0; f < fields.size(); ++f) {

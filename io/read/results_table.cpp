@@ -155,7 +155,7 @@ void add_seconds(ResultsTable& table)
     table.columns.push_back(std::move(seconds));
 }
 
-/** GPU telemetry of a task that was not measured (NaN, or -1 in the integer columns) is missing, not a value. */
+/** GPU telemetry or accounting of a task that was not measured (NaN, or -1 in the integer columns) is missing, not a value. */
 void mark_unmeasured(TableColumn& column)
 {
     const auto n = std::visit([](const auto& values) { return values.size(); }, column.values);
@@ -181,7 +181,7 @@ void add_task_records(hid_t file, ResultsTable& table)
         if (!read_column(tasks.get(), name, table.task_count, column)) continue;
         column.is_time = column.is_float() && is_unix_time(tasks.get(), name);
         if (column.is_time) mark_unset_times(column);
-        if (name.rfind("gpu_", 0) == 0) mark_unmeasured(column);
+        if (name.rfind("gpu_", 0) == 0 || name == "cpu_time" || name == "mem_peak") mark_unmeasured(column);
         table.columns.push_back(std::move(column));
     }
     // Looked up among the /tasks columns only: a result field called start must not stand in.

@@ -126,6 +126,7 @@ std::string status_text(const StatusReport& report, bool by_host)
             << "; rebuild it from the shards with " << merge_command(report.path) << "\n";
     }
     if (report.array_count > 1) element_lines(out, report);
+    for (const auto& line : report.scheduler) out << "  scheduler: " << line << "\n";
     for (const auto& line : report.quarantined) out << "  GPU out of the job: " << line << "\n";
     for (const auto& task : report.failed_tasks) {
         out << "  failed task " << task.task_id << " (element " << task.array_index << ", rank " << task.rank
@@ -174,7 +175,8 @@ std::string status_json(const StatusReport& report)
                      {"unfinished_runs", report.unfinished_runs},
                      {"mismatched_elements", report.mismatched_elements},
                      {"element_problems", report.element_problems},
-                     {"quarantined", report.quarantined}};
+                     {"quarantined", report.quarantined},
+                     {"scheduler", report.scheduler}};
     if (report.array_count > 1) {
         j["finished_elements"] = finished_elements(report);
         j["merge_command"] = merge_command(report.path);

@@ -87,6 +87,14 @@ std::optional<int> failed_member(const std::string& message)
     return member;
 }
 
+/** "slurm SLURM_ARRAY_JOB_ID=4240 SLURM_JOB_ID=4242": what the status shows of a run's scheduler ids. */
+std::string scheduler_line(const std::string& scheduler, const std::map<std::string, std::string>& ids)
+{
+    std::string line = scheduler;
+    for (const auto& [name, value] : ids) line += " " + name + "=" + value;
+    return line;
+}
+
 using PerRank = std::map<std::pair<int, int>, RankCounts>;
 /** Per host: its counts and the (element, rank) pairs seen there. */
 using PerHost = std::map<std::string, std::pair<HostCounts, std::set<std::pair<int, int>>>>;
@@ -166,6 +174,10 @@ StatusReport from_shards(const std::string& path, std::size_t stderr_lines)
         for (const auto& line : manifest.quarantined) {
             report.quarantined.push_back(report.array_count > 1 ? "element " + std::to_string(index) + ": " + line : line);
         }
+        if (!manifest.metadata.scheduler_ids.empty()) {
+            const auto line = scheduler_line(manifest.metadata.scheduler, manifest.metadata.scheduler_ids);
+            report.scheduler.push_back(report.array_count > 1 ? "element " + std::to_string(index) + ": " + line : line);
+        }
         const bool running = layout::lock_held(path, index);
         if (running) {
             report.running_elements.push_back(index);
@@ -209,6 +221,11 @@ void read_master_counts(const std::string& path, StatusReport& report)
         report.task_count = static_cast<std::uint64_t>(hdf5::read_int_attr(file.get(), "task_count").value_or(0));
         report.array_count = static_cast<int>(hdf5::read_int_attr(file.get(), "array_count").value_or(1));
         report.quarantined = hdf5::read_string_list_attr(file.get(), "quarantined");
+        std::map<std::string, std::string> ids;
+        for (const auto& name : hdf5::read_string_list_attr(file.get(), "scheduler_ids")) {
+            ids[name] = hdf5::read_string_attr(file.get(), name).value_or("");
+        }
+        if (!ids.empty()) report.scheduler.push_back(scheduler_line(hdf5::read_string_attr(file.get(), "scheduler").value_or(""), ids));
     } catch (const Hdf5Error& error) {
         SHARDRUN_THROW(OutputError, path + " is not a readable shardrun results file (" + error.cause() + ")");
     }

@@ -61,6 +61,8 @@ struct StatusReport {
     std::vector<std::string> element_problems;  ///< why, one sentence per mismatched element
     /** GPUs quarantined by the run (issue 26), one line each: "rank 0: quarantined GPU cuda:0 (...) on host ...". */
     std::vector<std::string> quarantined;
+    /** The scheduler's ids of each element's last run, one line each: "slurm SLURM_JOB_ID=4242 ..." (empty: none set). */
+    std::vector<std::string> scheduler;
     /** Set when <path> exists but cannot be opened as results (then complete is false). */
     std::string master_problem;
     bool complete = false;

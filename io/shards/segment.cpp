@@ -17,6 +17,7 @@
 #include "io/shards/segment_mapping.hpp"
 #include "io/shards/segment_writer.hpp"
 #include "io/task_rows/gpu_columns.hpp"
+#include "io/task_rows/usage_columns.hpp"
 
 namespace fs = std::filesystem;
 
@@ -76,6 +77,7 @@ void write_segment_body(hid_t file, const SegmentHeader& header, const TaskRows&
     hdf5::write_fixed_strings(file, "message", rows.message);
     hdf5::write_fixed_strings(file, "attempt_log", rows.attempt_log);
     if (any_gpu_usage(rows.gpu)) write_gpu_compound(file, "gpu", rows.gpu);
+    write_usage_compound(file, rows);  // only where some task was measured
     auto results = hdf5::ensure_group(file, "results");
     std::vector<std::string> names;
     std::uint32_t results_crc = 0;
@@ -123,6 +125,7 @@ TaskRows read_columns(hid_t file)
         *column = hdf5::has_link(file, name) ? hdf5::read_strings(file, name) : std::vector<std::string>(rows.size());
     }
     rows.gpu = read_gpu_compound(file, "gpu", rows.size());  // absent without telemetry
+    read_usage_compound(file, rows);
     return rows;
 }
 
@@ -131,7 +134,8 @@ bool lengths_agree(const TaskRows& rows)
     const auto n = rows.size();
     return rows.status.size() == n && rows.attempts.size() == n && rows.rank.size() == n && rows.host.size() == n &&
            rows.device.size() == n && rows.start.size() == n && rows.end.size() == n && rows.exit_code.size() == n &&
-           rows.message.size() == n && rows.attempt_log.size() == n && rows.gpu.size() == n;
+           rows.message.size() == n && rows.attempt_log.size() == n && rows.gpu.size() == n &&
+           rows.cpu_time.size() == n && rows.mem_peak.size() == n;
 }
 
 Segment read_verified(const fs::path& path, bool with_fields, bool map_rows)

@@ -10,6 +10,7 @@
 #include "io/hdf5/dimension_scales.hpp"
 #include "io/hdf5/types.hpp"
 #include "io/single/row_selection.hpp"
+#include "io/task_rows/usage_columns.hpp"
 #include "io/single/single_sink.hpp"
 #include "io/task_rows/label_columns.hpp"
 
@@ -91,6 +92,16 @@ void rewrite_strings(hid_t file, hid_t tasks, const char* name, bool fixed)
     }
 }
 
+void ensure_usage_columns(hid_t tasks, std::uint64_t task_count)
+{
+    // A file begun before these columns existed (then resumed) gets them here, unmeasured.
+    if (hdf5::has_link(tasks, cpu_time_column)) return;
+    const TaskRecord unmeasured;
+    create_column(tasks, cpu_time_column, H5T_NATIVE_DOUBLE, &unmeasured.cpu_time, task_count);
+    create_column(tasks, mem_peak_column, H5T_NATIVE_INT64, &unmeasured.mem_peak, task_count);
+    describe_usage_columns(tasks);
+}
+
 }  // namespace
 
 void set_task_string_form(hid_t file, bool fixed)
@@ -126,6 +137,7 @@ void create_task_columns(hid_t file, std::uint64_t task_count)
     create_column(tasks.get(), "start", H5T_NATIVE_DOUBLE, &no_time, task_count);
     create_column(tasks.get(), "end", H5T_NATIVE_DOUBLE, &no_time, task_count);
     create_column(tasks.get(), "exit_code", H5T_NATIVE_INT32, &zero, task_count);
+    ensure_usage_columns(tasks.get(), task_count);
 }
 
 void SingleSink::write_tasks(const std::vector<std::size_t>& order, const Collective& transfer)
@@ -145,6 +157,9 @@ void SingleSink::write_tasks(const std::vector<std::size_t>& order, const Collec
     write_column_rows(tasks.get(), "start", H5T_NATIVE_DOUBLE, buffer_.start, ids, order, transfer);
     write_column_rows(tasks.get(), "end", H5T_NATIVE_DOUBLE, buffer_.end, ids, order, transfer);
     write_column_rows(tasks.get(), "exit_code", H5T_NATIVE_INT32, buffer_.exit_code, ids, order, transfer);
+    ensure_usage_columns(tasks.get(), hdf5::column_length(tasks.get(), "status"));
+    write_column_rows(tasks.get(), cpu_time_column, H5T_NATIVE_DOUBLE, buffer_.cpu_time, ids, order, transfer);
+    write_column_rows(tasks.get(), mem_peak_column, H5T_NATIVE_INT64, buffer_.mem_peak, ids, order, transfer);
     const auto status_type = hdf5::status_enum_type();
     write_column_rows(tasks.get(), "status", status_type.get(), buffer_.status, ids, order, transfer);
 }

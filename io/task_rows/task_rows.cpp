@@ -9,6 +9,7 @@
 #include "io/checksum/checksum.hpp"
 #include "io/errors.hpp"
 #include "io/task_rows/gpu_columns.hpp"
+#include "io/task_rows/usage_columns.hpp"
 
 namespace shardrun::io {
 namespace {
@@ -36,6 +37,8 @@ void TaskRows::clear()
     message.clear();
     attempt_log.clear();
     gpu.clear();
+    cpu_time.clear();
+    mem_peak.clear();
     for (auto& field : fields) field.clear();
 }
 
@@ -54,6 +57,8 @@ void TaskRows::append(const TaskRecord& record, const TaskValues& values, const 
     message.push_back(one_line(record.message));
     attempt_log.push_back(record.attempt_log);
     gpu.push_back(record.gpu);
+    cpu_time.push_back(record.cpu_time);
+    mem_peak.push_back(record.mem_peak);
     fields.resize(specs.size());
     for (std::size_t f = 0; f < specs.size(); ++f) {
         if (skip != nullptr && (*skip)[f]) continue;
@@ -68,7 +73,8 @@ void TaskRows::append(const TaskRecord& record, const TaskValues& values, const 
 TaskRecord TaskRows::record(std::size_t i) const
 {
     return TaskRecord{task_id[i], static_cast<TaskStatus>(status[i]), attempts[i], rank[i], host[i], device[i],
-                      start[i],   end[i],                             exit_code[i], message[i], attempt_log[i], gpu[i]};
+                      start[i],   end[i],                             exit_code[i], message[i], attempt_log[i], gpu[i],
+                      cpu_time[i], mem_peak[i]};
 }
 
 void TaskRows::assign_pending(std::uint64_t first, std::size_t n)
@@ -86,6 +92,8 @@ void TaskRows::assign_pending(std::uint64_t first, std::size_t n)
     message.assign(n, "");
     attempt_log.assign(n, "");
     gpu.assign(n, TaskGpuUsage{});
+    cpu_time.assign(n, TaskRecord{}.cpu_time);
+    mem_peak.assign(n, TaskRecord{}.mem_peak);
 }
 
 bool TaskRows::take_if_better(std::size_t k, const TaskRows& from, std::size_t i)
@@ -115,6 +123,8 @@ bool TaskRows::take_if_better(std::size_t k, const TaskRows& from, std::size_t i
     exit_code[k] = from.exit_code[i];
     message[k] = from.message[i];
     gpu[k] = from.gpu[i];
+    cpu_time[k] = from.cpu_time[i];
+    mem_peak[k] = from.mem_peak[i];
     return true;
 }
 
@@ -148,6 +158,11 @@ std::uint32_t TaskRows::columns_checksum() const
             crc = crc32c(crc, &row.xid_events, sizeof row.xid_events);
             crc = crc32c(crc, &row.mem_scope, sizeof row.mem_scope);
         }
+    }
+    // Likewise: a segment of tasks without accounting (built-in kinds, workers) checks as before it existed.
+    if (any_usage(*this)) {
+        crc = crc_of(crc, cpu_time);
+        crc = crc_of(crc, mem_peak);
     }
     return crc;
 }

@@ -26,6 +26,8 @@ struct TaskRows {
     std::vector<std::string> message;      ///< /tasks/message
     std::vector<std::string> attempt_log;  ///< encoded attempts (io/attempt_log.hpp), spread into /attempts
     std::vector<TaskGpuUsage> gpu;         ///< /tasks/gpu_*, written only where some row was measured
+    std::vector<double> cpu_time;          ///< /tasks/cpu_time (usage_columns.hpp), NaN: not measured
+    std::vector<std::int64_t> mem_peak;    ///< /tasks/mem_peak, -1: not measured
     std::vector<std::vector<std::byte>> fields;
 
     std::size_t size() const noexcept { return task_id.size(); }

@@ -9,6 +9,7 @@
 #include "io/task_rows/attempts_group.hpp"
 #include "io/task_rows/gpu_columns.hpp"
 #include "io/task_rows/label_columns.hpp"
+#include "io/task_rows/usage_columns.hpp"
 
 namespace shardrun::io {
 
@@ -34,6 +35,7 @@ TaskRows read_tasks_group(hid_t file, std::uint64_t first, std::size_t count)
                                                            : std::vector<std::string>(count);
     rows.attempt_log = read_attempt_logs(file, first, count);
     rows.gpu = read_gpu_block(tasks.get(), first, count);  // unmeasured rows where the file has no telemetry
+    read_usage_block(tasks.get(), first, count, rows);
     return rows;
 }
 

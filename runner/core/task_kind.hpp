@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -84,6 +85,9 @@ struct TaskOutcome {
      * not retried whole (its failing rows would fail again).
      */
     std::vector<io::RowFailure> row_failures;
+    /** CPU seconds and peak resident bytes of the task's own process tree (exec, task mode); NaN / -1: not measured. */
+    double cpu_time = std::numeric_limits<double>::quiet_NaN();
+    std::int64_t mem_peak = -1;
 
     /** The one way to build a failed outcome: no values, `exit_code` and one line saying why. */
     static TaskOutcome failure(int exit_code, std::string message)

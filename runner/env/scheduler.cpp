@@ -71,9 +71,21 @@ void detect_gcp(const EnvLookup& env, SchedulerInfo& info)
 
 }  // namespace
 
+const std::vector<std::string>& scheduler_id_variables()
+{
+    static const std::vector<std::string> names{
+        "SLURM_JOB_ID",     "SLURM_ARRAY_JOB_ID",        "SLURM_ARRAY_TASK_ID", "SLURM_STEP_ID",    "SLURM_CLUSTER_NAME",
+        "AWS_BATCH_JOB_ID", "AWS_BATCH_JOB_ARRAY_INDEX", "AWS_BATCH_JQ_NAME",   "BATCH_JOB_ID",     "BATCH_JOB_UID",
+        "BATCH_TASK_INDEX", "BATCH_TASK_COUNT"};
+    return names;
+}
+
 SchedulerInfo detect_scheduler(const EnvLookup& env)
 {
     SchedulerInfo info;
+    for (const auto& name : scheduler_id_variables()) {
+        if (auto value = env(name)) info.ids[name] = *value;
+    }
     detect_launcher(env, info);
     if (has(env, "SLURM_JOB_ID") || has(env, "SLURM_ARRAY_TASK_ID")) {
         detect_slurm(env, info);

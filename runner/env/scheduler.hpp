@@ -1,7 +1,9 @@
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "runner/env/env_lookup.hpp"
 
@@ -20,7 +22,16 @@ struct SchedulerInfo {
     std::optional<long> main_node_index;
     std::optional<long> launcher_rank;        ///< SLURM_PROCID, OMPI_COMM_WORLD_RANK, PMI_RANK
     std::optional<long> launcher_local_rank;  ///< SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID
+    /**
+     * The scheduler's own names for this run, as set (variable name -> value): Slurm's job, array,
+     * step and cluster, AWS Batch's job, array index and queue, Google Batch's job and task.
+     * Recorded in the output's provenance (scheduler_id_variables()).
+     */
+    std::map<std::string, std::string> ids;
 };
+
+/** The variables SchedulerInfo::ids is read from, in the order the docs list them. */
+const std::vector<std::string>& scheduler_id_variables();
 
 /**
  * Reads Slurm, AWS Batch, Google Cloud Batch, PBS, LSF and MPI launcher variables.

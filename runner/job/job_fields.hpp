@@ -106,6 +106,8 @@ inline constexpr JobField job_fields[] = {
      "the share of the GPU's SMs each task may use (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE)", 1},
     {"", "gpu_memory", FieldType::size, std::int64_t{0}, "a size such as 10G; with gpu_sharing: mps; absent: no limit",
      "GPU memory each task may allocate"},
+    {"", "notify", FieldType::mapping, Absent{}, "{command, url, on, timeout}; command or url or both",
+     "tell someone when the run ends: a command, a URL, or both, with the summary as JSON"},
 
     {"schedule", "kind", FieldType::choice, std::string_view("dynamic"), "static|block|cyclic|dynamic",
      "static and block: contiguous blocks; cyclic: round robin; dynamic: claims of a shrinking size"},
@@ -130,6 +132,14 @@ inline constexpr JobField job_fields[] = {
     {"exec", "keep_files", FieldType::boolean, false, "true|false", "keep result files in <output>.tasks/ after they are read"},
     {"exec", "cwd", FieldType::text, Derived{"the job file's folder"}, "a folder, relative to the job file's folder",
      "the program's working directory"},
+
+    {"notify", "command", FieldType::text, Absent{}, "a shell command line",
+     "run by /bin/sh on rank 0, the summary JSON on stdin and in the file $SHARDRUN_NOTIFY_JSON"},
+    {"notify", "url", FieldType::text, Absent{}, "an http:// or https:// URL", "the summary JSON is POSTed to it with curl"},
+    {"notify", "on", FieldType::list, Derived{"every ending: [end, fail, drain]"}, "a list of end, fail, drain (or one of them)",
+     "end: every task ok; fail: a task failed or the run gave up; drain: a drain or stop cut the run short"},
+    {"notify", "timeout", FieldType::duration, 30.0, "a duration above 0",
+     "a notify command or POST still running after this is stopped; the run's exit code never changes"},
 
     {"auto_device", "cpu_if", FieldType::text, Required{}, "a rule such as \"n < 1000 and m < 1000\"", "tasks it holds for run on the CPU"},
 };

@@ -18,6 +18,7 @@ JobRead read_sections(const YAML::Node& root, const YamlContext& context, const 
     read_execution(root, context, job);
     read_failure_fields(root, context, job);
     read_output(root, context, job);
+    read_notify(root, context, job);
     read_exec(root, context, job);
     read_gpu_fields(root, context, job);
     read_gpu_sharing(root, context, job);

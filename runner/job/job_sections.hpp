@@ -73,6 +73,8 @@ void read_execution(const YAML::Node& root, const YamlContext& context, JobRead&
 void read_failure_fields(const YAML::Node& root, const YamlContext& context, JobRead& job);
 /** `output:`, path (default results/<name>.h5) and layout. */
 void read_output(const YAML::Node& root, const YamlContext& context, JobRead& job);
+/** `notify:`, {command, url, on, timeout}: command or url required, `on` a list of end, fail, drain. */
+void read_notify(const YAML::Node& root, const YamlContext& context, JobRead& job);
 /** `exec:`, required when task is exec and refused otherwise; exec.cwd as written (job_paths.hpp resolves it). */
 void read_exec(const YAML::Node& root, const YamlContext& context, JobRead& job);
 /** telemetry_interval, gpu_fault_limit and auto_device (its rule is checked across sections). */

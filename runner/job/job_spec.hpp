@@ -51,6 +51,16 @@ struct OutputSpec {
     std::string layout{field_default<std::string_view>("output.layout")};  ///< shards | single
 };
 
+/** `notify:` — who hears of the run's end (runner/run/report/notify.hpp); inactive without command and url. */
+struct NotifySpec {
+    std::string command;  ///< a /bin/sh command line; empty: none
+    std::string url;      ///< POSTed to with curl; empty: none
+    std::vector<std::string> on{"end", "fail", "drain"};  ///< the endings that notify
+    double timeout_seconds = field_default<double>("notify.timeout");
+
+    bool active() const noexcept { return !command.empty() || !url.empty(); }
+};
+
 /** `exec:` — the user's program; argv elements may contain {param} templates. */
 struct ExecSpec {
     std::vector<std::string> argv;
@@ -123,6 +133,7 @@ struct JobSpec {
     /** Stop when the first this-many tasks all failed with one exit code; 0: off. */
     std::int64_t fail_fast = default_fail_fast;
     OutputSpec output;
+    NotifySpec notify;
     ExecSpec exec;
     FieldSites sites;
     /** `auto_device: {cpu_if: "n < 1000"}`: under device: auto, tasks it holds for run on the CPU

@@ -6,11 +6,13 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <chrono>
 #include <thread>
 
@@ -32,7 +34,8 @@ int spawn(const ProcessSpec& spec, pid_t& pid)
     arm_orphan_guard();
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    const char* input = spec.stdin_path.empty() ? "/dev/null" : spec.stdin_path.c_str();
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, input, O_RDONLY, 0);
     // O_NOFOLLOW: output files are never written through a symlink planted in the task folder.
     const auto output = [&actions](int target, int fd, const std::string& path) {
         if (fd >= 0) {
@@ -77,6 +80,21 @@ bool exited(pid_t pid, int pidfd, std::chrono::milliseconds wait)
         std::this_thread::sleep_for(nap);
         nap = std::min(nap * 2, std::chrono::microseconds(20000));
     }
+}
+
+/**
+ * SHARDRUN_NO_TASK_ACCOUNTING=1 turns the accounting off (/tasks/cpu_time and mem_peak then read
+ * "not measured"): only for benchmarks/run.d/accounting.py, which measures what it costs.
+ */
+bool task_accounting()
+{
+    static const bool on = std::getenv("SHARDRUN_NO_TASK_ACCOUNTING") == nullptr;
+    return on;
+}
+
+double seconds(const timeval& time)
+{
+    return static_cast<double>(time.tv_sec) + static_cast<double>(time.tv_usec) * 1e-6;
 }
 
 }  // namespace
@@ -128,7 +146,14 @@ ProcessResult run_process(const ProcessSpec& spec, const std::function<bool()>& 
     kill(-pid, SIGKILL);
     if (terminated && !spec.token.empty()) kill_tagged(spec.token);
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    rusage usage{};
+    // wait4, not waitpid: the same reap, and the kernel's accounting of the task comes with it.
+    const bool accounting = task_accounting();
+    while (wait4(pid, &status, 0, accounting ? &usage : nullptr) < 0 && errno == EINTR) {
+    }
+    if (accounting) {
+        result.cpu_seconds = seconds(usage.ru_utime) + seconds(usage.ru_stime);
+        result.peak_rss_bytes = std::int64_t{usage.ru_maxrss} * 1024;  // Linux counts ru_maxrss in KiB
     }
     if (WIFSIGNALED(status)) {
         result.signal = WTERMSIG(status);

@@ -2,7 +2,9 @@
 
 #include <spawn.h>
 
+#include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -19,12 +21,20 @@ struct ProcessResult {
     int exit_code = 0;     ///< exit status, 128 + signal when killed, 124 on timeout, 127 when not found
     bool timed_out = false;
     int signal = 0;        ///< the signal that ended it, 0 if it exited
+    /**
+     * The kernel's accounting from wait4(): user + system CPU seconds of the program and of the
+     * descendants it waited for, and the largest resident set among them (bytes; Linux keeps
+     * the maximum, not the sum). NaN and -1 when it did not start.
+     */
+    double cpu_seconds = std::numeric_limits<double>::quiet_NaN();
+    std::int64_t peak_rss_bytes = -1;
 };
 
 /** What to start and where its output goes. */
 struct ProcessSpec {
     std::vector<std::string> argv;
     std::vector<std::string> env;  ///< complete environment, "NAME=value"
+    std::string stdin_path;        ///< read as the child's stdin; empty: /dev/null
     std::string stdout_path;       ///< opened (created, truncated) in the child when stdout_fd < 0
     std::string stderr_path;
     int stdout_fd = -1;            ///< else the child's stdout is this open file (see task_output.hpp)

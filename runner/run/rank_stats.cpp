@@ -1,6 +1,7 @@
 #include "runner/run/rank_stats.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace shardrun::run {
 namespace {
@@ -39,8 +40,20 @@ void RankStats::add_interrupted(std::uint64_t task_id, double seconds)
     keep_longest(cut_short, {{seconds, task_id}}, cut_short_kept);
 }
 
+void RankStats::add_usage(double cpu_time, std::int64_t peak)
+{
+    if (!std::isnan(cpu_time)) {
+        cpu_seconds += cpu_time;
+        ++measured_tasks;
+    }
+    mem_peak = std::max(mem_peak, peak);
+}
+
 void RankStats::merge(const RankStats& later)
 {
+    cpu_seconds += later.cpu_seconds;
+    measured_tasks += later.measured_tasks;
+    mem_peak = std::max(mem_peak, later.mem_peak);
     ok += later.ok;
     failed += later.failed;
     interrupted += later.interrupted;

@@ -27,6 +27,10 @@ struct RankStats {
     bool drain_ran_out = false;      ///< this rank stopped its tasks when drain_timeout ran out
     double busy_seconds = 0;     ///< summed wall time of its tasks
     double startup_seconds = 0;  ///< exec workers: spawn to ready line, summed over the workers it started
+    /** /tasks/cpu_time summed over its measured tasks (exec, task mode), and how many were measured. */
+    double cpu_seconds = 0;
+    std::uint64_t measured_tasks = 0;
+    std::int64_t mem_peak = -1;  ///< the largest /tasks/mem_peak of its tasks; -1: none measured
     std::vector<std::pair<double, std::uint64_t>> slowest;  ///< (seconds, task id), longest first
     /** Interrupted tasks (seconds they ran, task id), longest first: the ones a drain could not wait for. */
     std::vector<std::pair<double, std::uint64_t>> cut_short;
@@ -40,6 +44,8 @@ struct RankStats {
     void add(std::uint64_t task_id, double seconds, bool ok, int exit_code, const std::string& message);
     /** Counts one task a stop or drain cut short after `seconds`. */
     void add_interrupted(std::uint64_t task_id, double seconds);
+    /** Counts a task's /tasks/cpu_time and mem_peak (NaN and -1: not measured). */
+    void add_usage(double cpu_time, std::int64_t peak);
     /** Adds a later loop's counts (tasks given back by quarantined ranks); `given_back` becomes the later's. */
     void merge(const RankStats& later);
 };

@@ -25,6 +25,7 @@
 #include "runner/run/loop/failure_budget.hpp"
 #include "runner/run/loop/given_back.hpp"
 #include "runner/run/loop/rank_loop_setup.hpp"
+#include "runner/run/report/notify.hpp"
 #include "runner/run/report/summary.hpp"
 #include "runner/run/setup/device_choice.hpp"
 #include "runner/run/setup/gpu_sharing_setup.hpp"
@@ -314,6 +315,11 @@ int run_job(const RunOptions& options)
         totals.launcher_banner_follows = exit_code != exit_ok && env::open_mpi_banner_follows();
         totals.stop_reason = stop_reason;
         print_summary(options, totals, all_stats);
+        // Last, once per run (per array element): the summary above is already out whatever the notifier does.
+        const auto& scheduler = environment.machine.scheduler;
+        const auto ending = notify_ending(exit_code);
+        const auto& notify = environment.job.spec.notify;
+        if (notify.active()) send_notify(notify, ending, notify_json(totals, all_stats, ending, {scheduler.name, scheduler.ids}));
     }
     return exit_code;
 }

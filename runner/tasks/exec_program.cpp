@@ -78,11 +78,17 @@ TaskOutcome ExecKind::run_program(const TaskContext& context, const std::vector<
     }
     const auto why = [&tail] { return tail.empty() ? std::string() : ": " + tail; };
     if (ended.timed_out || ended.signal != 0 || ended.exit_code != 0) keep_results();
-    if (ended.timed_out) return TaskOutcome::failure(ended.exit_code, fmt::format("timed out after {} s{}", timeout_seconds_, why()));
-    if (ended.signal != 0) return TaskOutcome::failure(ended.exit_code, fmt::format("killed by signal {}{}", ended.signal, why()));
-    if (ended.exit_code != 0) return TaskOutcome::failure(ended.exit_code, fmt::format("exited with status {}{}", ended.exit_code, why()));
-    if (!kept.empty()) return TaskOutcome::failure(1, kept);
-    TaskOutcome outcome;
+    // What the kernel accounted to the program, whatever became of the task.
+    const auto measured = [&ended](TaskOutcome outcome) {
+        outcome.cpu_time = ended.cpu_seconds;
+        outcome.mem_peak = ended.peak_rss_bytes;
+        return outcome;
+    };
+    if (ended.timed_out) return measured(TaskOutcome::failure(ended.exit_code, fmt::format("timed out after {} s{}", timeout_seconds_, why())));
+    if (ended.signal != 0) return measured(TaskOutcome::failure(ended.exit_code, fmt::format("killed by signal {}{}", ended.signal, why())));
+    if (ended.exit_code != 0) return measured(TaskOutcome::failure(ended.exit_code, fmt::format("exited with status {}{}", ended.exit_code, why())));
+    if (!kept.empty()) return measured(TaskOutcome::failure(1, kept));
+    auto outcome = measured(TaskOutcome{});
     if (spec_.results.empty()) return outcome;
     const auto rows = context.range ? std::optional<std::size_t>(context.range->end - context.range->start) : std::nullopt;
     const auto shapes = task_shapes(spec_.results, rows, context.params);
@@ -90,7 +96,7 @@ TaskOutcome ExecKind::run_program(const TaskContext& context, const std::vector<
     auto values = read_task_results(channels, spec_.results, shapes, &read);
     if (auto* reason = std::get_if<std::string>(&values)) {
         keep_results();
-        return TaskOutcome::failure(0, with_length_note(*reason, shapes));
+        return measured(TaskOutcome::failure(0, with_length_note(*reason, shapes)));
     }
     outcome.values = std::move(std::get<io::TaskValues>(values));
     // The values are in memory now; a rank that dies before committing them runs the task again.

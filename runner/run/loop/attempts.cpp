@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <array>
 #include <cstdint>
 #include <exception>
@@ -72,6 +73,13 @@ Agreed agree(const LoopSettings& settings, const tasks::TaskOutcome& outcome)
     return agreed;
 }
 
+/** The task's accounting covers every attempt: CPU seconds add up, the peak is the largest. */
+void add_usage(const tasks::TaskOutcome& outcome, AttemptsEnd& end)
+{
+    if (!std::isnan(outcome.cpu_time)) end.cpu_time = (std::isnan(end.cpu_time) ? 0.0 : end.cpu_time) + outcome.cpu_time;
+    end.mem_peak = std::max(end.mem_peak, outcome.mem_peak);
+}
+
 }  // namespace
 
 AttemptsEnd run_attempts(const LoopSettings& settings, tasks::TaskContext& context, const std::string& device_problem)
@@ -97,6 +105,7 @@ AttemptsEnd run_attempts(const LoopSettings& settings, tasks::TaskContext& conte
         } catch (const std::exception& error) {
             outcome = tasks::TaskOutcome::failure(1, error.what());
         }
+        add_usage(outcome, end);
         if (outcome.status == io::TaskStatus::ok && checks_values) {
             if (auto problem = shape_problem(outcome.values, settings.fields); !problem.empty()) {
                 outcome = tasks::TaskOutcome::failure(0, std::move(problem));

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +28,9 @@ struct AttemptsEnd {
      * its retries untouched. The evidence, for people.
      */
     std::string device_fault;
+    /** CPU seconds summed over the attempts, and the largest peak resident bytes of any (NaN / -1: none measured). */
+    double cpu_time = std::numeric_limits<double>::quiet_NaN();
+    std::int64_t mem_peak = -1;
 };
 
 /**

@@ -46,6 +46,7 @@ void LoopState::finish(const io::TaskRecord& record, const tasks::TaskOutcome& o
     std::lock_guard lock(mutex_);
     const bool ok = record.status == io::TaskStatus::ok;
     stats_.startup_seconds += outcome.startup_seconds;
+    stats_.add_usage(record.cpu_time, record.mem_peak);  // an interrupted task used its CPU too
     feed_.task_finished(ok, interrupted);
     if (!interrupted) {
         source_.task_finished(record.end - record.start);

@@ -74,6 +74,8 @@ void end_task(const LoopSettings& settings, std::optional<gpu::TelemetrySampler:
     record.status = end.outcome.status;
     record.attempts = attempts;
     record.exit_code = end.outcome.exit_code;
+    record.cpu_time = end.cpu_time;
+    record.mem_peak = end.mem_peak;
 }
 
 void fill_reason(io::TaskRecord& record, AttemptsEnd& end, bool cut_short)

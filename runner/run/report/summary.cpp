@@ -23,7 +23,8 @@ nlohmann::json to_json(const RankStats& stats)
     for (const auto& [seconds, id] : stats.cut_short) cut_short.push_back({{"task_id", id}, {"seconds", seconds}});
     nlohmann::json j = {{"rank", stats.rank}, {"ok", stats.ok}, {"failed", stats.failed}, {"already_done", stats.already_done},
             {"interrupted", stats.interrupted}, {"signal", stats.signal}, {"drain_ran_out", stats.drain_ran_out},
-            {"busy_seconds", stats.busy_seconds}, {"startup_seconds", stats.startup_seconds}, {"slowest", slowest}, {"cut_short", cut_short}, {"failures", failures}};
+            {"busy_seconds", stats.busy_seconds}, {"startup_seconds", stats.startup_seconds},
+            {"cpu_seconds", stats.cpu_seconds}, {"measured_tasks", stats.measured_tasks}, {"mem_peak", stats.mem_peak}, {"slowest", slowest}, {"cut_short", cut_short}, {"failures", failures}};
     if (!stats.quarantine.empty()) j["quarantine"] = stats.quarantine;  // issue 26: a GPU taken out of the job
     return j;
 }
@@ -40,6 +41,9 @@ RankStats from_json(const nlohmann::json& j)
     stats.drain_ran_out = j["drain_ran_out"];
     stats.busy_seconds = j["busy_seconds"];
     stats.startup_seconds = j["startup_seconds"];
+    stats.cpu_seconds = j["cpu_seconds"];
+    stats.measured_tasks = j["measured_tasks"];
+    stats.mem_peak = j["mem_peak"];
     for (const auto& s : j["slowest"]) stats.slowest.emplace_back(s["seconds"], s["task_id"]);
     for (const auto& s : j["cut_short"]) stats.cut_short.emplace_back(s["seconds"], s["task_id"]);
     for (const auto& f : j["failures"]) stats.failures.push_back({f["task_id"], f["exit_code"], f["message"]});
@@ -49,6 +53,9 @@ RankStats from_json(const nlohmann::json& j)
 
 struct Aggregate {
     std::uint64_t ok = 0, failed = 0, already_done = 0, interrupted = 0;
+    double cpu_seconds = 0;           ///< /tasks/cpu_time summed over the measured tasks
+    std::uint64_t measured_tasks = 0;
+    std::int64_t mem_peak = -1;       ///< the largest /tasks/mem_peak
     std::vector<std::string> signals;  ///< "SIGTERM to rank 1", in rank order
     bool drain_ran_out = false;
     double busy_min = 0, busy_max = 0, busy_mean = 0;
@@ -66,6 +73,9 @@ Aggregate aggregate(const std::vector<RankStats>& ranks)
         all.failed += r.failed;
         all.already_done += r.already_done;
         all.interrupted += r.interrupted;
+        all.cpu_seconds += r.cpu_seconds;
+        all.measured_tasks += r.measured_tasks;
+        all.mem_peak = std::max(all.mem_peak, r.mem_peak);
         if (r.signal != 0) all.signals.push_back(fmt::format("{} to rank {}", signal_name(r.signal), r.rank));
         all.drain_ran_out = all.drain_ran_out || r.drain_ran_out;
         all.busy_min = std::min(all.busy_min, r.busy_seconds);
@@ -169,6 +179,10 @@ std::string format_summary(const RunTotals& totals, const std::vector<RankStats>
     out += fmt::format("  busy per rank: min {:.2f} s, mean {:.2f} s, max {:.2f} s; imbalance {:.2f} (max/mean)\n",
                        all.busy_min, all.busy_mean, all.busy_max, all.busy_mean > 0 ? all.busy_max / all.busy_mean : 1.0);
     if (auto startup = startup_line(ranks); !startup.empty()) out += startup;
+    if (all.measured_tasks > 0) {
+        out += fmt::format("  CPU time of {} measured tasks: {:.2f} s; largest peak memory of one: {:.1f} MB (/tasks/cpu_time, mem_peak)\n",
+                           all.measured_tasks, all.cpu_seconds, static_cast<double>(all.mem_peak) / 1e6);
+    }
     if (!all.slowest.empty()) {
         std::vector<std::string> slow;
         for (const auto& [seconds, id] : all.slowest) slow.push_back(fmt::format("#{} {:.3f} s", id, seconds));
@@ -224,7 +238,9 @@ std::string summary_json(const RunTotals& totals, const std::vector<RankStats>& 
                               {"ok", all.ok}, {"failed", all.failed}, {"interrupted", all.interrupted},
                               {"already_done", all.already_done},
                               {"exit_code", totals.exit_code}, {"wall_seconds", totals.wall_seconds},
-                              {"output", totals.output_path}, {"ranks", per_rank}};
+                              {"output", totals.output_path}, {"ranks", per_rank},
+                              {"cpu_seconds", all.cpu_seconds}, {"measured_tasks", all.measured_tasks},
+                              {"mem_peak", all.mem_peak}};
     // "stopped": why the run ended early, when it did (a signal, or its failures).
     if (!totals.stop_reason.empty()) {
         summary["stopped"] = totals.stop_reason;

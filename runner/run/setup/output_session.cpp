@@ -44,6 +44,8 @@ io::JobMetadata make_metadata(collectives::Communicator& world, const PreparedJo
     metadata.end_task = element.last;
     metadata.param_names = job.spec.sweep.names();
     metadata.earlier_jobs = job.earlier_jobs;
+    metadata.scheduler = environment.scheduler.name;
+    metadata.scheduler_ids = environment.scheduler.ids;
     return metadata;
 }
 

@@ -122,7 +122,9 @@ class TableColumnsTest(unittest.TestCase):
         self.assertEqual(len(lines), 1, proc.stderr)
         self.assertIn("--columns", lines[0])
         self.assertIn("no column 'bogus'", lines[0])
-        self.assertIn("columns: task, n, v, status, attempts, device, end, exit_code, host, rank, start, seconds",
+        # cpu_time and mem_peak: /tasks columns since issue 35, point 10 (per-task accounting).
+        self.assertIn("columns: task, n, v, status, attempts, cpu_time, device, end, exit_code, host, mem_peak, rank, "
+                      "start, seconds",
                       lines[0].replace(", message", ""))
 
 

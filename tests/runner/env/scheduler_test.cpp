@@ -179,5 +179,23 @@ TEST(Scheduler, NonIntegerVariableIsAnError)
     EXPECT_THROW(detect_scheduler(env_from_map({{"BATCH_TASK_INDEX", "two"}})), UsageError);
 }
 
+TEST(Scheduler, IdsAreTheSetVariablesOfTheList)
+{
+    const auto info = detect_scheduler(env_from_map({{"SLURM_JOB_ID", "4242"},
+                                                     {"SLURM_ARRAY_JOB_ID", "4240"},
+                                                     {"SLURM_ARRAY_TASK_ID", "2"},
+                                                     {"SLURM_ARRAY_TASK_COUNT", "3"},
+                                                     {"SLURM_CLUSTER_NAME", "c1"}}));
+
+    const std::map<std::string, std::string> expected{
+        {"SLURM_JOB_ID", "4242"}, {"SLURM_ARRAY_JOB_ID", "4240"}, {"SLURM_ARRAY_TASK_ID", "2"}, {"SLURM_CLUSTER_NAME", "c1"}};
+    EXPECT_EQ(info.ids, expected);
+}
+
+TEST(Scheduler, NoSchedulerHasNoIds)
+{
+    EXPECT_TRUE(detect_scheduler(env_from_map({{"OMPI_COMM_WORLD_SIZE", "2"}})).ids.empty());
+}
+
 }  // namespace
 }  // namespace shardrun::env

@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <cerrno>
+#include <cmath>
 #include <chrono>
 #include <fstream>
 #include <thread>
@@ -201,6 +202,50 @@ TEST(Process, StopRequestEndsTheProcessWithoutATimeout)
     EXPECT_FALSE(result.timed_out);
     EXPECT_EQ(result.signal, SIGTERM);
     EXPECT_EQ(result.exit_code, 128 + SIGTERM);
+}
+
+TEST(Process, Wait4AccountsTheProgramsCpuTimeAndPeakMemory)
+{
+    TempDir dir;
+    // A child of the shell (waited for) writes 64 MiB: the peak is the child's, in bytes (not KiB).
+    auto spec = shell(dir, "python3 -c 'b = b\"x\" * (64 << 20)'");
+
+    const auto result = run_process(spec, never);
+
+    EXPECT_EQ(result.exit_code, 0);
+    EXPECT_GT(result.cpu_seconds, 0.0);
+    EXPECT_LT(result.cpu_seconds, 30.0);
+    EXPECT_GE(result.peak_rss_bytes, std::int64_t{64} << 20);
+    EXPECT_LT(result.peak_rss_bytes, std::int64_t{256} << 20);
+}
+
+TEST(Process, AProgramThatDidNotStartIsNotMeasured)
+{
+    TempDir dir;
+    ProcessSpec spec;
+    spec.argv = {"/nonexistent/program"};
+
+    const auto result = run_process(spec, never);
+
+    EXPECT_FALSE(result.started);
+    EXPECT_TRUE(std::isnan(result.cpu_seconds));
+    EXPECT_EQ(result.peak_rss_bytes, -1);
+}
+
+TEST(Process, StdinComesFromTheGivenFile)
+{
+    TempDir dir;
+    std::ofstream(dir.file("in")) << "from the file\n";
+    auto spec = shell(dir, "cat");
+    spec.stdin_path = dir.file("in");
+
+    const auto result = run_process(spec, never);
+
+    EXPECT_EQ(result.exit_code, 0);
+    std::ifstream out(dir.file("stdout"));
+    std::string line;
+    std::getline(out, line);
+    EXPECT_EQ(line, "from the file");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -134,6 +135,30 @@ TEST(Summary, JsonSummaryHasTotalsAndRanks)
     EXPECT_EQ(parsed["tasks"], 4);
     ASSERT_EQ(parsed["ranks"].size(), 2u);
     EXPECT_EQ(parsed["ranks"][0]["failures"][0]["exit_code"], 127);
+}
+
+TEST(Summary, MeasuredTasksGiveTheirCpuTimeAndLargestPeak)
+{
+    auto ranks = two_ranks();
+    ranks[0].add_usage(1.25, 200'000'000);
+    ranks[1].add_usage(0.75, 50'000'000);
+    ranks[1].add_usage(std::numeric_limits<double>::quiet_NaN(), -1);  // a task not measured
+    const RunTotals totals{"heat", 4, 12.5, false, "results/heat.h5"};
+
+    const auto text = format_summary(totals, ranks);
+    const auto parsed = nlohmann::json::parse(summary_json(totals, ranks));
+
+    EXPECT_TRUE(contains(text, "CPU time of 2 measured tasks: 2.00 s; largest peak memory of one: 200.0 MB")) << text;
+    EXPECT_EQ(parsed["cpu_seconds"], 2.0);
+    EXPECT_EQ(parsed["measured_tasks"], 2);
+    EXPECT_EQ(parsed["mem_peak"], 200'000'000);
+}
+
+TEST(Summary, NoMeasuredTaskPrintsNoCpuLine)
+{
+    const RunTotals totals{"heat", 4, 12.5, false, "results/heat.h5"};
+
+    EXPECT_FALSE(contains(format_summary(totals, two_ranks()), "CPU time")) << format_summary(totals, two_ranks());
 }
 
 }  // namespace
