@@ -73,13 +73,25 @@ struct IdRun {
 };
 
 /**
+ * A task not committed ok whose earlier runs made attempts (it failed, or a drain interrupted
+ * it): the next run numbers its attempts after them, so SHARDRUN_ATTEMPT, a worker's `attempt`
+ * and /attempts agree however the task runs (issue 35, point 3).
+ */
+struct EarlierAttempts {
+    std::uint64_t task_id = 0;
+    std::int32_t attempts = 0;
+};
+
+/**
  * committed_tasks() as sorted, disjoint runs of ids, read in memory that does not grow with
- * the task count: what the runner broadcasts. When <path> is a complete master of this job
+ * the task count: what the runner broadcasts; `earlier` (when given) gets the attempt counts of
+ * the tasks that are not ok (one entry each). When <path> is a complete master of this job
  * with every task ok, written from exactly the segments there are now (same names, inodes,
  * sizes and times: nothing was added, removed or rewritten since), that is one run read from
  * its attributes, no row read; otherwise every segment is read and verified as above.
  */
-std::vector<IdRun> committed_runs(const OutputOptions& options, const JobMetadata& metadata);
+std::vector<IdRun> committed_runs(const OutputOptions& options, const JobMetadata& metadata,
+                                  std::vector<EarlierAttempts>* earlier = nullptr);
 
 /**
  * Every rank: the sink its finished tasks go to, as rank comm.rank() of the run. layout shards:
@@ -128,6 +140,12 @@ OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& m
                               const std::vector<std::string>& quarantined = {});
 
 /**
+ * Rank 0, when a run ends in order without finishing (a drain or stop, exit 3 or 4): marks the
+ * element's manifest `stopped`, so that `status` and the next run do not take it for a killed one.
+ */
+void record_stopped_run(const OutputOptions& options, const JobMetadata& metadata);
+
+/**
  * Rank 0, once prepare_output() has the lock: writes <path>.shards/a<index>/params.h5 (the
  * /params and /ranges of the whole job, temp name then rename), so that `table`, `export`
  * and `report` label the rows of the running job (io/read/live_snapshot.hpp). Nothing for a
@@ -144,6 +162,7 @@ OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& m
 struct MergeReport {
     OutputSummary summary;
     int array_count = 0;
+    int merged_elements = 0;               ///< elements whose rows were read (started ones)
     std::vector<int> missing_elements;     ///< never started
     std::vector<int> incomplete_elements;  ///< started but not finished (or still running)
     /** 0 when every element finished and every task has a final status, else 1. */

@@ -67,6 +67,7 @@ ElementManifest parse_manifest(const json& j)
     manifest.layout = j.at("layout").get<std::string>() == "single" ? Layout::single : Layout::shards;
     j.at("created").get_to(manifest.created);
     j.at("finished").get_to(manifest.finished);
+    manifest.stopped = j.value("stopped", 0.0);
     j.at("complete").get_to(manifest.complete);
     manifest.consolidated = j.value("consolidated", false);
     for (const auto& field : j.at("fields")) {
@@ -118,6 +119,7 @@ void write_manifest(const std::string& path, const ElementManifest& manifest)
                  {"layout", manifest.layout == Layout::single ? "single" : "shards"},
                  {"created", manifest.created},
                  {"finished", manifest.finished},
+                 {"stopped", manifest.stopped},
                  {"complete", manifest.complete},
                  {"consolidated", manifest.consolidated},
                  {"fields", fields},

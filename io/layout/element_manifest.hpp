@@ -20,6 +20,11 @@ struct ElementManifest {
     Layout layout = Layout::shards;
     double created = 0;   ///< seconds since the epoch, first run of this element
     double finished = 0;  ///< 0 until finalize_output
+    /**
+     * When its last run ended in order without finishing (a drain or stop, exit 3 or 4, after its
+     * summary; record_stopped_run); 0 while a run goes on or after one that was killed.
+     */
+    double stopped = 0;
     bool complete = false;  ///< every task of the element has a final status
     /**
      * The master <path> holds every row this element committed before this was set; its

@@ -55,7 +55,8 @@ void append_run(std::vector<IdRun>& runs, std::uint64_t id)
 
 }  // namespace
 
-std::vector<IdRun> committed_runs(const OutputOptions& options, const JobMetadata& metadata)
+std::vector<IdRun> committed_runs(const OutputOptions& options, const JobMetadata& metadata,
+                                  std::vector<EarlierAttempts>* earlier)
 {
     const auto first = metadata.first_task;
     const auto end = std::max(first, std::min(metadata.end_task, metadata.task_count));
@@ -69,7 +70,11 @@ std::vector<IdRun> committed_runs(const OutputOptions& options, const JobMetadat
     TaskRows block;
     while (stream.next(block)) {
         for (std::size_t i = 0; i < block.size(); ++i) {
-            if (block.status[i] == static_cast<std::int8_t>(TaskStatus::ok)) append_run(runs, block.task_id[i]);
+            if (block.status[i] == static_cast<std::int8_t>(TaskStatus::ok)) {
+                append_run(runs, block.task_id[i]);
+            } else if (earlier != nullptr && block.attempts[i] > 0) {
+                earlier->push_back({block.task_id[i], block.attempts[i]});
+            }
         }
     }
     warn(stream.problems());
@@ -142,6 +147,14 @@ void publish_params(const OutputOptions& options, const JobMetadata& metadata, c
     // A consolidated element's master holds them already: stored once (readers take the master's).
     if (const auto manifest = read_manifest(options.path, metadata.array_index); manifest && manifest->consolidated) return;
     write_params_file(layout::params_path(options.path, metadata.array_index), params);
+}
+
+void record_stopped_run(const OutputOptions& options, const JobMetadata& metadata)
+{
+    auto manifest = read_manifest(options.path, metadata.array_index);
+    if (!manifest) return;
+    manifest->stopped = now_seconds();
+    write_manifest(options.path, *manifest);
 }
 
 OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& metadata,

@@ -139,8 +139,15 @@ MergeReport merge_output(const std::string& path)
 {
     auto elements = read_elements(path);
     if (!elements.reference) {
+        // Name what is there (a whole-array scancel leaves elements started and none finished).
+        std::string started;
+        for (const auto& [index, manifest] : elements.present) started += (started.empty() ? "" : ", ") + std::to_string(index);
         SHARDRUN_THROW(OutputError, "no array element of " + path + " has finished (nothing in " + layout::shards_dir(path).string() +
-                                    " to learn the job from); run the array elements first");
+                                    " to learn the job from); " +
+                                    (started.empty() ? std::string("none has started: run the array elements first")
+                                                     : "started but not finished: " + started +
+                                                           "; rerun them with --resume (each element: --array-index N), "
+                                                           "then merge"));
     }
     check_master_readable(path, elements);
     auto info = merged_info(path, elements);
@@ -148,6 +155,7 @@ MergeReport merge_output(const std::string& path)
     info.param_source = &params;
     MergeReport report;
     report.array_count = info.metadata.array_count;
+    report.merged_elements = static_cast<int>(elements.present.size());
     TaskStream stream(0, info.metadata.task_count, info.fields, TaskStream::Reads::with_results);  // copying verifies results
     std::vector<bool> seen(static_cast<std::size_t>(report.array_count), false);
     for (const auto& [index, manifest] : elements.present) {

@@ -243,6 +243,7 @@ OutputLock prepare_output(const OutputOptions& options, const JobMetadata& metad
     manifest.job_hash = job_hash(metadata);
     manifest.layout = options.layout;
     manifest.finished = 0;
+    manifest.stopped = 0;
     manifest.complete = false;
     write_manifest(options.path, manifest);
     return lock;

@@ -59,7 +59,10 @@ std::string clock_time(double seconds) { return iso8601_utc(seconds).substr(11, 
 std::optional<UnfinishedRun> unfinished_run(const std::string& path, int array_index)
 {
     const auto manifest = read_manifest(path, array_index);
-    if (!manifest || manifest->finished > 0 || layout::lock_held(path, array_index)) return std::nullopt;
+    // stopped: it ended in order (a drain or stop) and said so in its summary; no crash to report.
+    if (!manifest || manifest->finished > 0 || manifest->stopped > 0 || layout::lock_held(path, array_index)) {
+        return std::nullopt;
+    }
     UnfinishedRun run;
     run.holder = holder_of(path, array_index);
     for (const int rank : layout::rank_indexes(path, array_index)) {
@@ -73,8 +76,8 @@ std::optional<UnfinishedRun> unfinished_run(const std::string& path, int array_i
 std::string unfinished_run_line(const UnfinishedRun& run)
 {
     std::ostringstream line;
-    line << "the last run ended without a summary (its ranks were killed: one rank's death ends them all under "
-            "mpirun, or a host crashed)";
+    line << "the last run ended without a summary (its ranks ended at once: a rank was killed, and one rank's "
+            "death ends them all under mpirun; a second stop signal; or a host crashed)";
     if (!run.holder.empty()) line << "; it was " << run.holder;
     if (run.last_commits.empty()) line << "; no rank committed anything;";
     for (std::size_t i = 0; i < run.last_commits.size(); ++i) {

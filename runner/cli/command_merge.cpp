@@ -38,7 +38,7 @@ int MergeCommand::run()
     const auto report = io::merge_output(path_);
     if (remote) remote->publish();
     const auto& s = report.summary;
-    std::cout << "shardrun: merged " << report.array_count << " array element(s) into "
+    std::cout << "shardrun: merged " << report.merged_elements << " of " << report.array_count << " array element(s) into "
               << (remote ? remote->remote().url : s.master_path) << ": " << s.ok
               << " ok, " << s.failed << " failed, " << s.skipped << " skipped, " << s.pending << " pending\n";
     if (!report.missing_elements.empty()) {

@@ -87,6 +87,21 @@ std::string clear_stale_outputs(const std::string& task_dir)
     return error;
 }
 
+std::string remove_kept_results(const std::string& task_dir, const std::vector<std::string>& names)
+{
+    const int dir_fd = open_dir(task_dir);
+    if (dir_fd < 0) return errno == ENOENT ? std::string() : open_dir_error(task_dir, errno);
+    std::string error;
+    for (const auto& name : names) {
+        if (unlinkat(dir_fd, name.c_str(), 0) != 0 && errno != ENOENT) {
+            error = fmt::format("cannot remove {}/{} left by a failed attempt: {}", task_dir, name, errno_text(errno));
+            break;
+        }
+    }
+    close(dir_fd);
+    return error;
+}
+
 int kept_attempts(const std::string& task_dir)
 {
     DIR* dir = opendir(task_dir.c_str());  // most tasks have no folder: one failed call

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 /**
  * @file
@@ -25,6 +26,13 @@ std::string prepare_task_dir(const std::string& task_dir, bool* fresh = nullptr)
  * result.json, so nothing stale is read or shown; creates nothing.
  */
 std::string clear_stale_outputs(const std::string& task_dir);
+
+/**
+ * Removes the result files `names` that a failed earlier attempt left in `task_dir` (kept there
+ * for the user to look at), once a later attempt succeeded: a truncated loss.npy beside a task
+ * that is ok would read as its result. Creates nothing; no folder is no error.
+ */
+std::string remove_kept_results(const std::string& task_dir, const std::vector<std::string>& names);
 
 /**
  * The highest attempt number k of the per-attempt output `stdout.<k>` or `stderr.<k>` kept in

@@ -168,7 +168,7 @@ TaskOutcome WorkerPool::lost_outcome(const Worker& worker, const TaskContext& co
     // The attempt counts over runs (a resume goes on counting), as /attempts does.
     return TaskOutcome::failure(exit_code_of(worker.status),
                    fmt::format("the exec worker {} on this task (attempt {}); a fresh one starts for the next task",
-                               describe_wait_status(worker.status), context.attempt_base + context.attempt));
+                               describe_wait_status(worker.status), context.attempt_number()));
 }
 
 TaskOutcome WorkerPool::answered(WorkerAnswer answer, const TaskContext& context)

@@ -142,6 +142,7 @@ LoopSettings loop_settings(const PreparedJob& job, const env::RunEnvironment& ma
         .retries = job.spec.retries,
         .slots = job.spec.slots_per_rank,
         .committed = output.committed(),
+        .earlier_attempts = &output.earlier_attempts(),
         .stop = &stop_requested(),
         .claims_closed = &claims_closed(),
         .drain_timeout_seconds = job.spec.drain_timeout_seconds,
@@ -188,8 +189,9 @@ public:
             collectives::allgather_strings(world, fmt::format("rank {} on {}", topo.world_rank, topo.host)),
             collectives::mpi::threads_may_call_mpi(),
             [](const std::string& line) {
-                // A stop signal came first: mpirun is ending the job itself, ranks going is part of it.
-                if (first_signal() == SIGTERM || first_signal() == SIGINT) return;
+                // A stop came first (a signal here, or another rank's stop): mpirun is ending the job
+                // itself, or a rank asked twice ended at once; ranks going is part of it.
+                if (first_signal() == SIGTERM || first_signal() == SIGINT || stop_level() == StopLevel::stop) return;
                 std::cerr << "shardrun: " << line << std::endl;
                 request_stop();
                 std::this_thread::sleep_for(std::chrono::seconds(2));  // the ranks commit what finished

@@ -156,7 +156,7 @@ std::string slurm_merge_script(const SubmitOptions& options, const SubmitFiles& 
 "$shardrun" merge "$output"
 status=$?
 if [ "$status" -ne 0 ]; then
-    echo "shardrun: MERGE INCOMPLETE (exit $status): $output lacks the array elements named above." >&2
+    echo "shardrun: MERGE INCOMPLETE (exit $status): $output lacks array elements; merge's lines above name them." >&2
     echo "shardrun: rerun each of them with: sbatch --array=<element> )" +
             shell_quote((files.dir / "run.sbatch").string()) + R"( (it resumes), then: $shardrun merge $output" >&2
 fi

@@ -99,6 +99,8 @@ TaskOutcome ExecKind::run_program(const TaskContext& context, const std::vector<
         return measured(TaskOutcome::failure(0, with_length_note(*reason, shapes)));
     }
     outcome.values = std::move(std::get<io::TaskValues>(values));
+    // An earlier attempt that failed kept its result files in the folder: stale now (best effort).
+    if (results_in_slot_ && attempt > 1) process::remove_kept_results(context.task_dir, result_file_names(spec_.results));
     // The values are in memory now; a rank that dies before committing them runs the task again.
     if (!spec_.keep_files) remove_files(read);
     return outcome;

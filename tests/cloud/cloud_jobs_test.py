@@ -171,7 +171,7 @@ class AwsBatchJobsTest(CloudJobsBase, unittest.TestCase):
         self.assertNotIn(self.prefix, self.store.keys(self.prefix), "no element writes the master")
         merge = json.loads(self.generated()["merge-job.json"])["containerProperties"]
         out, _ = self.finish(self.start("merge", merge["command"], {e["name"]: e["value"] for e in merge["environment"]}), 0)
-        self.assertIn("merged 3 array element(s)", out)
+        self.assertIn("merged 3 of 3 array element(s)", out)
         self.check_master()
 
     def test_multinode_job_of_one_node_meets_in_the_bucket(self):

@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "collectives/communicator.hpp"
@@ -36,6 +37,8 @@ struct LoopSettings {
     int retries = 0;
     int slots = 1;                          ///< tasks run at once on this rank
     const std::vector<bool>* committed = nullptr;  ///< ids finished by an earlier run (resume)
+    /** Attempts earlier runs made of tasks not committed ok (resume): attempt numbers go on from them. */
+    const std::unordered_map<std::uint64_t, int>* earlier_attempts = nullptr;
     /** Running tasks must stop (see interrupt.hpp); also closes claims when `claims_closed` is null. */
     const std::atomic<bool>* stop = nullptr;
     /** The stop was asked for (drain, SIGTERM). */

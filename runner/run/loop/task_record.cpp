@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <iostream>
@@ -37,7 +38,14 @@ io::TaskRecord begin_task(const LoopSettings& settings, tasks::TaskContext& cont
         auto_sends_to_cpu(true, requested, routes_to_cpu(*settings.route, params))) {
         context.device = routed_cpu_binding(*settings.route);
     }
+    // After the attempts of earlier runs: those the output records (a worker's or a kernel's task
+    // keeps no per-attempt files) and those whose output its folder keeps.
     context.attempt_base = context.task_dir.empty() ? 0 : process::kept_attempts(context.task_dir);
+    if (settings.earlier_attempts != nullptr) {
+        if (const auto found = settings.earlier_attempts->find(id); found != settings.earlier_attempts->end()) {
+            context.attempt_base = std::max(context.attempt_base, found->second);
+        }
+    }
     return {id, io::TaskStatus::ok, 0, settings.rank, settings.host, context.device.label(), unix_now(), 0, 0};
 }
 

@@ -88,16 +88,22 @@ OutputSession::~OutputSession() = default;
 void OutputSession::load_committed(placement::IdRange element)
 {
     // Runs of ids, not one id per task: a complete output is a single run (io::committed_runs).
-    std::vector<std::uint64_t> bounds;
+    std::vector<std::uint64_t> bounds, earlier;  // earlier: (task id, attempts) pairs
     run_agreed(world_, [&] {
         if (rank_ != 0) return;
-        for (const auto& run : io::committed_runs(options_, metadata_)) {
+        std::vector<io::EarlierAttempts> attempts;
+        for (const auto& run : io::committed_runs(options_, metadata_, &attempts)) {
             bounds.push_back(run.first);
             bounds.push_back(run.end);
         }
+        for (const auto& task : attempts) earlier.insert(earlier.end(), {task.task_id, static_cast<std::uint64_t>(task.attempts)});
     });
     bounds.resize(world_.broadcast_value<std::uint64_t>(bounds.size(), 0));
     world_.broadcast(std::span<std::uint64_t>(bounds), 0);
+    earlier.resize(world_.broadcast_value<std::uint64_t>(earlier.size(), 0));
+    world_.broadcast(std::span<std::uint64_t>(earlier), 0);
+    earlier_attempts_.clear();
+    for (std::size_t i = 0; i + 1 < earlier.size(); i += 2) earlier_attempts_[earlier[i]] = static_cast<int>(earlier[i + 1]);
     committed_.assign(element.last, false);
     committed_count_ = 0;
     for (std::size_t i = 0; i + 1 < bounds.size(); i += 2) {
@@ -124,7 +130,13 @@ void OutputSession::finish(bool interrupted, const std::vector<RankStats>& ranks
         sink_.reset();
         if (remote_) remote_->flush_uploads();
     });
-    if (interrupted) return;
+    if (interrupted) {
+        // In order, and said so in its summary: not a killed run (io/read/unfinished_run.hpp).
+        run_agreed(world_, [&] {
+            if (rank_ == 0) io::record_stopped_run(options_, metadata_);
+        });
+        return;
+    }
     run_agreed(world_, [&] {
         if (rank_ != 0) return;
         if (remote_) remote_->before_finalize();

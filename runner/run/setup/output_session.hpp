@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "io/job_output.hpp"
@@ -39,6 +40,8 @@ public:
     /** Ids committed by earlier runs (indexed by task id), or nullptr when none. */
     const std::vector<bool>* committed() const noexcept { return committed_count_ ? &committed_ : nullptr; }
     std::uint64_t committed_count() const noexcept { return committed_count_; }
+    /** Attempts earlier runs made of tasks not committed ok (resume): the next attempt numbers after them. */
+    const std::unordered_map<std::uint64_t, int>& earlier_attempts() const noexcept { return earlier_attempts_; }
     io::ResultSink& sink() noexcept { return *sink_; }
     /** <output.path>.tasks: exec tasks' directories (stdout, stderr, result.json). */
     std::string tasks_dir() const { return io::layout::tasks_dir(options_.path).string(); }
@@ -65,6 +68,7 @@ private:
     io::OutputLock lock_;
     std::vector<bool> committed_;
     std::uint64_t committed_count_ = 0;
+    std::unordered_map<std::uint64_t, int> earlier_attempts_;
     std::unique_ptr<io::ResultSink> sink_;
     storage::RemoteOutput* remote_ = nullptr;
     OutputPlace place_;

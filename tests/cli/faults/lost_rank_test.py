@@ -64,6 +64,23 @@ class LostRankTest(unittest.TestCase):
             self.assertTrue(bool(f.attrs["complete"]))
             self.assertEqual(set(f["tasks/status"][:].tolist()), {1})
 
+    def test_a_run_stopped_in_order_is_not_called_killed(self):
+        # A drain (SIGUSR1) or a stop (SIGTERM) ends with its summary, exit 3: neither status
+        # nor the resume may say the ranks were killed, and no rank is named gone.
+        for sig in (signal.SIGUSR1, signal.SIGTERM):
+            with self.subTest(signal=sig.name):
+                code, out, err = run_and_signal_rank(["run", self.job, "--force"], self.job, 1, sig, after=1.5,
+                                                     extra_mpi=("-q",))
+                self.assertEqual(code, 3, out + err)
+                self.assertIn("INTERRUPTED", out + err)
+                self.assertNotIn(" is gone (", out + err)
+                status = status_json(self.out)[1]
+                self.assertEqual(status["unfinished_runs"], [], status)
+                self.assertEqual(status["unfinished_elements"], [0], status)
+                resumed = run(["run", self.job, "-q", "--resume"], np=2, extra_mpi=("-q",))
+                self.assertEqual(resumed.returncode, 0, resumed.stderr)
+                self.assertNotIn("ended without a summary", resumed.stderr)
+
     def test_a_run_that_ends_normally_names_nobody(self):
         proc = run(["run", self.job, "-q"], np=2, extra_mpi=("-q",))
 

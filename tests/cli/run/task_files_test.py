@@ -3,6 +3,7 @@
 folder is ({task_dir}); stdout and stderr are kept only when not empty; no scratch file is left
 behind; a failed task's stderr still reaches the summary and `shardrun status`."""
 import os
+import sys
 import unittest
 
 from harness import run, scratch_dir
@@ -61,6 +62,39 @@ output: {{path: {self.work}/files.h5}}
         self.assertEqual(proc.returncode, 0, proc.stderr)
         # The first attempt's stderr stays as its own file; the plain name, the latest output, is gone.
         self.assertEqual(self.listing(), ["0", "0/stderr.1"])
+
+    def test_a_failed_attempts_result_files_go_once_a_later_one_succeeds(self):
+        # Issue 35, point 11: a run writes a truncated loss.npy (as a full disk leaves it) and
+        # fails: the file is kept in the task's folder for the user. The resume succeeds: the
+        # stale file goes, so nothing in the folder reads as the task's result.
+        program = os.path.join(self.work, "loss.py")
+        with open(program, "w") as f:
+            f.write("import numpy, os, sys\n"
+                    "path = os.path.join(os.environ['SHARDRUN_RESULT_DIR'], 'loss.npy')\n"
+                    "if os.path.exists(sys.argv[1]):\n"
+                    "    open(path, 'wb').write(b'\\x93NUMPY')\n"
+                    "    sys.exit(1)\n"
+                    "numpy.save(path, numpy.arange(3.0))\n")
+        broken = os.path.join(self.work, "broken")
+        open(broken, "w").close()
+        job = write_job(self.work, f"""
+name: files
+task: exec
+sweep: {{i: [0]}}
+exec:
+  argv: [{sys.executable}, {program}, {broken}]
+  results: {{loss: [float64, 3]}}
+output: {{path: {self.work}/files.h5}}
+""")
+        kept = os.path.join(self.tasks, "0", "loss.npy")
+
+        self.assertEqual(run(["run", job, "-q"]).returncode, 1)
+        self.assertTrue(os.path.exists(kept), self.listing())
+        os.remove(broken)
+        resumed = run(["run", job, "-q", "--resume"])
+
+        self.assertEqual(resumed.returncode, 0, resumed.stderr)
+        self.assertFalse(os.path.exists(kept), self.listing())
 
     def test_folders_exist_up_front_for_results_and_task_dir(self):
         job = write_job(self.work, f"""

@@ -284,11 +284,24 @@ class SlurmSubmitTest(unittest.TestCase):
         with h5py.File(output, "r") as f:
             self.assertTrue(bool(f.attrs["complete"]))
             self.assertEqual(f["tasks/status"][:].tolist(), [1] * 40)
-            self.assertEqual(f["tasks/attempts"][:].tolist(), [1] * 40)
             self.assertEqual(f["results/y"][:].tolist(), [float(x) for x in range(40)])
+            # Every attempt recorded (issue 35, point 3): a task the drain cut short has that
+            # attempt, interrupted, before the requeued run's, on a named host, and counts both.
+            counts = f["tasks/attempts"][:].tolist()
+            per_task = {}
+            for task, interrupted, host in zip(f["attempts/task"][:].tolist(), f["attempts/interrupted"][:].tolist(),
+                                               f["attempts/host"].asstr()[:]):
+                per_task.setdefault(task, []).append(interrupted)
+                self.assertTrue(host, "an attempt without its host")
+        self.assertEqual(sorted(per_task), list(range(40)))
+        for task, n in enumerate(counts):
+            self.assertEqual(per_task[task], [1] * (n - 1) + [0], f"task {task}")
         done = sorted(int(name.split(".")[1]) for name in os.listdir(marks) if name.startswith("done."))
         self.assertEqual(done, list(range(40)), "every task must complete exactly once: a committed task ran again")
         started = [name for name in os.listdir(marks) if name.startswith("start.")]
+        # Every attempt that started the program is in /attempts (one cut short before its first
+        # command would be recorded without a mark).
+        self.assertLessEqual(len(started), sum(counts), "an attempt that ran is missing from /attempts")
         log(f"{len(started) - 40} task(s) interrupted by the stop ran again")
 
     def test_a_task_longer_than_the_time_limit_is_not_requeued(self):
