@@ -160,6 +160,24 @@ class WorkerModeTest(unittest.TestCase):
         self.assertEqual(json.loads(run(["status", out, "--json"]).stdout)["failed"], 1)
         self.assertEqual(worker_pids(work), [], "a worker outlived its rank")
 
+    def test_a_resumed_poison_task_counts_its_attempts_on(self):
+        # Issue 35, point 3: a worker task keeps no stdout.N, so its next run numbers its attempts
+        # after those the output recorded: the worker is told attempt 4, 5, 6, as /attempts says.
+        work, job, out = self.start(tasks=4, retries=2, env={"WORKER_POISON_TASK": 2})
+        self.assertEqual(run(["run", job, "-q"], np=1).returncode, 1)
+
+        resumed = run(["run", job, "-q", "--resume"], np=1)
+
+        self.assertEqual(resumed.returncode, 1, resumed.stderr)
+        with h5py_module().File(out, "r") as f:
+            rows = [(t, a) for t, a in zip(f["attempts/task"][:].tolist(), f["attempts/attempt"][:].tolist()) if t == 2]
+            message = f["tasks/message"][2]
+            attempts = int(f["tasks/attempts"][2])
+        message = message.decode() if isinstance(message, bytes) else message
+        self.assertEqual([a for _, a in rows], [1, 2, 3, 4, 5, 6])
+        self.assertEqual(attempts, 6)
+        self.assertIn("on this task (attempt 6)", message)
+
     def test_poison_task_beside_another_slot_spares_its_tasks(self):
         # Tasks in flight beside the poison task lose at most the first death's attempt: after a
         # death, the tasks it held are sent alone, so the poison task's next deaths take no other.
