@@ -58,7 +58,6 @@ void RemoteOutput::fetch(bool resume, bool force)
 
 void RemoteOutput::publish_start(bool force)
 {
-    const auto element = element_entry(remote_, rank_.array_index);
     if (force) {
         // io deleted the element and the master in the mirror (prepare_output): the bucket follows.
         const auto result = run_rclone({"purge", io::layout::element_dir(remote_.rclone, rank_.array_index).string()});
@@ -68,8 +67,14 @@ void RemoteOutput::publish_start(bool force)
         }
         delete_files(remote_.parent, {remote_.name});
     }
-    // The element's own files (element.json, params.h5), not its segments: a rerun learns the job from them.
     // One call: the manifest says finished: false here, so its order against params.h5 does not matter.
+    publish_element_files();
+}
+
+void RemoteOutput::publish_element_files()
+{
+    // The element's own files (element.json, params.h5), not its segments: a rerun learns the job from them.
+    const auto element = element_entry(remote_, rank_.array_index);
     std::vector<std::string> names;
     for (const auto& entry : folder_state(mirror_root(), {element})) {
         if (entry.first.find('/', element.size() + 1) == std::string::npos) names.push_back(entry.first);

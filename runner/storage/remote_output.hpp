@@ -46,6 +46,8 @@ public:
 
     void fetch(bool resume, bool force);
     void publish_start(bool force);
+    /** Rank 0: the element's own files (element.json, params.h5) go up again: a drained run's `stopped` mark. */
+    void publish_element_files();
     void start_uploads();
     void flush_uploads();
     void before_finalize();

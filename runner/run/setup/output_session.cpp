@@ -133,7 +133,9 @@ void OutputSession::finish(bool interrupted, const std::vector<RankStats>& ranks
     if (interrupted) {
         // In order, and said so in its summary: not a killed run (io/read/unfinished_run.hpp).
         run_agreed(world_, [&] {
-            if (rank_ == 0) io::record_stopped_run(options_, metadata_);
+            if (rank_ != 0) return;
+            io::record_stopped_run(options_, metadata_);
+            if (remote_) remote_->publish_element_files();  // the next machine reads it from the bucket
         });
         return;
     }
