@@ -7,6 +7,7 @@
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/handle.hpp"
 #include "io/layout/element_manifest.hpp"
+#include "io/layout/element_match.hpp"
 
 namespace shardrun::io {
 
@@ -30,6 +31,20 @@ std::optional<RecordedJob> recorded_job(const std::string& path, int array_index
     } catch (const Hdf5Error&) {
         return std::nullopt;
     } catch (const nlohmann::json::exception&) {
+        return std::nullopt;
+    }
+}
+
+std::optional<std::uint64_t> recorded_task_count(const std::string& path)
+{
+    if (const auto manifests = read_element_manifests(path); !manifests.empty()) return manifests.front().second.metadata.task_count;
+    if (!std::filesystem::is_regular_file(path)) return std::nullopt;
+    hdf5::silence_hdf5_errors();
+    try {
+        auto file = SHARDRUN_H5_OPEN(File, H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+        const auto count = hdf5::read_int_attr(file.get(), "task_count");
+        return count && *count >= 0 ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(*count)) : std::nullopt;
+    } catch (const Hdf5Error&) {
         return std::nullopt;
     }
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,5 +23,8 @@ struct RecordedJob {
  * then says so). @throws OutputError when the manifest is unreadable
  */
 std::optional<RecordedJob> recorded_job(const std::string& path, int array_index);
+
+/** How many tasks the job of <path> has: any element's manifest, else the master's task_count; nullopt: neither. */
+std::optional<std::uint64_t> recorded_task_count(const std::string& path);
 
 }  // namespace shardrun::io

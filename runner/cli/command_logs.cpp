@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "io/layout/output_layout.hpp"
+#include "io/read/recorded_job.hpp"
 #include "runner/cli/log_follow.hpp"
 #include "runner/errors.hpp"
 
@@ -46,6 +47,10 @@ int LogsCommand::run()
     const auto tasks = io::layout::tasks_dir(path_);
     if (!fs::exists(path_) && !fs::exists(io::layout::shards_dir(path_)) && !fs::exists(tasks)) {
         SHARDRUN_THROW(UsageError, "logs: no output at " + path_ + " (neither it nor " + tasks.string() + " exists); check the path");
+    }
+    if (const auto count = io::recorded_task_count(path_); count && task_ >= *count) {
+        SHARDRUN_THROW(UsageError, "logs: " + path_ + " has no task " + std::to_string(task_) + ": its job has " +
+                                       std::to_string(*count) + " tasks (ids 0 to " + std::to_string(*count - 1) + ")");
     }
     const LogTarget target{path_, task_, attempt_, member_, stderr_};
     if (follow_ ? follow_log(target) : print_log(target)) return exit_ok;

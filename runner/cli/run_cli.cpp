@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -129,7 +130,11 @@ int main(int argc, char** argv)
     if (!command) {
         std::vector<std::string> all;
         for (const auto& factory : command_factories()) all.emplace_back(factory()->name());
-        const auto closest = shardrun::job::closest_name(args[0], all);
+        // Commands are lower case: `RUN` or `Status` is the command in the wrong case.
+        std::string lower = args[0];
+        for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        const auto closest = std::find(all.begin(), all.end(), lower) != all.end() ? lower
+                                                                                   : shardrun::job::closest_name(lower, all);
         std::string names;
         for (const auto& name : all) names += (names.empty() ? "" : ", ") + name;
         // Through fail(): under mpirun only the launcher's rank 0 says it, once, whole.

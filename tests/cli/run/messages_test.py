@@ -77,6 +77,14 @@ class UsageErrorsTest(unittest.TestCase):
                 self.assertTrue(ours[0].startswith("shardrun: unknown command 'rnu' (did you mean 'run'?); the commands are run, "),
                                 ours[0])
 
+    def test_a_command_in_the_wrong_case_is_suggested(self):
+        for typed, meant in (("RUN", "run"), ("Status", "status")):
+            with self.subTest(typed=typed):
+                proc = run([typed, "x.h5"])
+
+                self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+                self.assertIn(f"unknown command '{typed}' (did you mean '{meant}'?)", proc.stderr)
+
     def test_a_held_lock_names_its_holder(self):
         # Issue 35, point 11: "the lock is held" did not say by whom.
         work = scratch_dir()
