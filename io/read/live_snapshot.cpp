@@ -174,11 +174,11 @@ LiveSnapshot::LiveSnapshot(LiveSnapshot&& other) noexcept
     other.folder_.clear();
 }
 
-LiveSnapshot LiveSnapshot::write(const std::string& path, SnapshotFields fields, int attempt, bool& retry)
+LiveSnapshot LiveSnapshot::write(const std::string& path, const Manifests& manifests, SnapshotFields fields, int attempt,
+                                 bool& retry)
 {
     constexpr int tries = 3;
     retry = false;
-    const auto manifests = read_element_manifests(path);
     if (manifests.empty()) SHARDRUN_THROW(OutputError, path + " has no readable array element in " + layout::shards_dir(path).string());
     if (const auto mismatches = mismatched_elements(manifests); !mismatches.empty()) {
         SHARDRUN_THROW(OutputError, path + ": " + describe(mismatches) + "; its results are not read");
@@ -208,30 +208,40 @@ std::optional<LiveSnapshot> LiveSnapshot::take(const std::string& path, Snapshot
             if (layout::lock_held(path, index)) running.push_back(index);
         }
         if (running.empty()) return std::nullopt;
-        for (const auto& [index, manifest] : read_element_manifests(path)) {
+        const auto manifests = read_element_manifests(path);
+        for (const auto& [index, manifest] : manifests) {
             const bool runs = std::find(running.begin(), running.end(), index) != running.end();
             if (runs && manifest.layout == Layout::single) SHARDRUN_THROW(OutputError, single_running_reason(path, index));
         }
         bool retry = false;
-        auto snapshot = write(path, fields, attempt, retry);
+        auto snapshot = write(path, manifests, fields, attempt, retry);
         if (!retry) return snapshot;
     }
 }
 
-bool stopped_single_element(const std::string& path)
+namespace {
+
+/** The manifest of `path`'s one element when it is a stopped one-element job (stopped_single_element()). */
+std::optional<Manifests> stopped_single_manifests(const std::string& path)
 {
-    if (fs::exists(path)) return false;
+    if (fs::exists(path)) return std::nullopt;
     const auto indexes = layout::element_indexes(path);
-    if (indexes.size() != 1 || layout::lock_held(path, indexes.front())) return false;
-    const auto manifests = read_element_manifests(path);
-    return manifests.size() == 1 && manifests.front().second.metadata.array_count == 1;
+    if (indexes.size() != 1 || layout::lock_held(path, indexes.front())) return std::nullopt;
+    auto manifests = read_element_manifests(path);
+    if (manifests.size() != 1 || manifests.front().second.metadata.array_count != 1) return std::nullopt;
+    return manifests;
 }
+
+}  // namespace
+
+bool stopped_single_element(const std::string& path) { return stopped_single_manifests(path).has_value(); }
 
 std::optional<LiveSnapshot> LiveSnapshot::take_stopped(const std::string& path, SnapshotFields fields)
 {
-    if (!stopped_single_element(path)) return std::nullopt;
+    const auto manifests = stopped_single_manifests(path);
+    if (!manifests) return std::nullopt;
     bool retry = false;
-    auto snapshot = write(path, fields, 1, retry);  // nothing writes it: one pass reads it whole
+    auto snapshot = write(path, *manifests, fields, 1, retry);  // nothing writes it: one pass reads it whole
     snapshot.stopped_ = true;
     return snapshot;
 }

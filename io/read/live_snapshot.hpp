@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
+#include <utility>
 
 /**
  * @file
@@ -12,6 +14,8 @@
  * snapshot as they read a master; `status` counts the same rows itself.
  */
 namespace shardrun::io {
+
+struct ElementManifest;
 
 /** Which result fields a snapshot copies: the reader's need, so large fields are not copied for a table. */
 enum class SnapshotFields { none, scalar, all };
@@ -62,8 +66,9 @@ public:
 
 private:
     LiveSnapshot() = default;
-    /** The snapshot of `path`'s elements as their manifests describe them (tries again while segments move). */
-    static LiveSnapshot write(const std::string& path, SnapshotFields fields, int attempt, bool& retry);
+    /** The snapshot of `path`'s elements as `manifests` describe them; `retry`: take another (segments moved). */
+    static LiveSnapshot write(const std::string& path, const std::vector<std::pair<int, ElementManifest>>& manifests,
+                              SnapshotFields fields, int attempt, bool& retry);
     std::filesystem::path folder_, file_;
     std::uint64_t committed_ = 0, task_count_ = 0;
     bool stopped_ = false;  ///< take_stopped(): no run goes on

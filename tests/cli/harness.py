@@ -123,6 +123,13 @@ def live_processes(read, matches):
     return found
 
 
+def kill_every_rank(job):
+    """SIGKILL to every `shardrun run JOB` process at once: a lost node, no rank left to write anything."""
+    import signal
+    for pid in live_processes("cmdline", lambda c: c[:2] == [SHARDRUN.encode(), b"run"] and job.encode() in c):
+        os.kill(pid, signal.SIGKILL)
+
+
 def processes_with_env(entry_prefix):
     """Pids of live processes with an environment entry starting with `entry_prefix`."""
     needle = entry_prefix.encode()

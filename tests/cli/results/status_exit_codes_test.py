@@ -4,13 +4,12 @@ writing it now; 2 a bad path. And `status --by-host` sums the tasks per host (ra
 busy seconds), in the text and in --json's "hosts"."""
 import json
 import os
-import signal
 import socket
 import subprocess
 import time
 import unittest
 
-from harness import MPIEXEC, SHARDRUN, clean_env, live_processes, run, scratch_dir, status_json
+from harness import MPIEXEC, SHARDRUN, clean_env, kill_every_rank, run, scratch_dir, status_json
 from jobs import write_job
 
 # Task 3 fails while WORK/fail exists; every task waits while WORK/gate exists.
@@ -54,10 +53,7 @@ class StatusExitCodesTest(unittest.TestCase):
                     break
                 time.sleep(0.1)
             self.assertEqual(code, 4, "status of a running job")
-            # Every rank dies: no run writes it any more, tasks are pending.
-            ranks = live_processes("cmdline", lambda c: c[:2] == [SHARDRUN.encode(), b"run"] and self.job.encode() in c)
-            for pid in ranks:
-                os.kill(pid, signal.SIGKILL)
+            kill_every_rank(self.job)  # no run writes it any more, tasks are pending
             proc.communicate(timeout=60)
         finally:
             if proc.poll() is None:

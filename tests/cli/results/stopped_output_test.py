@@ -4,12 +4,11 @@ committed, with one note on stderr that it stopped and that `run --resume` finis
 `merge` an array job's element needs); after the resume, `table` has every task."""
 import json
 import os
-import signal
 import subprocess
 import time
 import unittest
 
-from harness import MPIEXEC, SHARDRUN, clean_env, live_processes, run, scratch_dir, status_json
+from harness import MPIEXEC, SHARDRUN, clean_env, kill_every_rank, run, scratch_dir, status_json
 from jobs import h5py_module, write_job
 
 JOB = """
@@ -21,11 +20,6 @@ exec:
   results: {{v: float64}}
 output: {{path: {out}}}
 """
-
-
-def ranks_of(job):
-    return live_processes("cmdline", lambda cmdline: cmdline[:2] == [SHARDRUN.encode(), b"run"]
-                          and job.encode() in cmdline)
 
 
 class StoppedOutputTest(unittest.TestCase):
@@ -42,9 +36,7 @@ class StoppedOutputTest(unittest.TestCase):
                 if report and report.get("ok", 0) > 0:
                     break
                 time.sleep(0.1)
-            # A node lost: every rank dies at once, no rank writes the results file.
-            for pid in ranks_of(job):
-                os.kill(pid, signal.SIGKILL)
+            kill_every_rank(job)  # a node lost: no rank writes the results file
             proc.communicate(timeout=60)
         finally:
             if proc.poll() is None:
