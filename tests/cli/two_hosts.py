@@ -79,8 +79,11 @@ def _raise_terminated(signum, frame):
 class TwoHosts:
     """Context manager: two namespaces-as-hosts with `slots` MPI slots each."""
 
-    def __init__(self, slots=2):
+    def __init__(self, slots=2, edit_hosts_file=True):
+        """edit_hosts_file=False: the hosts are reached by address only and /etc/hosts (which other tests
+        running at the same time may edit) is left alone."""
         pid = os.getpid()
+        self.edit_hosts_file = edit_hosts_file
         self.pid = pid
         self.slots = slots
         self.hosts = (f"{PREFIX}{pid}a", f"{PREFIX}{pid}b")
@@ -129,6 +132,8 @@ class TwoHosts:
             m = re.match(r"(\d+)-", os.path.basename(path)[len(_DIR_PREFIX):])
             if m and (int(m.group(1)) == self.pid or not _pid_alive(int(m.group(1)))):
                 shutil.rmtree(path, ignore_errors=True)
+        if not self.edit_hosts_file:
+            return
         with open(HOSTS_FILE) as f:
             text = f.read()
         kept = [line for line in text.splitlines(keepends=True) if not self._stale_hosts_line(line)]
@@ -155,13 +160,8 @@ class TwoHosts:
             _ip("-n", name, "link", "set", name, "up")
             _ip("-n", name, "link", "set", "lo", "up")
 
-        with open(HOSTS_FILE) as f:
-            self._hosts_original = f.read()
-        lines = "".join(f"{address} {name}  {_TAG}{self.pid}\n" for name, address in zip(self.hosts, self.addresses))
-        sep = "" if self._hosts_original.endswith("\n") or not self._hosts_original else "\n"
-        with open(HOSTS_FILE, "w") as f:
-            f.write(self._hosts_original + sep + lines)
-
+        if self.edit_hosts_file:
+            self._add_hosts_lines()
         self.agent = os.path.join(self.dir, "rsh-agent")
         with open(self.agent, "w") as f:
             f.write(AGENT)
@@ -170,6 +170,14 @@ class TwoHosts:
         with open(self.hostfile, "w") as f:
             f.write("".join(f"{name} slots={self.slots}\n" for name in self.hosts))
         self._wait_for_link()
+
+    def _add_hosts_lines(self):
+        with open(HOSTS_FILE) as f:
+            self._hosts_original = f.read()
+        lines = "".join(f"{address} {name}  {_TAG}{self.pid}\n" for name, address in zip(self.hosts, self.addresses))
+        sep = "" if self._hosts_original.endswith("\n") or not self._hosts_original else "\n"
+        with open(HOSTS_FILE, "w") as f:
+            f.write(self._hosts_original + sep + lines)
 
     def _wait_for_link(self):
         """The veth may take a moment to come up; a TCP connect to a closed port answers once it has."""
@@ -182,7 +190,7 @@ class TwoHosts:
                  "    except OSError:\n"
                  "        if time.time() > deadline: raise\n"
                  "        time.sleep(0.1)\n")
-        proc = subprocess.run(["ip", "netns", "exec", self.hosts[0], "python3", "-c", probe, self.hosts[1]],
+        proc = subprocess.run(["ip", "netns", "exec", self.hosts[0], "python3", "-c", probe, self.addresses[1]],
                               capture_output=True, text=True, timeout=30)
         if proc.returncode != 0:
             raise SetupError(f"{self.hosts[0]} cannot reach {self.hosts[1]} over the veth: {proc.stderr.strip()}")

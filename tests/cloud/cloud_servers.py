@@ -63,26 +63,40 @@ def kill_processes_with_env(entry):
     raise AssertionError(f"processes with {entry} survived SIGKILL: {processes_with_env(entry)}")
 
 
+def listening(port, wrap=()):
+    """Whether 127.0.0.1:port accepts a connection (inside the network namespace `wrap` enters, when given)."""
+    if not wrap:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return True
+        except OSError:
+            return False
+    probe = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=1).close()"
+    return subprocess.run([*wrap, sys.executable, "-c", probe], capture_output=True).returncode == 0
+
+
 class Server:
-    def __init__(self, argv, port, log):
+    """argv in its own process group; `wrap` (a command prefix such as `ip netns exec NS`) runs it in a
+    network namespace, `host` is the address the clients use (127.0.0.1 by default)."""
+
+    def __init__(self, argv, port, log, wrap=(), host="127.0.0.1"):
         self.port = port
+        self.host = host
         self.log = open(log, "w")
-        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.proc = subprocess.Popen([*wrap, *argv], stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.time() + 60
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 raise AssertionError(f"{argv[0]} exited {self.proc.returncode}; see {log}")
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    return
-            except OSError:
-                time.sleep(0.1)
+            if listening(port, wrap):
+                return
+            time.sleep(0.1)
         self.stop()
         raise AssertionError(f"{argv[0]} did not listen on {port} within 60 s")
 
     @property
     def url(self):
-        return f"http://127.0.0.1:{self.port}"
+        return f"http://{self.host}:{self.port}"
 
     def stop(self):
         if self.proc.poll() is None:
@@ -92,12 +106,15 @@ class Server:
 
 
 class S3:
-    """moto's S3 server with one bucket; env() is what shardrun (and aws) need to reach it."""
+    """moto's S3 server with one bucket; env() is what shardrun (and aws) need to reach it. With `wrap`
+    (entering a network namespace) and `host` (its address there), the server listens on every address
+    of that namespace and the test's own aws calls run inside it."""
 
-    def __init__(self, work, bucket="shardrun-test"):
+    def __init__(self, work, bucket="shardrun-test", wrap=(), host="127.0.0.1"):
         port = free_port()
-        self.server = Server([os.path.join(CLOUDENV, "bin", "moto_server"), "-H", "127.0.0.1", "-p", str(port)],
-                             port, os.path.join(work, "moto.log"))
+        self.wrap = list(wrap)
+        self.server = Server([os.path.join(CLOUDENV, "bin", "moto_server"), "-H", host if not wrap else "0.0.0.0",
+                              "-p", str(port)], port, os.path.join(work, "moto.log"), self.wrap, host)
         self.bucket = bucket
         try:
             self.aws("s3api", "create-bucket", "--bucket", bucket)
@@ -118,7 +135,7 @@ class S3:
     def aws(self, *args):
         env = dict(os.environ, **self.env())
         env.pop("AWS_CA_BUNDLE", None)
-        proc = subprocess.run([AWS, "--endpoint-url", self.server.url, *args], capture_output=True, text=True, env=env,
+        proc = subprocess.run([*self.wrap, AWS, "--endpoint-url", self.server.url, *args], capture_output=True, text=True, env=env,
                               timeout=120)
         if proc.returncode != 0:
             raise AssertionError(f"aws {' '.join(args)}: {proc.stderr}")
