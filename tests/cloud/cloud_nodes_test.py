@@ -41,6 +41,7 @@ task: exec
 sweep:
   points_file: points.json
 retries: 0
+schedule: static  # each rank its block of ids: the second node's ranks run tasks whenever they start
 output: {path: URL}
 exec:
   argv: [../tools/square.sh, "{x}"]
@@ -73,8 +74,8 @@ class NodesBase:
                 if (m := SEGMENT.search(key))}
 
     def check_master(self, prefix, kept_before=None):
-        """The master in the bucket: complete, every task ok once, y = x * x; returns /tasks/host.
-        kept_before (a time): the tasks ended before it (the killed attempt's) are at least one."""
+        """The master in the bucket: complete, every task ok once, y = x * x; returns /tasks/host, and
+        with kept_before (a time) the hosts of the tasks that ended before it (the killed attempt's, kept)."""
         h5py = h5py_module()
         path = os.path.join(self.work, "master.h5")
         self.store.get(prefix, path)
@@ -86,6 +87,8 @@ class NodesBase:
                 ends = f["tasks/end"][:].tolist()
                 kept = [task for task, end in enumerate(ends) if end < kept_before]
                 self.assertTrue(kept, f"no task of the killed attempt was kept (ends {ends}, kill at {kept_before})")
+                hosts = task_labels(f, "host")
+                return hosts, {hosts[task] for task in kept}
             return task_labels(f, "host")
 
 
@@ -146,7 +149,7 @@ class AwsMultiNodeTest(NodesBase, unittest.TestCase):
 
     def test_a_node_killed_and_the_job_retried_resumes(self):
         for node in (0, 1):
-            self.start_node(node, 1, {"SLOW": "5"})
+            self.start_node(node, 1, {"SLOW": "7"})  # rank 2 (the second node) runs task 7
         deadline = time.time() + 120
         while not self.committed_ranks(self.prefix) & {2, 3}:  # ranks 2 and 3 are the second node's
             self.assertIsNone(self.nodes.procs[0].poll(), "the main node ended before the second node committed")
@@ -164,10 +167,11 @@ class AwsMultiNodeTest(NodesBase, unittest.TestCase):
         self.addCleanup(self.nodes.stop)
         for node in (0, 1):
             self.start_node(node, 2)
-        _, _, err = self.finish(0, 0)
+        self.finish(0, 0)
         self.finish(1, 0)
-        hosts = self.check_master(self.prefix, kept_before=killed_at)
+        hosts, kept_hosts = self.check_master(self.prefix, kept_before=killed_at)
         self.assertEqual(set(hosts), set(self.hosts.hosts), "the tasks ran on both nodes")
+        self.assertIn(self.hosts.hosts[1], kept_hosts, "what the killed node had uploaded is kept")
 
     def nodes_entrypoint(self):
         with open(os.path.join(self.project, "squares.h5.submit", "aws-batch", "entrypoint")) as f:
