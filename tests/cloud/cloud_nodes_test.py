@@ -229,6 +229,25 @@ class GcpTwoTasksTest(NodesBase, unittest.TestCase):
         self.check_master(self.prefix, kept_before=killed_at)
         self.assertEqual(self.store.keys(self.prefix + ".submit/gcp-batch/final/"), [], "the markers go once merged")
 
+    def test_two_tasks_final_together_exactly_one_merges(self):
+        """Both tasks end at once, their markers written concurrently: one merges, the other leaves it."""
+        handles = [self.start(index, 0) for index in (0, 1)]
+        errs = [self.finish(handle, 0)[1] for handle in handles]
+        merged = [index for index, err in enumerate(errs) if "merging the 2 array elements" in err]
+        self.assertEqual(len(merged), 1, "exactly one task merges:\n" + "\n".join(errs))
+        self.check_master(self.prefix)
+        self.assertEqual(self.store.keys(self.prefix + ".submit/gcp-batch/final/"), [], "the markers go once merged")
+
+    def test_a_marker_left_pending_is_waited_for_then_its_retry_merges(self):
+        """Task 1 was killed between its two marker writes ("pending"): task 0, final, waits at most
+        SHARDRUN_MERGE_SETTLE for it, then leaves the merge to task 1's retry, which is last and merges."""
+        self.store.put_text(self.prefix + ".submit/gcp-batch/final/a1", "pending 1\n")
+        _, err = self.finish(self.start(0, 0), 0)
+        self.assertIn("the markers of 1 stayed pending for 1 s; their retry merges", err)
+        _, err = self.finish(self.start(1, 1), 0)
+        self.assertIn("merging the 2 array elements", err)
+        self.check_master(self.prefix)
+
 
 if __name__ == "__main__":
     cloud_servers.skip_unless_available()

@@ -173,6 +173,13 @@ class GCS:
         with urllib.request.urlopen(f"{self.server.url}/storage/v1/b/{self.bucket}/o?{query}", timeout=60) as response:
             return sorted(item["name"] for item in json.load(response).get("items", []))
 
+    def put_text(self, key, text):
+        query = urllib.parse.urlencode({"uploadType": "media", "name": key})
+        request = urllib.request.Request(f"{self.server.url}/upload/storage/v1/b/{self.bucket}/o?{query}",
+                                         data=text.encode(), method="POST",
+                                         headers={"Content-Type": "application/octet-stream"})
+        urllib.request.urlopen(request, timeout=60).close()
+
     def get(self, key, path):
         name = urllib.parse.quote(key, safe="")
         with urllib.request.urlopen(f"{self.server.url}/download/storage/v1/b/{self.bucket}/o/{name}?alt=media",
