@@ -17,6 +17,7 @@ removes the namespaces, the veth and its /etc/hosts lines.
 import os
 import signal
 import subprocess
+import time
 
 from cloud_servers import kill_processes_with_env
 from harness import SHARDRUN, clean_env
@@ -36,6 +37,14 @@ pid=$(cat "$pidfile") || exit 255
 exec nsenter -t "$pid" -m -u -n env -i HOME={mount}/home PATH={mount}/usr-local-bin:{login_path} \
     SHARDRUN_TEST_MACHINE="$machine" bash -c "$*"
 '''
+
+
+def _is_node_process(pid):
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            return any(entry.startswith(b"SHARDRUN_TEST_MACHINE=") for entry in f.read().split(b"\0"))
+    except OSError:
+        return False
 
 
 class ContainerNodes:
@@ -87,8 +96,26 @@ class ContainerNodes:
 
     def kill(self, node):
         """The node is lost (a host failure, a spot reclaim without warning): SIGKILL to all of it, that is to
-        every process with its SHARDRUN_TEST_MACHINE (the container's and what the agent started there)."""
-        kill_processes_with_env(f"SHARDRUN_TEST_MACHINE={self.hosts.hosts[node]}")
+        every process of its network namespace that is a node's (it has a SHARDRUN_TEST_MACHINE: the
+        ranks there carry the main node's, which mpirun forwards) until none is left; a server the test
+        runs in that namespace is spared."""
+        name = self.hosts.hosts[node]
+        deadline = time.time() + 30
+        while pids := [pid for pid in self._namespace_pids(name) if _is_node_process(pid)]:
+            if time.time() > deadline:
+                raise AssertionError(f"processes of {name} survived SIGKILL: {pids}")
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.1)
+        kill_processes_with_env(f"SHARDRUN_TEST_MACHINE={name}")
+
+    @staticmethod
+    def _namespace_pids(name):
+        proc = subprocess.run(["ip", "netns", "pids", name], capture_output=True, text=True)
+        return [int(pid) for pid in proc.stdout.split()]
 
     def stop(self):
         for node, proc in self.procs.items():
