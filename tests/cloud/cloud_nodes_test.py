@@ -258,6 +258,6 @@ if __name__ == "__main__":
         del AwsMultiNodeTest
     result = unittest.main(verbosity=2, exit=False).result
     if result.wasSuccessful() and result.skipped and len(result.skipped) == result.testsRun:
-        print("SKIPPED: " + "; ".join(reason for _, reason in result.skipped))
+        print("SKIPPED: " + "; ".join(sorted({reason for _, reason in result.skipped})))
         sys.exit(cloud_servers.SKIP)
     sys.exit(0 if result.wasSuccessful() else 1)
