@@ -65,7 +65,8 @@ class EveryOptionTest(unittest.TestCase):
             for target in sorted(set(TARGETS) - targets):
                 with self.subTest(option=option, target=target):
                     given = [f"--{option}"] + ([] if value is None else [value])
-                    line = expect_refused(self, "--to", target, *given, needle=f"--{option}")
+                    # --dry-run: a refusal that regressed must not reach a real sbatch.
+                    line = expect_refused(self, "--to", target, "--dry-run", *given, needle=f"--{option}")
                     self.assertRegex(line, f"--{option} is a .*option")
 
 
@@ -160,7 +161,8 @@ class ContainerPathsTest(unittest.TestCase):
         job = write_job(work, bucket_job())
         proc = run(["submit", job, "--to", "gcp-batch", "--dry-run"], cwd=work)
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
-        self.assertNotIn(work, json.dumps(json.load(open(os.path.join(work, "squares.h5.submit", "gcp-batch", "job.json")))))
+        with open(os.path.join(work, "squares.h5.submit", "gcp-batch", "job.json")) as f:
+            self.assertNotIn(work, f.read())
 
 
 if __name__ == "__main__":
