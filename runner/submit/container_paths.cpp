@@ -9,6 +9,7 @@
 
 #include "runner/errors.hpp"
 #include "runner/job/remote_path.hpp"
+#include "runner/job/yaml_context.hpp"
 #include "runner/submit/submit_targets.hpp"
 
 namespace fs = std::filesystem;
@@ -49,10 +50,11 @@ void check_container_paths(const SubmitOptions& options, const job::JobSpec& spe
         }
         // The entrypoint downloads the job files and the --workdir upload; a shared file system holds the rest.
         if (options.shared_fs.empty() ? !(!options.workdir.empty() && inside(*input, workdir)) : !inside(*input, shared)) {
-            SHARDRUN_THROW(UsageError, fmt::format("submit: data.input {} is on this machine's disk, which the {} "
-                                                   "containers do not see; put it in the bucket (s3://... or gs://...), "
-                                                   "inside --workdir (uploaded with the job), or on a file system they "
-                                                   "mount at the same path, named with --shared-fs", input->string(), title));
+            const auto where = spec.sites.value("data.input", spec.file);
+            SHARDRUN_THROW(UsageError, job::located(where, "data.input", fmt::format(
+                "{} is on this machine's disk, which the {} containers do not see; put it in the bucket (s3://... or "
+                "gs://...), inside --workdir (uploaded with the job), or on a file system they mount at the same path, "
+                "named with --shared-fs", input->string(), title)));
         }
         return;
     }

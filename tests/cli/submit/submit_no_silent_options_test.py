@@ -141,7 +141,7 @@ class ContainerPathsTest(unittest.TestCase):
         job = write_job(work, job_text)
         proc = run(["submit", job, "--to", "aws-batch", "--dry-run"], cwd=work)
         self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
-        self.assertIn(f"data.input {work}/in.h5 is on this machine's disk", proc.stderr)
+        self.assertIn(f"data.input: {work}/in.h5 is on this machine's disk", proc.stderr)
         self.assertEqual(sorted(os.listdir(work)), ["in.h5", "job.yaml"], "nothing may be written")
         # Inside the uploaded --workdir, or on the file system the containers mount: accepted.
         for extra in (["--workdir", "."], ["--shared-fs", work]):
