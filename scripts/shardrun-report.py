@@ -53,7 +53,9 @@ def summary_line(run, m):
     if run.get("running"):
         state = "running: {} of {} committed".format(*run["running"])
     runs = len(m["runs"])
-    return (f"{run['job']}: {len(run['status'])} tasks, {counts[1]} ok, {counts[2]} failed, {counts[3]} skipped, "
+    # shardrun writes `skipped` for no task (README, "Task states"): named only when an older file has some.
+    skipped = f"{counts[3]} skipped, " if counts[3] else ""
+    return (f"{run['job']}: {len(run['status'])} tasks, {counts[1]} ok, {counts[2]} failed, {skipped}"
             f"{counts[0]} pending ({state}); {run['world_size']} rank{'' if run['world_size'] == 1 else 's'}"
             + (f" x {run['array_count']} array elements" if run["array_count"] > 1 else "")
             + f"; {running:.3g} s from first start to last end"

@@ -1,10 +1,13 @@
 #include "runner/cli/command.hpp"
 
+#include <fmt/format.h>
+
 #include <boost/program_options/parsers.hpp>
 #include <iostream>
 #include <sstream>
 
 #include "runner/errors.hpp"
+#include "runner/job/url_typos.hpp"
 #include "runner/job/yaml_context.hpp"
 
 namespace po = boost::program_options;
@@ -34,6 +37,24 @@ std::string option_hint(const po::options_description& options, std::string type
     }
     const auto closest = job::closest_name(typed, names);
     return closest.empty() ? "" : " (did you mean --" + closest + "?)";
+}
+
+/**
+ * A results path or a file to write that is a misspelled URL (s3:/b/x.h5, S3://b/x.h5) would be
+ * read as a missing local file, or written as one under ./s3:/ (issue 34): one line, exit 2.
+ */
+void check_paths(std::string_view command, const po::variables_map& values)
+{
+    for (const char* option : {"output", "png", "html", "stats", "grid"}) {
+        const auto found = values.find(option);
+        if (found == values.end()) continue;
+        const auto* path = boost::any_cast<std::string>(&found->second.value());
+        if (path == nullptr) continue;
+        if (const auto typo = storage::misspelled_url(*path)) {
+            const auto name = std::string_view(option) == "output" ? std::string() : std::string("--") + option + " ";
+            SHARDRUN_THROW(UsageError, fmt::format("{}: {}{}", command, name, *typo));
+        }
+    }
 }
 
 /** Boost's style without allow_guessing: `--f` must not mean --force (issue 35, point 2). */
@@ -73,6 +94,7 @@ bool Command::setup(const std::vector<std::string>& args)
     } catch (const po::error& e) {
         SHARDRUN_THROW(UsageError, std::string(name()) + ": " + e.what());
     }
+    check_paths(name(), values);
     check(values);
     return true;
 }

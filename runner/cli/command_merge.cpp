@@ -40,7 +40,9 @@ int MergeCommand::run()
     const auto& s = report.summary;
     std::cout << "shardrun: merged " << report.merged_elements << " of " << report.array_count << " array element(s) into "
               << (remote ? remote->remote().url : s.master_path) << ": " << s.ok
-              << " ok, " << s.failed << " failed, " << s.skipped << " skipped, " << s.pending << " pending\n";
+              << " ok, " << s.failed << " failed, "
+              // shardrun writes `skipped` for no task (README, "Task states"): named only when an older file has some.
+              << (s.skipped > 0 ? std::to_string(s.skipped) + " skipped, " : std::string()) << s.pending << " pending\n";
     if (!report.missing_elements.empty()) {
         std::cerr << "shardrun: array elements never started: " << join(report.missing_elements)
                   << "; run them (--array-index N), then merge again\n";

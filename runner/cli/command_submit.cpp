@@ -52,8 +52,12 @@ std::string_view SubmitCommand::arguments() const noexcept
     return text;
 }
 
-void SubmitCommand::check(const po::variables_map& /*values*/)
+void SubmitCommand::check(const po::variables_map& values)
 {
+    // Options with a default_value are in `values` too; only what the user typed counts as asked for.
+    for (const auto& [option, value] : values) {
+        if (!value.defaulted()) options_.given.insert(option);
+    }
     options_.target = &submit::find_target(target_);
     submit::validate(options_);
 }

@@ -7,6 +7,7 @@
 #include "runner/job/job_sections.hpp"
 #include "runner/job/remote_path.hpp"
 #include "runner/job/section_reads.hpp"
+#include "runner/job/url_typos.hpp"
 
 namespace shardrun::job {
 namespace {
@@ -110,6 +111,7 @@ void read_output(const YAML::Node& root, const YamlContext& context, JobRead& jo
     context.check_keys(node, "output", job_field_names("output"));
     if (node["path"]) output.path = read_string(node["path"], context, "output.path");
     if (node["layout"]) output.layout = read_choice(node["layout"], context, "output.layout");
+    if (const auto typo = storage::misspelled_url(output.path)) context.fail(node["path"], "output.path", *typo);
     if (!storage::is_remote(output.path)) return;
     try {
         storage::parse_remote(output.path);

@@ -2,6 +2,7 @@
 #include "runner/job/job_fields.hpp"
 #include "runner/job/job_sections.hpp"
 #include "runner/job/section_reads.hpp"
+#include "runner/job/url_typos.hpp"
 
 namespace shardrun::job {
 
@@ -32,6 +33,7 @@ void read_data(const YAML::Node& root, const YamlContext& context, JobRead& job)
         if (data.input.find(":/") == std::string::npos) {
             context.fail(node["input"], "data.input", "must be file.h5:/dataset");
         }
+        if (const auto typo = storage::misspelled_input_url(data.input)) context.fail(node["input"], "data.input", *typo);
         job.spec.sites.values["data.input"] = context.where(node["input"], "data.input");
     }
     if (!node["chunk"]) context.fail(node, "data.chunk", "missing; give the number of items per task");

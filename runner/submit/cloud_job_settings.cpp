@@ -80,7 +80,10 @@ void add_cloud_options(boost::program_options::options_description& options, Sub
         ("shm-size", po::value<std::string>(&o.shm_size),
          "clouds: /dev/shm size, e.g. 8G (default: 8G per GPU, else 1G; at most half the memory)")
         ("spot", po::bool_switch(&o.spot),
-         "clouds: Spot VMs (gcp-batch: provisioningModel SPOT; aws-batch: queue shardrun-spot, a SPOT compute environment)");
+         "clouds: Spot VMs (gcp-batch: provisioningModel SPOT; aws-batch: queue shardrun-spot, a SPOT compute environment)")
+        ("shared-fs", po::value<std::string>(&o.shared_fs),
+         "clouds: a folder of this machine the containers mount at the same path (EFS, Filestore, NFS); needed for "
+         "an output.path that is not in a bucket, which must then lie under it, with the job and the workdir");
 }
 
 }  // namespace

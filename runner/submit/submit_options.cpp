@@ -46,6 +46,13 @@ void validate(SubmitOptions& options)
     check_at_least(options.nodes, 1, "--nodes");
     check_at_least(options.ranks_per_node, 1, "--ranks-per-node");
     check_at_least(options.gpus_per_rank, 0, "--gpus-per-rank");
+    // 0 would mean "the default" inside (resolve_cloud_sizes), so --vcpus 0 became 1 vCPU unsaid.
+    if (options.given.count("vcpus")) check_at_least(options.vcpus, 1, "--vcpus");
+    if (!options.shared_fs.empty() && !std::filesystem::path(options.shared_fs).is_absolute()) {
+        SHARDRUN_THROW(UsageError, fmt::format("submit: --shared-fs {}: give the absolute path the containers mount "
+                                               "(the same on this machine and in them), e.g. --shared-fs /mnt/efs",
+                                               options.shared_fs));
+    }
     if (options.image.empty()) SHARDRUN_THROW(UsageError, "submit: --image must not be empty");
     if (options.shardrun.find('\n') != std::string::npos) SHARDRUN_THROW(UsageError, "submit: --shardrun must be one line");
     if (!options.workdir.empty() && !std::filesystem::is_directory(options.workdir)) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +49,8 @@ struct SubmitOptions {
     std::string merge_partition;            ///< merge.sbatch's partition ("" = the cluster's default)
     std::string merge_time;                 ///< merge.sbatch's time limit ("" = default_merge_time)
     std::string workdir;        ///< --workdir: the folder the cloud containers run in (uploaded next to a bucket output)
+    std::string shared_fs;      ///< --shared-fs: the folder of this machine the cloud containers mount at the same path
+    std::set<std::string> given;  ///< the options named on the command line (a default_value is not given)
 };
 
 /** The image the cloud job files name unless --image is given: what the project's Dockerfile builds. */

@@ -175,6 +175,7 @@ void reject_slurm_options(const SubmitOptions& options, std::string_view target)
     refuse_option(options.sbatch_lines.empty() ? "" : "--sbatch", what);
     refuse_option(options.merge_partition.empty() ? "" : "--merge-partition", what);
     refuse_option(options.merge_time.empty() ? "" : "--merge-time", what);
+    refuse_option(options.given.count("max-requeues") ? "--max-requeues" : "", what);
 }
 
 void reject_cloud_options(const SubmitOptions& options)
@@ -186,6 +187,10 @@ void reject_cloud_options(const SubmitOptions& options)
     refuse_option(options.shm_size.empty() ? "" : "--shm-size", what);
     refuse_option(options.spot ? "--spot" : "", what);
     refuse_option(options.machine_type.empty() ? "" : "--machine-type", what);
+    refuse_option(options.given.count("gpu-type") ? "--gpu-type" : "", what);
+    refuse_option(options.given.count("image") ? "--image" : "", what);
+    refuse_option(options.shared_fs.empty() ? "" : "--shared-fs", " is a cloud option; it has no meaning for --to slurm "
+                                                                  "(its jobs run on the cluster's own file system)");
 }
 
 }  // namespace shardrun::submit

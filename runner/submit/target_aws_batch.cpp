@@ -7,6 +7,7 @@
 #include "runner/submit/aws_batch_json.hpp"
 #include "runner/submit/aws_submit_script.hpp"
 #include "runner/submit/cloud_container.hpp"
+#include "runner/submit/container_paths.hpp"
 #include "runner/submit/submission_upload.hpp"
 #include "runner/submit/cloud_job_settings.hpp"
 #include "runner/submit/submit_resources.hpp"
@@ -32,6 +33,11 @@ void validate_aws_batch(SubmitOptions& options)
         SHARDRUN_THROW(UsageError, "submit: --machine-type is a Google Cloud option; on AWS Batch the compute "
                                    "environment's instanceTypes choose the machine (--vcpus, --memory and the GPUs "
                                    "decide which of them fits)");
+    }
+    if (options.given.count("gpu-type")) {
+        SHARDRUN_THROW(UsageError, "submit: --gpu-type is a Google Cloud option; on AWS Batch the compute environment's "
+                                   "instanceTypes choose the GPU (e.g. g5 instances for A10G): give --gpus-per-rank and "
+                                   "leave --gpu-type out");
     }
     resolve_cloud_sizes(options);
     if (options.time_seconds > 0 && options.time_seconds < 60) {
@@ -90,6 +96,6 @@ const OptionGroup* const aws_option_groups[] = {&cloud_options};
 
 // extern: a namespace-scope const has internal linkage otherwise; submit_targets.cpp lists it.
 extern const TargetEntry aws_batch_target{"aws-batch", "AWS Batch", aws_batch_ranks, false, validate_aws_batch,
-                                          submit_aws_batch, aws_option_groups};
+                                          submit_aws_batch, aws_option_groups, check_container_paths};
 
 }  // namespace shardrun::submit

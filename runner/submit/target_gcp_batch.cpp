@@ -6,6 +6,7 @@
 
 #include "runner/errors.hpp"
 #include "runner/submit/cloud_container.hpp"
+#include "runner/submit/container_paths.hpp"
 #include "runner/submit/cloud_job_settings.hpp"
 #include "runner/submit/gcp_batch_json.hpp"
 #include "runner/submit/submission_upload.hpp"
@@ -26,6 +27,17 @@ void validate_gcp_batch(SubmitOptions& options)
                                                "or --to slurm for an array of multi-node elements)", options.nodes));
     }
     reject_slurm_options(options, "gcp-batch");
+    if (options.given.count("gpu-type") && gpus_per_node(options) == 0) {
+        SHARDRUN_THROW(UsageError, fmt::format("submit: --gpu-type {} without --gpus-per-rank: the VM would get no GPU "
+                                               "(a CPU VM); add --gpus-per-rank N, or leave --gpu-type out",
+                                               options.gpu_type));
+    }
+    const auto* machine = gcp_machine_named(options.machine_type);
+    if (options.given.count("gpu-type") && machine != nullptr && machine->bundled && machine->gpu_type != options.gpu_type) {
+        SHARDRUN_THROW(UsageError, fmt::format("submit: --machine-type {} comes with {} GPUs, not --gpu-type {}; "
+                                               "leave one of them out", options.machine_type, machine->gpu_type,
+                                               options.gpu_type));
+    }
     resolve_gcp_machine(options);
 }
 
@@ -58,7 +70,7 @@ void add_gcp_options(boost::program_options::options_description& options, Submi
     namespace po = boost::program_options;
     options.add_options()
         ("gpu-type", po::value<std::string>(&o.gpu_type)->default_value(std::string(default_gpu_type)),
-         "Google Cloud accelerator type when --gpus-per-rank > 0")
+         "gcp-batch: accelerator type of the --gpus-per-rank GPUs (default nvidia-tesla-t4)")
         ("machine-type", po::value<std::string>(&o.machine_type),
          "gcp-batch: machine type (default: from --gpu-type and the GPUs per VM, e.g. g2-standard-8 for one nvidia-l4)");
 }
@@ -70,6 +82,6 @@ const OptionGroup* const gcp_option_groups[] = {&cloud_options, &gcp_options};
 
 // extern: a namespace-scope const has internal linkage otherwise; submit_targets.cpp lists it.
 extern const TargetEntry gcp_batch_target{"gcp-batch", "Google Cloud Batch", gcp_batch_ranks, false, validate_gcp_batch,
-                                          submit_gcp_batch, gcp_option_groups};
+                                          submit_gcp_batch, gcp_option_groups, check_container_paths};
 
 }  // namespace shardrun::submit

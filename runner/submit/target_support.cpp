@@ -29,8 +29,8 @@ std::string cloud_storage_note(const SubmitOptions& options, const SubmitFiles& 
         return fmt::format("  image {} (it runs {}); the containers share nothing but {}\n", options.image,
                            image_entrypoint, files.output.string());
     }
-    return fmt::format("  image {}; {} and the output must be on a file system the containers mount at the same path "
-                       "(or write output.path as s3://... or gs://...)\n", options.image, files.dir.string());
+    return fmt::format("  image {}; the containers must mount {} (--shared-fs) at the same path: it holds {} and the "
+                       "output\n", options.image, options.shared_fs, files.dir.string());
 }
 
 }  // namespace shardrun::submit

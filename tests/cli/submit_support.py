@@ -18,11 +18,18 @@ exec:
 '''
 
 
+# The cloud targets write a local output only for containers that mount it (--shared-fs).
+CLOUD_TARGETS = ("aws-batch", "gcp-batch")
+
+
 class Submitted:
-    """What `shardrun submit JOB --to TARGET OPTIONS...` wrote (it must succeed)."""
+    """What `shardrun submit JOB --to TARGET OPTIONS...` wrote (it must succeed). A cloud target with
+    the job's local output gets `--shared-fs` of the scratch folder: the containers would mount it."""
 
     def __init__(self, test, target, *options, job_text=JOB):
         self.work = scratch_dir()
+        if target in CLOUD_TARGETS and "://" not in job_text:
+            options = ("--shared-fs", self.work, *options)
         self.output = os.path.join(self.work, "out", "squares.h5")
         self.job = write_job(self.work, job_text)
         self.proc = run(["submit", self.job, "--to", target, *options], cwd=self.work)

@@ -36,7 +36,8 @@ class Submitted:
         self.work = scratch_dir()
         write_job(self.work, JOB)
         proc = run(["submit", os.path.join(self.work, "job.yaml"), "--to", target, "--array", str(count),
-                    "--ranks-per-node", "2", "--shardrun", SHARDRUN, "--set", "retries=0"], cwd=self.work)
+                    "--ranks-per-node", "2", "--shardrun", SHARDRUN, "--set", "retries=0", "--shared-fs", self.work],
+                   cwd=self.work)
         test.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.dir = os.path.join(self.work, "out", "squares.h5.submit", target)
         self.output = os.path.join(self.work, "out", "squares.h5")

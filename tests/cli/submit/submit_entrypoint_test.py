@@ -75,8 +75,8 @@ class AwsEntrypointTest(unittest.TestCase):
         drains shardrun; the container exits 3 with what finished committed, and a retry resumes."""
         work = scratch_dir()
         job = write_job(work, SLOW_JOB)
-        proc = run(["submit", job, "--to", "aws-batch", "--array", "2", "--ranks-per-node", "2", "--shardrun", SHARDRUN],
-                   cwd=work)
+        proc = run(["submit", job, "--to", "aws-batch", "--array", "2", "--ranks-per-node", "2", "--shardrun", SHARDRUN,
+                    "--shared-fs", work], cwd=work)
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         definition = os.path.join(work, "out", "slow.h5.submit", "aws-batch", "array-job.json")
         with open(definition) as f:
