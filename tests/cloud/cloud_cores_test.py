@@ -2,8 +2,8 @@
 gives them. An exec task stores the CPUs it may run on (len(os.sched_getaffinity(0))) and the thread
 variables it sees; the AWS Batch job files `shardrun submit` writes (one array element, an s3:// output on
 moto's S3) run as the service would run them (tests/cloud/element_runner.py HostRunner: the generated
-command and variables in a fresh HOME/TMPDIR), then the generated merge job, and the master is read back
-from the bucket with h5py.
+command and variables in a fresh HOME/TMPDIR), and the master it writes is read back from the bucket with
+h5py.
 
 The rule (README, "Cores and threads"): the entrypoint starts mpirun with --bind-to none, so no rank is
 pinned; every rank sees all the container's CPUs and each task gets OMP_NUM_THREADS (MKL_, OPENBLAS_,
@@ -34,7 +34,7 @@ task: exec
 sweep: {{x: {points}}}
 output: {{path: {url}}}
 exec:
-  argv: [python3, -c, {argv}]
+  argv: {argv}
   results: {{{fields}}}
 """
 MACHINE_CPUS = len(os.sched_getaffinity(0))  # what this test may use: the "container" the elements run in
@@ -47,7 +47,8 @@ class CloudCoresTest(unittest.TestCase):
         self.addCleanup(self.store.stop)
 
     def submit(self, name, ranks, argv):
-        """Submits a job of TASKS exec tasks to aws-batch (1 element, `ranks` ranks); returns the generated definitions."""
+        """Submits a job of TASKS exec tasks to aws-batch (1 element, `ranks` ranks); returns the runner and
+        the container properties of the generated job definition."""
         project = os.path.join(self.work, name)
         os.makedirs(project)
         with open(os.path.join(project, "job.yaml"), "w") as f:
@@ -60,30 +61,20 @@ class CloudCoresTest(unittest.TestCase):
         with open(os.path.join(local, "entrypoint")) as f:
             runner = HostRunner(self, f.read())
         with open(os.path.join(local, "array-job.json")) as f:
-            array = json.load(f)["containerProperties"]
-        with open(os.path.join(local, "merge-job.json")) as f:
-            merge = json.load(f)["containerProperties"]
-        return runner, array, merge
+            return runner, json.load(f)["containerProperties"]
 
-    def run_container(self, runner, name, definition, extra):
-        variables = {**{e["name"]: e["value"] for e in definition["environment"]}, **extra, **self.store.env()}
-        handle = runner.start(name, definition["command"], variables)
+    def element(self, name, ranks, argv):
+        """Runs the job's one element as AWS Batch would (a single element writes the master itself)."""
+        runner, container = self.submit(name, ranks, argv)
+        variables = {**{e["name"]: e["value"] for e in container["environment"]}, **self.store.env(),
+                     "AWS_BATCH_JOB_ID": "c0re5", "AWS_BATCH_JOB_ATTEMPT": "1"}
+        handle = runner.start(name, container["command"], variables)
         self.addCleanup(runner.stop, handle)
         return runner.finish(handle, 300)
 
-    def element(self, name, ranks, argv):
-        """Runs element 0 and the merge job; returns (element's stderr, master file path)."""
-        runner, array, merge = self.submit(name, ranks, argv)
-        aws = {"AWS_BATCH_JOB_ID": "c0re5:0", "AWS_BATCH_JOB_ARRAY_INDEX": "0", "AWS_BATCH_JOB_ARRAY_SIZE": "1",
-               "AWS_BATCH_JOB_ATTEMPT": "1"}
-        code, out, err = self.run_container(runner, f"{name}-a0", array, aws)
-        self.assertEqual(code, 0, out + err)
-        code, out, merge_err = self.run_container(runner, f"{name}-merge", merge, {})
-        return code, out + merge_err, err
-
     def results(self, name, ranks):
-        code, text, _ = self.element(name, ranks, ["python3", "-c", PROBE])
-        self.assertEqual(code, 0, text)
+        code, out, err = self.element(name, ranks, ["python3", "-c", PROBE])
+        self.assertEqual(code, 0, out + err)
         path = os.path.join(self.work, f"{name}.h5")
         self.store.get(f"{name}/cores.h5", path)
         with h5py_module().File(path, "r") as f:
@@ -106,11 +97,14 @@ class CloudCoresTest(unittest.TestCase):
         self.check_threads(rows, max(1, MACHINE_CPUS // 2))
 
     def test_a_failed_element_ends_with_our_lines_not_open_mpi_banner(self):
-        _, _, err = self.element("fails", 2, ["python3", "-c", "raise SystemExit(5)"])
+        code, out, err = self.element("fails", 2, ["python3", "-c", "raise SystemExit(5)"])
+        self.assertEqual(code, 1, out + err)
         self.assertNotIn("Primary job", err, "mpirun -q: no banner when a rank exits non-zero")
         self.assertNotIn("-----", err)
-        last = err.strip().splitlines()[-1]
-        self.assertIn("shardrun-entrypoint: array element 0 ended with exit 1", last, err)
+        # The container's log ends with shardrun's summary (stdout) and its progress line (stderr), nothing after.
+        self.assertIn("4 failed", err.strip().splitlines()[-1], err)
+        self.assertIn("0 ok, 4 failed of 4 tasks", out, out)
+        self.assertTrue(out.strip().splitlines()[-1].startswith("  picture: shardrun report s3://"), out)
 
 
 if __name__ == "__main__":

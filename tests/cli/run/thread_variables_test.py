@@ -9,7 +9,7 @@ read back with h5py."""
 import os
 import unittest
 
-from harness import run, scratch_dir
+from harness import SOURCE_DIR, run, scratch_dir
 from jobs import h5py_module, write_job
 
 TASKS = 4
@@ -31,7 +31,7 @@ for task in shardrun_worker.tasks():
                    'numexpr': v('NUMEXPR_NUM_THREADS'), 'share': v('SHARDRUN_CPU_THREADS')}})
 """
 MACHINE_CPUS = len(os.sched_getaffinity(0))
-SCRIPTS = os.path.join(os.environ.get("SHARDRUN_SOURCE_DIR", os.getcwd()), "scripts")
+SCRIPTS = os.path.join(SOURCE_DIR, "scripts")
 
 
 class ThreadVariablesTest(unittest.TestCase):
