@@ -69,5 +69,24 @@ TEST(CpuShare, OwnAffinityIsThisProcesssMask)
     EXPECT_TRUE(CPU_EQUAL(&mine, &expected));
 }
 
+TEST(CpuShare, ACgroupQuotaCapsTheThreads)
+{
+    // docker --cpus 2 on a host of 8: the container's 2 ranks see 8 CPUs but may use 2 between them.
+    const auto all = cpus({0, 1, 2, 3, 4, 5, 6, 7});
+    EXPECT_EQ(share_of(all, {all, all}, 2).threads, 1);
+    EXPECT_EQ(share_of(all, {all}, 2).threads, 2);
+    EXPECT_EQ(share_of(all, {all}, 16).threads, 8);  // a quota above the mask changes nothing
+}
+
+TEST(CpuShare, QuotaTexts)
+{
+    EXPECT_EQ(quota_cpus_of("200000", "100000"), 2);  // cgroup v2 cpu.max "200000 100000"
+    EXPECT_EQ(quota_cpus_of("150000", "100000"), 2);  // 1.5 CPUs: rounded up
+    EXPECT_EQ(quota_cpus_of("50000", "100000"), 1);
+    EXPECT_EQ(quota_cpus_of("max", "100000"), std::nullopt);
+    EXPECT_EQ(quota_cpus_of("-1", "100000"), std::nullopt);  // cgroup v1: no quota
+    EXPECT_EQ(quota_cpus_of("", ""), std::nullopt);
+}
+
 }  // namespace
 }  // namespace shardrun::env
