@@ -106,6 +106,12 @@ class CloudCoresTest(unittest.TestCase):
         self.assertIn("0 ok, 4 failed of 4 tasks", out, out)
         self.assertTrue(out.strip().splitlines()[-1].startswith("  picture: shardrun report s3://"), out)
 
+    def test_a_killed_rank_is_named_by_the_entrypoint(self):
+        # Open MPI's own message is hidden by -q: the entrypoint says what mpirun's exit code means.
+        code, out, err = self.element("killed", 1, ["python3", "-c", "import os; os.kill(os.getppid(), 9)"])
+        self.assertEqual(code, 137, out + err)
+        self.assertIn("shardrun-entrypoint: mpirun exited 137 (a rank killed by signal 9", err.strip().splitlines()[-1], err)
+
 
 if __name__ == "__main__":
     cloud_servers.skip_unless_available()
