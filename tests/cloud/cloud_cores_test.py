@@ -8,7 +8,8 @@ h5py.
 The rule (README, "Cores and threads"): the entrypoint starts mpirun with --bind-to none, so no rank is
 pinned; every rank sees all the container's CPUs and each task gets OMP_NUM_THREADS (MKL_, OPENBLAS_,
 BLIS_, NUMEXPR_NUM_THREADS, SHARDRUN_CPU_THREADS) = the CPUs over the ranks of the node (at least 1).
-Checked at 1 and 2 ranks, and that a failed element's log does not end with Open MPI's banner."""
+Checked at 1 and 2 ranks; a failed element's log does not end with Open MPI's banner (mpirun -q), and
+when a rank is killed the entrypoint's own line says what mpirun's exit code means."""
 import json
 import os
 import sys
