@@ -62,6 +62,9 @@ struct TaskContext {
     /** Attempts earlier runs made of this task (their output is kept in its folder): attempt
      *  `attempt` of this run is attempt attempt_base + attempt of the task, in /attempts and its files. */
     int attempt_base = 0;
+    /** Threads the task should start (OMP_NUM_THREADS and the like, tasks/thread_variables.hpp): its
+     *  rank's CPU share over the rank's slots; 0: not known (no variables set). */
+    int cpu_threads = 0;
     /** The attempt as the task and every record see it (SHARDRUN_ATTEMPT, /attempts, stdout.N). */
     int attempt_number() const noexcept { return attempt_base + attempt; }
 };

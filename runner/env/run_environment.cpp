@@ -10,6 +10,7 @@ RunEnvironment detect_run_environment(const ArrayOverrides& overrides, collectiv
     RunEnvironment result;
     const auto env = process_env();
     result.topology = detect_topology(world, node);
+    result.cpus = detect_cpu_share(node);
     result.scheduler = detect_scheduler(env);
     result.array = resolve_array(result.scheduler, overrides);
     result.build = detect_build_features(cuda);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "runner/env/build_features.hpp"
+#include "runner/env/cpu_share.hpp"
 #include "runner/env/device_binding.hpp"
 #include "runner/env/scheduler.hpp"
 #include "runner/env/topology.hpp"
@@ -13,6 +14,7 @@ struct RunEnvironment {
     SchedulerInfo scheduler;
     ArrayPosition array;
     DeviceBinding device;
+    CpuShare cpus;  ///< this rank's CPUs and the threads of its tasks
     BuildFeatures build;
 };
 

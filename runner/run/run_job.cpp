@@ -1,5 +1,6 @@
 #include "runner/run/run_job.hpp"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <csignal>
@@ -33,6 +34,7 @@
 #include "runner/run/setup/prepared_job.hpp"
 #include "runner/run/setup/sweep_extension.hpp"
 #include "runner/tasks/registry.hpp"
+#include "runner/tasks/thread_variables.hpp"
 
 namespace shardrun::run {
 namespace {
@@ -130,6 +132,8 @@ void open_output(const RunOptions& options, collectives::Communicator& world, En
 
 LoopSettings loop_settings(const PreparedJob& job, const env::RunEnvironment& machine, OutputSession& output)
 {
+    // The rank's CPU share, split among the tasks it runs at once (README, "CPUs and threads").
+    const int cpu_threads = std::max(1, machine.cpus.threads / std::max(1, job.spec.slots_per_rank));
     return LoopSettings{
         .kind = job.kind.get(),
         .space = job.space.get(),
@@ -141,6 +145,8 @@ LoopSettings loop_settings(const PreparedJob& job, const env::RunEnvironment& ma
         .tasks_dir = std::filesystem::absolute(output.tasks_dir()).string(),  // SHARDRUN_TASK_DIR: absolute (issue 11.8)
         .retries = job.spec.retries,
         .slots = job.spec.slots_per_rank,
+        .cpu_threads = cpu_threads,
+        .kernel_threads = tasks::environment_sets_threads() ? 0 : cpu_threads,
         .committed = output.committed(),
         .earlier_attempts = &output.earlier_attempts(),
         .stop = &stop_requested(),

@@ -13,6 +13,7 @@
 #include "runner/job/argv_template.hpp"
 #include "runner/tasks/exec_kind.hpp"
 #include "runner/tasks/exec_kind_internal.hpp"
+#include "runner/tasks/thread_variables.hpp"
 
 namespace shardrun::tasks {
 
@@ -66,6 +67,7 @@ std::vector<std::string> ExecKind::environment(const TaskContext& context, const
     }
     own.push_back("SHARDRUN_PARAMS=" + params_json(*context.params));
     own.push_back("SHARDRUN_RESULT_FIELDS=" + result_fields_json(spec_.results));
+    for (auto& entry : thread_variables(context.cpu_threads, inherited_env_, spec_.env)) own.push_back(std::move(entry));
     for (const auto& [name, value] : spec_.env) own.push_back(name + "=" + job::expand_placeholders(value, lookup));
     return merged_env(std::move(own));
 }
@@ -120,6 +122,7 @@ WorkerLaunch ExecKind::worker_launch(const TaskContext& context, const std::vect
         std::none_of(spec_.env.begin(), spec_.env.end(), [](const auto& entry) { return entry.first == "PYTHONUNBUFFERED"; })) {
         own.push_back("PYTHONUNBUFFERED=1");
     }
+    for (auto& entry : thread_variables(context.cpu_threads, inherited_env_, spec_.env)) own.push_back(std::move(entry));
     for (const auto& [name, value] : spec_.env) own.push_back(name + "=" + job::expand_placeholders(value, lookup));
     launch.env = merged_env(std::move(own));
     // One log per rank beside the task folders (<output>.tasks/), which a member's folder nests one deeper in.

@@ -11,6 +11,7 @@
 
 #include "collectives/stall_guard.hpp"
 #include "io/layout/output_layout.hpp"
+#include "kernels/common/cpu_threads.hpp"
 #include "runner/core/periodic_thread.hpp"
 #include "runner/core/rank_fatal.hpp"
 #include "runner/run/loop/attempts.hpp"
@@ -30,6 +31,8 @@ void run_slot(const LoopSettings& settings, LoopState& state)
                                settings.rank, settings.host, std::string(), 1, settings.stop};
     // A group of one: kinds may still call its collectives (they complete at once).
     context.group.comm = settings.group;
+    context.cpu_threads = settings.cpu_threads;
+    kernels::use_cpu_threads(settings.kernel_threads);  // OpenMP's count is per thread: this slot's
     std::string device_problem;
     while (const auto id = state.next_id()) {
         auto record = begin_task(settings, context, params, *id,
@@ -60,6 +63,8 @@ void run_group_member(const LoopSettings& settings, LoopState& state)
                                settings.rank, settings.host, std::string(), 1, settings.stop,
                                {&group, group.rank(), group.size(), settings.layout.local_rank_in_group,
                                 settings.layout.local_members}};
+    context.cpu_threads = settings.cpu_threads;
+    kernels::use_cpu_threads(settings.kernel_threads);  // OpenMP's count is per thread: this slot's
     std::string device_problem;
     while (true) {
         std::array<std::uint64_t, 2> next{0, 0};  // id, and 1 while there is work

@@ -36,6 +36,11 @@ struct LoopSettings {
     std::string tasks_dir;                  ///< <output>.tasks: one directory per exec task
     int retries = 0;
     int slots = 1;                          ///< tasks run at once on this rank
+    /** Threads each task should start: the rank's CPU share (env/cpu_share.hpp) over its slots; 0: not known. */
+    int cpu_threads = 0;
+    /** The same for the built-in kernels of each slot (OpenMP, OpenBLAS); 0: as the libraries chose from
+     *  the environment (which set OMP_NUM_THREADS or the like). */
+    int kernel_threads = 0;
     const std::vector<bool>* committed = nullptr;  ///< ids finished by an earlier run (resume)
     /** Attempts earlier runs made of tasks not committed ok (resume): attempt numbers go on from them. */
     const std::unordered_map<std::uint64_t, int>* earlier_attempts = nullptr;
