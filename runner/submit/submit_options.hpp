@@ -48,6 +48,8 @@ struct SubmitOptions {
     std::string merge_partition;            ///< merge.sbatch's partition ("" = the cluster's default)
     std::string merge_time;                 ///< merge.sbatch's time limit ("" = default_merge_time)
     std::string workdir;        ///< --workdir: the folder the cloud containers run in (uploaded next to a bucket output)
+    std::string job_role;       ///< --job-role: AWS IAM role ARN the containers run as (jobRoleArn)
+    std::string service_account;  ///< --service-account: Google service account e-mail of the VMs
 };
 
 /** The image the cloud job files name unless --image is given: what the project's Dockerfile builds. */
