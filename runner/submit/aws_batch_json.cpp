@@ -90,17 +90,17 @@ json aws_merge_job_definition(const SubmitOptions& options, const SubmitFiles& f
     // One process reads every element's shards and writes the master: one vCPU, memory for HDF5's buffers.
     auto resources = json::array({{{"type", "VCPU"}, {"value", "1"}}, {{"type", "MEMORY"}, {"value", "4096"}}});
     json merge = {{"jobDefinitionName", aws_merge_definition_name(files)},
-            {"type", "container"},
-            {"platformCapabilities", json::array({"EC2"})},
-            // A host or spot loss is retried; the merge's own exit (1: elements missing) is final.
-            {"retryStrategy", {{"attempts", aws_attempts},
-                               {"evaluateOnExit", json::array({{{"onStatusReason", "Host EC2*"}, {"action", "RETRY"}},
-                                                               {{"onReason", "*"}, {"action", "EXIT"}}})}}},
-            {"tags", {{"shardrun-job", safe_name(files.job_name, 256)}}},
-            {"containerProperties", {{"image", options.image},
-                                     {"command", merge_command(files)},
-                                     {"environment", environment},
-                                     {"resourceRequirements", resources}}}};
+                  {"type", "container"},
+                  {"platformCapabilities", json::array({"EC2"})},
+                  // A host or spot loss is retried; the merge's own exit (1: elements missing) is final.
+                  {"retryStrategy", {{"attempts", aws_attempts},
+                                     {"evaluateOnExit", json::array({{{"onStatusReason", "Host EC2*"}, {"action", "RETRY"}},
+                                                                     {{"onReason", "*"}, {"action", "EXIT"}}})}}},
+                  {"tags", {{"shardrun-job", safe_name(files.job_name, 256)}}},
+                  {"containerProperties", {{"image", options.image},
+                                           {"command", merge_command(files)},
+                                           {"environment", environment},
+                                           {"resourceRequirements", resources}}}};
     add_job_role(options, merge["containerProperties"]);  // the merge reads and writes the bucket too
     return merge;
 }

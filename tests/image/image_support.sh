@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the image tests: why one cannot run here (exit 77, ctest: skipped, with the reason).
 # image_skip_unless_possible NAME: needs root (rootful podman, debootstrap), podman, and the
 # debootstrap of Debian 12 the image's base is made from (scripts/minimal-rootfs waits when another
