@@ -36,11 +36,9 @@ void add_identity_options(boost::program_options::options_description& options, 
     namespace po = boost::program_options;
     options.add_options()
         ("job-role", po::value<std::string>(&o.job_role)->value_name("ARN"),
-         "aws-batch: the IAM role the containers run as (jobRoleArn), e.g. "
-         "arn:aws:iam::123456789012:role/shardrun-job: how they reach S3")
+         "aws-batch: the IAM role the containers run as (jobRoleArn; how they reach S3)")
         ("service-account", po::value<std::string>(&o.service_account)->value_name("EMAIL"),
-         "gcp-batch: the service account of the VMs (allocationPolicy.serviceAccount), e.g. "
-         "shardrun@my-project.iam.gserviceaccount.com: how they reach Cloud Storage");
+         "gcp-batch: the service account of the VMs (allocationPolicy.serviceAccount; how they reach Cloud Storage)");
 }
 
 }  // namespace
