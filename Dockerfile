@@ -16,6 +16,10 @@
 # no nvcc, so that image is CPU-only: the build says so and -DSHARDRUN_CUDA=OFF. The CUDA default
 # is built the same way wherever nvidia/cuda can be pulled.
 #
+# Your own packages on top of this image (a requirements.txt, a Dockerfile fragment):
+#   scripts/build-image --requirements requirements.txt --name NAME:TAG
+# builds it and prints the lines that push it to ECR or Artifact Registry (README, "Your own image").
+#
 # A base must be Debian or Ubuntu (scripts/install-deps uses apt-get). CUDA=auto (the default)
 # builds with CUDA when the base has nvcc (the nvidia/cuda *-devel images), and says that it
 # builds CPU-only when not; CUDA=ON fails the build without nvcc or NCCL, so a GPU image never

@@ -5,6 +5,7 @@
 #include "runner/errors.hpp"
 #include "runner/placement/placement.hpp"
 #include "runner/run/setup/prepared_job.hpp"
+#include "runner/submit/cloud_identity.hpp"
 #include "runner/submit/submit_files.hpp"
 #include "runner/submit/submit_targets.hpp"
 
@@ -69,6 +70,8 @@ int SubmitCommand::run()
     placement::group_layout(0, static_cast<int>(options_.target->ranks_per_element(options_)), job.spec.gpus_per_task,
                             static_cast<int>(options_.ranks_per_node));
     if (options_.target->check_job != nullptr) options_.target->check_job(options_, job.spec);
+    // A warning, not a refusal: a public image on Docker Hub is a choice some make on purpose.
+    if (const auto warning = submit::image_registry_warning(options_); !warning.empty()) std::cerr << warning << '\n';
     const auto files = submit::plan_files(options_, job.spec);
     submit::write_job_copy(files, job.spec, options_);
     return options_.target->submit(options_, files, std::cout);

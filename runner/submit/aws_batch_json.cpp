@@ -8,6 +8,13 @@ using nlohmann::json;
 namespace shardrun::submit {
 namespace {
 
+// --job-role: the IAM role whose credentials the container's AWS SDKs (and rclone) get from the
+// task metadata endpoint; without it they have only the instance's role.
+void add_job_role(const SubmitOptions& options, json& container)
+{
+    if (!options.job_role.empty()) container["jobRoleArn"] = options.job_role;
+}
+
 json container(const SubmitOptions& options, const SubmitFiles& files, bool multinode)
 {
     auto environment = json::array();
@@ -19,13 +26,15 @@ json container(const SubmitOptions& options, const SubmitFiles& files, bool mult
             environment.push_back({{"name", name}, {"value", value}});
         }
     }
-    return {
+    json body = {
         {"image", options.image},
         {"command", container_command(files)},
         {"environment", environment},
         {"resourceRequirements", aws_resource_requirements(options)},
         {"linuxParameters", aws_linux_parameters(options)},
     };
+    add_job_role(options, body);
+    return body;
 }
 
 json definition(const SubmitOptions& options, const SubmitFiles& files, bool multinode)
@@ -80,18 +89,20 @@ json aws_merge_job_definition(const SubmitOptions& options, const SubmitFiles& f
                                     {{"name", "SHARDRUN_ARRAY_COUNT"}, {"value", std::to_string(options.array)}}});
     // One process reads every element's shards and writes the master: one vCPU, memory for HDF5's buffers.
     auto resources = json::array({{{"type", "VCPU"}, {"value", "1"}}, {{"type", "MEMORY"}, {"value", "4096"}}});
-    return {{"jobDefinitionName", aws_merge_definition_name(files)},
-            {"type", "container"},
-            {"platformCapabilities", json::array({"EC2"})},
-            // A host or spot loss is retried; the merge's own exit (1: elements missing) is final.
-            {"retryStrategy", {{"attempts", aws_attempts},
-                               {"evaluateOnExit", json::array({{{"onStatusReason", "Host EC2*"}, {"action", "RETRY"}},
-                                                               {{"onReason", "*"}, {"action", "EXIT"}}})}}},
-            {"tags", {{"shardrun-job", safe_name(files.job_name, 256)}}},
-            {"containerProperties", {{"image", options.image},
-                                     {"command", merge_command(files)},
-                                     {"environment", environment},
-                                     {"resourceRequirements", resources}}}};
+    json merge = {{"jobDefinitionName", aws_merge_definition_name(files)},
+                  {"type", "container"},
+                  {"platformCapabilities", json::array({"EC2"})},
+                  // A host or spot loss is retried; the merge's own exit (1: elements missing) is final.
+                  {"retryStrategy", {{"attempts", aws_attempts},
+                                     {"evaluateOnExit", json::array({{{"onStatusReason", "Host EC2*"}, {"action", "RETRY"}},
+                                                                     {{"onReason", "*"}, {"action", "EXIT"}}})}}},
+                  {"tags", {{"shardrun-job", safe_name(files.job_name, 256)}}},
+                  {"containerProperties", {{"image", options.image},
+                                           {"command", merge_command(files)},
+                                           {"environment", environment},
+                                           {"resourceRequirements", resources}}}};
+    add_job_role(options, merge["containerProperties"]);  // the merge reads and writes the bucket too
+    return merge;
 }
 
 json aws_merge_submit(const SubmitOptions& options, const SubmitFiles& files)

@@ -57,6 +57,9 @@ json gcp_batch_job(const SubmitOptions& options, const SubmitFiles& files)
         {"labels", {{"shardrun-job", gcp_job_name(files)}}},
     };
     if (const auto policy = gcp_allocation_policy(options); !policy.is_null()) job["allocationPolicy"] = policy;
+    // --service-account: the identity of the VMs (and so of the containers' Cloud Storage calls);
+    // without it Batch uses the project's Compute Engine default service account.
+    if (!options.service_account.empty()) job["allocationPolicy"]["serviceAccount"] = {{"email", options.service_account}};
     // Each task is an element that takes all of its VM's GPUs: never two on one VM.
     if (gpus_per_node(options) > 0) job["taskGroups"][0]["taskCountPerNode"] = 1;
     return job;

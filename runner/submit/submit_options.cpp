@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "runner/errors.hpp"
+#include "runner/submit/cloud_identity.hpp"
 #include "runner/submit/submit_targets.hpp"
 
 namespace shardrun::submit {
@@ -61,6 +62,7 @@ void validate(SubmitOptions& options)
     }
     if (options.gpu_type.empty()) options.gpu_type = std::string(default_gpu_type);
     options.time_seconds = options.time.empty() ? 0 : parse_time_limit(options.time);
+    check_cloud_identity(options);
     if (options.target != nullptr) options.target->validate(options);
 }
 

@@ -51,6 +51,8 @@ struct SubmitOptions {
     std::string workdir;        ///< --workdir: the folder the cloud containers run in (uploaded next to a bucket output)
     std::string shared_fs;      ///< --shared-fs: the folder of this machine the cloud containers mount at the same path
     std::set<std::string> given;  ///< the options named on the command line (a default_value is not given)
+    std::string job_role;       ///< --job-role: AWS IAM role ARN the containers run as (jobRoleArn)
+    std::string service_account;  ///< --service-account: Google service account e-mail of the VMs
 };
 
 /** The image the cloud job files name unless --image is given: what the project's Dockerfile builds. */

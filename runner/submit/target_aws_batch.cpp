@@ -6,6 +6,7 @@
 #include "runner/errors.hpp"
 #include "runner/submit/aws_batch_json.hpp"
 #include "runner/submit/aws_submit_script.hpp"
+#include "runner/submit/cloud_identity.hpp"
 #include "runner/submit/cloud_container.hpp"
 #include "runner/submit/container_paths.hpp"
 #include "runner/submit/submission_upload.hpp"
@@ -90,7 +91,7 @@ int submit_aws_batch(const SubmitOptions& options, const SubmitFiles& files, std
     return 0;
 }
 
-const OptionGroup* const aws_option_groups[] = {&cloud_options};
+const OptionGroup* const aws_option_groups[] = {&cloud_options, &cloud_identity_options};
 
 }  // namespace
 

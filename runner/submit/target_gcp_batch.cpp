@@ -7,6 +7,7 @@
 #include "runner/errors.hpp"
 #include "runner/submit/cloud_container.hpp"
 #include "runner/submit/container_paths.hpp"
+#include "runner/submit/cloud_identity.hpp"
 #include "runner/submit/cloud_job_settings.hpp"
 #include "runner/submit/gcp_batch_json.hpp"
 #include "runner/submit/submission_upload.hpp"
@@ -76,7 +77,7 @@ void add_gcp_options(boost::program_options::options_description& options, Submi
 }
 
 const OptionGroup gcp_options{"Google Cloud Batch (--to gcp-batch)", add_gcp_options};
-const OptionGroup* const gcp_option_groups[] = {&cloud_options, &gcp_options};
+const OptionGroup* const gcp_option_groups[] = {&cloud_options, &cloud_identity_options, &gcp_options};
 
 }  // namespace
 

@@ -132,7 +132,7 @@ class AwsCliAcceptsTheFilesTest(unittest.TestCase):
 
     def check_container(self, container, expected):
         # .get: the merge job (cloud-jobs) writes no linuxParameters; a field on one side only still differs.
-        for field in ("image", "command", "resourceRequirements", "linuxParameters", "environment"):
+        for field in ("image", "command", "resourceRequirements", "linuxParameters", "environment", "jobRoleArn"):
             self.assertEqual(container.get(field), expected.get(field), field)
 
     def check_job(self, answer, body, definition):
@@ -170,6 +170,12 @@ class AwsCliAcceptsTheFilesTest(unittest.TestCase):
     def test_multinode_on_spot(self):
         s = self.check_submission("--nodes", "2", "--ranks-per-node", "4", "--gpus-per-rank", "1", "--spot")
         self.assertEqual(s.json("multinode-submit.json")["jobQueue"], "shardrun-spot")
+
+    def test_array_with_a_job_role(self):
+        role = "arn:aws:iam::123456789012:role/shardrun-job"
+        s = self.check_submission("--array", "3", "--job-role", role,
+                                  "--image", "123456789012.dkr.ecr.us-east-1.amazonaws.com/shardrun:1")
+        self.assertEqual(s.json("array-job.json")["containerProperties"]["jobRoleArn"], role)
 
     def test_a_mistyped_field_is_refused_by_the_client(self):
         # The check above means something: awscli refuses a field its schema does not have.

@@ -123,7 +123,8 @@ class GcpJobMatchesTheReferenceTest(unittest.TestCase):
         for key, value in job["labels"].items():
             self.assertRegex(key, LABEL)
             self.assertRegex(value, r"^[a-z0-9_-]{0,63}$")
-        if "allocationPolicy" in job:
+        # A CPU job with --service-account has an allocationPolicy without instances.
+        if "instances" in job.get("allocationPolicy", {}):
             self.assertEqual(len(job["allocationPolicy"]["instances"]), 1, "only instances[0] is supported")
         return job
 
@@ -151,6 +152,12 @@ class GcpJobMatchesTheReferenceTest(unittest.TestCase):
             target.update(stray)
             with self.assertRaises(AssertionError, msg=str(stray)):
                 check(self, broken, "Job", "job")
+
+    def test_service_account_with_and_without_gpus(self):
+        account = "shardrun-runner@my-project.iam.gserviceaccount.com"
+        for options in ([], ["--gpus-per-rank", "1", "--gpu-type", "nvidia-l4"]):
+            job = self.check_job("--service-account", account, *options)
+            self.assertEqual(job["allocationPolicy"]["serviceAccount"], {"email": account})
 
     def test_cpu_job(self):
         job = self.check_job("--ranks-per-node", "4")

@@ -29,6 +29,8 @@ USED_BY = {
     "partition": ({"slurm"}, "gpu"), "account": ({"slurm"}, "proj"), "qos": ({"slurm"}, "high"),
     "mem": ({"slurm"}, "4G"), "cpus-per-task": ({"slurm"}, "2"), "sbatch": ({"slurm"}, "constraint=a100"),
     "merge-partition": ({"slurm"}, "short"), "merge-time": ({"slurm"}, "10"), "max-requeues": ({"slurm"}, "3"),
+    "job-role": ({"aws-batch"}, "arn:aws:iam::123456789012:role/shardrun-jobs"),
+    "service-account": ({"gcp-batch"}, "runner@my-project.iam.gserviceaccount.com"),
 }
 
 
@@ -67,7 +69,7 @@ class EveryOptionTest(unittest.TestCase):
                     given = [f"--{option}"] + ([] if value is None else [value])
                     # --dry-run: a refusal that regressed must not reach a real sbatch.
                     line = expect_refused(self, "--to", target, "--dry-run", *given, needle=f"--{option}")
-                    self.assertRegex(line, f"--{option} is a .*option")
+                    self.assertRegex(line, f"--{option} is an? .*option")
 
 
 class ValuesNotHonouredTest(unittest.TestCase):
