@@ -52,7 +52,9 @@ std::uint64_t object_size(const RemotePath& remote)
 
 std::string read_object_range(const RemotePath& remote, std::uint64_t offset, std::uint64_t count)
 {
-    return rclone_stdout({"cat", "--offset", std::to_string(offset), "--count", std::to_string(count), remote.rclone},
+    // --no-traverse: a HEAD of the key, not a listing of its folder (which may hold thousands of objects).
+    return rclone_stdout({"cat", "--no-traverse", "--offset", std::to_string(offset), "--count", std::to_string(count),
+                          remote.rclone},
                          remote);
 }
 

@@ -3,7 +3,8 @@ HDF5 file in moto's S3 (or the GCS emulator) is data.input; `plan` and `submit -
 shape from a few ranged reads of its metadata: less than 1 MB comes out of rclone (counted by a
 wrapper around it, SHARDRUN_RCLONE, that logs each call and the bytes it wrote to stdout), no call
 copies the object, the store's own log shows only ranged GETs (206) of it, and nothing is left in
-$TMPDIR. Both print what a plan of a local copy prints. A missing object or one that is not HDF5
+$TMPDIR. Both print what a plan of a local copy prints; a dataset whose header lies at the end of
+its file costs one more ranged read. A missing object or one that is not HDF5
 is exit 2 at data.input. A real run still downloads the file once per node and gives every task
 its rows. CLOUD_BACKEND=s3|gcs picks one (ctest runs each as its own entry); unset runs both."""
 import json
@@ -53,6 +54,13 @@ class CloudInputBase:
         with h5py.File(cls.local, "w") as f:
             f["x"] = numpy.arange(ROWS * 64, dtype=numpy.float32).reshape(ROWS, 64)
         cls.store.put(cls.local, "in/big.h5")
+        # A dataset added to a file of 4 MB: its header lies at the end, fetched by a ranged read of its own.
+        cls.later = os.path.join(cls.work, "later.h5")
+        with h5py.File(cls.later, "w") as f:
+            f["first"] = numpy.zeros((1 << 20,), dtype=numpy.float32)
+        with h5py.File(cls.later, "a") as f:
+            f["y"] = numpy.zeros((1000, 8), dtype=numpy.float64)
+        cls.store.put(cls.later, "in/later.h5")
         with open(os.path.join(cls.work, "not.h5"), "w") as f:
             f.write("not an HDF5 file\n" * 1000)
         cls.store.put(os.path.join(cls.work, "not.h5"), "in/not.h5")
@@ -71,8 +79,8 @@ class CloudInputBase:
     def env(self, **extra):
         return {**self.store.env(), "TMPDIR": self.tmp, "SHARDRUN_RCLONE": self.wrapper, **extra}
 
-    def job(self, input_key="in/big.h5"):
-        return write_job(self.project, JOB.format(input=self.store.url(input_key) + ":/x", chunk=CHUNK,
+    def job(self, input_key="in/big.h5", dataset="/x"):
+        return write_job(self.project, JOB.format(input=self.store.url(input_key) + ":" + dataset, chunk=CHUNK,
                                                   output=self.store.url("runs/big.h5")))
 
     def rclone_calls(self):
@@ -96,22 +104,22 @@ class CloudInputBase:
         self.store.server.log.flush()
         return os.path.getsize(self.store.server.log.name)
 
-    def object_gets(self):
-        """The store's log lines of GETs of in/big.h5's bytes since the test began."""
+    def object_gets(self, key):
+        """The store's log lines of GETs of the object's bytes since the test began."""
         if self.backend == "s3":
-            wanted = (f"GET /{self.store.bucket}/in/big.h5 ",)
+            wanted = (f"GET /{self.store.bucket}/{key} ",)
         else:  # the media download, not the JSON metadata GET
-            wanted = ("/o/in/big.h5?", "alt=media")
+            wanted = (f"/o/{key}?", "alt=media")
         return [line for line in self.store_log().splitlines() if all(part in line for part in wanted)]
 
-    def check_metadata_only(self, what):
+    def check_metadata_only(self, what, key="in/big.h5", size=None):
         calls = self.rclone_calls()
         self.assertTrue(calls, f"{what} made no rclone call at all: the wrapper was not used")
         copies = [call for call in calls if call.startswith(DOWNLOADS)]
         self.assertEqual(copies, [], f"{what} downloaded the object")
         read = self.rclone_bytes()
-        self.assertLess(read, LIMIT, f"{what} read {read} bytes of a {os.path.getsize(self.local)}-byte input")
-        gets = self.object_gets()
+        self.assertLess(read, LIMIT, f"{what} read {read} bytes of a {size or os.path.getsize(self.local)}-byte input")
+        gets = self.object_gets(key)
         self.assertTrue(gets, f"{what}: no GET of the object in the store's log")
         self.assertEqual([line for line in gets if '" 206 ' not in line], [], f"{what}: only ranged GETs")
         left = [os.path.join(root, name) for root, dirs, files in os.walk(self.tmp) for name in dirs + files]
@@ -133,6 +141,15 @@ class CloudInputBase:
         self.assertEqual((plan["items"], plan["tasks"]), (ROWS, (ROWS + CHUNK - 1) // CHUNK))
         self.assertEqual(plan["groups"], local["groups"], "the same split as a plan of a local copy")
         self.check_metadata_only("plan")
+
+    def test_a_header_past_the_first_page_is_read_by_its_own_range(self):
+        proc = run(["plan", self.job("in/later.h5", "/y"), "--json"], env=self.env(), cwd=self.project)
+
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertEqual(json.loads(proc.stdout)["items"], 1000)
+        cats = [call for call in self.rclone_calls() if call.startswith("cat ")]
+        self.assertEqual(len(cats), 2, "the first page, then the one holding /y's header:\n" + "\n".join(cats))
+        self.check_metadata_only("plan", "in/later.h5", os.path.getsize(self.later))
 
     def test_submit_dry_run_reads_only_metadata(self):
         proc = run(["submit", self.job(), "--to", "aws-batch" if self.backend == "s3" else "gcp-batch", "--array", "2",
