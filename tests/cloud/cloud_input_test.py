@@ -158,24 +158,33 @@ class CloudInputBase:
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.check_metadata_only("submit --dry-run")
 
-    def test_missing_object_is_bad_input(self):
-        proc = run(["plan", self.job("in/absent.h5")], env=self.env(), cwd=self.project)
-
+    def plan_refused(self, key):
+        """plan of a job whose input is `key`: exit 2 with one line, nothing left in $TMPDIR."""
+        proc = run(["plan", self.job(key)], env=self.env(), cwd=self.project)
         self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
         lines = proc.stderr.strip().splitlines()
         self.assertEqual(len(lines), 1, proc.stderr)
-        self.assertRegex(lines[0], r"job\.yaml:3:\d+: data\.input: .*in/absent\.h5")
         self.assertEqual(os.listdir(self.tmp), [])
+        return lines[0]
+
+    def test_missing_object_is_bad_input(self):
+        line = self.plan_refused("in/absent.h5")
+
+        self.assertRegex(line, r"job\.yaml:3:\d+: data\.input: there is no object .*in/absent\.h5")
 
     def test_object_that_is_not_hdf5_is_bad_input(self):
-        proc = run(["plan", self.job("in/not.h5")], env=self.env(), cwd=self.project)
+        line = self.plan_refused("in/not.h5")
+
+        self.assertRegex(line, r"job\.yaml:3:\d+: data\.input: .*not\.h5.* HDF5")
+        self.assertLess(self.rclone_bytes(), LIMIT)
+
+    def test_run_of_a_missing_object_is_bad_input(self):
+        proc = run(["run", self.job("in/absent.h5"), "-q"], env=self.env(SHARDRUN_SCRATCH=scratch_dir(self)),
+                   cwd=self.project)
 
         self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
-        lines = proc.stderr.strip().splitlines()
-        self.assertEqual(len(lines), 1, proc.stderr)
-        self.assertRegex(lines[0], r"job\.yaml:3:\d+: data\.input: .*not\.h5.* HDF5")
-        self.assertLess(self.rclone_bytes(), LIMIT)
-        self.assertEqual(os.listdir(self.tmp), [])
+        self.assertIn("data.input: there is no object " + self.store.url("in/absent.h5"), proc.stderr)
+        self.assertEqual(self.store.keys("runs/"), [], "nothing written")
 
     def test_run_stages_once_per_node(self):
         scratch = scratch_dir(self)
