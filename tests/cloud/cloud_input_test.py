@@ -1,5 +1,6 @@
 """Issue 34, point 5: an input in object storage is never pulled whole by `plan` or `submit`. A 50 MB
-HDF5 file in moto's S3 (or the GCS emulator) is data.input; `plan` and `submit --dry-run` learn its
+HDF5 file in moto's S3 (or the GCS emulator) is data.input; `plan`, `submit --dry-run` and `submit
+--workdir .` (job files and workdir uploaded) learn its
 shape from a few ranged reads of its metadata: less than 1 MB comes out of rclone (counted by a
 wrapper around it, SHARDRUN_RCLONE, that logs each call and the bytes it wrote to stdout), no call
 copies the object, the store's own log shows only ranged GETs (206) of it, and nothing is left in
@@ -115,7 +116,7 @@ class CloudInputBase:
     def check_metadata_only(self, what, key="in/big.h5", size=None):
         calls = self.rclone_calls()
         self.assertTrue(calls, f"{what} made no rclone call at all: the wrapper was not used")
-        copies = [call for call in calls if call.startswith(DOWNLOADS)]
+        copies = [call for call in calls if call.startswith(DOWNLOADS) and key in call]
         self.assertEqual(copies, [], f"{what} downloaded the object")
         read = self.rclone_bytes()
         self.assertLess(read, LIMIT, f"{what} read {read} bytes of a {size or os.path.getsize(self.local)}-byte input")
@@ -157,6 +158,15 @@ class CloudInputBase:
 
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.check_metadata_only("submit --dry-run")
+
+    def test_submit_with_its_workdir_reads_only_metadata(self):
+        """Not a dry run: the job files and the workdir go up to the bucket; the input still is not read."""
+        proc = run(["submit", self.job(), "--to", "aws-batch" if self.backend == "s3" else "gcp-batch", "--array", "2",
+                    "--workdir", "."], env=self.env(), cwd=self.project)
+
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertTrue(self.store.keys("runs/big.h5.submit/workdir/"), "the workdir was uploaded")
+        self.check_metadata_only("submit --workdir .")
 
     def plan_refused(self, key):
         """plan of a job whose input is `key`: exit 2 with one line, nothing left in $TMPDIR."""
