@@ -1,13 +1,13 @@
 """Issue 34, point 5: an input in object storage is never pulled whole by `plan` or `submit`. A 50 MB
-HDF5 file in moto's S3 (or the GCS emulator) is data.input; `plan`, `submit --dry-run` and `submit
---workdir .` (job files and workdir uploaded) learn its
-shape from a few ranged reads of its metadata: less than 1 MB comes out of rclone (counted by a
-wrapper around it, SHARDRUN_RCLONE, that logs each call and the bytes it wrote to stdout), no call
-copies the object, the store's own log shows only ranged GETs (206) of it, and nothing is left in
-$TMPDIR. Both print what a plan of a local copy prints; a dataset whose header lies at the end of
-its file costs one more ranged read. A missing object or one that is not HDF5
-is exit 2 at data.input. A real run still downloads the file once per node and gives every task
-its rows. CLOUD_BACKEND=s3|gcs picks one (ctest runs each as its own entry); unset runs both."""
+HDF5 file in moto's S3 (or the GCS emulator) is data.input; `plan`, `submit --dry-run` and a real
+`submit --workdir .` (job files and workdir uploaded) learn its shape from a few ranged reads of its
+metadata: less than 1 MB comes out of rclone (counted by a wrapper around it, SHARDRUN_RCLONE, that
+logs each call and the bytes it wrote to stdout), no call copies the object, the store's own log
+shows only ranged GETs (206) of it, and nothing is left in $TMPDIR. plan prints what a plan of a
+local copy prints; a dataset whose header lies at the end of its file costs one more ranged read.
+A missing object or one that is not HDF5 is exit 2 at data.input, for `run` too. A real run still
+downloads the file once per node and gives every task its rows. CLOUD_BACKEND=s3|gcs picks one
+(ctest runs each as its own entry); unset runs both."""
 import json
 import os
 import sys
