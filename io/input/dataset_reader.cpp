@@ -6,6 +6,7 @@
 #include <sstream>
 #include <utility>
 
+#include "io/input/ranged_file_driver.hpp"
 #include "io/library_info.hpp"
 
 namespace shardrun::io {
@@ -68,10 +69,10 @@ hid_t open_dataset(hid_t file, const DatasetLocation& location)
     return dataset;
 }
 
-hid_t open_file(const DatasetLocation& location)
+hid_t open_file(const DatasetLocation& location, hid_t access = H5P_DEFAULT)
 {
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors reach the caller as InputError
-    const hid_t file = H5Fopen(location.file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    const hid_t file = H5Fopen(location.file.c_str(), H5F_ACC_RDONLY, access);
     if (file < 0) SHARDRUN_THROW(InputError, location.text() + ": cannot open '" + location.file + "' as an HDF5 file");
     return file;
 }
@@ -93,6 +94,21 @@ DatasetInfo describe_dataset(const DatasetLocation& location)
     const Id<H5Fclose> file(open_file(location));
     const Id<H5Dclose> dataset(open_dataset(file.get(), location));
     return info_of(dataset.get());
+}
+
+DatasetInfo describe_dataset(const RangedFile& source, const std::string& dataset)
+{
+    const std::lock_guard lock(hdf5_mutex());
+    const RangedFileAccess access(source);
+    const DatasetLocation location{source.name, dataset};
+    try {
+        const Id<H5Fclose> file(open_file(location, access.fapl()));
+        const Id<H5Dclose> opened(open_dataset(file.get(), location));
+        return info_of(opened.get());
+    } catch (const InputError&) {
+        access.rethrow_read_error();  // a failed read's own cause before HDF5's "cannot open"
+        throw;
+    }
 }
 
 std::vector<float> read_float32_rows(const DatasetLocation& location, std::uint64_t start, std::uint64_t end,

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/error.hpp"
+#include "io/input/ranged_file.hpp"
 
 namespace shardrun::io {
 
@@ -43,6 +44,13 @@ struct DatasetInfo {
  * @throws InputError naming the file or dataset when it cannot be opened
  */
 DatasetInfo describe_dataset(const DatasetLocation& location);
+
+/**
+ * Shape and dtype of `dataset` in a file read by ranges (an object in a bucket): only the pages
+ * HDF5 reads to open the file and the dataset's header are fetched, never its data.
+ * @throws InputError as above; whatever `file.read` threw when a read failed
+ */
+DatasetInfo describe_dataset(const RangedFile& file, const std::string& dataset);
 
 /**
  * Rows [start, end) along the first dimension of a float32 dataset, row-major.

@@ -58,7 +58,7 @@ void PlanCommand::check(const po::variables_map& values)
 
 int PlanCommand::run()
 {
-    const auto job = run::prepare_job(job_file_, overrides_);
+    const auto job = run::prepare_job(job_file_, overrides_, {}, run::InputAccess::describe);
     // Only the command line decides the array here: plan describes, it is not an array element.
     const auto array = env::resolve_array(env::SchedulerInfo{}, array_);
     const auto report = run::make_plan(job, ranks_, static_cast<int>(array.count),

@@ -66,7 +66,7 @@ void SubmitCommand::check(const po::variables_map& values)
 int SubmitCommand::run()
 {
     // The same checks as `run` before anything is written: a queued job must not fail on its input.
-    const auto job = run::prepare_job(options_.job_file, options_.overrides);
+    const auto job = run::prepare_job(options_.job_file, options_.overrides, {}, run::InputAccess::describe);
     placement::group_layout(0, static_cast<int>(options_.target->ranks_per_element(options_)), job.spec.gpus_per_task,
                             static_cast<int>(options_.ranks_per_node));
     if (options_.target->check_job != nullptr) options_.target->check_job(options_, job.spec);

@@ -122,7 +122,7 @@ std::vector<std::string> rclone_environment()
     return out;
 }
 
-RcloneResult run_rclone(const std::vector<std::string>& args)
+RcloneResult run_rclone(const std::vector<std::string>& args, int stdout_fd)
 {
     const TempFile errors;
     process::ProcessSpec spec;
@@ -137,6 +137,7 @@ RcloneResult run_rclone(const std::vector<std::string>& args)
     std::erase_if(spec.env, [&variable](const std::string& entry) { return entry.rfind(variable, 0) == 0; });
     spec.env.push_back(std::string(process::task_token_variable) + "=" + spec.token);
     spec.stdout_path = "/dev/null";
+    spec.stdout_fd = stdout_fd;
     spec.stderr_path = errors.path();
     // Never stopped by shardrun's drain: what was committed must reach the bucket before exit 3.
     const auto result = process::run_process(spec, [] { return false; });

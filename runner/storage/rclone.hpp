@@ -40,8 +40,11 @@ struct RcloneResult {
     bool not_found() const noexcept { return exit_code == 3 || exit_code == 4; }
 };
 
-/** Runs `rclone <args...>` with the environment mapped as above; waits for it. */
-RcloneResult run_rclone(const std::vector<std::string>& args);
+/**
+ * Runs `rclone <args...>` with the environment mapped as above; waits for it.
+ * @param stdout_fd  where rclone's stdout goes (`rclone cat`'s bytes); -1: nowhere
+ */
+RcloneResult run_rclone(const std::vector<std::string>& args, int stdout_fd = -1);
 
 /** The environment rclone gets: this process's, plus the mappings above. */
 std::vector<std::string> rclone_environment();

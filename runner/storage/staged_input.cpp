@@ -13,6 +13,7 @@
 #include "runner/process/unique_fd.hpp"
 #include "runner/storage/local_mirror.hpp"
 #include "runner/storage/rclone.hpp"
+#include "runner/storage/remote_input.hpp"
 
 namespace fs = std::filesystem;
 
@@ -41,29 +42,28 @@ std::string read_text(const fs::path& file)
 
 std::string stage_input(const std::string& input)
 {
-    const auto split = input.rfind(":/");
-    const auto scheme_end = input.find("://");
-    if (split == std::string::npos || split == scheme_end) {
-        SHARDRUN_THROW(UsageError, "'" + input + "' names no dataset; write s3://bucket/file.h5:/dataset");
-    }
-    const auto remote = parse_remote(input.substr(0, split));
-    const auto dir = fs::path(scratch_dir()) / "shardrun-input" / io::sha256_hex(remote->url).substr(0, 16);
-    const auto local = dir / remote->name;
+    const auto [remote, dataset] = split_remote_input(input);
+    const auto dir = fs::path(scratch_dir()) / "shardrun-input" / io::sha256_hex(remote.url).substr(0, 16);
+    const auto local = dir / remote.name;
     std::error_code error;
     fs::create_directories(dir, error);
     const process::UniqueFd lock(open((dir / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
     if (lock.get() < 0 || flock(lock.get(), LOCK_EX) != 0) {
-        SHARDRUN_THROW(TransferError, "cannot stage " + remote->url + " in " + dir.string() + "; set SHARDRUN_SCRATCH to a writable folder");
+        SHARDRUN_THROW(TransferError, "cannot stage " + remote.url + " in " + dir.string() + "; set SHARDRUN_SCRATCH to a writable folder");
     }
     const auto key = launch_key();
     if (key.empty() || read_text(dir / "launch") != key || !fs::exists(local, error)) {
-        const auto result = run_rclone({"copyto", remote->rclone, local.string()});
+        const auto result = run_rclone({"copyto", remote.rclone, local.string()});
         if (!result.ok()) {
-            SHARDRUN_THROW(TransferError, "cannot download " + remote->url + ": " + result.error + "; check the URL and the credentials", exit_bad_input);
+            SHARDRUN_THROW(TransferError, "cannot download " + remote.url + ": " + result.error + "; check the URL and the credentials", exit_bad_input);
+        }
+        // rclone takes a key that names nothing for an empty folder: it copies nothing and exits 0.
+        if (!fs::is_regular_file(local, error)) {
+            SHARDRUN_THROW(TransferError, "there is no object " + remote.url + "; check the URL", exit_bad_input);
         }
         std::ofstream(dir / "launch") << key << "\n";
     }
-    return local.string() + input.substr(split);
+    return local.string() + ":" + dataset;
 }
 
 }  // namespace shardrun::storage

@@ -148,6 +148,9 @@ class S3:
     def get(self, key, path):
         self.aws("s3", "cp", f"s3://{self.bucket}/{key}", path)
 
+    def put(self, path, key):
+        self.aws("s3", "cp", path, f"s3://{self.bucket}/{key}")
+
 
 class GCS:
     """gcp-storage-emulator (in memory) with one bucket, read back through its JSON API."""
@@ -185,3 +188,13 @@ class GCS:
         with urllib.request.urlopen(f"{self.server.url}/download/storage/v1/b/{self.bucket}/o/{name}?alt=media",
                                     timeout=60) as response, open(path, "wb") as f:
             f.write(response.read())
+
+    def put(self, path, key):
+        """One simple upload (uploadType=media): rclone's resumable one gets a 308 the emulator ends it with."""
+        with open(path, "rb") as f:
+            data = f.read()
+        query = urllib.parse.urlencode({"uploadType": "media", "name": key})
+        request = urllib.request.Request(f"{self.server.url}/upload/storage/v1/b/{self.bucket}/o?{query}", data=data,
+                                         method="POST", headers={"Content-Type": "application/octet-stream"})
+        with urllib.request.urlopen(request, timeout=300) as response:
+            response.read()

@@ -50,7 +50,8 @@ void validate_points(PreparedJob& job, const tasks::JobView& view)
 
 }  // namespace
 
-PreparedJob prepare_job(const std::string& file, const std::vector<std::string>& overrides, const std::string& job_dir)
+PreparedJob prepare_job(const std::string& file, const std::vector<std::string>& overrides, const std::string& job_dir,
+                        InputAccess input_access)
 {
     PreparedJob job;
     job.spec = job::load_job(file, overrides, tasks::task_kind_names(), job_dir);
@@ -58,7 +59,7 @@ PreparedJob prepare_job(const std::string& file, const std::vector<std::string>&
     if (const auto kind = tasks::find_task_kind(job.spec.task)) check_params(job.spec, *kind->params);
     check_task_devices(job.spec);  // every kind, exec and noop included
     std::optional<io::DatasetInfo> input;
-    if (storage::is_remote(job.spec.data.input)) {
+    if (input_access == InputAccess::stage && storage::is_remote(job.spec.data.input)) {
         // In object storage: downloaded once per node into its scratch folder; the ranks read that copy.
         try {
             job.spec.data.input = storage::stage_input(job.spec.data.input);

@@ -25,12 +25,18 @@ struct PreparedJob {
     std::uint64_t task_count() const noexcept { return space->size(); }
 };
 
+/** What prepare_job() does with a data.input in object storage. */
+enum class InputAccess {
+    stage,     ///< `run`: download it once per node into the scratch folder; the ranks read that copy
+    describe,  ///< `plan`, `submit`: read its shape by ranged reads; nothing downloaded or written
+};
+
 /**
  * Loads `file` with `overrides`, checks every sweep point's parameters with the task kind
  * (the first 100000 points of larger sweeps) and that all points declare the same fields.
  * @throws JobFileError naming the file, the field and the sweep point
  */
 PreparedJob prepare_job(const std::string& file, const std::vector<std::string>& overrides,
-                        const std::string& job_dir = {});
+                        const std::string& job_dir = {}, InputAccess input_access = InputAccess::stage);
 
 }  // namespace shardrun::run

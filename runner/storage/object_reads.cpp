@@ -1,0 +1,61 @@
+#include "runner/storage/object_reads.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/process/unique_fd.hpp"
+#include "runner/storage/rclone.hpp"
+
+namespace shardrun::storage {
+namespace {
+
+std::string read_all(int fd)
+{
+    std::string text;
+    char buffer[65536];
+    for (off_t offset = 0;;) {
+        const auto n = pread(fd, buffer, sizeof buffer, offset);
+        if (n < 0) SHARDRUN_THROW(TransferError, "cannot read rclone's output back", exit_bad_input);
+        if (n == 0) return text;
+        text.append(buffer, static_cast<std::size_t>(n));
+        offset += n;
+    }
+}
+
+/** rclone's stdout, kept in memory (a memfd) rather than in a file of the scratch folder. */
+std::string rclone_stdout(const std::vector<std::string>& args, const RemotePath& remote)
+{
+    const process::UniqueFd out(memfd_create("shardrun-rclone-stdout", MFD_CLOEXEC));
+    if (out.get() < 0) SHARDRUN_THROW(TransferError, "cannot read " + remote.url + ": memfd_create failed", exit_bad_input);
+    const auto result = run_rclone(args, out.get());
+    if (!result.ok()) {
+        SHARDRUN_THROW(TransferError, "cannot read " + remote.url + ": rclone exited " + std::to_string(result.exit_code) +
+                                          ": " + result.error + "; check the URL and the credentials", exit_bad_input);
+    }
+    return read_all(out.get());
+}
+
+}  // namespace
+
+std::uint64_t object_size(const RemotePath& remote)
+{
+    const auto text = rclone_stdout({"lsjson", "--stat", remote.rclone}, remote);
+    // rclone reports a missing key of a bucket as an empty folder ("IsDir": true, "Size": -1).
+    const auto entry = nlohmann::json::parse(text, nullptr, false);
+    if (entry.is_discarded() || !entry.is_object() || entry.value("IsDir", true) || entry.value("Size", -1LL) < 0) {
+        SHARDRUN_THROW(TransferError, "there is no object " + remote.url + "; check the URL", exit_bad_input);
+    }
+    return entry.value("Size", 0ULL);
+}
+
+std::string read_object_range(const RemotePath& remote, std::uint64_t offset, std::uint64_t count)
+{
+    // --no-traverse: a HEAD of the key, not a listing of its folder (which may hold thousands of objects).
+    return rclone_stdout({"cat", "--no-traverse", "--offset", std::to_string(offset), "--count", std::to_string(count),
+                          remote.rclone},
+                         remote);
+}
+
+}  // namespace shardrun::storage
