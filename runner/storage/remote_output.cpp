@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "io/layout/output_layout.hpp"
+#include "runner/process/worker_log.hpp"
 #include "runner/storage/local_mirror.hpp"
 #include "runner/storage/rclone.hpp"
 
@@ -87,12 +88,18 @@ void RemoteOutput::start_uploads()
     const auto local = io::layout::rank_dir(local_, rank_.array_index, rank_.rank).string();
     const auto remote = io::layout::rank_dir(remote_.rclone, rank_.array_index, rank_.rank).string();
     uploader_ = std::make_unique<SegmentUploader>(local, remote, upload_period_seconds());
+    const auto worker_log = process::worker_log_path(io::layout::tasks_dir(local_).string(), rank_.rank);
+    logs_ = std::make_unique<TaskLogUploader>(mirror_root(), remote_.parent, worker_log, rank_.rank,
+                                              upload_period_seconds());
 }
 
 void RemoteOutput::flush_uploads()
 {
+    // Results first: a log that cannot go up is said, and does not hold the results back.
     if (uploader_) uploader_->flush();
     uploader_.reset();
+    if (logs_) logs_->flush();
+    logs_.reset();
 }
 
 void RemoteOutput::before_finalize()
