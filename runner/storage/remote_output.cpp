@@ -72,6 +72,15 @@ void RemoteOutput::publish_start(bool force)
     publish_element_files();
 }
 
+void RemoteOutput::delete_task_logs()
+{
+    const auto tasks = io::layout::tasks_dir(remote_.rclone).string();
+    const auto result = run_rclone({"purge", tasks});
+    if (!result.ok() && !result.not_found()) {
+        SHARDRUN_THROW(TransferError, "cannot delete " + io::layout::tasks_dir(remote_.url).string() + " (--force): " + result.error);
+    }
+}
+
 void RemoteOutput::publish_element_files()
 {
     // The element's own files (element.json, params.h5), not its segments: a rerun learns the job from them.

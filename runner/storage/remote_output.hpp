@@ -52,6 +52,11 @@ public:
     void publish_element_files();
     void start_uploads();
     void flush_uploads();
+    /**
+     * Rank 0, with --force on an output of one element: the task logs an earlier run left in the
+     * bucket (<name>.tasks/) go, as io/ removes the local <name>.tasks/, so none is shown for this run's tasks.
+     */
+    void delete_task_logs();
     /** This rank's task logs (between start_uploads and flush_uploads; else nullptr). */
     TaskLogUploader* task_logs() noexcept { return logs_.get(); }
     void before_finalize();

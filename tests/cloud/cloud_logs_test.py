@@ -58,6 +58,14 @@ exec:
   results: {{v: float64}}
 """
 
+SMALL_JOB = """\
+name: small
+task: exec
+sweep: {{a: [0, 1]}}
+exec:
+  argv: [sh, -c, 'echo "task $SHARDRUN_PARAM_A says {code}" >&2; exit {code}']
+"""
+
 
 class CloudLogsBase:
     backend = None
@@ -181,7 +189,7 @@ class CloudLogsBase:
 
         self.assertGreaterEqual(at, 0, err[-3000:])
         text = "\n".join(tail)
-        self.assertIn("task 2", tail[1])
+        self.assertTrue(tail[1].startswith("  task 2: exited with status 1"), tail[1])
         self.assertIn("task 2 gives up on attempt 2", text)
         self.assertIn("task 2 attempt 2 line 30", text)
         self.assertIn("the last line of task 4", text)
@@ -190,6 +198,26 @@ class CloudLogsBase:
         self.assertRegex(tail[-1], r"and 2 more failed tasks")
         self.assertIn(self.url, tail[-1], "says where to read the rest")
         self.assertTrue(len(tail) <= 2 + 10 * 6, tail)
+
+    def test_force_rerun_drops_the_earlier_runs_logs(self):
+        """--force starts the output over: an earlier run's task logs in the bucket go, as <output>.tasks/ does locally."""
+        prefix = "runs/force.h5"
+        url = self.store.url(prefix)
+        failing = write_job(self.work, SMALL_JOB.format(code=3), name="failing.yaml")
+        passing = write_job(self.work, SMALL_JOB.format(code=0), name="passing.yaml")
+        scratch = scratch_dir(self)
+        self.addCleanup(cloud_servers.kill_processes_with_env, f"SHARDRUN_SCRATCH={scratch}")
+        env = self.env(scratch)
+
+        first = run(["run", failing, "--set", f"output.path={url}", "-q"], np=1, env=env)
+        kept = self.store.keys(prefix + ".tasks/")
+        second = run(["run", passing, "--set", f"output.path={url}", "-q", "--force"], np=1, env=env)
+
+        self.assertEqual(first.returncode, 1, first.stdout + first.stderr)
+        self.assertIn(prefix + ".tasks/1/stderr.1", kept)
+        self.assertEqual(second.returncode, 0, second.stdout + second.stderr)
+        self.assertEqual(self.store.keys(prefix + ".tasks/"), [])
+        self.assertNotIn("failed tasks' last stderr lines", second.stderr)
 
 
 class S3LogsTest(CloudLogsBase, unittest.TestCase):

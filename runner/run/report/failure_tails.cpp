@@ -59,7 +59,7 @@ std::string failed_tasks_block(const std::string& output, const std::vector<Rank
     const auto shown = std::min(failures.size(), element_log_tasks);
     for (std::size_t i = 0; i < shown; ++i) {
         const auto& failure = *failures[i];
-        out << fmt::format("  task {} (exit code {}): {}\n", failure.task_id, failure.exit_code, failure.message);
+        out << fmt::format("  task {}: {}\n", failure.task_id, failure.message);  // the message names the exit status
         for (const auto& line : failure.stderr_tail) out << "    | " << line << "\n";
     }
     if (failed > shown) out << fmt::format("  and {} more failed tasks: shardrun status {}\n", failed - shown, output);

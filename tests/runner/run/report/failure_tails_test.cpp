@@ -34,10 +34,10 @@ TEST(FailedTasksBlock, LowestIdsFirstWithTheirLinesThenACount)
     const auto block = failed_tasks_block("s3://b/run.h5", {a, b});
 
     EXPECT_EQ(block.rfind("shardrun: failed tasks' last stderr lines (a task's whole output: shardrun logs s3://b/run.h5 "
-                          "ID --stderr):\n  task 0 (exit code 1): exit code 1\n    | line of 0\n  task 1 ", 0), 0U) << block;
+                          "ID --stderr):\n  task 0: exit code 1\n    | line of 0\n  task 1: ", 0), 0U) << block;
     EXPECT_NE(block.find("    | line of 9\n  and 2 more failed tasks: shardrun status s3://b/run.h5\n"), std::string::npos)
         << block;
-    EXPECT_EQ(block.find("task 10 "), std::string::npos) << block;
+    EXPECT_EQ(block.find("task 10:"), std::string::npos) << block;
 }
 
 TEST(FailedTasksBlock, FailuresBeyondTheKeptOnesAreCounted)
@@ -48,7 +48,7 @@ TEST(FailedTasksBlock, FailuresBeyondTheKeptOnesAreCounted)
 
     const auto block = failed_tasks_block("gs://b/r.h5", {rank});
 
-    EXPECT_NE(block.find("  task 5 (exit code 2): exit code 2\n  and 1999 more failed tasks"), std::string::npos) << block;
+    EXPECT_NE(block.find("  task 5: exit code 2\n  and 1999 more failed tasks"), std::string::npos) << block;
 }
 
 TEST(LastLines, TheLastLinesOfABigFileCutToWidth)
