@@ -9,7 +9,9 @@ of them writing to stderr). Then, from a fresh scratch folder that sees only the
   - the huge stderr is cut to its tail, its first line saying how many bytes were cut;
   - the run's own stderr (the container's log: CloudWatch, Cloud Logging) ends with each failed task's
     reason and its last stderr lines, at most 10 tasks, then "and N more";
-  - the readers leave nothing in their scratch folder."""
+  - the readers leave nothing in their scratch folder.
+Also: `run --force` deletes an earlier run's task logs in the bucket, and an exec worker's failed task
+keeps its worker log's tail (and the rank's worker log) in the bucket."""
 import json
 import os
 import sys
@@ -17,7 +19,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
 import cloud_servers  # noqa: E402
-from harness import MPIEXEC, SHARDRUN, clean_env, run, scratch_dir  # noqa: E402
+from harness import MPIEXEC, SHARDRUN, SOURCE_DIR, clean_env, run, scratch_dir  # noqa: E402
 from jobs import write_job  # noqa: E402
 import subprocess  # noqa: E402
 
@@ -64,6 +66,20 @@ task: exec
 sweep: {{a: [0, 1]}}
 exec:
   argv: [sh, -c, 'echo "task $SHARDRUN_PARAM_A says {code}" >&2; exit {code}']
+"""
+
+WORKER_JOB = """\
+name: worker
+task: exec
+sweep: {{a: [0, 1, 2, 3]}}
+exec:
+  mode: worker
+  argv: [/usr/bin/python3, {program}]
+  env:
+    WORKER_STARTS: {work}/starts
+    WORKER_SCRIPTS: {scripts}
+    WORKER_POISON_TASK: '2'
+  results: {{v: float64, vec: [float64, 3], pid: int64}}
 """
 
 
@@ -141,11 +157,14 @@ class CloudLogsBase:
         env = self.reader_env()
 
         ok_task = run(["logs", self.url, "0", "--stderr"], env=env)
+        follow = run(["logs", self.url, "2", "--stderr", "--follow"], env=env)
 
         self.assertEqual(ok_task.returncode, 1, ok_task.stdout + ok_task.stderr)
         self.assertIn("has no stderr", ok_task.stderr)
         self.assertIn(self.url, ok_task.stderr, "named by its URL, not a scratch copy")
         self.assertNotIn("check the path", ok_task.stderr)
+        self.assertEqual(follow.returncode, 2, follow.stdout + follow.stderr)
+        self.assertIn("--follow", follow.stderr)
 
     def test_status_json_has_logs_and_stderr_tail(self):
         env = self.reader_env()
@@ -218,6 +237,30 @@ class CloudLogsBase:
         self.assertEqual(second.returncode, 0, second.stdout + second.stderr)
         self.assertEqual(self.store.keys(prefix + ".tasks/"), [])
         self.assertNotIn("failed tasks' last stderr lines", second.stderr)
+
+    def test_worker_task_failure_and_worker_log_reach_the_bucket(self):
+        """exec.mode: worker: a failed task keeps its worker log's tail as its stderr, and the rank's log goes up."""
+        prefix = "runs/worker.h5"
+        url = self.store.url(prefix)
+        job = write_job(self.work, WORKER_JOB.format(program=os.path.join(SOURCE_DIR, "tests", "cli", "worker_program.py"),
+                                                     scripts=os.path.join(SOURCE_DIR, "scripts"), work=self.work),
+                        name="worker.yaml")
+        scratch = scratch_dir(self)
+        self.addCleanup(cloud_servers.kill_processes_with_env, f"SHARDRUN_SCRATCH={scratch}")
+
+        proc = run(["run", job, "--set", f"output.path={url}", "-q"], np=1, env=self.env(scratch))
+        keys = self.store.keys(prefix + ".tasks/")
+        logs = run(["logs", url, "2", "--stderr"], env=self.reader_env())
+
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        self.assertIn(prefix + ".tasks/2/stderr", keys)
+        self.assertIn(prefix + ".tasks/worker-rank0.log", keys)
+        self.assertFalse([key for key in keys if key.startswith(prefix + ".tasks/1/")], keys)
+        self.assertEqual(logs.returncode, 0, logs.stdout + logs.stderr)
+        self.assertIn("task 2 attempt 1", logs.stdout)
+        block = proc.stderr[proc.stderr.rfind("failed tasks' last stderr lines"):]
+        self.assertIn("task 2: ", block)
+        self.assertIn("task 2 attempt 1", block)
 
 
 class S3LogsTest(CloudLogsBase, unittest.TestCase):
