@@ -19,9 +19,8 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
 import cloud_servers  # noqa: E402
-from harness import MPIEXEC, SHARDRUN, SOURCE_DIR, clean_env, run, scratch_dir  # noqa: E402
+from harness import SOURCE_DIR, run, scratch_dir  # noqa: E402
 from jobs import write_job  # noqa: E402
-import subprocess  # noqa: E402
 
 TASKS = 16
 HUGE = 3 * 1024 * 1024  # bytes task 4 writes to stderr: more than the 1 MiB kept per stream
@@ -100,11 +99,9 @@ class CloudLogsBase:
             cls.url = cls.store.url(cls.prefix)
             scratch = scratch_dir()
             # -q as the cloud entrypoint runs mpirun: Open MPI's own note on a non-zero exit would come last.
-            cmd = [MPIEXEC, "-q", "--oversubscribe", "-np", "2", SHARDRUN, "run", job, "--set", f"output.path={cls.url}"]
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600,
-                                  env=clean_env(cls.env(scratch)))
+            cls.run_result = run(["run", job, "--set", f"output.path={cls.url}"], np=2, env=cls.env(scratch),
+                                 extra_mpi=("-q",))
             cloud_servers.kill_processes_with_env(f"SHARDRUN_SCRATCH={scratch}")
-            cls.run_result = proc
         except BaseException:
             cls.store.stop()
             raise
