@@ -4,6 +4,7 @@
 
 #include "io/read/status_report.hpp"
 #include "runner/errors.hpp"
+#include "runner/storage/rclone.hpp"
 #include "runner/storage/remote_copy.hpp"
 #include "runner/storage/remote_task_logs.hpp"
 
@@ -36,8 +37,14 @@ int StatusCommand::run()
         // The failed tasks' output the bucket keeps comes down beside the copy; read again, with it.
         std::vector<std::uint64_t> ids;
         for (const auto& task : report.failed_tasks) ids.push_back(task.task_id);
-        storage::fetch_task_logs(remote->remote(), path_, ids);
-        report = io::status_report(path_, lines_);
+        try {
+            storage::fetch_task_logs(remote->remote(), path_, ids);
+            report = io::status_report(path_, lines_);
+        } catch (const storage::TransferError& error) {
+            // The counts were read: they are worth more than the logs that could not be.
+            std::cerr << "shardrun: status: warning: the failed tasks' logs could not be read from the bucket: " << error.what()
+                      << "\n";
+        }
     }
     const auto text = json_ ? io::status_json(report) : io::status_text(report, by_host_);
     std::cout << (remote ? remote->named(text) : text);
