@@ -7,6 +7,9 @@
 #include "io/read/recorded_job.hpp"
 #include "runner/cli/log_follow.hpp"
 #include "runner/errors.hpp"
+#include "runner/job/remote_path.hpp"
+#include "runner/storage/remote_copy.hpp"
+#include "runner/storage/remote_task_logs.hpp"
 
 namespace po = boost::program_options;
 
@@ -36,6 +39,10 @@ void LogsCommand::check(const po::variables_map& values)
     if (values.count("attempt") && attempt_ < 1) {
         SHARDRUN_THROW(UsageError, "logs: --attempt counts from 1, not " + std::to_string(attempt_));
     }
+    if (follow_ && storage::is_remote(path_)) {
+        SHARDRUN_THROW(UsageError, "logs: --follow reads a running task's live output on its own machine; the bucket at " +
+                                       path_ + " holds the output of attempts that failed (drop --follow)");
+    }
     if (values.count("member") && member_ < 0) {
         SHARDRUN_THROW(UsageError, "logs: --member is a group member number (0 = the leader), not " + std::to_string(member_));
     }
@@ -44,12 +51,16 @@ void LogsCommand::check(const po::variables_map& values)
 int LogsCommand::run()
 {
     namespace fs = std::filesystem;
+    // An s3:// or gs:// output: a downloaded copy, with the task's output the bucket keeps (its failed attempts').
+    const auto remote = storage::open_remote_copy(path_);
+    if (remote) storage::fetch_task_logs(remote->remote(), path_, {task_});
+    const auto named = [&](const std::string& text) { return remote ? remote->named(text) : text; };
     const auto tasks = io::layout::tasks_dir(path_);
     if (!fs::exists(path_) && !fs::exists(io::layout::shards_dir(path_)) && !fs::exists(tasks)) {
         SHARDRUN_THROW(UsageError, "logs: no output at " + path_ + " (neither it nor " + tasks.string() + " exists); check the path");
     }
     if (const auto count = io::recorded_task_count(path_); count && task_ >= *count) {
-        SHARDRUN_THROW(UsageError, "logs: " + path_ + " has no task " + std::to_string(task_) + ": its job has " +
+        SHARDRUN_THROW(UsageError, "logs: " + named(path_) + " has no task " + std::to_string(task_) + ": its job has " +
                                        std::to_string(*count) + " tasks (ids 0 to " + std::to_string(*count - 1) + ")");
     }
     const LogTarget target{path_, task_, attempt_, member_, stderr_};
@@ -62,7 +73,9 @@ int LogsCommand::run()
     }
     std::cerr << "shardrun: logs: task " << task_ << (member_ > 0 ? " member " + std::to_string(member_) : "")
               << (attempt_ > 0 ? " attempt " + std::to_string(attempt_) : "") << " has no " << (stderr_ ? "stderr" : "stdout")
-              << " in " << tasks.string() << "/ (output is kept only when a task writes some; not started yet, or wrote none)\n";
+              << " in " << named(tasks.string()) << "/ (output is kept only when a task writes some; not started yet, or wrote "
+              << "none" << (remote ? "; the bucket keeps only failed attempts' output, every attempt's with exec.keep_files)\n"
+                                   : ")\n");
     return exit_task_failed;
 }
 

@@ -4,7 +4,9 @@
 
 #include "io/read/status_report.hpp"
 #include "runner/errors.hpp"
+#include "runner/storage/rclone.hpp"
 #include "runner/storage/remote_copy.hpp"
+#include "runner/storage/remote_task_logs.hpp"
 
 namespace po = boost::program_options;
 
@@ -30,7 +32,20 @@ int StatusCommand::run()
 {
     // Reads files only: no MPI, so it runs on a login node while the job is still going.
     const auto remote = storage::open_remote_copy(path_);  // an s3:// or gs:// output: a downloaded copy
-    const auto report = io::status_report(path_, lines_);
+    auto report = io::status_report(path_, lines_);
+    if (remote && !report.failed_tasks.empty()) {
+        // The failed tasks' output the bucket keeps comes down beside the copy; read again, with it.
+        std::vector<std::uint64_t> ids;
+        for (const auto& task : report.failed_tasks) ids.push_back(task.task_id);
+        try {
+            storage::fetch_task_logs(remote->remote(), path_, ids);
+            report = io::status_report(path_, lines_);
+        } catch (const storage::TransferError& error) {
+            // The counts were read: they are worth more than the logs that could not be.
+            std::cerr << "shardrun: status: warning: the failed tasks' logs could not be read from the bucket: " << error.what()
+                      << "\n";
+        }
+    }
     const auto text = json_ ? io::status_json(report) : io::status_text(report, by_host_);
     std::cout << (remote ? remote->named(text) : text);
     return status_exit_code(report);

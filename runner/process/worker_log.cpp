@@ -67,6 +67,11 @@ std::string worker_log_tail(const std::string& log_path, std::size_t lines)
     return joined;
 }
 
+std::string worker_log_path(const std::string& tasks_dir, int rank)
+{
+    return tasks_dir + "/worker-rank" + std::to_string(rank) + ".log";
+}
+
 void write_task_stderr(const std::string& task_dir, const std::string& log_path)
 {
     if (task_dir.empty()) return;

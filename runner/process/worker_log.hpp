@@ -6,6 +6,9 @@
 
 namespace shardrun::process {
 
+/** <tasks_dir>/worker-rank<rank>.log: the rank's exec worker log (one per rank, beside the task folders). */
+std::string worker_log_path(const std::string& tasks_dir, int rank);
+
 /** Appends "shardrun: <note>\n" to the rank's worker log, so the log tells the whole story. */
 void append_worker_note(const std::string& log_path, std::string_view note);
 

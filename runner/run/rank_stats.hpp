@@ -14,6 +14,8 @@ struct FailedTask {
     std::uint64_t task_id = 0;
     int exit_code = 0;
     std::string message;
+    /** Its last stderr lines, kept for a remote output's element log (LoopSettings::failure_tail_lines). */
+    std::vector<std::string> stderr_tail;
 };
 
 /** What one rank did. */

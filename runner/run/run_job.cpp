@@ -27,6 +27,7 @@
 #include "runner/run/loop/given_back.hpp"
 #include "runner/run/loop/rank_loop_setup.hpp"
 #include "runner/run/report/notify.hpp"
+#include "runner/run/report/failure_tails.hpp"
 #include "runner/run/report/summary.hpp"
 #include "runner/run/setup/device_choice.hpp"
 #include "runner/run/setup/gpu_sharing_setup.hpp"
@@ -182,6 +183,14 @@ public:
             auto settings = loop_settings(job, machine, *output.session);
             settings.failures = &failures_;
             settings.telemetry = telemetry_.sampler.get();
+            if (auto* logs = output.remote ? output.remote->task_logs() : nullptr) {
+                // The bucket keeps the failed attempts' output; the element's log ends with their last lines.
+                const bool every_attempt = job.spec.exec.keep_files;
+                settings.on_attempts_end = [logs, every_attempt](const std::string& dir, const auto& attempts) {
+                    logs->keep_attempts(dir, attempts, every_attempt);
+                };
+                settings.failure_tail_lines = 5;
+            }
             loop_ = std::make_unique<RankLoopSetup>(world, node, std::move(settings), job.spec.schedule, output.element,
                                                     job.spec.gpus_per_task);
         });
@@ -323,6 +332,8 @@ int run_job(const RunOptions& options)
         totals.launcher_banner_follows = exit_code != exit_ok && env::open_mpi_banner_follows();
         totals.stop_reason = stop_reason;
         print_summary(options, totals, all_stats);
+        // A container's log outlives its machine (CloudWatch, Cloud Logging): it ends with why tasks failed.
+        if (output.remote) std::cerr << failed_tasks_block(output.session->path(), all_stats) << std::flush;
         // Last, once per run (per array element): the summary above is already out whatever the notifier does.
         const auto& scheduler = environment.machine.scheduler;
         const auto ending = notify_ending(exit_code);

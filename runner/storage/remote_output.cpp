@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "io/layout/output_layout.hpp"
+#include "runner/process/worker_log.hpp"
 #include "runner/storage/local_mirror.hpp"
 #include "runner/storage/rclone.hpp"
 
@@ -71,6 +72,15 @@ void RemoteOutput::publish_start(bool force)
     publish_element_files();
 }
 
+void RemoteOutput::delete_task_logs()
+{
+    const auto tasks = io::layout::tasks_dir(remote_.rclone).string();
+    const auto result = run_rclone({"purge", tasks});
+    if (!result.ok() && !result.not_found()) {
+        SHARDRUN_THROW(TransferError, "cannot delete " + io::layout::tasks_dir(remote_.url).string() + " (--force): " + result.error);
+    }
+}
+
 void RemoteOutput::publish_element_files()
 {
     // The element's own files (element.json, params.h5), not its segments: a rerun learns the job from them.
@@ -87,12 +97,18 @@ void RemoteOutput::start_uploads()
     const auto local = io::layout::rank_dir(local_, rank_.array_index, rank_.rank).string();
     const auto remote = io::layout::rank_dir(remote_.rclone, rank_.array_index, rank_.rank).string();
     uploader_ = std::make_unique<SegmentUploader>(local, remote, upload_period_seconds());
+    const auto worker_log = process::worker_log_path(io::layout::tasks_dir(local_).string(), rank_.rank);
+    logs_ = std::make_unique<TaskLogUploader>(mirror_root(), remote_.parent, worker_log, rank_.rank,
+                                              upload_period_seconds());
 }
 
 void RemoteOutput::flush_uploads()
 {
+    // Results first: a log that cannot go up is said, and does not hold the results back.
     if (uploader_) uploader_->flush();
     uploader_.reset();
+    if (logs_) logs_->flush();
+    logs_.reset();
 }
 
 void RemoteOutput::before_finalize()

@@ -6,6 +6,7 @@
 #include "runner/job/remote_path.hpp"
 #include "runner/storage/folder_changes.hpp"
 #include "runner/storage/segment_uploader.hpp"
+#include "runner/storage/task_log_upload.hpp"
 
 namespace shardrun::storage {
 
@@ -26,8 +27,9 @@ struct RemoteRank {
  *                    fresh machine resumes from it); rank 0 also fetches the master
  *   publish_start()  rank 0, after io::prepare_output: the manifest and params.h5 go up (--force:
  *                    the element's objects and the master are deleted first)
- *   start_uploads()  every rank, once its sink is open: the background SegmentUploader
- *   flush_uploads()  every rank, once its sink is closed (end of run, drain): all committed segments up
+ *   start_uploads()  every rank, once its sink is open: the background SegmentUploader and TaskLogUploader
+ *   flush_uploads()  every rank, once its sink is closed (end of run, drain): all committed segments up,
+ *                    then the failed attempts' logs
  *   before_finalize / after_finalize  rank 0 around io::finalize_output: the other nodes'
  *                    segments come down; the master, the manifest and the removals go up, in order
  *
@@ -50,6 +52,13 @@ public:
     void publish_element_files();
     void start_uploads();
     void flush_uploads();
+    /**
+     * Rank 0, with --force on an output of one element: the task logs an earlier run left in the
+     * bucket (<name>.tasks/) go, as io/ removes the local <name>.tasks/, so none is shown for this run's tasks.
+     */
+    void delete_task_logs();
+    /** This rank's task logs (between start_uploads and flush_uploads; else nullptr). */
+    TaskLogUploader* task_logs() noexcept { return logs_.get(); }
     void before_finalize();
     void after_finalize();
     /** `message` with the mirror's path replaced by the URL: what io/ says, in the user's words. */
@@ -63,6 +72,7 @@ private:
     RemoteRank rank_;
     std::string local_;
     std::unique_ptr<SegmentUploader> uploader_;
+    std::unique_ptr<TaskLogUploader> logs_;
     FolderState before_;
 };
 

@@ -10,6 +10,7 @@
 #include "runner/process/process_tree.hpp"
 #include "runner/process/results/result_files.hpp"
 #include "runner/process/typed_env.hpp"
+#include "runner/process/worker_log.hpp"
 #include "runner/job/argv_template.hpp"
 #include "runner/tasks/exec_kind.hpp"
 #include "runner/tasks/exec_kind_internal.hpp"
@@ -126,7 +127,7 @@ WorkerLaunch ExecKind::worker_launch(const TaskContext& context, const std::vect
     for (const auto& [name, value] : spec_.env) own.push_back(name + "=" + job::expand_placeholders(value, lookup));
     launch.env = merged_env(std::move(own));
     // One log per rank beside the task folders (<output>.tasks/), which a member's folder nests one deeper in.
-    launch.log_path = (std::filesystem::path(tasks_dir_of(context)) / fmt::format("worker-rank{}.log", context.rank)).string();
+    launch.log_path = process::worker_log_path(tasks_dir_of(context), context.rank);
     return launch;
 }
 

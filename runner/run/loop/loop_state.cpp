@@ -2,6 +2,7 @@
 
 #include "runner/run/loop/device_health.hpp"
 #include "runner/run/loop/failure_budget.hpp"
+#include "runner/run/report/failure_tails.hpp"
 
 namespace shardrun::run {
 
@@ -52,6 +53,9 @@ void LoopState::finish(const io::TaskRecord& record, const tasks::TaskOutcome& o
         source_.task_finished(record.end - record.start);
         sink_.record(record, outcome.values);  // holds io::hdf5_mutex() itself
         stats_.add(record.task_id, record.end - record.start, ok, record.exit_code, outcome.message);
+        if (!ok && settings_.failure_tail_lines > 0 && settings_.kind->uses_task_dir()) {
+            add_stderr_tail(stats_, record.task_id, settings_.tasks_dir, settings_.failure_tail_lines);
+        }
         ++uncommitted_;
         if (settings_.failures != nullptr) settings_.failures->record(ok, record.exit_code);
     } else {

@@ -47,7 +47,8 @@ void run_slot(const LoopSettings& settings, LoopState& state)
             continue;
         }
         const bool cut_short = interrupted(settings, end);
-        fill_reason(record, end, cut_short);
+        fill_reason(record, end, cut_short);  // marks a cut-short attempt, which is no failure
+        if (settings.on_attempts_end) settings.on_attempts_end(context.task_dir, end.attempts);
         state.finish(record, end.outcome, cut_short);
     }
 }
@@ -86,10 +87,12 @@ void run_group_member(const LoopSettings& settings, LoopState& state)
         if (!leader) {
             // A member is as busy as its leader; only the leader counts the task itself.
             state.stats().busy_seconds += record.end - record.start;
+            if (settings.on_attempts_end) settings.on_attempts_end(context.task_dir, end.attempts);
             continue;
         }
         const bool cut_short = interrupted(settings, end);
-        fill_reason(record, end, cut_short);
+        fill_reason(record, end, cut_short);  // marks a cut-short attempt, which is no failure
+        if (settings.on_attempts_end) settings.on_attempts_end(context.task_dir, end.attempts);
         state.finish(record, end.outcome, cut_short);
     }
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "collectives/communicator.hpp"
+#include "io/attempt_log.hpp"
 #include "io/result_sink.hpp"
 #include "runner/core/task_kind.hpp"
 #include "runner/env/device_binding.hpp"
@@ -75,6 +76,14 @@ struct LoopSettings {
      * fault evidence (Xid, ECC, retired pages) that quarantine counts. Called from the slots' threads.
      */
     std::function<void(const io::TaskRecord&, const gpu::TaskTelemetry&)> on_task_telemetry;
+    /**
+     * Called once a task's attempts ended, on every member of its group with the member's own
+     * folder (empty for a kind without task folders) and attempts: a remote output's TaskLogUploader
+     * keeps the failed ones' logs. Called from the slots' threads.
+     */
+    std::function<void(const std::string& task_dir, const std::vector<io::AttemptRecord>& attempts)> on_attempts_end;
+    /** Last stderr lines kept with each of the rank's first failures (RankStats::failures); 0: none. */
+    std::size_t failure_tail_lines = 0;
     /** device: auto's CPU rule (run/setup/auto_device_route.hpp); applied only while `device` is a GPU. */
     std::optional<TaskRoute> route;
 };

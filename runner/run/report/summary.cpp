@@ -17,7 +17,10 @@ namespace {
 nlohmann::json to_json(const RankStats& stats)
 {
     auto failures = nlohmann::json::array();
-    for (const auto& f : stats.failures) failures.push_back({{"task_id", f.task_id}, {"exit_code", f.exit_code}, {"message", f.message}});
+    for (const auto& f : stats.failures) {
+        failures.push_back({{"task_id", f.task_id}, {"exit_code", f.exit_code}, {"message", f.message}});
+        if (!f.stderr_tail.empty()) failures.back()["stderr_tail"] = f.stderr_tail;  // a remote output's only
+    }
     auto slowest = nlohmann::json::array(), cut_short = nlohmann::json::array();
     for (const auto& [seconds, id] : stats.slowest) slowest.push_back({{"task_id", id}, {"seconds", seconds}});
     for (const auto& [seconds, id] : stats.cut_short) cut_short.push_back({{"task_id", id}, {"seconds", seconds}});
@@ -46,7 +49,10 @@ RankStats from_json(const nlohmann::json& j)
     stats.mem_peak = j["mem_peak"];
     for (const auto& s : j["slowest"]) stats.slowest.emplace_back(s["seconds"], s["task_id"]);
     for (const auto& s : j["cut_short"]) stats.cut_short.emplace_back(s["seconds"], s["task_id"]);
-    for (const auto& f : j["failures"]) stats.failures.push_back({f["task_id"], f["exit_code"], f["message"]});
+    for (const auto& f : j["failures"]) {
+        stats.failures.push_back({f["task_id"], f["exit_code"], f["message"]});
+        if (f.contains("stderr_tail")) stats.failures.back().stderr_tail = f["stderr_tail"].get<std::vector<std::string>>();
+    }
     if (j.contains("quarantine")) stats.quarantine = j["quarantine"];
     return stats;
 }

@@ -75,6 +75,7 @@ OutputSession::OutputSession(collectives::Communicator& world, const PreparedJob
         // Now, not only at the end: readers of the running job label its rows with them.
         io::publish_params(options_, metadata_, JobParamSource(job));
         if (remote_) remote_->publish_start(force);
+        if (remote_ && force && metadata_.array_count == 1) remote_->delete_task_logs();  // as io/ did locally
     });
     if (resume) load_committed(element);
     run_agreed(world_, [&] {
