@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <span>
@@ -74,6 +75,14 @@ std::optional<int> own_quota_cpus()
     return std::nullopt;
 }
 
+std::optional<int> node_cpu_limit(std::optional<int> quota_cpus, std::string_view given_cpus)
+{
+    const auto given = number(given_cpus);
+    if (!given || *given <= 0) return quota_cpus;
+    const int cpus = static_cast<int>(std::min<long>(*given, CPU_SETSIZE));
+    return quota_cpus ? std::min(*quota_cpus, cpus) : cpus;
+}
+
 CpuShare share_of(const cpu_set_t& mine, const std::vector<cpu_set_t>& node_masks, std::optional<int> quota_cpus)
 {
     CpuShare share;
@@ -109,7 +118,8 @@ CpuShare detect_cpu_share(collectives::Communicator& node)
     std::vector<cpu_set_t> masks(static_cast<size_t>(node.size()));
     node.allgather(std::span<const char>(reinterpret_cast<const char*>(&mine), sizeof mine),
                    std::span<char>(reinterpret_cast<char*>(masks.data()), sizeof(cpu_set_t) * masks.size()));
-    return share_of(mine, masks, own_quota_cpus());
+    const char* given = std::getenv("SHARDRUN_CPUS");
+    return share_of(mine, masks, node_cpu_limit(own_quota_cpus(), given != nullptr ? given : ""));
 }
 
 }  // namespace shardrun::env

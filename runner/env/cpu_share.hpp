@@ -40,6 +40,11 @@ std::optional<int> quota_cpus_of(std::string_view quota, std::string_view period
 /** The CPU quota of this process's cgroup (v2 cpu.max, v1 cpu.cfs_quota_us), if any. */
 std::optional<int> own_quota_cpus();
 
+/** Pure: the smaller of the cgroup's quota and the CPUs the node was given (SHARDRUN_CPUS: what
+ *  `submit` reserved for the container, e.g. AWS Batch's VCPU, a weight the kernel does not enforce).
+ *  A given text that is not a positive number is ignored. */
+std::optional<int> node_cpu_limit(std::optional<int> quota_cpus, std::string_view given_cpus);
+
 /** This process's affinity mask; every CPU the system has configured when it cannot be read. */
 cpu_set_t own_affinity();
 

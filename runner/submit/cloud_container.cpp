@@ -25,6 +25,9 @@ std::vector<std::pair<std::string, std::string>> container_environment(const Sub
 {
     std::vector<std::pair<std::string, std::string>> variables = {
         {"SHARDRUN_RANKS_PER_NODE", std::to_string(options.ranks_per_node)},
+        // The vCPUs asked for: AWS Batch's VCPU on EC2 is a weight, so a container sees its whole host;
+        // the ranks size their tasks' threads from this instead (runner/env/cpu_share.hpp).
+        {"SHARDRUN_CPUS", std::to_string(options.vcpus)},
     };
     if (files.remote_dir.empty()) {
         variables.emplace_back("SHARDRUN_WORKDIR", files.workdir.string());

@@ -47,16 +47,16 @@ class CloudCoresTest(unittest.TestCase):
         self.store = cloud_servers.S3(self.work)
         self.addCleanup(self.store.stop)
 
-    def submit(self, name, ranks, argv):
-        """Submits a job of TASKS exec tasks to aws-batch (1 element, `ranks` ranks); returns the runner and
-        the container properties of the generated job definition."""
+    def submit(self, name, ranks, argv, vcpus=MACHINE_CPUS):
+        """Submits a job of TASKS exec tasks to aws-batch (1 element, `ranks` ranks, `vcpus` asked for); returns
+        the runner and the container properties of the generated job definition."""
         project = os.path.join(self.work, name)
         os.makedirs(project)
         with open(os.path.join(project, "job.yaml"), "w") as f:
             f.write(JOB.format(points=list(range(TASKS)), url=self.store.url(f"{name}/cores.h5"), argv=json.dumps(argv),
                                fields=", ".join(f"{field}: int64" for field in FIELDS)))
         proc = run(["submit", "job.yaml", "--to", "aws-batch", "--array", "1", "--ranks-per-node", str(ranks),
-                    "--workdir", "."], cwd=project, env=self.store.env())
+                    "--vcpus", str(vcpus), "--workdir", "."], cwd=project, env=self.store.env())
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         local = os.path.join(project, "cores.h5.submit", "aws-batch")
         with open(os.path.join(local, "entrypoint")) as f:
@@ -64,17 +64,17 @@ class CloudCoresTest(unittest.TestCase):
         with open(os.path.join(local, "array-job.json")) as f:
             return runner, json.load(f)["containerProperties"]
 
-    def element(self, name, ranks, argv):
+    def element(self, name, ranks, argv, vcpus=MACHINE_CPUS):
         """Runs the job's one element as AWS Batch would (a single element writes the master itself)."""
-        runner, container = self.submit(name, ranks, argv)
+        runner, container = self.submit(name, ranks, argv, vcpus)
         variables = {**{e["name"]: e["value"] for e in container["environment"]}, **self.store.env(),
                      "AWS_BATCH_JOB_ID": "c0re5", "AWS_BATCH_JOB_ATTEMPT": "1"}
         handle = runner.start(name, container["command"], variables)
         self.addCleanup(runner.stop, handle)
         return runner.finish(handle, 300)
 
-    def results(self, name, ranks):
-        code, out, err = self.element(name, ranks, ["python3", "-c", PROBE])
+    def results(self, name, ranks, vcpus=MACHINE_CPUS):
+        code, out, err = self.element(name, ranks, ["python3", "-c", PROBE], vcpus)
         self.assertEqual(code, 0, out + err)
         path = os.path.join(self.work, f"{name}.h5")
         self.store.get(f"{name}/cores.h5", path)
@@ -96,6 +96,13 @@ class CloudCoresTest(unittest.TestCase):
         rows = self.results("two", 2)
         self.assertEqual([row["cpus"] for row in rows], [MACHINE_CPUS] * TASKS, "no rank is bound to a core")
         self.check_threads(rows, max(1, MACHINE_CPUS // 2))
+
+    def test_threads_follow_the_vcpus_asked_for_not_the_host(self):
+        # AWS Batch's VCPU is a weight on EC2: the container sees the whole host, so the threads follow
+        # what was reserved (SHARDRUN_CPUS in the job definition), while the tasks stay unpinned.
+        rows = self.results("reserved", 1, vcpus=1)
+        self.assertEqual([row["cpus"] for row in rows], [MACHINE_CPUS] * TASKS, "still not pinned")
+        self.check_threads(rows, 1)
 
     def test_a_failed_element_ends_with_our_lines_not_open_mpi_banner(self):
         code, out, err = self.element("fails", 2, ["python3", "-c", "raise SystemExit(5)"])

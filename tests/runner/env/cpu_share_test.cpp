@@ -78,6 +78,16 @@ TEST(CpuShare, ACgroupQuotaCapsTheThreads)
     EXPECT_EQ(share_of(all, {all}, 16).threads, 8);  // a quota above the mask changes nothing
 }
 
+TEST(CpuShare, TheCpusGivenToTheNodeCapLikeAQuota)
+{
+    EXPECT_EQ(node_cpu_limit(std::nullopt, "8"), 8);
+    EXPECT_EQ(node_cpu_limit(4, "8"), 4);  // the smaller of the two
+    EXPECT_EQ(node_cpu_limit(16, "8"), 8);
+    EXPECT_EQ(node_cpu_limit(std::nullopt, ""), std::nullopt);
+    EXPECT_EQ(node_cpu_limit(3, "0"), 3);  // not a positive number: only the quota
+    EXPECT_EQ(node_cpu_limit(std::nullopt, "eight"), std::nullopt);
+}
+
 TEST(CpuShare, QuotaTexts)
 {
     EXPECT_EQ(quota_cpus_of("200000", "100000"), 2);  // cgroup v2 cpu.max "200000 100000"
