@@ -64,10 +64,11 @@ def kill_processes_with_env(entry):
 
 
 class Server:
-    def __init__(self, argv, port, log):
+    def __init__(self, argv, port, log, env=None):
         self.port = port
         self.log = open(log, "w")
-        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+                                     env=None if env is None else {**os.environ, **env})
         deadline = time.time() + 60
         while time.time() < deadline:
             if self.proc.poll() is not None:
@@ -92,12 +93,15 @@ class Server:
 
 
 class S3:
-    """moto's S3 server with one bucket; env() is what shardrun (and aws) need to reach it."""
+    """moto's S3 server with one bucket; env() is what shardrun (and aws) need to reach it.
+    checks_keys: moto checks every request's key (INITIAL_NO_AUTH_ACTION_COUNT; the bucket is made by the
+    one unchecked request), so no key is valid: what a wrong key meets on AWS (InvalidAccessKeyId)."""
 
-    def __init__(self, work, bucket="shardrun-test"):
+    def __init__(self, work, bucket="shardrun-test", checks_keys=False):
         port = free_port()
         self.server = Server([os.path.join(CLOUDENV, "bin", "moto_server"), "-H", "127.0.0.1", "-p", str(port)],
-                             port, os.path.join(work, "moto.log"))
+                             port, os.path.join(work, "moto.log"),
+                             env={"INITIAL_NO_AUTH_ACTION_COUNT": "1"} if checks_keys else None)
         self.bucket = bucket
         try:
             self.aws("s3api", "create-bucket", "--bucket", bucket)
