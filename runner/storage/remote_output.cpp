@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "io/layout/output_layout.hpp"
 #include "runner/storage/local_mirror.hpp"
 #include "runner/storage/rclone.hpp"
@@ -56,8 +58,18 @@ void RemoteOutput::fetch(bool resume, bool force)
     download(remote_.parent, root, includes);
 }
 
+void RemoteOutput::set_writer(const WriterRun& run)
+{
+    const auto object = (io::layout::element_dir(remote_.rclone, rank_.array_index) / "writer.lock").string();
+    const auto element = rank_.array_count > 1 ? fmt::format("array element {} of {}", rank_.array_index, remote_.url)
+                                               : remote_.url;
+    claim_ = std::make_unique<WriterClaim>(object, element, run);
+}
+
 void RemoteOutput::publish_start(bool force)
 {
+    // First: a live writer of this element is refused before this run changes anything (--force too).
+    if (claim_) claim_->take();
     if (force) {
         // io deleted the element and the master in the mirror (prepare_output): the bucket follows.
         const auto result = run_rclone({"purge", io::layout::element_dir(remote_.rclone, rank_.array_index).string()});
@@ -82,17 +94,30 @@ void RemoteOutput::publish_element_files()
     upload_files(mirror_root(), remote_.parent, names);
 }
 
-void RemoteOutput::start_uploads()
+void RemoteOutput::start_uploads(std::function<void()> on_taken)
 {
-    const auto local = io::layout::rank_dir(local_, rank_.array_index, rank_.rank).string();
-    const auto remote = io::layout::rank_dir(remote_.rclone, rank_.array_index, rank_.rank).string();
-    uploader_ = std::make_unique<SegmentUploader>(local, remote, upload_period_seconds());
+    uploader_ = std::make_unique<SegmentUploader>(SegmentUploader::Settings{
+        .local_dir = io::layout::rank_dir(local_, rank_.array_index, rank_.rank).string(),
+        .remote_dir = io::layout::rank_dir(remote_.rclone, rank_.array_index, rank_.rank).string(),
+        .period_seconds = upload_period_seconds(),
+        .patience_seconds = upload_patience_seconds(),
+        .rank = rank_.rank,
+        .claim = claim_.get(),
+        .heartbeat = rank_.rank == 0,
+        .on_taken = std::move(on_taken)});
 }
 
-void RemoteOutput::flush_uploads()
+UploadOutcome RemoteOutput::flush_uploads()
 {
-    if (uploader_) uploader_->flush();
+    UploadOutcome outcome;
+    if (uploader_) outcome = uploader_->flush();
     uploader_.reset();
+    return outcome;
+}
+
+void RemoteOutput::release_claim()
+{
+    if (claim_ && rank_.rank == 0) claim_->release();
 }
 
 void RemoteOutput::before_finalize()
