@@ -64,21 +64,30 @@ std::string read_text(const std::string& file)
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-/** rclone's lines of `text`, each message with its continuation lines (a tab first) joined by spaces. */
+bool has_time_stamp(const std::string& line)
+{
+    return line.size() > 20 && line[4] == '/' && line[7] == '/' && line[13] == ':' && line[19] == ' ';
+}
+
+/**
+ * rclone's messages in `text`: each starts with its time ("2026/11/26 12:45:21 ", dropped); the
+ * lines without one ("\tstatus code: 403", "caused by: ...") are joined to the message before.
+ */
 std::vector<std::string> messages(const std::string& text)
 {
     std::vector<std::string> out;
     std::istringstream in(text);
     for (std::string line; std::getline(in, line);) {
         if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (line.find_first_not_of(" \t") == std::string::npos) continue;
-        if (line[0] == '\t' && !out.empty()) {
-            out.back() += " " + line.substr(line.find_first_not_of(" \t"));
-            continue;
+        const auto first = line.find_first_not_of(" \t");
+        if (first == std::string::npos) continue;
+        if (has_time_stamp(line)) {
+            out.push_back(line.substr(20));
+        } else if (out.empty()) {
+            out.push_back(line.substr(first));
+        } else {
+            out.back() += " " + line.substr(first);
         }
-        // rclone starts each line with its time ("2026/11/26 12:45:21 "): the message is what follows.
-        if (line.size() > 20 && line[4] == '/' && line[7] == '/' && line[13] == ':' && line[19] == ' ') line.erase(0, 20);
-        out.push_back(line);
     }
     return out;
 }

@@ -118,7 +118,7 @@ class OutageTest(unittest.TestCase):
         return env
 
     def start(self, env, *extra, np=2):
-        return Run(self, [self.job, "--set", f"output.path={self.url}", "-q", *extra], env, np)
+        return Run(self, [self.job, "--set", f"output.path={self.url}", *extra], env, np)
 
     def segments(self):
         """The segment objects, listed by one plain HTTP request (moto checks no signature; awscli takes seconds)."""
@@ -170,7 +170,7 @@ class OutageTest(unittest.TestCase):
         self.assertIn("retrying", run.err)
         # A generous bound on the whole wait (the ask is ~10 s; this only catches a silent hang).
         self.assertLess(said[0] - stopped, 60, run.err)
-        found = re.search(r"(\d+) committed tasks? not in the bucket: ([\d, -]+)", run.out)
+        found = re.search(r"(\d+) committed task\(s\) not in the bucket: ([\d, -]+)", run.out)
         self.assertIsNotNone(found, run.out + run.err)
         missing = task_ids(found.group(2))
         self.assertEqual(int(found.group(1)), len(missing))
@@ -213,6 +213,7 @@ class OutageTest(unittest.TestCase):
         second = self.start(self.env(), "--array-index", "0", "--array-count", "2", "--resume", np=1)
         self.assertEqual(second.wait(), 2, second.out + second.err)
         self.assertIn("another run", second.err)
+        print(second.err)
         self.assertIn(socket.gethostname(), second.err, "the other run's host")
         self.assertIsNone(first.proc.poll(), "the first run stopped: " + first.err)
         open(self.gate, "w").close()
