@@ -110,6 +110,16 @@ void open_output(const RunOptions& options, collectives::Communicator& world, En
                                        static_cast<int>(machine.array.count)};
         out.remote = storage::open_remote_output(job.spec.output.path, rank, options.resume, options.force);
     });
+    // One writer per element (issue 34): the run's id, the same on every rank, and rank 0 claims the
+    // element before anything is said or written about it (a live other writer: exit 2 here).
+    if (out.remote) {
+        const bool first = machine.topology.world_rank == 0;
+        const auto runs = collectives::allgather_strings(world, first ? storage::writer_run_text(storage::new_writer_run()) : "");
+        out.remote->set_writer(storage::parse_writer_run(runs.front()));
+        run_agreed(world, [&] {
+            if (first) out.remote->take_claim();
+        });
+    }
     const OutputPlace place{job.spec.output.path, out.remote ? out.remote->local_path() : job.spec.output.path};
     // Before the output is prepared: a sweep that gained values keeps its finished ids.
     if (options.resume && !options.force) {

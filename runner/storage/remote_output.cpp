@@ -66,10 +66,13 @@ void RemoteOutput::set_writer(const WriterRun& run)
     claim_ = std::make_unique<WriterClaim>(object, element, run);
 }
 
+void RemoteOutput::take_claim()
+{
+    if (claim_) claim_->take();
+}
+
 void RemoteOutput::publish_start(bool force)
 {
-    // First: a live writer of this element is refused before this run changes anything (--force too).
-    if (claim_) claim_->take();
     if (force) {
         // io deleted the element and the master in the mirror (prepare_output): the bucket follows.
         const auto result = run_rclone({"purge", io::layout::element_dir(remote_.rclone, rank_.array_index).string()});
@@ -78,6 +81,7 @@ void RemoteOutput::publish_start(bool force)
                                               " (--force): " + result.error);
         }
         delete_files(remote_.parent, {remote_.name});
+        if (claim_) claim_->renew();  // the purge took this run's claim with the element's objects
     }
     // One call: the manifest says finished: false here, so its order against params.h5 does not matter.
     publish_element_files();

@@ -49,9 +49,10 @@ public:
     const std::string& local_path() const noexcept { return local_; }
 
     void fetch(bool resume, bool force);
-    /** Every rank, before publish_start(): the run as rank 0 made it (new_writer_run()). */
+    /** Every rank, after fetch(): the run as rank 0 made it (new_writer_run()). */
     void set_writer(const WriterRun& run);
-    /** Rank 0: the element's claim taken (exit 2 while another run holds it), then its files up. */
+    /** Rank 0, next: the element's claim (WriterClaim::take(): exit 2 while another run holds it). */
+    void take_claim();
     void publish_start(bool force);
     /** Rank 0: the element's own files (element.json, params.h5) go up again: a drained run's `stopped` mark. */
     void publish_element_files();

@@ -47,6 +47,9 @@ public:
      */
     void take();
 
+    /** Rank 0: this run's claim written again (after --force purged the element). @throws TransferError */
+    void renew() { write(false); }
+
     enum class Check { ours, unreachable, taken };
     /** Any rank, before an upload. `detail`: the cause (unreachable) or the other run (taken). */
     Check check(std::string& detail);

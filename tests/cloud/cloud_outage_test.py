@@ -6,7 +6,8 @@
 - a wrong key and missing credentials: the line naming the cause (InvalidAccessKeyId,
   NoCredentialProviders) is quoted, not rclone's last line;
 - a second run of the same array element while the first is alive is refused with exit 2 naming the
-  first (host, start), and the first completes."""
+  first (host, start), and the first completes; a run whose claim another run took (it was frozen)
+  uploads nothing more and exits 2."""
 import os
 import re
 import signal
@@ -109,7 +110,7 @@ class OutageTest(unittest.TestCase):
 
     def pause(self):
         """Seconds a slow task takes: the second writer's test needs the first alive while it is refused."""
-        return 5 if "second_writer" in self.id() else 1
+        return 5 if "second_writer" in self.id() or "claim_another" in self.id() else 1
 
     def env(self, **extra):
         env = clean_env({**self.store.env(), "SHARDRUN_SCRATCH": scratch_dir(self), "SHARDRUN_UPLOAD_INTERVAL": "0.3"})
@@ -170,6 +171,7 @@ class OutageTest(unittest.TestCase):
         self.assertIn("retrying", run.err)
         # A generous bound on the whole wait (the ask is ~10 s; this only catches a silent hang).
         self.assertLess(said[0] - stopped, 60, run.err)
+        print(f"the outage was said {said[0] - stopped:.1f} s after the endpoint froze", flush=True)
         found = re.search(r"(\d+) committed task\(s\) not in the bucket: ([\d, -]+)", run.out)
         self.assertIsNotNone(found, run.out + run.err)
         missing = task_ids(found.group(2))
@@ -213,13 +215,29 @@ class OutageTest(unittest.TestCase):
         second = self.start(self.env(), "--array-index", "0", "--array-count", "2", "--resume", np=1)
         self.assertEqual(second.wait(), 2, second.out + second.err)
         self.assertIn("another run", second.err)
-        print(second.err)
+        self.assertNotIn("resuming", second.err, "said before the refusal, about the live run")
+        print(second.err.splitlines()[0], flush=True)
         self.assertIn(socket.gethostname(), second.err, "the other run's host")
         self.assertIsNone(first.proc.poll(), "the first run stopped: " + first.err)
         open(self.gate, "w").close()
         self.assertEqual(first.wait(), 0, first.out + first.err)
         self.assertNotIn("another run", first.err)
         self.assertIn("array element 0 of 2 finished", first.out)
+
+    def test_a_run_whose_claim_another_took_stops_with_exit_2(self):
+        run = self.start(self.env())
+        self.wait_for_a_segment(run)
+        # What a second writer that started while this run was frozen leaves: its own live claim.
+        claim = os.path.join(self.work, "claim.json")
+        with open(claim, "w") as f:
+            f.write('{"run": "node-b:42:0badcafe", "host": "node-b", "started": "2026-11-28 22:00:00 UTC", '
+                    '"beat": 1, "released": false}\n')
+        self.store.aws("s3", "cp", claim, f"s3://{self.store.bucket}/{self.prefix}.shards/a0/writer.lock")
+        self.assertEqual(run.wait(), 2, run.out + run.err)
+        self.assertIn("node-b", run.err)
+        self.assertIn("uploads nothing more", run.err)
+        self.assertIn("ANOTHER WRITER", run.out)
+        self.assertNotIn(self.prefix, self.store.keys(self.prefix), "the stopped run wrote the master")
 
 
 if __name__ == "__main__":

@@ -98,11 +98,6 @@ OutputSession::OutputSession(collectives::Communicator& world, const PreparedJob
     options_.resume = resume;
     options_.force = force;
     metadata_ = make_metadata(world, job, environment, element);
-    // One run id for every rank: the element's claim in the bucket names it (one writer per element).
-    if (remote_) {
-        const auto runs = collectives::allgather_strings(world_, rank_ == 0 ? storage::writer_run_text(storage::new_writer_run()) : "");
-        remote_->set_writer(storage::parse_writer_run(runs.front()));
-    }
     run_agreed(world_, [&] {
         if (rank_ != 0) return;
         try {
