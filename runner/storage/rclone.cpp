@@ -141,7 +141,8 @@ void check(const RcloneResult& result, const std::string& what)
 {
     if (!result.ok()) {
         SHARDRUN_THROW(TransferError, "cannot " + what + ": rclone exited " + std::to_string(result.exit_code) + ": " +
-                                          result.error + "; check the credentials, the endpoint and that the bucket exists");
+                                          result.error + "; check the credentials, the endpoint and that the bucket exists",
+                       exit_task_failed, result.error);
     }
 }
 

@@ -24,15 +24,18 @@
  */
 namespace shardrun::storage {
 
-/** A transfer that failed: one line with rclone's last message. */
+/** A transfer that failed: one line quoting rclone's cause. */
 class TransferError : public Error {
 public:
-    TransferError(const char* file, int line, const std::string& what, int code = exit_task_failed)
-        : Error(file, line, what), code_(code) {}
+    TransferError(const char* file, int line, const std::string& what, int code = exit_task_failed, std::string cause = "")
+        : Error(file, line, what), code_(code), cause_(std::move(cause)) {}
     int exit_code() const noexcept override { return code_; }
+    /** rclone's line naming the cause (RcloneResult::error), when rclone failed; else empty. */
+    const std::string& cause() const noexcept { return cause_; }
 
 private:
     int code_;
+    std::string cause_;
 };
 
 /** rclone's exit status and the line of its errors that names the cause. */

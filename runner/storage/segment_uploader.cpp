@@ -91,7 +91,7 @@ bool SegmentUploader::try_upload(bool final)
     try {
         upload_files(settings_.local_dir, settings_.remote_dir, names, single_attempt_flags());
     } catch (const TransferError& error) {
-        note_failure(error.what(), names);
+        note_failure(error.cause().empty() ? error.what() : error.cause(), names);
         return false;
     }
     uploaded_.insert(names.begin(), names.end());
