@@ -1,9 +1,8 @@
 // Issue 34, point 8: the line of rclone's errors that names the cause, from stderr texts rclone 1.60
 // wrote against moto's S3 server (a wrong key, no credentials, a frozen endpoint); and point 3's
-// timeouts and the task ranges the outage messages name.
+// task ranges and patience (its timeouts: rclone_test.cpp).
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstdlib>
 
 #include "runner/storage/rclone.hpp"
@@ -55,24 +54,6 @@ TEST(RcloneCause, WithoutAKnownCauseTheLastMessage)
 {
     EXPECT_EQ(cause_line("2026/11/28 21:53:29 Failed to copy: something new\n"), "Failed to copy: something new");
     EXPECT_EQ(cause_line(""), "");
-}
-
-bool has(const std::vector<std::string>& env, const std::string& entry)
-{
-    return std::find(env.begin(), env.end(), entry) != env.end();
-}
-
-TEST(RcloneEnvironment, TimeoutsBoundEveryCallUnlessTheUserSetsThem)
-{
-    const auto env = rclone_environment();
-    EXPECT_TRUE(has(env, "RCLONE_CONTIMEOUT=10s"));
-    EXPECT_TRUE(has(env, "RCLONE_TIMEOUT=30s"));
-    EXPECT_TRUE(has(env, "RCLONE_RETRIES=2"));
-    EXPECT_TRUE(has(env, "RCLONE_LOW_LEVEL_RETRIES=3"));
-    setenv("RCLONE_TIMEOUT", "2m", 1);
-    const auto mine = rclone_environment();
-    unsetenv("RCLONE_TIMEOUT");
-    EXPECT_TRUE(has(mine, "RCLONE_TIMEOUT=2m"));
 }
 
 TEST(UploadOutage, TasksAreNamedAsRanges)
