@@ -168,10 +168,10 @@ std::vector<std::string> rclone_environment()
     // The bucket must exist: no CreateBucket/HEAD per call (a role may not be allowed either).
     set_default("RCLONE_S3_NO_CHECK_BUCKET", "true");
     // No call hangs for minutes when the endpoint accepts connections and never answers (rclone.hpp).
-    set_default("RCLONE_CONTIMEOUT", "10s");
-    set_default("RCLONE_TIMEOUT", "30s");
+    set_default("RCLONE_CONTIMEOUT", "5s");
+    set_default("RCLONE_TIMEOUT", "5s");
     set_default("RCLONE_RETRIES", "2");
-    set_default("RCLONE_LOW_LEVEL_RETRIES", "3");
+    set_default("RCLONE_LOW_LEVEL_RETRIES", "1");
     set_default("RCLONE_GCS_NO_CHECK_BUCKET", "true");
     // rclone 1.60's AWS SDK fails every S3 call when AWS_CA_BUNDLE is set ("LoadCustomCABundleError:
     // ... HTTPClient's transport unsupported type"): the same file goes to rclone's own --ca-cert.

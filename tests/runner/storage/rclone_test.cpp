@@ -68,10 +68,10 @@ TEST(RcloneEnvironment, TheUsersRcloneVariablesWin)
 TEST(RcloneEnvironment, TimeoutsBoundEveryCallUnlessTheUserSetsThem)
 {
     const auto env = rclone_environment();
-    EXPECT_TRUE(has(env, "RCLONE_CONTIMEOUT=10s"));
-    EXPECT_TRUE(has(env, "RCLONE_TIMEOUT=30s"));
+    EXPECT_TRUE(has(env, "RCLONE_CONTIMEOUT=5s"));
+    EXPECT_TRUE(has(env, "RCLONE_TIMEOUT=5s"));
     EXPECT_TRUE(has(env, "RCLONE_RETRIES=2"));
-    EXPECT_TRUE(has(env, "RCLONE_LOW_LEVEL_RETRIES=3"));
+    EXPECT_TRUE(has(env, "RCLONE_LOW_LEVEL_RETRIES=1"));
     setenv("RCLONE_TIMEOUT", "2m", 1);
     const auto mine = rclone_environment();
     unsetenv("RCLONE_TIMEOUT");
