@@ -109,9 +109,20 @@ void open_output(const RunOptions& options, collectives::Communicator& world, En
     // An output in object storage: io/ writes a mirror in the node's scratch, fetched from the bucket here.
     run_agreed(world, [&] {
         const storage::RemoteRank rank{static_cast<int>(machine.array.index), machine.topology.world_rank,
-                                       machine.topology.local_rank == 0, machine.topology.node_count > 1};
+                                       machine.topology.local_rank == 0, machine.topology.node_count > 1,
+                                       static_cast<int>(machine.array.count)};
         out.remote = storage::open_remote_output(job.spec.output.path, rank, options.resume, options.force);
     });
+    // One writer per element (issue 34): the run's id, the same on every rank, and rank 0 claims the
+    // element before anything is said or written about it (a live other writer: exit 2 here).
+    if (out.remote) {
+        const bool first = machine.topology.world_rank == 0;
+        const auto runs = collectives::allgather_strings(world, first ? storage::writer_run_text(storage::new_writer_run()) : "");
+        out.remote->set_writer(storage::parse_writer_run(runs.front()));
+        run_agreed(world, [&] {
+            if (first) out.remote->take_claim();
+        });
+    }
     const OutputPlace place{job.spec.output.path, out.remote ? out.remote->local_path() : job.spec.output.path};
     // Before the output is prepared: a sweep that gained values keeps its finished ids.
     if (options.resume && !options.force) {
@@ -314,13 +325,15 @@ int run_job(const RunOptions& options)
     const bool interrupted = ending.claims_closed && incomplete && (stop_reason.empty() || ending.signalled);
     // A drain that let no task finish: a requeue with the same time would cut the same task short again.
     const bool no_progress = interrupted && ending.drained && ending.finished_now == 0;
-    const int exit_code = no_progress   ? exit_drained_without_progress
+    int exit_code = no_progress   ? exit_drained_without_progress
                           : interrupted ? exit_interrupted
                           : ending.failed ? exit_task_failed
                                           : exit_ok;
     services.stop_progress();
     const auto all_stats = gather_stats(*world, stats);
-    output.session->finish(interrupted, all_stats);
+    // The bucket's verdict: an outage that outlasted SHARDRUN_UPLOAD_PATIENCE (3), another writer (2).
+    const auto bucket = output.session->finish(interrupted, all_stats);
+    if (bucket.exit_code != 0) exit_code = bucket.exit_code;
     if (environment.machine.topology.world_rank == 0) {
         RunTotals totals{environment.job.spec.name, output.element.size(),
                          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
@@ -331,6 +344,7 @@ int run_job(const RunOptions& options)
         totals.no_progress = no_progress;
         totals.launcher_banner_follows = exit_code != exit_ok && env::open_mpi_banner_follows();
         totals.stop_reason = stop_reason;
+        totals.bucket_note = bucket.note;
         print_summary(options, totals, all_stats);
         // A container's log outlives its machine (CloudWatch, Cloud Logging): it ends with why tasks failed.
         if (output.remote) std::cerr << failed_tasks_block(output.session->path(), all_stats) << std::flush;

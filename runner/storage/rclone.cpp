@@ -2,8 +2,11 @@
 
 #include <unistd.h>
 
+#include <array>
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
+#include <sstream>
 #include <fstream>
 #include <map>
 #include <vector>
@@ -55,17 +58,62 @@ private:
     std::string path_;
 };
 
-std::string last_line(const std::string& file)
+std::string read_text(const std::string& file)
 {
-    std::ifstream in(file);
-    std::string line, last;
-    while (std::getline(in, line)) {
-        if (!line.empty()) last = line;
-    }
-    // rclone starts each line with its time ("2026/11/26 12:45:21 "): the message is what follows.
-    if (last.size() > 20 && last[4] == '/' && last[7] == '/' && last[13] == ':' && last[19] == ' ') last.erase(0, 20);
-    return last;
+    std::ifstream in(file, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
+
+bool has_time_stamp(const std::string& line)
+{
+    return line.size() > 20 && line[4] == '/' && line[7] == '/' && line[13] == ':' && line[19] == ' ';
+}
+
+/**
+ * rclone's messages in `text`: each starts with its time ("2026/11/26 12:45:21 ", dropped); the
+ * lines without one ("\tstatus code: 403", "caused by: ...") are joined to the message before.
+ */
+std::vector<std::string> messages(const std::string& text)
+{
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        const auto first = line.find_first_not_of(" \t");
+        if (first == std::string::npos) continue;
+        if (has_time_stamp(line)) {
+            out.push_back(line.substr(20));
+        } else if (out.empty()) {
+            out.push_back(line.substr(first));
+        } else {
+            out.back() += " " + line.substr(first);
+        }
+    }
+    return out;
+}
+
+/** `message` without what repeats in every line: "ERROR : ", "Attempt 1/1 failed with 1 errors and: ", request ids. */
+std::string tidy(std::string message)
+{
+    for (const std::string prefix : {"ERROR : ", "NOTICE: "}) {
+        if (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
+    }
+    if (const auto at = message.find("failed with "); message.rfind("Attempt ", 0) == 0 && at != std::string::npos) {
+        if (const auto colon = message.find(": ", at); colon != std::string::npos) message.erase(0, colon + 2);
+    }
+    if (const auto at = message.find(", request id:"); at != std::string::npos) message.erase(at);
+    constexpr std::size_t longest = 400;
+    if (message.size() > longest) message = message.substr(0, longest) + " ...";
+    return message;
+}
+
+// Words that name why a call failed, most telling first: credentials and the bucket, then the network.
+constexpr std::array cause_words{
+    "NoCredentialProviders", "InvalidAccessKeyId", "SignatureDoesNotMatch", "NoSuchBucket", "AccessDenied",
+    "ExpiredToken", "InvalidToken", "RequestTimeTooSkewed", "InvalidClientTokenId", "PermanentRedirect",
+    "could not find default credentials", "invalid_grant", "googleapi: Error", "oauth2:",
+    "x509:", "no such host", "connection refused", "timeout awaiting response headers", "i/o timeout",
+    "TLS handshake timeout", "context deadline exceeded", "connection reset"};
 
 std::string list_text(const std::vector<std::string>& names)
 {
@@ -74,11 +122,27 @@ std::string list_text(const std::vector<std::string>& names)
     return text;
 }
 
+}  // namespace
+
+std::string cause_line(const std::string& text)
+{
+    const auto lines = messages(text);
+    for (const auto* word : cause_words) {
+        for (auto line = lines.rbegin(); line != lines.rend(); ++line) {
+            if (line->find(word) != std::string::npos) return tidy(*line);
+        }
+    }
+    return lines.empty() ? std::string() : tidy(lines.back());
+}
+
+namespace {
+
 void check(const RcloneResult& result, const std::string& what)
 {
     if (!result.ok()) {
         SHARDRUN_THROW(TransferError, "cannot " + what + ": rclone exited " + std::to_string(result.exit_code) + ": " +
-                                          result.error + "; check the credentials, the endpoint and that the bucket exists");
+                                          result.error + "; check the credentials, the endpoint and that the bucket exists",
+                       exit_task_failed, result.error);
     }
 }
 
@@ -103,6 +167,11 @@ std::vector<std::string> rclone_environment()
     set_default("RCLONE_S3_REGION", env_or("AWS_REGION", env_or("AWS_DEFAULT_REGION")));
     // The bucket must exist: no CreateBucket/HEAD per call (a role may not be allowed either).
     set_default("RCLONE_S3_NO_CHECK_BUCKET", "true");
+    // No call hangs for minutes when the endpoint accepts connections and never answers (rclone.hpp).
+    set_default("RCLONE_CONTIMEOUT", "5s");
+    set_default("RCLONE_TIMEOUT", "5s");
+    set_default("RCLONE_RETRIES", "2");
+    set_default("RCLONE_LOW_LEVEL_RETRIES", "1");
     set_default("RCLONE_GCS_NO_CHECK_BUCKET", "true");
     // rclone 1.60's AWS SDK fails every S3 call when AWS_CA_BUNDLE is set ("LoadCustomCABundleError:
     // ... HTTPClient's transport unsupported type"): the same file goes to rclone's own --ca-cert.
@@ -122,7 +191,8 @@ std::vector<std::string> rclone_environment()
     return out;
 }
 
-RcloneResult run_rclone(const std::vector<std::string>& args, int stdout_fd)
+RcloneResult run_rclone(const std::vector<std::string>& args, double limit_seconds, const std::string& stdout_path,
+                        int stdout_fd)
 {
     const TempFile errors;
     process::ProcessSpec spec;
@@ -136,29 +206,50 @@ RcloneResult run_rclone(const std::vector<std::string>& args, int stdout_fd)
     const auto variable = std::string(process::task_token_variable) + "=";
     std::erase_if(spec.env, [&variable](const std::string& entry) { return entry.rfind(variable, 0) == 0; });
     spec.env.push_back(std::string(process::task_token_variable) + "=" + spec.token);
-    spec.stdout_path = "/dev/null";
+    spec.stdout_path = stdout_path.empty() ? "/dev/null" : stdout_path;
     spec.stdout_fd = stdout_fd;
     spec.stderr_path = errors.path();
+    spec.timeout_seconds = limit_seconds;
+    spec.grace_seconds = 1;
     // Never stopped by shardrun's drain: what was committed must reach the bucket before exit 3.
     const auto result = process::run_process(spec, [] { return false; });
     if (!result.started) {
         return {127, "rclone not found (install Debian's rclone, or set SHARDRUN_RCLONE to its path)"};
     }
-    return {result.exit_code, result.exit_code == 0 ? std::string() : last_line(errors.path())};
+    if (result.timed_out) return {124, "no answer within " + std::to_string(static_cast<int>(limit_seconds)) + " s"};
+    return {result.exit_code, result.exit_code == 0 ? std::string() : cause_line(read_text(errors.path()))};
 }
 
-void upload_files(const std::string& local_dir, const std::string& remote_dir, const std::vector<std::string>& names)
+std::vector<std::string> single_attempt_flags()
+{
+    return {"--retries", "1", "--low-level-retries", "1", "--contimeout", "5s", "--timeout", "5s"};
+}
+
+std::optional<std::string> read_object(const std::string& remote, double limit_seconds, RcloneResult& result)
+{
+    const TempFile out;
+    result = run_rclone({"cat", remote, "--retries", "1", "--low-level-retries", "1"}, limit_seconds, out.path());
+    if (!result.ok()) return std::nullopt;
+    return read_text(out.path());
+}
+
+void upload_files(const std::string& local_dir, const std::string& remote_dir, const std::vector<std::string>& names,
+                  const std::vector<std::string>& flags)
 {
     if (names.empty()) return;
     const TempFile list(list_text(names));
     // --no-traverse and --no-check-dest: new names only, so no listing or HEAD per object.
-    check(run_rclone({"copy", local_dir, remote_dir, "--files-from-raw", list.path(), "--no-traverse", "--no-check-dest"}),
+    std::vector<std::string> args{"copy", local_dir, remote_dir, "--files-from-raw", list.path(), "--no-traverse", "--no-check-dest"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    check(run_rclone(args),
           "upload " + std::to_string(names.size()) + " file(s) of " + local_dir + " to " + remote_dir);
 }
 
-void upload_file(const std::string& local_file, const std::string& remote)
+void upload_file(const std::string& local_file, const std::string& remote, const std::vector<std::string>& flags)
 {
-    check(run_rclone({"copyto", local_file, remote, "--no-check-dest"}), "upload " + local_file + " to " + remote);
+    std::vector<std::string> args{"copyto", local_file, remote, "--no-check-dest"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    check(run_rclone(args), "upload " + local_file + " to " + remote);
 }
 
 bool download(const std::string& remote_dir, const std::string& local_dir, const std::vector<std::string>& includes)

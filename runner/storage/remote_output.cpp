@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "io/layout/output_layout.hpp"
 #include "runner/process/worker_log.hpp"
 #include "runner/storage/local_mirror.hpp"
@@ -57,6 +59,19 @@ void RemoteOutput::fetch(bool resume, bool force)
     download(remote_.parent, root, includes);
 }
 
+void RemoteOutput::set_writer(const WriterRun& run)
+{
+    const auto object = (io::layout::element_dir(remote_.rclone, rank_.array_index) / "writer.lock").string();
+    const auto element = rank_.array_count > 1 ? fmt::format("array element {} of {}", rank_.array_index, remote_.url)
+                                               : remote_.url;
+    claim_ = std::make_unique<WriterClaim>(object, element, run);
+}
+
+void RemoteOutput::take_claim()
+{
+    if (claim_) claim_->take();
+}
+
 void RemoteOutput::publish_start(bool force)
 {
     if (force) {
@@ -67,6 +82,7 @@ void RemoteOutput::publish_start(bool force)
                                               " (--force): " + result.error);
         }
         delete_files(remote_.parent, {remote_.name});
+        if (claim_) claim_->renew();  // the purge took this run's claim with the element's objects
     }
     // One call: the manifest says finished: false here, so its order against params.h5 does not matter.
     publish_element_files();
@@ -92,23 +108,38 @@ void RemoteOutput::publish_element_files()
     upload_files(mirror_root(), remote_.parent, names);
 }
 
-void RemoteOutput::start_uploads()
+void RemoteOutput::start_uploads(std::function<void()> on_taken)
 {
-    const auto local = io::layout::rank_dir(local_, rank_.array_index, rank_.rank).string();
-    const auto remote = io::layout::rank_dir(remote_.rclone, rank_.array_index, rank_.rank).string();
-    uploader_ = std::make_unique<SegmentUploader>(local, remote, upload_period_seconds());
+    uploader_ = std::make_unique<SegmentUploader>(SegmentUploader::Settings{
+        .local_dir = io::layout::rank_dir(local_, rank_.array_index, rank_.rank).string(),
+        .remote_dir = io::layout::rank_dir(remote_.rclone, rank_.array_index, rank_.rank).string(),
+        .period_seconds = upload_period_seconds(),
+        .patience_seconds = upload_patience_seconds(),
+        .rank = rank_.rank,
+        .claim = claim_.get(),
+        .heartbeat = rank_.rank == 0,
+        .on_taken = std::move(on_taken)});
     const auto worker_log = process::worker_log_path(io::layout::tasks_dir(local_).string(), rank_.rank);
     logs_ = std::make_unique<TaskLogUploader>(mirror_root(), remote_.parent, worker_log, rank_.rank,
                                               upload_period_seconds());
 }
 
-void RemoteOutput::flush_uploads()
+UploadOutcome RemoteOutput::flush_uploads()
 {
     // Results first: a log that cannot go up is said, and does not hold the results back.
-    if (uploader_) uploader_->flush();
+    UploadOutcome outcome;
+    if (uploader_) outcome = uploader_->flush();
     uploader_.reset();
-    if (logs_) logs_->flush();
+    // Logs go up only while the bucket answers and the element is still ours: after an outage
+    // they would cost another rclone timeout, and after a take-over they are the other run's.
+    if (logs_ && outcome.missing.empty() && outcome.taken_by.empty()) logs_->flush();
     logs_.reset();
+    return outcome;
+}
+
+void RemoteOutput::release_claim()
+{
+    if (claim_ && rank_.rank == 0) claim_->release();
 }
 
 void RemoteOutput::before_finalize()

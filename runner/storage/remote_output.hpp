@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -7,6 +8,7 @@
 #include "runner/storage/folder_changes.hpp"
 #include "runner/storage/segment_uploader.hpp"
 #include "runner/storage/task_log_upload.hpp"
+#include "runner/storage/writer_claim.hpp"
 
 namespace shardrun::storage {
 
@@ -16,6 +18,7 @@ struct RemoteRank {
     int rank = 0;            ///< world rank
     bool node_leader = false;  ///< the lowest rank of its node: fetches for the node
     bool several_nodes = false;
+    int array_count = 1;
 };
 
 /**
@@ -33,9 +36,10 @@ struct RemoteRank {
  *   before_finalize / after_finalize  rank 0 around io::finalize_output: the other nodes'
  *                    segments come down; the master, the manifest and the removals go up, in order
  *
- * No object replaces the element's lock: one writer per element is what AWS Batch and Google
- * Cloud Batch guarantee (an array index runs once at a time; a retry starts after the attempt
- * ended), and the mirror's own lock still guards one node.
+ * One writer per element: rank 0 takes the element's WriterClaim in publish_start(), before it
+ * writes anything; every rank checks it before each upload (AWS Batch and Google Cloud Batch run
+ * an index once at a time, but a user's second submission or a frozen container can still make
+ * two). The mirror's own lock guards one node.
  */
 class RemoteOutput {
 public:
@@ -47,11 +51,19 @@ public:
     const std::string& local_path() const noexcept { return local_; }
 
     void fetch(bool resume, bool force);
+    /** Every rank, after fetch(): the run as rank 0 made it (new_writer_run()). */
+    void set_writer(const WriterRun& run);
+    /** Rank 0, next: the element's claim (WriterClaim::take(): exit 2 while another run holds it). */
+    void take_claim();
     void publish_start(bool force);
     /** Rank 0: the element's own files (element.json, params.h5) go up again: a drained run's `stopped` mark. */
     void publish_element_files();
-    void start_uploads();
-    void flush_uploads();
+    /** @param on_taken  called once when another run took the element's claim: stops this run */
+    void start_uploads(std::function<void()> on_taken);
+    /** Every committed segment up, or what is not, after SHARDRUN_UPLOAD_PATIENCE of an outage. */
+    UploadOutcome flush_uploads();
+    /** Rank 0, at the end of a run whose commits are all in the bucket: its retry may start at once. */
+    void release_claim();
     /**
      * Rank 0, with --force on an output of one element: the task logs an earlier run left in the
      * bucket (<name>.tasks/) go, as io/ removes the local <name>.tasks/, so none is shown for this run's tasks.
@@ -71,6 +83,7 @@ private:
     RemotePath remote_;
     RemoteRank rank_;
     std::string local_;
+    std::unique_ptr<WriterClaim> claim_;
     std::unique_ptr<SegmentUploader> uploader_;
     std::unique_ptr<TaskLogUploader> logs_;
     FolderState before_;

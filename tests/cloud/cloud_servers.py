@@ -77,13 +77,14 @@ def listening(port, wrap=()):
 
 class Server:
     """argv in its own process group; `wrap` (a command prefix such as `ip netns exec NS`) runs it in a
-    network namespace, `host` is the address the clients use (127.0.0.1 by default)."""
+    network namespace, `host` is the address the clients use (127.0.0.1 by default); `env` adds variables."""
 
-    def __init__(self, argv, port, log, wrap=(), host="127.0.0.1"):
+    def __init__(self, argv, port, log, wrap=(), host="127.0.0.1", env=None):
         self.port = port
         self.host = host
         self.log = open(log, "w")
-        self.proc = subprocess.Popen([*wrap, *argv], stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.proc = subprocess.Popen([*wrap, *argv], stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+                                     env=None if env is None else {**os.environ, **env})
         deadline = time.time() + 60
         while time.time() < deadline:
             if self.proc.poll() is not None:
@@ -108,13 +109,16 @@ class Server:
 class S3:
     """moto's S3 server with one bucket; env() is what shardrun (and aws) need to reach it. With `wrap`
     (entering a network namespace) and `host` (its address there), the server listens on every address
-    of that namespace and the test's own aws calls run inside it."""
+    of that namespace and the test's own aws calls run inside it.
+    checks_keys: moto checks every request's key (INITIAL_NO_AUTH_ACTION_COUNT; the bucket is made by the
+    one unchecked request), so no key is valid: what a wrong key meets on AWS (InvalidAccessKeyId)."""
 
-    def __init__(self, work, bucket="shardrun-test", wrap=(), host="127.0.0.1"):
+    def __init__(self, work, bucket="shardrun-test", wrap=(), host="127.0.0.1", checks_keys=False):
         port = free_port()
         self.wrap = list(wrap)
         self.server = Server([os.path.join(CLOUDENV, "bin", "moto_server"), "-H", host if not wrap else "0.0.0.0",
-                              "-p", str(port)], port, os.path.join(work, "moto.log"), self.wrap, host)
+                              "-p", str(port)], port, os.path.join(work, "moto.log"), self.wrap, host,
+                             env={"INITIAL_NO_AUTH_ACTION_COUNT": "1"} if checks_keys else None)
         self.bucket = bucket
         try:
             self.aws("s3api", "create-bucket", "--bucket", bucket)

@@ -114,10 +114,16 @@ std::string element_folder(const RunTotals& totals)
     return io::layout::element_dir(totals.output_path, static_cast<int>(totals.array_index)).string() + "/";
 }
 
+// "finished", unless the run was interrupted or its bucket did not get everything (issue 34).
+std::string ending_word(const RunTotals& totals)
+{
+    return totals.interrupted ? "INTERRUPTED" : totals.bucket_note.empty() ? "finished" : "NOT ALL IN THE BUCKET";
+}
+
 std::string element_lines(const RunTotals& totals)
 {
     std::string out = fmt::format("  array element {} of {} {} (indices 0..{})\n", totals.array_index,
-                                  totals.array_count, totals.interrupted ? "INTERRUPTED" : "finished",
+                                  totals.array_count, ending_word(totals),
                                   totals.array_count - 1);
     if (totals.output_path.empty()) return out;
     out += fmt::format("  its results: {} ({} does not exist until the elements are merged)\n",
@@ -180,7 +186,7 @@ std::string format_summary(const RunTotals& totals, const std::vector<RankStats>
 {
     const auto all = aggregate(ranks);
     std::string out = fmt::format("shardrun: {} {} in {:.2f} s: {} of {} tasks\n", totals.job_name,
-                                  totals.interrupted ? "INTERRUPTED" : "finished", totals.wall_seconds,
+                                  ending_word(totals), totals.wall_seconds,
                                   counts_text(totals, all), totals.tasks);
     out += fmt::format("  busy per rank: min {:.2f} s, mean {:.2f} s, max {:.2f} s; imbalance {:.2f} (max/mean)\n",
                        all.busy_min, all.busy_mean, all.busy_max, all.busy_mean > 0 ? all.busy_max / all.busy_mean : 1.0);
@@ -211,6 +217,7 @@ std::string format_summary(const RunTotals& totals, const std::vector<RankStats>
         out += fmt::format("  interrupted by {}: committed tasks are kept; run again with --resume to finish\n",
                            stop_cause(all));
     }
+    if (!totals.bucket_note.empty()) out += "  " + totals.bucket_note + "\n";
     if (totals.no_progress) {
         // A requeue would start the same task again and cut it short again (issue 35, point 1).
         const auto what = all.cut_short.empty()
@@ -247,6 +254,7 @@ std::string summary_json(const RunTotals& totals, const std::vector<RankStats>& 
                               {"output", totals.output_path}, {"ranks", per_rank},
                               {"cpu_seconds", all.cpu_seconds}, {"measured_tasks", all.measured_tasks},
                               {"mem_peak", all.mem_peak}};
+    if (!totals.bucket_note.empty()) summary["bucket"] = totals.bucket_note;
     // "stopped": why the run ended early, when it did (a signal, or its failures).
     if (!totals.stop_reason.empty()) {
         summary["stopped"] = totals.stop_reason;

@@ -27,6 +27,8 @@ struct RunTotals {
     bool launcher_banner_follows = false;
     /** A drain ended the run before any task finished in it: requeueing would repeat it (exit 4). */
     bool no_progress = false;
+    /** An output in object storage that did not get everything: what is not in the bucket and why (exit 3, or 2). */
+    std::string bucket_note;
 };
 
 /** The human summary printed by rank 0 at the end. */

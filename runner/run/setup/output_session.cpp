@@ -6,7 +6,10 @@
 #include <cctype>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "runner/run/agreement.hpp"
+#include "runner/run/interrupt.hpp"
 #include "runner/run/setup/job_param_source.hpp"
 #include "runner/version.hpp"
 
@@ -49,6 +52,37 @@ io::JobMetadata make_metadata(collectives::Communicator& world, const PreparedJo
     return metadata;
 }
 
+/**
+ * Every rank's UploadOutcome, combined: another writer on any rank wins (exit 2), then the tasks
+ * not in the bucket over every rank (exit 3: the retry resumes from what reached it).
+ */
+BucketEnding agree_on_uploads(collectives::Communicator& world, const storage::UploadOutcome& mine)
+{
+    const nlohmann::json j = {{"missing", mine.missing}, {"since", mine.since}, {"cause", mine.cause}, {"taken", mine.taken_by}};
+    std::vector<std::uint64_t> missing;
+    std::string since, cause, taken;
+    for (const auto& text : collectives::allgather_strings(world, j.dump())) {
+        const auto rank = nlohmann::json::parse(text);
+        if (taken.empty()) taken = rank["taken"].get<std::string>();
+        const auto ids = rank["missing"].get<std::vector<std::uint64_t>>();
+        if (!ids.empty() && since.empty()) {
+            since = rank["since"].get<std::string>();
+            cause = rank["cause"].get<std::string>();
+        }
+        missing.insert(missing.end(), ids.begin(), ids.end());
+    }
+    if (!taken.empty()) {
+        return {exit_bad_input, fmt::format("ANOTHER WRITER: this array element is now written by {}; this run put "
+                                            "nothing more in the bucket (exit 2)",
+                                            taken)};
+    }
+    if (missing.empty()) return {};
+    return {exit_interrupted,
+            fmt::format("NOT IN THE BUCKET: {} committed task(s) not in the bucket: {} (unreachable since {}: {}); exit 3: "
+                        "a retry resumes from what reached the bucket and runs them again",
+                        missing.size(), storage::id_ranges(missing), since, cause)};
+}
+
 }  // namespace
 
 OutputSession::OutputSession(collectives::Communicator& world, const PreparedJob& job,
@@ -80,7 +114,7 @@ OutputSession::OutputSession(collectives::Communicator& world, const PreparedJob
     if (resume) load_committed(element);
     run_agreed(world_, [&] {
         sink_ = io::open_rank_sink(options_, metadata_, job.fields, world_);
-        if (remote_) remote_->start_uploads();
+        if (remote_) remote_->start_uploads([] { request_stop(); });  // another run took the element
     });
 }
 
@@ -114,7 +148,7 @@ void OutputSession::load_committed(placement::IdRange element)
     }
 }
 
-void OutputSession::finish(bool interrupted, const std::vector<RankStats>& ranks)
+BucketEnding OutputSession::finish(bool interrupted, const std::vector<RankStats>& ranks)
 {
     // Exec workers' load per rank, for the master's /ranks (recorded only where workers loaded).
     std::vector<double> startup;
@@ -127,25 +161,33 @@ void OutputSession::finish(bool interrupted, const std::vector<RankStats>& ranks
     }
     // run_agreed's reduction returns only once every rank has closed its part: no barrier needed.
     // A remote output: every committed segment is in the bucket before the run ends (a drain's exit 3 included).
+    storage::UploadOutcome uploads;
     run_agreed(world_, [&] {
         sink_.reset();
-        if (remote_) remote_->flush_uploads();
+        if (remote_) uploads = remote_->flush_uploads();
     });
+    if (remote_) {
+        auto bucket = agree_on_uploads(world_, uploads);
+        if (bucket.exit_code != 0) return bucket;  // the bucket gets nothing more from this run
+    }
     if (interrupted) {
         // In order, and said so in its summary: not a killed run (io/read/unfinished_run.hpp).
         run_agreed(world_, [&] {
             if (rank_ != 0) return;
             io::record_stopped_run(options_, metadata_);
             if (remote_) remote_->publish_element_files();  // the next machine reads it from the bucket
+            if (remote_) remote_->release_claim();          // its retry starts at once
         });
-        return;
+        return {};
     }
     run_agreed(world_, [&] {
         if (rank_ != 0) return;
         if (remote_) remote_->before_finalize();
         io::finalize_output(options_, metadata_, job_.fields, JobParamSource(job_), world_size_, startup, quarantined);
         if (remote_) remote_->after_finalize();
+        if (remote_) remote_->release_claim();
     });
+    return {};
 }
 
 }  // namespace shardrun::run

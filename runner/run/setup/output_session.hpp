@@ -17,6 +17,12 @@
 
 namespace shardrun::run {
 
+/** What the bucket did not get (an output in object storage), agreed over every rank by finish(). */
+struct BucketEnding {
+    int exit_code = 0;  ///< 0: everything is there; 3: an outage outlasted the patience; 2: another run writes the element
+    std::string note;   ///< the summary's line about it
+};
+
 /**
  * The results file of one run, seen from one rank: prepares (and locks) the output on
  * rank 0, learns on resume which tasks are already committed, opens this rank's sink, and
@@ -52,9 +58,11 @@ public:
 
     /**
      * Closes the sink and, unless interrupted, writes the master file on rank 0. Collective.
+     * A remote output whose segments did not all reach the bucket (or whose element another run
+     * took) ends there: nothing more goes up, and the BucketEnding says why.
      * @param ranks  on rank 0, every rank's stats (gather_stats): their start-up goes to /ranks
      */
-    void finish(bool interrupted, const std::vector<RankStats>& ranks = {});
+    BucketEnding finish(bool interrupted, const std::vector<RankStats>& ranks = {});
 
 private:
     void load_committed(placement::IdRange element);

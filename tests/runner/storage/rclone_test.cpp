@@ -64,5 +64,19 @@ TEST(RcloneEnvironment, TheUsersRcloneVariablesWin)
     EXPECT_FALSE(has(env, "RCLONE_S3_ENDPOINT=http://127.0.0.1:9000"));
 }
 
+// Issue 34, point 3: no call can hang for minutes against an endpoint that never answers.
+TEST(RcloneEnvironment, TimeoutsBoundEveryCallUnlessTheUserSetsThem)
+{
+    const auto env = rclone_environment();
+    EXPECT_TRUE(has(env, "RCLONE_CONTIMEOUT=5s"));
+    EXPECT_TRUE(has(env, "RCLONE_TIMEOUT=5s"));
+    EXPECT_TRUE(has(env, "RCLONE_RETRIES=2"));
+    EXPECT_TRUE(has(env, "RCLONE_LOW_LEVEL_RETRIES=1"));
+    setenv("RCLONE_TIMEOUT", "2m", 1);
+    const auto mine = rclone_environment();
+    unsetenv("RCLONE_TIMEOUT");
+    EXPECT_TRUE(has(mine, "RCLONE_TIMEOUT=2m"));
+}
+
 }  // namespace
 }  // namespace shardrun::storage
