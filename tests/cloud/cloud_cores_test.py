@@ -109,8 +109,12 @@ class CloudCoresTest(unittest.TestCase):
         self.assertEqual(code, 1, out + err)
         self.assertNotIn("Primary job", err, "mpirun -q: no banner when a rank exits non-zero")
         self.assertNotIn("-----", err)
-        # The container's log ends with shardrun's summary (stdout) and its progress line (stderr), nothing after.
-        self.assertIn("4 failed", err.strip().splitlines()[-1], err)
+        # The container's log ends with shardrun's summary (stdout) and, on stderr, its progress line and
+        # then the failed tasks' reasons and last lines (point 4): nothing of Open MPI's after them.
+        lines = err.strip().splitlines()
+        progress = max(i for i, line in enumerate(lines) if "done 4/4 (0 ok, 4 failed)" in line)
+        self.assertTrue(lines[progress + 1].startswith("shardrun: failed tasks' last stderr lines"), err)
+        self.assertEqual(lines[progress + 2:], [f"  task {i}: exited with status 5" for i in range(4)], err)
         self.assertIn("0 ok, 4 failed of 4 tasks", out, out)
         self.assertTrue(out.strip().splitlines()[-1].startswith("  picture: shardrun report s3://"), out)
 
