@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <filesystem>
@@ -126,7 +127,9 @@ std::string list_text(const std::vector<std::string>& names)
 
 std::string cause_line(const std::string& text)
 {
-    const auto lines = messages(text);
+    auto lines = messages(text);
+    // -v's progress (a file copied, the closing statistics) names no cause.
+    std::erase_if(lines, [](const std::string& line) { return line.rfind("INFO ", 0) == 0; });
     for (const auto* word : cause_words) {
         for (auto line = lines.rbegin(); line != lines.rend(); ++line) {
             if (line->find(word) != std::string::npos) return tidy(*line);
@@ -198,7 +201,7 @@ RcloneResult run_rclone(const std::vector<std::string>& args, double limit_secon
     process::ProcessSpec spec;
     spec.argv = {env_or("SHARDRUN_RCLONE", "rclone")};
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-    spec.argv.push_back("-q");  // errors only
+    if (std::find(args.begin(), args.end(), "-v") == args.end()) spec.argv.push_back("-q");  // errors only
     spec.env = rclone_environment();
     // Tagged like a task: when this rank dies (kill -9), its orphan guard kills the upload too, so an
     // upload cannot land after a rerun on another machine has fetched the bucket and reused its name.
@@ -216,8 +219,10 @@ RcloneResult run_rclone(const std::vector<std::string>& args, double limit_secon
     if (!result.started) {
         return {127, "rclone not found (install Debian's rclone, or set SHARDRUN_RCLONE to its path)"};
     }
-    if (result.timed_out) return {124, "no answer within " + std::to_string(static_cast<int>(limit_seconds)) + " s"};
-    return {result.exit_code, result.exit_code == 0 ? std::string() : cause_line(read_text(errors.path()))};
+    auto log = read_text(errors.path());
+    if (result.timed_out) return {124, "no answer within " + std::to_string(static_cast<int>(limit_seconds)) + " s", log};
+    auto error = result.exit_code == 0 ? std::string() : cause_line(log);
+    return {result.exit_code, std::move(error), std::move(log)};
 }
 
 std::vector<std::string> single_attempt_flags()
@@ -234,15 +239,31 @@ std::optional<std::string> read_object(const std::string& remote, double limit_s
 }
 
 void upload_files(const std::string& local_dir, const std::string& remote_dir, const std::vector<std::string>& names,
-                  const std::vector<std::string>& flags)
+                  const std::vector<std::string>& flags, std::vector<std::string>* copied, double limit_seconds)
 {
     if (names.empty()) return;
     const TempFile list(list_text(names));
     // --no-traverse and --no-check-dest: new names only, so no listing or HEAD per object.
     std::vector<std::string> args{"copy", local_dir, remote_dir, "--files-from-raw", list.path(), "--no-traverse", "--no-check-dest"};
     args.insert(args.end(), flags.begin(), flags.end());
-    check(run_rclone(args),
-          "upload " + std::to_string(names.size()) + " file(s) of " + local_dir + " to " + remote_dir);
+    if (copied != nullptr) args.push_back("-v");  // a line per file copied
+    const auto result = run_rclone(args, limit_seconds);
+    if (copied != nullptr) *copied = copied_files(result.log);
+    check(result, "upload " + std::to_string(names.size()) + " file(s) of " + local_dir + " to " + remote_dir);
+}
+
+std::vector<std::string> copied_files(const std::string& log)
+{
+    std::vector<std::string> files;
+    for (const auto& message : messages(log)) {
+        constexpr std::string_view info = "INFO  : ";
+        constexpr std::string_view copied = ": Copied (";
+        const auto end = message.rfind(copied);
+        if (message.rfind(info, 0) == 0 && end != std::string::npos && end > info.size()) {
+            files.push_back(message.substr(info.size(), end - info.size()));
+        }
+    }
+    return files;
 }
 
 void upload_file(const std::string& local_file, const std::string& remote, const std::vector<std::string>& flags)

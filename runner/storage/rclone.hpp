@@ -44,13 +44,15 @@ private:
 struct RcloneResult {
     int exit_code = 0;
     std::string error;  ///< cause_line() of rclone's stderr (empty when it exited 0)
+    std::string log;    ///< rclone's whole stderr (with -v in the arguments: its INFO lines too)
     bool ok() const noexcept { return exit_code == 0; }
     /** rclone's 3 (directory not found) and 4 (file not found). */
     bool not_found() const noexcept { return exit_code == 3 || exit_code == 4; }
 };
 
 /**
- * Runs `rclone <args...>` with the environment mapped as above; waits for it.
+ * Runs `rclone <args...>` with the environment mapped as above; waits for it. It runs with -q
+ * (errors only) unless `args` holds -v.
  * @param limit_seconds  0: none (rclone's own timeouts bound it); else the call is killed then and
  *                       fails with exit 124 ("no answer within N s")
  * @param stdout_path    where rclone's stdout goes (empty: nowhere)
@@ -86,10 +88,17 @@ std::vector<std::string> rclone_environment();
 /**
  * Uploads `names` (relative to `local_dir`) into `remote_dir` in one call, each file as one
  * object (a PUT or a multipart upload: the object appears whole or not at all).
+ * @param copied  when given, the names rclone reported copied, also when the call failed part way
+ *                (an outage in the middle of a batch): those objects are in the bucket
+ * @param limit_seconds  as run_rclone's (0: rclone's own timeouts bound the call)
  * @throws TransferError
  */
 void upload_files(const std::string& local_dir, const std::string& remote_dir, const std::vector<std::string>& names,
-                  const std::vector<std::string>& flags = {});
+                  const std::vector<std::string>& flags = {}, std::vector<std::string>* copied = nullptr,
+                  double limit_seconds = 0);
+
+/** Pure: the files rclone -v says it copied ("INFO  : r0/seg.h5: Copied (new)") in its stderr `log`. */
+std::vector<std::string> copied_files(const std::string& log);
 
 /** Uploads one file as the object `remote`. @throws TransferError */
 void upload_file(const std::string& local_file, const std::string& remote, const std::vector<std::string>& flags = {});

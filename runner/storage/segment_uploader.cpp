@@ -4,7 +4,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <iostream>
+#include <iterator>
 #include <thread>
 #include <vector>
 
@@ -31,6 +33,22 @@ double seconds_from_env(const char* name, double fallback)
     if (value == nullptr || *value == '\0') return fallback;
     const double seconds = std::atof(value);
     return seconds > 0 ? seconds : fallback;
+}
+
+/**
+ * How long one upload call may take before it counts as failed (and the outage is said): 8 s, plus
+ * its bytes at 4 MB/s, a slow link. rclone's own timeouts let a call against an endpoint that
+ * accepts and never answers live ~30 s; killing it is safe, since an object appears whole or not.
+ */
+double upload_limit_seconds(const std::string& dir, const std::vector<std::string>& names)
+{
+    std::uintmax_t bytes = 0;
+    for (const auto& name : names) {
+        std::error_code error;
+        const auto size = std::filesystem::file_size(std::filesystem::path(dir) / name, error);
+        if (!error) bytes += size;
+    }
+    return 8.0 + static_cast<double>(bytes) / 4e6;
 }
 
 constexpr double repeat_seconds = 60;   // an outage under way is said again this often
@@ -88,10 +106,17 @@ bool SegmentUploader::try_upload(bool final)
         }
         if (beat && !claim->beat_if_due() && names.empty()) return true;  // the next heartbeat tries again
     }
+    std::vector<std::string> copied;
     try {
-        upload_files(settings_.local_dir, settings_.remote_dir, names, single_attempt_flags());
+        upload_files(settings_.local_dir, settings_.remote_dir, names, single_attempt_flags(), &copied,
+                     upload_limit_seconds(settings_.local_dir, names));
     } catch (const TransferError& error) {
-        note_failure(error.cause().empty() ? error.what() : error.cause(), names);
+        // The files rclone saw copied before the call failed are in the bucket: never named as missing.
+        uploaded_.insert(copied.begin(), copied.end());
+        std::vector<std::string> left;
+        std::copy_if(names.begin(), names.end(), std::back_inserter(left),
+                     [this](const std::string& name) { return !uploaded_.count(name); });
+        note_failure(error.cause().empty() ? error.what() : error.cause(), left);
         return false;
     }
     uploaded_.insert(names.begin(), names.end());

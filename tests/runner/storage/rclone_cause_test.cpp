@@ -72,5 +72,20 @@ TEST(UploadOutage, PatienceComesFromTheEnvironment)
     unsetenv("SHARDRUN_UPLOAD_PATIENCE");
 }
 
+// An outage in the middle of a batch: what rclone -v saw copied before it failed is in the bucket.
+TEST(RcloneCopied, TheFilesCopiedBeforeAFailureAreNamed)
+{
+    const std::string log = "2026/11/28 23:20:43 INFO  : r0/seg-000001.h5: Copied (new)\n"
+                            "2026/11/28 23:20:43 INFO  : r0/seg 2.h5: Copied (replaced existing)\n"
+                            "2026/11/28 23:20:49 ERROR : r0/seg-000003.h5: Failed to copy: RequestError: send request "
+                            "failed\n\tcaused by: Put \"http://127.0.0.1:1/b/r0/seg-000003.h5\": i/o timeout\n"
+                            "2026/11/28 23:20:49 INFO  : \nTransferred:   \t  4 B / 4 B, 100%, 0 B/s, ETA -\n"
+                            "Errors:                 1 (retrying may help)\n";
+    EXPECT_EQ(copied_files(log), (std::vector<std::string>{"r0/seg-000001.h5", "r0/seg 2.h5"}));
+    // -v's statistics and progress name no cause: the error does.
+    EXPECT_EQ(cause_line(log).find("i/o timeout") != std::string::npos, true) << cause_line(log);
+    EXPECT_EQ(copied_files(""), std::vector<std::string>{});
+}
+
 }  // namespace
 }  // namespace shardrun::storage
