@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <ostream>
 
 #include "runner/errors.hpp"
@@ -43,10 +44,21 @@ bool inside(const fs::path& path, const fs::path& folder)
     return !relative.empty() && *relative.begin() != "..";
 }
 
+/** Whether `name` (relative to the workdir) lies in a folder `<output>.submit/` that submit wrote,
+ *  this job's or another's: job files of other outputs are no code of this one. */
+bool in_a_submission_folder(const std::string& name)
+{
+    const fs::path path(name);
+    for (auto part = path.begin(); part != path.end() && std::next(part) != path.end(); ++part) {
+        if (part->extension() == ".submit") return true;
+    }
+    return false;
+}
+
 /**
  * The workdir's files to upload, relative to it: in a git work tree what git tracks or would
  * track (`git ls-files -co --exclude-standard`, without files deleted but still tracked and
- * submodules); elsewhere every file but .git/. The local submission folder is never one.
+ * submodules); elsewhere every file but .git/. No submission folder (<output>.submit/) is one.
  * @return whether the workdir is in a git work tree
  */
 bool workdir_files(const fs::path& workdir, const fs::path& submit_dir, const fs::path& scratch_file,
@@ -71,7 +83,7 @@ bool workdir_files(const fs::path& workdir, const fs::path& submit_dir, const fs
     for (const auto& name : names) {
         const auto path = workdir / name;
         std::error_code error;
-        if (!inside(path, submit_dir) && name.rfind(".git/", 0) != 0 &&
+        if (!inside(path, submit_dir) && !in_a_submission_folder(name) && name.rfind(".git/", 0) != 0 &&
             fs::is_regular_file(fs::symlink_status(path, error))) {
             kept.push_back(name);
         }

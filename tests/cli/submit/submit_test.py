@@ -344,6 +344,23 @@ class BucketOutputFilesTest(unittest.TestCase):
             self.assertEqual((variables["SHARDRUN_OUTPUT"], variables["SHARDRUN_WORKDIR"]), (url, url + ".submit/workdir"))
 
 
+    def test_the_workdir_upload_leaves_every_submission_folder_home(self):
+        # A user submits several outputs from one project folder: the job files of the others
+        # (other.h5.submit/) are no code of this job and stay home, as this job's own do.
+        work = scratch_dir()
+        for name in ("train.py", os.path.join("other.h5.submit", "aws-batch", "array-job.json"),
+                     os.path.join("squares.h5.submit", "gcp-batch", "job.json"), os.path.join("data", "a.submit.txt")):
+            os.makedirs(os.path.dirname(os.path.join(work, name)) or work, exist_ok=True)
+            with open(os.path.join(work, name), "w") as f:
+                f.write("{}\n")
+        job = write_job(work, JOB.replace("OUT", "s3://bucket/runs/squares.h5"))
+        proc = run(["submit", job, "--to", "aws-batch", "--workdir", ".", "--dry-run"], cwd=work, env={"HOME": work})
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        with open(os.path.join(work, "squares.h5.submit", "aws-batch", "workdir-files.txt")) as f:
+            listed = sorted(f.read().split())
+        self.assertEqual(listed, sorted(["train.py", "job.yaml", os.path.join("data", "a.submit.txt")]))
+
+
 class GcpBatchFilesTest(unittest.TestCase):
     def test_job_json(self):
         s = Submission(self, "gcp-batch", "--array", "5", "--ranks-per-node", "4", "--gpus-per-rank", "1",
