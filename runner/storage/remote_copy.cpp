@@ -17,6 +17,24 @@ namespace fs = std::filesystem;
 
 namespace shardrun::storage {
 
+namespace {
+
+/** Why a remote path's bucket cannot hold it, when it is that: "; the bucket b does not exist". */
+std::string bucket_problem(const RemotePath& remote)
+{
+    // ":s3:bucket/key" -> ":s3:bucket": rclone lists a missing folder as empty, but not a missing bucket.
+    const auto colon = remote.rclone.rfind(':', remote.rclone.find('/'));
+    if (remote.rclone.rfind(":s3:", 0) != 0 && remote.rclone.rfind(":gcs:", 0) != 0) return {};
+    const auto slash = remote.rclone.find('/', colon);
+    if (slash == std::string::npos) return {};
+    const auto bucket = remote.rclone.substr(0, slash);
+    const auto result = run_rclone({"lsf", "--max-depth", "1", "--dirs-only", bucket, "--retries", "1"});
+    if (result.ok()) return {};
+    return result.not_found() ? "; the bucket " + bucket.substr(colon + 1) + " does not exist" : "; " + result.error;
+}
+
+}  // namespace
+
 RemoteCopy::RemoteCopy(RemotePath remote) : remote_(std::move(remote))
 {
     std::error_code error;
@@ -39,7 +57,7 @@ RemoteCopy::RemoteCopy(RemotePath remote) : remote_(std::move(remote))
     if (before_.empty()) {
         fs::remove_all(dir_, error);
         SHARDRUN_THROW(io::OutputError, remote_.url + ": no such output (neither " + remote_.name + " nor " + shards +
-                                            "/ is in the bucket); check the URL");
+                                            "/ is in the bucket" + bucket_problem(remote_) + "); check the URL");
     }
 }
 

@@ -115,6 +115,19 @@ class CloudOutputBase:
             return {"status": f["tasks/status"][:].tolist(), "start": f["tasks/start"][:].tolist(),
                     "v": f["results/v"][:].tolist(), "complete": bool(f.attrs["complete"])}
 
+    def test_a_reader_of_a_missing_bucket_names_it(self):
+        # A path in a bucket that exists is "no such output"; a bucket that does not exist is named so.
+        env = self.env(scratch_dir(self))
+        missing = self.store.url("runs/none.h5").replace(self.store.bucket, "no-such-bucket-34", 1)
+        for url, needle in ((self.store.url("runs/none.h5"), "no such output"),
+                            (missing, "the bucket no-such-bucket-34 does not exist")):
+            proc = run(["status", url], env=env)
+            self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+            lines = proc.stderr.strip().splitlines()
+            self.assertEqual(len(lines), 1, proc.stderr)
+            self.assertIn(needle, lines[0])
+        self.assertNotIn("does not exist", run(["status", self.store.url("runs/none.h5")], env=env).stderr)
+
     def test_kill9_then_resume_from_the_bucket_alone(self):
         first = scratch_dir(self)
         proc = self.start(first)
