@@ -165,17 +165,22 @@ void resolve_gcp_machine(SubmitOptions& options)
 
 void reject_slurm_options(const SubmitOptions& options, std::string_view target)
 {
-    const auto what = fmt::format(" is a Slurm option; it has no meaning for --to {} (sizes there: --vcpus, --memory, "
-                                  "--shm-size)", target);
-    refuse_option(options.partition.empty() ? "" : "--partition", what);
-    refuse_option(options.account.empty() ? "" : "--account", what);
-    refuse_option(options.qos.empty() ? "" : "--qos", what);
-    refuse_option(options.mem.empty() ? "" : "--mem", what);
-    refuse_option(options.cpus_per_task == 0 ? "" : "--cpus-per-task", what);
-    refuse_option(options.sbatch_lines.empty() ? "" : "--sbatch", what);
-    refuse_option(options.merge_partition.empty() ? "" : "--merge-partition", what);
-    refuse_option(options.merge_time.empty() ? "" : "--merge-time", what);
-    refuse_option(options.given.count("max-requeues") ? "--max-requeues" : "", what);
+    // Each with what plays its part there: sizes, the queue, retries.
+    const auto what = [target](std::string_view there) {
+        return fmt::format(" is a Slurm option; it has no meaning for --to {} ({})", target, there);
+    };
+    const auto sizes = what("sizes there: --vcpus, --memory, --shm-size");
+    const auto queue = what("the queue and the machines there are the compute environment's; --spot picks Spot");
+    refuse_option(options.partition.empty() ? "" : "--partition", queue);
+    refuse_option(options.account.empty() ? "" : "--account", queue);
+    refuse_option(options.qos.empty() ? "" : "--qos", queue);
+    refuse_option(options.mem.empty() ? "" : "--mem", sizes);
+    refuse_option(options.cpus_per_task == 0 ? "" : "--cpus-per-task", sizes);
+    refuse_option(options.sbatch_lines.empty() ? "" : "--sbatch", what("the job files there are JSON; edit them after --dry-run"));
+    refuse_option(options.merge_partition.empty() ? "" : "--merge-partition", queue);
+    refuse_option(options.merge_time.empty() ? "" : "--merge-time", what("the merge runs as the last element or its own job there"));
+    refuse_option(options.given.count("max-requeues") ? "--max-requeues" : "",
+                  what("retries there: the job files' retry strategy, which retries exit 3 (--set retries=N is per task)"));
 }
 
 void reject_cloud_options(const SubmitOptions& options)
