@@ -111,10 +111,12 @@ void open_output(const RunOptions& options, collectives::Communicator& world, En
         const storage::RemoteRank rank{static_cast<int>(machine.array.index), machine.topology.world_rank,
                                        machine.topology.local_rank == 0, machine.topology.node_count > 1,
                                        static_cast<int>(machine.array.count)};
-        out.remote = storage::open_remote_output(job.spec.output.path, rank, options.resume, options.force);
+        out.remote = storage::open_remote_output(job.spec.output.path, rank);
     });
     // One writer per element (issue 34): the run's id, the same on every rank, and rank 0 claims the
-    // element before anything is said or written about it (a live other writer: exit 2 here).
+    // element before anything is said or written about it (a live other writer: exit 2 here). Then
+    // the fetch: what the bucket holds once the element is this run's, not before a wait for the
+    // claim, during which another run could still commit (and finish) tasks this one would rerun.
     if (out.remote) {
         const bool first = machine.topology.world_rank == 0;
         const auto runs = collectives::allgather_strings(world, first ? storage::writer_run_text(storage::new_writer_run()) : "");
@@ -122,6 +124,7 @@ void open_output(const RunOptions& options, collectives::Communicator& world, En
         run_agreed(world, [&] {
             if (first) out.remote->take_claim();
         });
+        run_agreed(world, [&] { out.remote->fetch(options.resume, options.force); });
     }
     const OutputPlace place{job.spec.output.path, out.remote ? out.remote->local_path() : job.spec.output.path};
     // Before the output is prepared: a sweep that gained values keeps its finished ids.

@@ -57,11 +57,16 @@ void RemoteOutput::fetch(bool resume, bool force)
     std::vector<std::string> includes{exact_pattern(element) + "/**"};
     if (rank_.rank == 0) includes.push_back(exact_pattern(remote_.name));
     download(remote_.parent, root, includes);
+    // The claim this run just took is the bucket's, not the output's: a first run's element folder
+    // holding only it is no earlier output ("already exists").
+    const auto element_dir = fs::path(root) / element;
+    fs::remove(element_dir / writer_claim_name, error);
+    if (fs::is_empty(element_dir, error)) fs::remove(element_dir, error);
 }
 
 void RemoteOutput::set_writer(const WriterRun& run)
 {
-    const auto object = (io::layout::element_dir(remote_.rclone, rank_.array_index) / "writer.lock").string();
+    const auto object = (io::layout::element_dir(remote_.rclone, rank_.array_index) / writer_claim_name).string();
     const auto element = rank_.array_count > 1 ? fmt::format("array element {} of {}", rank_.array_index, remote_.url)
                                                : remote_.url;
     claim_ = std::make_unique<WriterClaim>(object, element, run);
@@ -165,14 +170,11 @@ void RemoteOutput::after_finalize()
     publish_changes(mirror_root(), remote_.parent, before_, folder_state(mirror_root(), element_entries()));
 }
 
-std::unique_ptr<RemoteOutput> open_remote_output(const std::string& output_path, const RemoteRank& rank, bool resume,
-                                                bool force)
+std::unique_ptr<RemoteOutput> open_remote_output(const std::string& output_path, const RemoteRank& rank)
 {
     auto remote = parse_remote(output_path);
     if (!remote) return nullptr;
-    auto output = std::make_unique<RemoteOutput>(std::move(*remote), rank);
-    output->fetch(resume, force);
-    return output;
+    return std::make_unique<RemoteOutput>(std::move(*remote), rank);
 }
 
 }  // namespace shardrun::storage

@@ -26,8 +26,9 @@ struct RemoteRank {
  * io/ writes a local mirror of the output in the node's scratch folder exactly as it writes a
  * local output; this class keeps the bucket the truth:
  *
- *   fetch()          node leaders, first: the mirror of this element := the bucket's (a rerun on a
- *                    fresh machine resumes from it); rank 0 also fetches the master
+ *   set_writer(), take_claim()  every rank, first: the run's id; rank 0 claims the element
+ *   fetch()          node leaders, once the element is this run's: the mirror of this element :=
+ *                    the bucket's (a rerun on a fresh machine resumes from it); rank 0 also fetches the master
  *   publish_start()  rank 0, after io::prepare_output: the manifest and params.h5 go up (--force:
  *                    the element's objects and the master are deleted first)
  *   start_uploads()  every rank, once its sink is open: the background SegmentUploader and TaskLogUploader
@@ -36,8 +37,8 @@ struct RemoteRank {
  *   before_finalize / after_finalize  rank 0 around io::finalize_output: the other nodes'
  *                    segments come down; the master, the manifest and the removals go up, in order
  *
- * One writer per element: rank 0 takes the element's WriterClaim in publish_start(), before it
- * writes anything; every rank checks it before each upload (AWS Batch and Google Cloud Batch run
+ * One writer per element: rank 0 takes the element's WriterClaim before the fetch, so what it
+ * reads is not stale after a wait for another run, and before it writes anything; every rank checks it before each upload (AWS Batch and Google Cloud Batch run
  * an index once at a time, but a user's second submission or a frozen container can still make
  * two). The mirror's own lock guards one node.
  */
@@ -50,11 +51,12 @@ public:
     /** The output.path io/ writes: the mirror on this node. */
     const std::string& local_path() const noexcept { return local_; }
 
-    void fetch(bool resume, bool force);
-    /** Every rank, after fetch(): the run as rank 0 made it (new_writer_run()). */
+    /** Every rank, first: the run as rank 0 made it (new_writer_run()). */
     void set_writer(const WriterRun& run);
     /** Rank 0, next: the element's claim (WriterClaim::take(): exit 2 while another run holds it). */
     void take_claim();
+    /** Node leaders, after take_claim(). */
+    void fetch(bool resume, bool force);
     void publish_start(bool force);
     /** Rank 0: the element's own files (element.json, params.h5) go up again: a drained run's `stopped` mark. */
     void publish_element_files();
@@ -90,10 +92,10 @@ private:
 };
 
 /**
- * For an output.path in object storage: the run's RemoteOutput, fetched (node leaders); io/ writes
- * its local_path(), the mirror. nullptr for a local one.
+ * For an output.path in object storage: the run's RemoteOutput, not fetched yet (fetch(), once the
+ * element is this run's: set_writer, take_claim); io/ writes its local_path(), the mirror. nullptr
+ * for a local one.
  */
-std::unique_ptr<RemoteOutput> open_remote_output(const std::string& output_path, const RemoteRank& rank, bool resume,
-                                                bool force);
+std::unique_ptr<RemoteOutput> open_remote_output(const std::string& output_path, const RemoteRank& rank);
 
 }  // namespace shardrun::storage

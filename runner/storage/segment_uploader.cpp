@@ -184,7 +184,7 @@ UploadOutcome SegmentUploader::flush()
     UploadOutcome outcome{tasks_of(names), outage_since_text_, outage_cause_, ""};
     std::sort(outcome.missing.begin(), outcome.missing.end());
     std::cerr << fmt::format("shardrun: rank {}: the bucket is still unreachable (since {}, {:.0f} s; {}); {} committed "
-                             "task(s) not in the bucket: {}\n",
+                             "task(s) not confirmed in the bucket: {}\n",
                              settings_.rank, outcome.since, steady_seconds() - outage_since_, outcome.cause,
                              outcome.missing.size(), id_ranges(outcome.missing))
               << std::flush;

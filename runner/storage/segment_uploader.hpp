@@ -16,7 +16,9 @@ namespace shardrun::storage {
 
 /** What one rank's uploads left undone at the end: nothing, an outage's leftovers, or another writer. */
 struct UploadOutcome {
-    std::vector<std::uint64_t> missing;  ///< committed tasks whose segments are not in the bucket
+    /// committed tasks whose segments the bucket did not confirm (a PUT it took but never answered
+    /// may have landed: the retry finds such a task done and does not run it again)
+    std::vector<std::uint64_t> missing;
     std::string since;                   ///< when the bucket stopped answering (UTC), when missing is not empty
     std::string cause;                   ///< rclone's line about it
     std::string taken_by;                ///< not empty: another run took the element's claim (exit 2)

@@ -5,6 +5,9 @@
 
 namespace shardrun::storage {
 
+/** The claim's object in the element's folder of the bucket (<output>.shards/a<i>/). */
+inline constexpr const char* writer_claim_name = "writer.lock";
+
 /** One run of an array element, as its claim names it. */
 struct WriterRun {
     std::string id;       ///< "<host>:<pid>:<8 hex digits>", the same on every rank of the run

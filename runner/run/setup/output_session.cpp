@@ -78,8 +78,8 @@ BucketEnding agree_on_uploads(collectives::Communicator& world, const storage::U
     }
     if (missing.empty()) return {};
     return {exit_interrupted,
-            fmt::format("NOT IN THE BUCKET: {} committed task(s) not in the bucket: {} (unreachable since {}: {}); exit 3: "
-                        "a retry resumes from what reached the bucket and runs them again",
+            fmt::format("NOT IN THE BUCKET: {} committed task(s) not confirmed in the bucket: {} (unreachable since {}: {}); "
+                        "exit 3: a retry resumes from what reached the bucket and runs the others again",
                         missing.size(), storage::id_ranges(missing), since, cause)};
 }
 
