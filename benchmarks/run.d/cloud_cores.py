@@ -50,8 +50,9 @@ class CloudElement:
         project = self.ctx.scratch(f"cloud_cores_project_{self.n}")
         _job(project, argv, tasks, self.store.url(f"runs/r{self.n}.h5"))
         env = mpi_env({**self.store.env()})
+        # The container is given this machine's CPUs (--vcpus, as a GPU job's 8 would be): its threads follow.
         run([self.binary, "submit", "job.yaml", "--to", "aws-batch", "--array", "1", "--ranks-per-node", "1",
-             "--workdir", "."], env=env, cwd=project)
+             "--vcpus", str(len(os.sched_getaffinity(0))), "--workdir", "."], env=env, cwd=project)
         files = os.path.join(project, f"r{self.n}.h5.submit", "aws-batch")
         with open(os.path.join(files, "array-job.json")) as f:
             container = json.load(f)["containerProperties"]
