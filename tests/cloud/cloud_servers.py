@@ -46,21 +46,24 @@ def processes_with_env(entry):
     return pids
 
 
-def kill_processes_with_env(entry):
-    """SIGKILL to every process whose environment holds `entry` until none is left (30 s at most):
-    what a stopped run or element started, rclone and task processes included."""
+def kill_until_gone(find_pids, what):
+    """SIGKILL to every pid find_pids() returns until it returns none (30 s at most; `what` names them)."""
     deadline = time.time() + 30
-    while time.time() < deadline:
-        pids = processes_with_env(entry)
-        if not pids:
-            return
+    while pids := find_pids():
+        if time.time() > deadline:
+            raise AssertionError(f"{what} survived SIGKILL: {pids}")
         for pid in pids:
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
         time.sleep(0.1)
-    raise AssertionError(f"processes with {entry} survived SIGKILL: {processes_with_env(entry)}")
+
+
+def kill_processes_with_env(entry):
+    """SIGKILL to every process whose environment holds `entry` until none is left (30 s at most):
+    what a stopped run or element started, rclone and task processes included."""
+    kill_until_gone(lambda: processes_with_env(entry), f"processes with {entry}")
 
 
 def listening(port, wrap=()):

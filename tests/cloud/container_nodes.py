@@ -17,9 +17,8 @@ removes the namespaces, the veth and its /etc/hosts lines.
 import os
 import signal
 import subprocess
-import time
 
-from cloud_servers import kill_processes_with_env
+from cloud_servers import kill_processes_with_env, kill_until_gone
 from harness import SHARDRUN, clean_env
 
 LOGIN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -100,16 +99,8 @@ class ContainerNodes:
         ranks there carry the main node's, which mpirun forwards) until none is left; a server the test
         runs in that namespace is spared."""
         name = self.hosts.hosts[node]
-        deadline = time.time() + 30
-        while pids := [pid for pid in self._namespace_pids(name) if _is_node_process(pid)]:
-            if time.time() > deadline:
-                raise AssertionError(f"processes of {name} survived SIGKILL: {pids}")
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            time.sleep(0.1)
+        kill_until_gone(lambda: [pid for pid in self._namespace_pids(name) if _is_node_process(pid)],
+                        f"processes of {name}")
         kill_processes_with_env(f"SHARDRUN_TEST_MACHINE={name}")
 
     @staticmethod
