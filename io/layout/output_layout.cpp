@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string_view>
 #include <fstream>
 
 #include "io/errors.hpp"
@@ -55,17 +56,22 @@ bool is_member_dir(const std::string& name) { return name.rfind("member", 0) == 
 /** Scratch files and folders start with a dot: `ls` and the tasks' readers pass them by. */
 constexpr const char* scratch_start = ".scratch-";
 
-fs::path running_index_path(const fs::path& tasks_dir, unsigned long long task_id, int member)
-{
-    const auto leader = ".running-" + std::to_string(task_id);
-    return tasks_dir / (member == 0 ? leader : leader + "-" + member_dir({}, member).string());
-}
-
-bool is_running_index(const std::string& name) { return name.rfind(".running-", 0) == 0; }
 
 fs::path scratch_path(const fs::path& tasks_dir, const std::string& slot, const std::string& kind)
 {
     return tasks_dir / (std::string(scratch_start) + slot + "." + kind);
+}
+
+fs::path running_index_path(const fs::path& tasks_dir, const std::string& slot)
+{
+    return scratch_path(tasks_dir, slot, "running");
+}
+
+bool is_running_index(const std::string& name)
+{
+    constexpr std::string_view kind = ".running";
+    return name.rfind(scratch_start, 0) == 0 && name.size() > kind.size() &&
+           name.compare(name.size() - kind.size(), kind.size(), kind) == 0;
 }
 
 std::string scratch_prefix(const std::string& host) { return std::string(scratch_start) + host + "-"; }

@@ -27,10 +27,11 @@ std::filesystem::path member_dir(const std::filesystem::path& task_dir, int memb
 /** True for the name of a folder member_dir() makes. */
 bool is_member_dir(const std::string& name);
 /**
- * <tasks_dir>/.running-<id> for the leader (member 0), .running-<id>-member<k> for member k: the
- * index of a running task, which `logs --follow` reads and a dead rank's sweep removes.
+ * <tasks_dir>/.scratch-<slot>.running: the slot's running index (running_index.hpp), one file
+ * for the slot's life rewritten in place per task, which `logs --follow` reads and a dead
+ * rank's sweep removes with the slot's other scratch files.
  */
-std::filesystem::path running_index_path(const std::filesystem::path& tasks_dir, unsigned long long task_id, int member);
+std::filesystem::path running_index_path(const std::filesystem::path& tasks_dir, const std::string& slot);
 /** True for the name of a file running_index_path() makes. */
 bool is_running_index(const std::string& name);
 /** <tasks_dir>/.scratch-<slot>.<kind>: a running slot's scratch file or folder (stdout, stderr, results). */

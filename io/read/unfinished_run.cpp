@@ -13,6 +13,7 @@
 
 #include "io/layout/element_manifest.hpp"
 #include "io/layout/output_layout.hpp"
+#include "io/layout/running_index.hpp"
 
 namespace shardrun::io {
 namespace {
@@ -36,16 +37,12 @@ double modified_seconds(const fs::path& file)
     return static_cast<double>(info.st_mtim.tv_sec) + static_cast<double>(info.st_mtim.tv_nsec) * 1e-9;
 }
 
-/** Task ids of the leaders' running indexes (".running-<id>"; members' end in "-member<k>"). */
+/** Task ids that the slots' running indexes name (their leaders': a member's is the same task). */
 std::vector<std::uint64_t> running_tasks(const std::string& path)
 {
     std::vector<std::uint64_t> ids;
-    std::error_code error;
-    for (const auto& entry : fs::directory_iterator(layout::tasks_dir(path), error)) {
-        const auto name = entry.path().filename().string();
-        if (!layout::is_running_index(name)) continue;
-        const auto id = layout::parse_indexed("r" + name.substr(std::string(".running-").size()), 'r');
-        if (id >= 0) ids.push_back(static_cast<std::uint64_t>(id));
+    for (const auto& entry : layout::running_entries(layout::tasks_dir(path))) {
+        if (entry.member == 0) ids.push_back(entry.task);
     }
     std::sort(ids.begin(), ids.end());
     return ids;

@@ -40,8 +40,7 @@ std::string kept_path(const LogTarget& target, int attempt)
 /** The running attempt's index, when it is the one asked for and its live file is there. */
 std::optional<process::LiveEntry> live(const LogTarget& target)
 {
-    auto entry = process::read_live_index(
-        io::layout::running_index_path(io::layout::tasks_dir(target.output), target.task, target.member).string());
+    auto entry = io::layout::find_running(io::layout::tasks_dir(target.output), target.task, target.member);
     if (!entry || (target.attempt > 0 && entry->attempt != target.attempt)) return std::nullopt;
     struct stat info {};
     // A killed run leaves its index behind; its scratch files are swept with it.

@@ -1,58 +1,37 @@
 #include "runner/process/live_index.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
-
-#include <cstdio>
-#include <fstream>
 
 namespace shardrun::process {
 
-LiveIndex::LiveIndex(std::string path, const LiveEntry& entry) : path_(std::move(path))
+LiveIndex::LiveIndex(std::string path) : path_(std::move(path))
 {
-    // Written aside and renamed: a reader sees the whole index or none.
-    const auto temp = fmt::format("{}.{}.tmp", path_, getpid());
-    {
-        std::ofstream out(temp, std::ios::trunc);
-        out << "stdout=" << entry.stdout_path << "\nstderr=" << entry.stderr_path << "\nattempt=" << entry.attempt
-            << "\nhost=" << entry.host << "\n";
-        if (!out) {
-            std::remove(temp.c_str());
-            path_.clear();
-            return;
-        }
-    }
-    if (std::rename(temp.c_str(), path_.c_str()) != 0) {
-        std::remove(temp.c_str());
-        path_.clear();
-    }
+    // O_EXCL after an unlink: a file left by a killed process of the same name (its pid) is
+    // replaced, and a symlink planted there is never written through.
+    ::unlink(path_.c_str());
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd_ >= 0) idle();
 }
 
-void LiveIndex::remove()
+LiveIndex::~LiveIndex()
 {
-    if (path_.empty()) return;
-    std::remove(path_.c_str());
-    path_.clear();
+    if (fd_ < 0) return;
+    ::close(fd_);
+    ::unlink(path_.c_str());
 }
 
-std::optional<LiveEntry> read_live_index(const std::string& path)
+void LiveIndex::running(const LiveEntry& entry)
 {
-    std::ifstream in(path);
-    if (!in) return std::nullopt;
-    LiveEntry entry;
-    for (std::string line; std::getline(in, line);) {
-        const auto equals = line.find('=');
-        if (equals == std::string::npos) continue;
-        const auto key = line.substr(0, equals);
-        auto value = line.substr(equals + 1);
-        if (key == "stdout") entry.stdout_path = std::move(value);
-        if (key == "stderr") entry.stderr_path = std::move(value);
-        if (key == "attempt") entry.attempt = std::atoi(value.c_str());
-        if (key == "host") entry.host = std::move(value);
-    }
-    if (entry.stdout_path.empty() || entry.stderr_path.empty()) return std::nullopt;
-    return entry;
+    if (fd_ < 0) return;
+    const auto text = io::layout::format_running(entry);  // begins with '#': not running yet
+    if (::pwrite(fd_, text.data(), text.size(), 0) != static_cast<ssize_t>(text.size())) return;
+    ::pwrite(fd_, "t", 1, 0);
+}
+
+void LiveIndex::idle()
+{
+    if (fd_ >= 0) ::pwrite(fd_, "#", 1, 0);
 }
 
 }  // namespace shardrun::process

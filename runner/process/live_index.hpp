@@ -1,43 +1,57 @@
 #pragma once
 
-#include <cstdint>
-#include <optional>
 #include <string>
+
+#include "io/layout/running_index.hpp"
 
 /**
  * @file
  * @internal Which live files a running task writes into. A task's output goes to its slot's
- * hidden scratch files (task_output.hpp), named by host, process and slot, not by task; so
- * while a task runs its process keeps a small index file in <output>.tasks/ named by task id
- * (and group member), written atomically (temp file, rename), that names those files.
+ * hidden scratch files (task_output.hpp), named by host, process and slot, not by task; so the
+ * slot keeps one more, its running index (io/layout/running_index.hpp), that names the task it
+ * runs and those files. One file per slot, rewritten in place: starting a task costs two small
+ * writes and ending it one, and no file is created, renamed or removed per task.
  * `shardrun logs` reads it on any node that sees the output directory.
  */
 namespace shardrun::process {
 
-/** What the index of a running task says. */
-struct LiveEntry {
-    std::string stdout_path;  ///< the slot's scratch stdout (absolute or as the run named it)
-    std::string stderr_path;
-    int attempt = 1;          ///< the attempt running; its output is kept as stdout.<attempt>
-    std::string host;
-};
+using LiveEntry = io::layout::RunningEntry;
 
-/** The index of a task while it runs: written when made, removed when destroyed. */
+/** A slot's running index: made with the slot, removed with it. */
 class LiveIndex {
 public:
-    /** Writes the index; a failure to write it only loses `logs --follow` of this task. */
-    LiveIndex(std::string path, const LiveEntry& entry);
-    ~LiveIndex() { remove(); }
+    /** Creates the index, between tasks; a failure to create it only loses `logs --follow` of the slot's tasks. */
+    explicit LiveIndex(std::string path);
+    ~LiveIndex();
     LiveIndex(const LiveIndex&) = delete;
     LiveIndex& operator=(const LiveIndex&) = delete;
-    /** Removes the index now (after the output was kept, so a reader finds it kept). */
-    void remove();
+
+    /** Says that `entry`'s task runs: the whole entry first, then its first byte, so a reader sees all of it or none. */
+    void running(const LiveEntry& entry);
+    /** Says that no task runs (after the output was kept, so a reader that finds none finds it kept). */
+    void idle();
 
 private:
     std::string path_;
+    int fd_ = -1;
 };
 
-/** The index at `path`, or nothing when the task is not running (no file, or an unreadable one). */
-std::optional<LiveEntry> read_live_index(const std::string& path);
+/** Marks a task running for its scope: idle again however the scope ends. */
+class RunningMark {
+public:
+    RunningMark(LiveIndex& index, const LiveEntry& entry) : index_(&index) { index.running(entry); }
+    ~RunningMark() { end(); }
+    RunningMark(const RunningMark&) = delete;
+    RunningMark& operator=(const RunningMark&) = delete;
+    /** Idle now. */
+    void end()
+    {
+        if (index_ != nullptr) index_->idle();
+        index_ = nullptr;
+    }
+
+private:
+    LiveIndex* index_;
+};
 
 }  // namespace shardrun::process

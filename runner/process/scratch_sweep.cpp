@@ -5,13 +5,13 @@
 #include <vector>
 
 #include "io/layout/output_layout.hpp"
-#include "runner/process/live_index.hpp"
 #include "runner/process/process_tree.hpp"
 
 namespace shardrun::process {
 namespace {
 
-// The token in a scratch name of this host, ".scratch-<host>-<pid>-<start>-<slot>.<kind>", or
+// The token in a scratch name of this host, ".scratch-<host>-<pid>-<start>-<slot>.<kind>" (the
+// slot's running index, live_index.hpp, is one of them), or
 // empty: exactly three numbers, so a host whose name extends this one ("node-12" beside
 // "node") never matches.
 std::string_view scratch_token(std::string_view name, std::string_view prefix)
@@ -21,7 +21,7 @@ std::string_view scratch_token(std::string_view name, std::string_view prefix)
     const auto dot = rest.find('.');
     if (dot == std::string_view::npos) return {};
     const auto kind = rest.substr(dot + 1);
-    if (kind != "stdout" && kind != "stderr" && kind != "results") return {};
+    if (kind != "stdout" && kind != "stderr" && kind != "results" && kind != "running") return {};
     rest = rest.substr(0, dot);
     const auto first = rest.find('-');
     const auto second = first == std::string_view::npos ? first : rest.find('-', first + 1);
@@ -42,14 +42,6 @@ void remove_dead_scratch(const std::string& tasks_dir, const std::string& host)
         const auto name = it->path().filename().string();
         const auto token = scratch_token(name, prefix);
         if (!token.empty() && !rank_token_alive(token)) dead.push_back(it->path().string());
-        // A running task's index (live_index.hpp) names its slot's scratch files: when the rank
-        // that wrote it is dead, the index is as stale as they are.
-        if (io::layout::is_running_index(name)) {
-            const auto entry = read_live_index(it->path().string());
-            const auto live = entry ? std::filesystem::path(entry->stdout_path).filename().string() : std::string();
-            const auto owner = scratch_token(live, prefix);
-            if (!owner.empty() && !rank_token_alive(owner)) dead.push_back(it->path().string());
-        }
     }
     for (const auto& path : dead) std::filesystem::remove_all(path, error);
 }

@@ -39,6 +39,7 @@ TaskOutput::TaskOutput(std::string tasks_dir, std::string name) : tasks_dir_(std
         close_scratch(0);
         throw;
     }
+    index_ = std::make_unique<LiveIndex>(io::layout::running_index_path(tasks_dir_, name_).string());
 }
 
 TaskOutput::~TaskOutput()

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "runner/process/live_index.hpp"
+
 namespace shardrun::process {
 
 /**
@@ -45,6 +47,9 @@ public:
     /** The live file of stream 0 (stdout) or 1 (stderr) while a task writes into it. */
     std::string scratch_path(int stream) const;
 
+    /** The slot's running index, which names the task running and these live files (live_index.hpp). */
+    LiveIndex& index() { return *index_; }
+
     /**
      * This slot's own folder for a task's result files ($SHARDRUN_RESULT, _DIR, _H5), made on
      * first use and reused by the next task, so that a task with declared results needs no
@@ -66,6 +71,7 @@ private:
     std::string name_;
     std::string result_dir_;  ///< empty until result_dir() made it
     int fds_[2] = {-1, -1};
+    std::unique_ptr<LiveIndex> index_;  ///< made after the scratch files (their folder exists then)
 };
 
 /** One TaskOutput per concurrently running task (exec.slots_per_rank), made on first use. */

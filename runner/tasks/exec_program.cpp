@@ -59,13 +59,13 @@ TaskOutcome ExecKind::run_program(const TaskContext& context, const std::vector<
     process.token = task_token(context.task_id, context.attempt);
     const int attempt = context.attempt_number();
     // `shardrun logs` finds the running task's live files by its id through this index.
-    LiveIndex live(io::layout::running_index_path(tasks_dir_of(context), context.task_id, context.group.rank).string(),
-                   {output->scratch_path(0), output->scratch_path(1), attempt, context.host});
+    RunningMark live(output->index(), {context.task_id, context.group.rank, output->scratch_path(0),
+                                       output->scratch_path(1), attempt, context.host});
     const auto ended = run_process(process, [&] { return (context.stop && context.stop->load()) || peer_failed(); });
     // The last line the program wrote to stderr usually says why it failed: the summary shows it.
     const auto tail = ended.started && ended.exit_code != 0 ? output->stderr_tail() : std::string();
     const auto kept = output->keep(context.task_dir, attempt);
-    live.remove();  // after keep(): a reader that finds no index finds the output kept
+    live.end();  // after keep(): a reader that finds no index finds the output kept
     // What a failed task wrote as results goes to its folder beside its stdout and stderr, for
     // the user to look at; best effort, the task has failed either way.
     const auto keep_results = [&] {

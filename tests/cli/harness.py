@@ -67,6 +67,36 @@ def task_stderr(output, limit=3):
     return "\n".join(texts)
 
 
+def task_running(output, task, member=0):
+    """True while a slot's running index (<output>.tasks/.scratch-<slot>.running, rewritten in
+    place per task) names member `member` of task `task`: its first line task=<id>, its end line
+    the same id (a '#' first byte: the slot is between tasks)."""
+    for path in glob.glob(os.path.join(glob.escape(output + ".tasks"), ".scratch-*.running")):
+        try:
+            with open(path) as f:
+                lines = f.read().split("\n")
+        except OSError:
+            continue
+        fields = {}
+        for line in lines:
+            key, _, value = line.partition("=")
+            fields.setdefault(key, value)
+            if key == "end":
+                break
+        if (lines[0] == f"task={task}" and fields.get("end") == str(task)
+                and fields.get("member") == str(member)):
+            return True
+    return False
+
+
+def wait_for_task_running(output, task, seconds):
+    """True once task `task` runs (task_running), False after `seconds`."""
+    deadline = time.time() + seconds
+    while not task_running(output, task) and time.time() < deadline:
+        time.sleep(0.05)
+    return task_running(output, task)
+
+
 def rank_pid(job, rank, deadline):
     """The pid of the `shardrun run JOB` process that is MPI rank `rank`, waiting until `deadline`."""
     while time.time() < deadline:

@@ -16,7 +16,7 @@ import unittest
 
 import h5py
 
-from harness import MPIEXEC, SHARDRUN, clean_env, run, scratch_dir, status_json
+from harness import MPIEXEC, SHARDRUN, clean_env, run, scratch_dir, status_json, task_running, wait_for_task_running
 from jobs import write_job
 from xarray_check import ensure_xarray
 
@@ -326,10 +326,7 @@ class FollowTest(unittest.TestCase):
         runner = subprocess.Popen([MPIEXEC, "--oversubscribe", "-np", "2", SHARDRUN, "run", job, "-q"],
                                   env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
-            deadline = time.time() + 60
-            while not os.path.exists(os.path.join(out + ".tasks", ".running-0")) and time.time() < deadline:
-                time.sleep(0.05)
-            self.assertTrue(os.path.exists(os.path.join(out + ".tasks", ".running-0")), "the task never started")
+            self.assertTrue(wait_for_task_running(out, 0, 60), "the task never started")
 
             started = time.time()
             follower = subprocess.Popen([SHARDRUN, "logs", out, "0", "--follow"], env=clean_env(),
@@ -354,7 +351,7 @@ class FollowTest(unittest.TestCase):
         runner.stderr.close()
 
     def test_follow_of_a_task_whose_rank_was_killed_ends(self):
-        # Issue 35, point 8: the killed rank's .running-0 index stayed, and `logs --follow` waited forever.
+        # Issue 35, point 8: the killed rank's running index stayed, and `logs --follow` waited forever.
         work = scratch_dir()
         out = os.path.join(work, "killed.h5")
         job = write_job(work, f"""
@@ -367,17 +364,13 @@ output: {{path: {out}}}
 """)
         runner = subprocess.Popen([SHARDRUN, "run", job, "-q"], env=clean_env(), stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True, start_new_session=True)
-        index = os.path.join(out + ".tasks", ".running-0")
-        deadline = time.time() + 60
-        while not os.path.exists(index) and time.time() < deadline:
-            time.sleep(0.05)
-        self.assertTrue(os.path.exists(index), "the task never started")
+        self.assertTrue(wait_for_task_running(out, 0, 60), "the task never started")
         follower = subprocess.Popen([SHARDRUN, "logs", out, "0", "--follow"], env=clean_env(),
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         time.sleep(1.5)
         os.killpg(runner.pid, signal.SIGKILL)  # the rank and, through its guard, its task
         runner.communicate(timeout=30)
-        self.assertTrue(os.path.exists(index), "the killed rank's index must be left behind for this test to mean anything")
+        self.assertTrue(task_running(out, 0), "the killed rank's index must be left behind for this test to mean anything")
         try:
             followed, said = follower.communicate(timeout=15)
         except subprocess.TimeoutExpired:

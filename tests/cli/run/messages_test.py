@@ -8,7 +8,7 @@ import subprocess
 import time
 import unittest
 
-from harness import SHARDRUN, clean_env, run, scratch_dir
+from harness import SHARDRUN, clean_env, run, scratch_dir, wait_for_task_running
 from jobs import write_job
 
 
@@ -93,9 +93,7 @@ class UsageErrorsTest(unittest.TestCase):
         first = subprocess.Popen([SHARDRUN, "run", job, "-q"], env=clean_env(), stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, text=True)
         try:
-            deadline = time.time() + 30
-            while not os.path.exists(os.path.join(work, "held.h5.tasks", ".running-0")) and time.time() < deadline:
-                time.sleep(0.05)
+            wait_for_task_running(os.path.join(work, "held.h5"), 0, 30)
             second = run(["run", job, "-q"])
         finally:
             first.send_signal(signal.SIGTERM)

@@ -10,6 +10,7 @@
 
 #include "io/layout/element_manifest.hpp"
 #include "io/layout/output_layout.hpp"
+#include "io/layout/running_index.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace shardrun::io {
@@ -18,7 +19,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // An element of one run, as prepare_output leaves it: its manifest (unfinished), the lock file
-// naming its holder, and empty stand-ins for segments and running indexes (only names count).
+// naming its holder, empty stand-ins for segments, and the slots' running indexes as a killed
+// rank leaves them: three naming a task (a member's among them), one between tasks.
 std::string killed_output(const testing::TempDir& dir)
 {
     const auto path = dir.file("out.h5");
@@ -32,8 +34,11 @@ std::string killed_output(const testing::TempDir& dir)
         std::ofstream(layout::segment_path(layout::rank_dir(path, 0, rank), 1));
     }
     fs::create_directories(layout::tasks_dir(path));
-    for (const auto& [id, member] : {std::pair{17ull, 0}, std::pair{17ull, 1}, std::pair{3ull, 0}}) {
-        std::ofstream(layout::running_index_path(layout::tasks_dir(path), id, member));
+    int slot = 0;
+    for (const auto& [id, member] : {std::pair{17ull, 0}, std::pair{17ull, 1}, std::pair{3ull, 0}, std::pair{9ull, 0}}) {
+        auto text = layout::format_running({id, member, "/o.stdout", "/o.stderr", 1, "node-a"});
+        if (id != 9) text[0] = 't';  // task 9's slot went idle: its '#' stays
+        std::ofstream(layout::running_index_path(layout::tasks_dir(path), "node-a-4711-1-" + std::to_string(slot++))) << text;
     }
     return path;
 }
