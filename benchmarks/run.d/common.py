@@ -77,11 +77,11 @@ def run(cmd, *, env=None, cwd=None, timeout=600, shell=False, input=None):
     return seconds, proc.stdout
 
 
-def shardrun_job(ctx, folder, job_yaml):
+def shardrun_job(ctx, folder, job_yaml, binary=None):
     """A contender that runs `job_yaml(work)` (the job file's text, given the scratch folder
     ctx.scratch(folder) it may write in) with `mpirun -np 2 shardrun run JOB -q`; each call
-    returns its seconds and removes the folder."""
-    binary = ctx.binary("shardrun")
+    returns its seconds and removes the folder. `binary`: another shardrun than the build's."""
+    binary = binary or ctx.binary("shardrun")
 
     def once():
         work = ctx.scratch(folder)

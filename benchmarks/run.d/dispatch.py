@@ -3,7 +3,10 @@ xargs -P 2, GNU parallel -j 2, mpi4py.futures and HyperQueue, all in the same ro
 Every contender writes what it writes on the scratch disk (ext4), not tmpfs.
 Also against the physical limit (issue 25, point 5): benchmarks/runner/spawn_limit, posix_spawn +
 waitid with 2 in flight and no runner; and shardrun's start-up share, a 1-task run of the same job
-over the whole run."""
+over the whole run. At least 5 interleaved rounds (issue 36, point 3: 3 proved too few on these machines).
+
+SHARDRUN_DISPATCH_BASELINE=/path/to/an/older/shardrun adds that binary as one more contender in the
+same rounds, and a row of this build against it: a before/after ratio measured side by side."""
 import os
 import shutil
 
@@ -12,13 +15,14 @@ from common import HERE, Row, Skip, interleave, median, mpi_env, ratio_of_rounds
 
 # Issue 13: >= 1.0 x xargs, and "we should lead every one of these"; GNU parallel's
 # >= 4 comes from benchmarks/README.md (exec throughput).
-SPAWN_LIMIT_TARGET = 0.8   # issue 25, point 5: >= 0.8 x the limit at 10,000 tasks
+SPAWN_LIMIT_TARGET = 0.8   # issue 36, point 3: >= 0.8 x the limit at 2,000 and 10,000 tasks
+MIN_ROUNDS = 5
 TARGETS = {"xargs -P 2": 1.0, "GNU parallel -j 2": 4.0, "mpi4py.futures (2 workers)": 1.0,
            "HyperQueue (Python API, 2 cores)": 1.0}
 
 
-def _shardrun(ctx, tasks):
-    return shardrun_job(ctx, "dispatch-shardrun", lambda work: (
+def _shardrun(ctx, tasks, binary=None):
+    return shardrun_job(ctx, "dispatch-shardrun", binary=binary, job_yaml=lambda work: (
         f"name: dispatch\ntask: exec\nsweep: {{i: {{range: [0, {tasks}, 1]}}}}\n"
         f"schedule: dynamic\noutput: {{path: {work}/out/true.h5}}\n"
         "exec: {argv: [/bin/true, \"{i}\"]}\n"))
@@ -77,15 +81,18 @@ def _hyperqueue(ctx, tasks):
 
 def rows(ctx):
     sizes = [200, 500] if ctx.quick else [2000, 10000]
+    rounds = ctx.rounds if ctx.quick else max(ctx.rounds, MIN_ROUNDS)
+    baseline = os.environ.get("SHARDRUN_DISPATCH_BASELINE")
     out = []
     for tasks in sizes:
         ctx.log(f"  dispatch, {tasks} tasks")
         contenders = {"shardrun": _shardrun(ctx, tasks), "shardrun, 1 task": _shardrun(ctx, 1),
+                      **({"baseline": _shardrun(ctx, tasks, baseline)} if baseline else {}),
                       "spawn limit": _spawn_limit(ctx, tasks), "xargs -P 2": _xargs(ctx, tasks),
                       "GNU parallel -j 2": _parallel(ctx, tasks),
                       "mpi4py.futures (2 workers)": _mpi4py(ctx, tasks),
                       "HyperQueue (Python API, 2 cores)": _hyperqueue(ctx, tasks)}
-        times = interleave(contenders, ctx.rounds, ctx.log)
+        times = interleave(contenders, rounds, ctx.log)
         ours = times["shardrun"]
         for name, target in TARGETS.items():
             row = Row(f"dispatch {tasks} x /bin/true vs {name}", target=f">= {target:g}")
@@ -101,16 +108,18 @@ def rows(ctx):
                 row.met = row.ratio >= target
                 row.figures = {"ours_s": ours, "anchor_s": anchor}
             out.append(row)
-        out.append(_limit_row(tasks, times, sizes))
+        out.append(_limit_row(tasks, times))
+        if baseline:
+            out.append(_baseline_row(tasks, times, baseline))
     return out
 
 
-def _limit_row(tasks, times, sizes):
-    """shardrun against posix_spawn's own rate (target at the largest size only: at small sizes
-    mpirun's start-up dominates, and the row says how much of the run it is)."""
-    target = SPAWN_LIMIT_TARGET if tasks == max(sizes) else None
+def _limit_row(tasks, times):
+    """shardrun against posix_spawn's own rate, mpirun's start-up included (the row says how much
+    of the run it is)."""
+    target = SPAWN_LIMIT_TARGET
     row = Row(f"dispatch {tasks} x /bin/true vs spawn limit (posix_spawn+waitid, 2 in flight)",
-              target=f">= {target:g}" if target else "")
+              target=f">= {target:g}")
     ours, limit, startup = times["shardrun"], times["spawn limit"], times["shardrun, 1 task"]
     if isinstance(ours, str) or isinstance(limit, str):
         return row.error(ours if isinstance(ours, str) else limit)
@@ -122,4 +131,16 @@ def _limit_row(tasks, times, sizes):
         share = median(startup) / median(ours)
         row.note = f"start-up (a 1-task run) {median(startup):.2f} s = {share:.0%} of the run"
         row.figures["startup_s"] = startup
+    return row
+
+
+def _baseline_row(tasks, times, baseline):
+    """This build against an older binary in the same rounds (no target: a before/after figure)."""
+    row = Row(f"dispatch {tasks} x /bin/true vs baseline {baseline}")
+    ours, anchor = times["shardrun"], times["baseline"]
+    if isinstance(ours, str) or isinstance(anchor, str):
+        return row.error(ours if isinstance(ours, str) else anchor)
+    row.ours, row.anchor = f"{tasks / median(ours):.0f}/s", f"{tasks / median(anchor):.0f}/s"
+    row.ratio = ratio_of_rounds(ours, anchor)
+    row.figures = {"ours_s": ours, "anchor_s": anchor}
     return row
