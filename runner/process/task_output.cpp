@@ -32,6 +32,7 @@ std::string errno_text(int error) { return std::strerror(error); }
 
 TaskOutput::TaskOutput(std::string tasks_dir, std::string name) : tasks_dir_(std::move(tasks_dir)), name_(std::move(name))
 {
+    for (int stream : {0, 1}) scratch_paths_[stream] = io::layout::scratch_path(tasks_dir_, name_, stream_names[stream]).string();
     open_scratch(0);
     try {
         open_scratch(1);
@@ -93,14 +94,9 @@ void TaskOutput::close_scratch(int stream)
     unlink(scratch_path(stream).c_str());
 }
 
-std::string TaskOutput::scratch_path(int stream) const
-{
-    return io::layout::scratch_path(tasks_dir_, name_, stream_names[stream]).string();
-}
-
 void TaskOutput::open_scratch(int stream)
 {
-    const auto path = scratch_path(stream);
+    const auto& path = scratch_path(stream);
     const int flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
     int fd = open(path.c_str(), flags, 0644);
     if (fd < 0 && errno == ENOENT) {

@@ -45,7 +45,7 @@ public:
     std::string keep(const std::string& task_dir, int attempt);
 
     /** The live file of stream 0 (stdout) or 1 (stderr) while a task writes into it. */
-    std::string scratch_path(int stream) const;
+    const std::string& scratch_path(int stream) const { return scratch_paths_[stream]; }
 
     /** The slot's running index, which names the task running and these live files (live_index.hpp). */
     LiveIndex& index() { return *index_; }
@@ -69,6 +69,7 @@ private:
 
     std::string tasks_dir_;
     std::string name_;
+    std::string scratch_paths_[2];  ///< named once: every task's index and every keep() name them
     std::string result_dir_;  ///< empty until result_dir() made it
     int fds_[2] = {-1, -1};
     std::unique_ptr<LiveIndex> index_;  ///< made after the scratch files (their folder exists then)

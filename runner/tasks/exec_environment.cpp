@@ -4,7 +4,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <set>
+#include <iterator>
+#include <string_view>
 
 #include "io/input/dataset_reader.hpp"
 #include "runner/process/process_tree.hpp"
@@ -75,14 +76,19 @@ std::vector<std::string> ExecKind::environment(const TaskContext& context, const
 
 std::vector<std::string> ExecKind::merged_env(std::vector<std::string> own) const
 {
-    // exec.env and the task's own variables replace inherited ones of the same name.
-    std::set<std::string_view> names;
-    for (const auto& entry : own) names.insert(std::string_view(entry).substr(0, entry.find('=')));
+    // exec.env and the task's own variables replace inherited ones of the same name. Built for
+    // every task: a sorted list of names and one reserved vector, not a tree of nodes per task.
+    std::vector<std::string_view> names;
+    names.reserve(own.size());
+    for (const auto& entry : own) names.push_back(std::string_view(entry).substr(0, entry.find('=')));
+    std::sort(names.begin(), names.end());
     std::vector<std::string> env;
+    env.reserve(inherited_env_.size() + own.size());
     for (const auto& entry : inherited_env_) {
-        if (names.count(std::string_view(entry).substr(0, entry.find('='))) == 0) env.push_back(entry);
+        const auto name = std::string_view(entry).substr(0, entry.find('='));
+        if (!std::binary_search(names.begin(), names.end(), name)) env.push_back(entry);
     }
-    env.insert(env.end(), own.begin(), own.end());
+    std::move(own.begin(), own.end(), std::back_inserter(env));
     return env;
 }
 
