@@ -31,6 +31,14 @@ MpiEnvironment::~MpiEnvironment()
     if (owns_ && !finalized && std::uncaught_exceptions() == 0) MPI_Finalize();
 }
 
+void finalize_mpi()
+{
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (initialized && !finalized) MPI_Finalize();
+}
+
 const char* mpi_library_version()
 {
     static std::string version = [] {
