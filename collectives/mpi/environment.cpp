@@ -5,6 +5,7 @@
 #include <string>
 
 #include "collectives/mpi/mpi_error.hpp"
+#include "collectives/mpi/shared_cpus.hpp"
 
 namespace shardrun::collectives {
 
@@ -20,6 +21,7 @@ MpiEnvironment::MpiEnvironment(int* argc, char*** argv)
     // Errors come back as codes so SHARDRUN_MPI_CHECK can turn them into exceptions.
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     owns_ = true;
+    mpi::yield_when_machine_oversubscribed();  // namespace or container "hosts" on one machine's CPUs
 }
 
 MpiEnvironment::~MpiEnvironment()
