@@ -4,19 +4,13 @@ consolidation, teardown, mpi_finalize), each with a number of seconds (the maste
 file's size in bytes, the file on disk), all before the summary line, whose "end" lists the same
 phases and their sum. The human summary's `end:` line names them. At 1, 2 and 4 ranks; a run
 with a failed task ends the same way; an interrupted one has no master. No timing is asserted."""
-import json
 import os
 import signal
 import unittest
 
+from end_phases_check import ORDER, check_end_phases
 from harness import run, run_and_signal_rank, scratch_dir
 from jobs import write_job
-
-ORDER = ["wind_down", "last_commit", "master", "consolidation", "teardown", "mpi_finalize"]
-
-
-def json_lines(stdout):
-    return [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
 
 
 class EndPhasesTest(unittest.TestCase):
@@ -34,26 +28,7 @@ output: {{path: {self.output}}}
 """)
 
     def check_phases(self, stdout, order):
-        events = json_lines(stdout)
-        kinds = [e["event"] for e in events]
-        self.assertEqual(kinds[-1], "summary", stdout)
-        phases = [e for e in events if e["event"] == "end_phase"]
-        self.assertEqual([p["phase"] for p in phases], order, stdout)
-        # Every phase event comes after the last progress line and before the summary.
-        first = kinds.index("end_phase")
-        self.assertEqual(kinds[first:-1], ["end_phase"] * len(order), stdout)
-        self.assertNotIn("end_phase", kinds[:first])
-        for p in phases:
-            self.assertIsInstance(p["seconds"], float, p)
-            self.assertGreaterEqual(p["seconds"], 0.0, p)
-        summary = events[-1]
-        self.assertEqual([p["phase"] for p in summary["end"]["phases"]], order)
-        self.assertEqual([p["seconds"] for p in summary["end"]["phases"]], [p["seconds"] for p in phases])
-        self.assertAlmostEqual(summary["end"]["seconds"], sum(p["seconds"] for p in phases), places=9)
-        # Each rank says when its last task ended (Unix seconds): what the first phase is timed from.
-        for rank in summary["ranks"]:
-            self.assertGreater(rank["last_task_end"], 1.7e9, rank)
-        return phases, summary
+        return check_end_phases(self, stdout, order)
 
     def test_json_phases_in_order_at_1_2_and_4_ranks(self):
         for np in (None, 2, 4):
