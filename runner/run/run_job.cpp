@@ -351,9 +351,10 @@ int run_collectively(const RunOptions& options, EndPhases& phases, Said& said)
     auto all_stats = gather_stats(*world, stats);
     // The end is timed from the job's last task (README, "The end of a run"); the latest is rank 0's to know.
     said.rank0 = environment.machine.topology.world_rank == 0;
-    double last_task_end = stats.last_task_end;
-    for (const auto& rank : all_stats) last_task_end = std::max(last_task_end, rank.last_task_end);
-    phases.start("wind_down", last_task_end);
+    // The rank whose task ended last committed after it, in its loop: that commit is the last one's.
+    const RankStats* last = &stats;
+    for (const auto& rank : all_stats) last = rank.last_task_end > last->last_task_end ? &rank : last;
+    phases.start("wind_down", last->last_task_end, last->final_commit_seconds);
     // The bucket's verdict: an outage that outlasted SHARDRUN_UPLOAD_PATIENCE (3), another writer (2).
     const auto bucket = output.session->finish(interrupted, all_stats, phases);
     if (bucket.exit_code != 0) exit_code = bucket.exit_code;

@@ -21,11 +21,12 @@ std::string phase_words(const std::string& name)
 
 }  // namespace
 
-void EndPhases::start(const std::string& name, double last_task_end)
+void EndPhases::start(const std::string& name, double last_task_end, double handed_on)
 {
     const double since = last_task_end > 0 ? std::max(0.0, unix_now() - last_task_end) : 0.0;
-    cursor_ = Clock::now();
-    record({name, since, 0});
+    handed_on = std::clamp(handed_on, 0.0, since);
+    cursor_ = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(handed_on));
+    record({name, since - handed_on, 0});
 }
 
 void EndPhases::mark(const std::string& name)

@@ -30,8 +30,9 @@ public:
     /**
      * The first phase ends now. It began at `last_task_end` (Unix seconds, the latest over the
      * ranks, maybe another host's clock: never below 0), or, when no task ended in this run, now.
+     * Its last `handed_on` seconds (the last rank's final commit, inside its loop) go to the next phase.
      */
-    void start(const std::string& name, double last_task_end);
+    void start(const std::string& name, double last_task_end, double handed_on = 0);
     /** The phase that began where the last one ended ends now. */
     void mark(const std::string& name);
     /** A phase measured by its doer (`seconds`), after the last mark: the next mark begins after it. */

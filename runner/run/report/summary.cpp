@@ -26,7 +26,7 @@ nlohmann::json to_json(const RankStats& stats)
     for (const auto& [seconds, id] : stats.cut_short) cut_short.push_back({{"task_id", id}, {"seconds", seconds}});
     nlohmann::json j = {{"rank", stats.rank}, {"ok", stats.ok}, {"failed", stats.failed}, {"already_done", stats.already_done},
             {"interrupted", stats.interrupted}, {"signal", stats.signal}, {"drain_ran_out", stats.drain_ran_out},
-            {"busy_seconds", stats.busy_seconds}, {"last_task_end", stats.last_task_end}, {"startup_seconds", stats.startup_seconds},
+            {"busy_seconds", stats.busy_seconds}, {"last_task_end", stats.last_task_end}, {"final_commit_seconds", stats.final_commit_seconds}, {"startup_seconds", stats.startup_seconds},
             {"cpu_seconds", stats.cpu_seconds}, {"measured_tasks", stats.measured_tasks}, {"mem_peak", stats.mem_peak}, {"slowest", slowest}, {"cut_short", cut_short}, {"failures", failures}};
     if (!stats.quarantine.empty()) j["quarantine"] = stats.quarantine;  // issue 26: a GPU taken out of the job
     return j;
@@ -44,6 +44,7 @@ RankStats from_json(const nlohmann::json& j)
     stats.drain_ran_out = j["drain_ran_out"];
     stats.busy_seconds = j["busy_seconds"];
     stats.last_task_end = j["last_task_end"];
+    stats.final_commit_seconds = j["final_commit_seconds"];
     stats.startup_seconds = j["startup_seconds"];
     stats.cpu_seconds = j["cpu_seconds"];
     stats.measured_tasks = j["measured_tasks"];

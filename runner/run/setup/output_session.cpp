@@ -166,7 +166,7 @@ BucketEnding OutputSession::finish(bool interrupted, const std::vector<RankStats
         sink_.reset();
         if (remote_) uploads = remote_->flush_uploads();
     });
-    phases.mark("last_commit");  // every rank's, agreed above
+    phases.mark("last_commit");  // with the last rank's loop-end commit (run_job); every rank's sink, agreed above
     if (remote_) {
         auto bucket = agree_on_uploads(world_, uploads);
         if (bucket.exit_code != 0) return bucket;  // the bucket gets nothing more from this run
