@@ -2,8 +2,8 @@
 {"event":"end_phase"} line per phase as it ends, in order (wind_down, last_commit, master,
 consolidation, teardown, mpi_finalize), each with a number of seconds (the master's with its
 file's size in bytes, the file on disk), all before the summary line, whose "end" lists the same
-phases and their sum. The human summary's `end:` line names them. At 1, 2 and 4 ranks; a run
-with a failed task ends the same way; an interrupted one has no master. No timing is asserted."""
+phases and their sum. The human summary's `end:` line names them. At 1, 2 and 4 ranks; layout
+single and a run with a failed task end the same way; an interrupted one has no master. No timing is asserted."""
 import os
 import signal
 import unittest
@@ -18,13 +18,13 @@ class EndPhasesTest(unittest.TestCase):
         self.work = scratch_dir(self)
         self.output = os.path.join(self.work, "end.h5")
 
-    def job(self, argv="[true]", tasks=12):
+    def job(self, argv="[true]", tasks=12, layout="shards"):
         return write_job(self.work, f"""
 name: end
 task: exec
 sweep: {{i: {{range: [0, {tasks}, 1]}}}}
 exec: {{argv: {argv}}}
-output: {{path: {self.output}}}
+output: {{path: {self.output}, layout: {layout}}}
 """)
 
     def check_phases(self, stdout, order):
@@ -39,6 +39,13 @@ output: {{path: {self.output}}}
                 master = next(p for p in phases if p["phase"] == "master")
                 self.assertEqual(master["bytes"], os.path.getsize(self.output))
                 self.assertEqual(summary["ok"], 12)
+
+    def test_layout_single_ends_with_the_same_phases(self):
+        proc = run(["run", self.job(layout="single"), "--progress", "json"], np=2)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        _, summary = self.check_phases(proc.stdout, ORDER)
+        # Its rows are written collectively once the loops end: that commit is the last one.
+        self.assertTrue(all(r["final_commit_seconds"] >= 0 for r in summary["ranks"]), summary["ranks"])
 
     def test_plain_summary_names_every_phase(self):
         proc = run(["run", self.job(), "--progress", "plain"], np=2)
