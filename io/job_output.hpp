@@ -120,6 +120,10 @@ struct OutputSummary {
     bool complete = false;
     bool master_written = false;  ///< false for one element of a larger array (use merge)
     std::string master_path;
+    /** The master's write alone (segments read, the file written and renamed), and its size: the
+     *  rest of finalize_output is the element's consolidation (the run's end, README). */
+    double master_seconds = 0;
+    std::uint64_t master_bytes = 0;
 };
 
 class ParamSource;  // io/param_source.hpp

@@ -1,6 +1,6 @@
 // The claim service's refill round trip (collectives::WorkCounters with every rank posing as
 // its own node, so each next_claim() on ranks 1.. is one refill by message to world rank 0)
-// against a bare MPI round trip to rank 0 of the same sizes (a 48-byte request, a 16-byte
+// against a bare MPI round trip to rank 0 of the same sizes (a 48-byte request, a 24-byte
 // reply; rank 0's main thread answering in a blocking receive), contenders interleaved over
 // rounds, medians of per-request times. The service runs with its doorbell (the default) and
 // without (SHARDRUN_CLAIM_DOORBELL=0: the naps from 20 us to 1 ms of before), with rank 0's main
@@ -88,7 +88,7 @@ double bare(Communicator& world, std::uint64_t count, std::chrono::microseconds 
 {
     auto comm = world.split(0, world.rank());
     std::array<std::int64_t, 6> request{};
-    std::array<std::int64_t, 2> reply{};
+    std::array<std::int64_t, 3> reply{};  // first, count, the service's burst window
     world.barrier();
     if (comm->rank() == 0) {
         for (std::uint64_t k = 0; k < count * static_cast<std::uint64_t>(comm->size() - 1); ++k) {

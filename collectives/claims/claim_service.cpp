@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <vector>
 
 namespace shardrun::collectives {
 
@@ -47,12 +48,14 @@ void WorkCounters::State::refill()
         granted = grant(0, grant_size, seconds_per_id);
     } else {
         // Nanoseconds per id, so the message stays integers.
-        // A reply that came within the service's burst window: it is still looking, no need to wake it.
-        const bool awake = std::chrono::steady_clock::now() - last_reply < claim_burst_window / 2;
+        // A reply that came well within the service's burst window (its answer says how long): it
+        // is still looking, no need to wake it.
+        const bool awake = std::chrono::steady_clock::now() - last_reply < service_window / 2;
         tell_service({refill_kind, service->rank(), grant_size, std::llround(seconds_per_id * 1e9), 0, 0}, !awake);
-        std::array<std::int64_t, 2> reply{};
+        Reply reply{};
         service->recv(std::span<std::int64_t>(reply), 0, reply_tag);
         last_reply = std::chrono::steady_clock::now();
+        service_window = std::chrono::nanoseconds(reply[2]);
         granted = {static_cast<std::uint64_t>(reply[0]), static_cast<std::uint64_t>(reply[1])};
     }
     shared->next = granted.first;
@@ -84,9 +87,9 @@ void WorkCounters::State::tell_service(const Message& message, bool ring)
 // Sleeps in the kernel between messages (the doorbell), so it takes no CPU from rank 0's tasks
 // while idle and is woken, not found by a nap's end, when a message comes. The naps that back
 // off from 20 us to 1 ms remain as the timeout: they find a message whose ring was lost (or all
-// of them, without a doorbell) as before. After each message it keeps looking for about as
-// long as a wake-up costs (spin, then block: never more than twice the best of either), so a
-// burst of refills is answered at a bare round trip's pace.
+// of them, without a doorbell) as before. After each message it keeps looking for as long as
+// the next refill of a burst takes to come on this transport (BurstWindow: at least a wake-up's
+// cost, at most 250 us), so a burst of refills is answered at a bare round trip's pace.
 void WorkCounters::State::serve()
 {
     constexpr auto shortest_nap = std::chrono::microseconds(20), longest_nap = std::chrono::microseconds(1000);
@@ -94,7 +97,9 @@ void WorkCounters::State::serve()
     constexpr auto arrival_window = std::chrono::microseconds(50);
     // About what sleeping and being woken costs here (ppoll, a datagram, the scheduler). None
     // without a doorbell: then the service is what it was before it (SHARDRUN_CLAIM_DOORBELL=0).
-    const auto burst_window = doorbell->enabled() ? claim_burst_window : std::chrono::microseconds(0);
+    const bool look_after = doorbell->enabled();
+    BurstWindow burst;
+    std::vector<std::chrono::steady_clock::time_point> answered(static_cast<std::size_t>(service->size()));
     int finals_left = service->size() - 1;
     Message message{};
     auto request = service->irecv(std::span<std::int64_t>(message), any_source, service_tag);
@@ -112,12 +117,16 @@ void WorkCounters::State::serve()
             continue;
         }
         nap = shortest_nap;
-        look_until = std::chrono::steady_clock::now() + burst_window;
+        const auto came = std::chrono::steady_clock::now();
         const auto sender = static_cast<int>(message[1]);
         if (message[0] == refill_kind) {
+            auto& last = answered[static_cast<std::size_t>(sender)];
+            if (last.time_since_epoch().count() != 0) burst.note_gap(came - last);
+            const auto window = look_after ? burst.window() : BurstWindow::Duration(0);
             const auto [first, count] = grant(sender, message[2], static_cast<double>(message[3]) * 1e-9);
-            const std::array<std::int64_t, 2> reply{static_cast<std::int64_t>(first), static_cast<std::int64_t>(count)};
+            const Reply reply{static_cast<std::int64_t>(first), static_cast<std::int64_t>(count), window.count()};
             service->send(std::span<const std::int64_t>(reply), sender, reply_tag);
+            last = std::chrono::steady_clock::now();
         } else if (message[0] == progress_kind) {
             add_shared({message[2], message[3], message[4], message[5]});
         } else if (message[0] == final_kind) {
@@ -127,6 +136,7 @@ void WorkCounters::State::serve()
         } else if (message[0] == stop_kind) {
             raise_level(shared->stop, static_cast<std::int32_t>(message[2]));
         }
+        look_until = std::chrono::steady_clock::now() + (look_after ? burst.window() : BurstWindow::Duration(0));
         tell_stop();
         if (finals_left > 0) request = service->irecv(std::span<std::int64_t>(message), any_source, service_tag);
     }

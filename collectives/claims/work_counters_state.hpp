@@ -14,6 +14,7 @@
 #include <thread>
 #include <utility>
 
+#include "collectives/claims/burst_window.hpp"
 #include "collectives/claims/claim_doorbell.hpp"
 #include "collectives/claims/claim_policy.hpp"
 #include "collectives/claims/node_claims.hpp"
@@ -42,8 +43,8 @@ constexpr int service_tag = 71;
 constexpr int reply_tag = 72;
 constexpr int stop_tag = 73;
 using Message = std::array<std::int64_t, 6>;  // kind, sender, four values
-// How long the service keeps looking for the next message after one (about a wake-up's cost).
-constexpr std::chrono::microseconds claim_burst_window{20};
+// A refill's answer: first claim number, count, and the service's burst window (ns) then.
+using Reply = std::array<std::int64_t, 3>;
 
 // Raises `level` to at least `wanted`; levels never fall.
 inline void raise_level(std::atomic<std::int32_t>& level, std::int32_t wanted)
@@ -76,6 +77,7 @@ struct WorkCounters::State {
     bool several_nodes = false;
     bool on_service_node = false;  // progress goes straight to shared memory
     std::chrono::steady_clock::time_point last_reply;  // of this rank's last refill (under the node's lock)
+    std::chrono::nanoseconds service_window{BurstWindow::shortest};  // as its last answer said (ditto)
     std::int64_t grant_size = 1;  // the node's claimers (at least 1): what a refill asks for at most
     // World rank 0 only: the claim service.
     std::mutex grant_mutex;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "collectives/mpi/mpi_error.hpp"
+#include "collectives/mpi/shared_cpus.hpp"
 
 namespace shardrun::collectives {
 
@@ -20,6 +21,7 @@ MpiEnvironment::MpiEnvironment(int* argc, char*** argv)
     // Errors come back as codes so SHARDRUN_MPI_CHECK can turn them into exceptions.
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     owns_ = true;
+    mpi::yield_when_machine_oversubscribed();  // namespace or container "hosts" on one machine's CPUs
 }
 
 MpiEnvironment::~MpiEnvironment()
@@ -29,6 +31,14 @@ MpiEnvironment::~MpiEnvironment()
     // While an exception unwinds, other ranks may be waiting in a collective: leave the
     // choice between MPI_Finalize and MPI_Abort to main(), which knows what went wrong.
     if (owns_ && !finalized && std::uncaught_exceptions() == 0) MPI_Finalize();
+}
+
+void finalize_mpi()
+{
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (initialized && !finalized) MPI_Finalize();
 }
 
 const char* mpi_library_version()

@@ -23,6 +23,13 @@ private:
     int thread_level_ = 0;
 };
 
+/**
+ * MPI_Finalize now, unless MPI is not initialised or already finalised (then nothing): for a
+ * caller that times it and still has something to say after it (the run's summary). Every
+ * communicator must be freed before. MpiEnvironment's destructor then finds it done.
+ */
+void finalize_mpi();
+
 /** MPI library version string (MPI_Get_library_version), first line only. */
 const char* mpi_library_version();
 

@@ -2,6 +2,7 @@
 #include "io/job_output.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <stdexcept>
@@ -185,7 +186,12 @@ OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& m
         info.param_source = &params;  // a block at a time: T values a column never held
         info.ranks = master::rank_rows(std::vector<std::pair<int, ElementManifest>>{{metadata.array_index, manifest}});
         info.quarantined = manifest.quarantined;
+        const auto started = std::chrono::steady_clock::now();
         summary = summarize(write_element_master(options, metadata, info, manifest.consolidated));
+        summary.master_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        std::error_code unknown;  // the size is reported, never needed
+        const auto bytes = std::filesystem::file_size(options.path, unknown);
+        summary.master_bytes = unknown ? 0 : bytes;
         summary.master_written = true;
         summary.master_path = options.path;
     } else {

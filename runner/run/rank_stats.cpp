@@ -58,6 +58,8 @@ void RankStats::merge(const RankStats& later)
     failed += later.failed;
     interrupted += later.interrupted;
     busy_seconds += later.busy_seconds;
+    if (later.last_task_end > last_task_end) final_commit_seconds = later.final_commit_seconds;  // the later loop's is last
+    last_task_end = std::max(last_task_end, later.last_task_end);
     startup_seconds += later.startup_seconds;
     drain_ran_out = drain_ran_out || later.drain_ran_out;
     for (const auto& f : later.failures) {

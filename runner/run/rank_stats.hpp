@@ -28,6 +28,10 @@ struct RankStats {
     int signal = 0;                  ///< the first stop signal this rank received, 0 if none
     bool drain_ran_out = false;      ///< this rank stopped its tasks when drain_timeout ran out
     double busy_seconds = 0;     ///< summed wall time of its tasks
+    /** When its last task ended (Unix seconds; 0: none ended in this run): where the run's end is timed from. */
+    double last_task_end = 0;
+    /** Its loop's last commit, after its last task (layout single: the collective write of every row). */
+    double final_commit_seconds = 0;
     double startup_seconds = 0;  ///< exec workers: spawn to ready line, summed over the workers it started
     /** /tasks/cpu_time summed over its measured tasks (exec, task mode), and how many were measured. */
     double cpu_seconds = 0;

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "collectives/liveness/heartbeat_ring.hpp"
+#include "collectives/mpi/environment.hpp"
 #include "collectives/mpi/mpi_communicator.hpp"
 #include "io/read/unfinished_run.hpp"
 #include "runner/env/launcher_banner.hpp"
@@ -28,6 +29,7 @@
 #include "runner/run/loop/rank_loop_setup.hpp"
 #include "runner/run/report/notify.hpp"
 #include "runner/run/report/failure_tails.hpp"
+#include "runner/run/report/end_phases.hpp"
 #include "runner/run/report/summary.hpp"
 #include "runner/run/setup/device_choice.hpp"
 #include "runner/run/setup/gpu_sharing_setup.hpp"
@@ -292,16 +294,29 @@ RunEnding agree_on_ending(collectives::Communicator& world, const RunEnding& min
                      static_cast<std::uint64_t>(sums[4]), sums[5] != 0};
 }
 
-}  // namespace
+/** What rank 0 says once MPI is finalised: the summary, the failed tasks' block, the notifier. */
+struct Said {
+    bool rank0 = false;
+    bool print_phases = false;  ///< rank 0 with --progress json: each end phase's event as it ends
+    RunTotals totals;
+    std::vector<RankStats> stats;
+    bool remote = false;
+    env::SchedulerInfo scheduler;
+    job::NotifySpec notify;
+};
 
-int run_job(const RunOptions& options)
+/**
+ * Everything collective of a run: every MPI object it makes is gone when it returns, so that
+ * MPI_Finalize (timed) can follow. Fills `said` on rank 0; returns the exit code.
+ */
+int run_collectively(const RunOptions& options, EndPhases& phases, Said& said)
 {
-    const auto started = std::chrono::steady_clock::now();
     install_interrupt_handlers();
     // The run's communicators, built once: the world, the ranks of this node, and (in
     // RankLoopSetup) this rank's group.
     const auto world = collectives::mpi::world();
     const auto node = collectives::mpi::split_by_node(*world);
+    said.print_phases = options.progress == ProgressMode::json && world->rank() == 0;
 
     Environment environment;
     prepare_environment(options, *world, *node, environment);
@@ -333,14 +348,18 @@ int run_job(const RunOptions& options)
                           : ending.failed ? exit_task_failed
                                           : exit_ok;
     services.stop_progress();
-    const auto all_stats = gather_stats(*world, stats);
+    auto all_stats = gather_stats(*world, stats);
+    // The end is timed from the job's last task (README, "The end of a run"); the latest is rank 0's to know.
+    said.rank0 = environment.machine.topology.world_rank == 0;
+    // The rank whose task ended last committed after it, in its loop: that commit is the last one's.
+    const RankStats* last = &stats;
+    for (const auto& rank : all_stats) last = rank.last_task_end > last->last_task_end ? &rank : last;
+    phases.start("wind_down", last->last_task_end, last->final_commit_seconds);
     // The bucket's verdict: an outage that outlasted SHARDRUN_UPLOAD_PATIENCE (3), another writer (2).
-    const auto bucket = output.session->finish(interrupted, all_stats);
+    const auto bucket = output.session->finish(interrupted, all_stats, phases);
     if (bucket.exit_code != 0) exit_code = bucket.exit_code;
-    if (environment.machine.topology.world_rank == 0) {
-        RunTotals totals{environment.job.spec.name, output.element.size(),
-                         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
-                         interrupted, output.session->path()};
+    if (said.rank0) {
+        RunTotals totals{environment.job.spec.name, output.element.size(), 0, interrupted, output.session->path()};
         totals.array_index = environment.machine.array.index;
         totals.array_count = environment.machine.array.count;
         totals.exit_code = exit_code;
@@ -348,14 +367,38 @@ int run_job(const RunOptions& options)
         totals.launcher_banner_follows = exit_code != exit_ok && env::open_mpi_banner_follows();
         totals.stop_reason = stop_reason;
         totals.bucket_note = bucket.note;
-        print_summary(options, totals, all_stats);
-        // A container's log outlives its machine (CloudWatch, Cloud Logging): it ends with why tasks failed.
-        if (output.remote) std::cerr << failed_tasks_block(output.session->path(), all_stats) << std::flush;
-        // Last, once per run (per array element): the summary above is already out whatever the notifier does.
-        const auto& scheduler = environment.machine.scheduler;
-        const auto ending = notify_ending(exit_code);
-        const auto& notify = environment.job.spec.notify;
-        if (notify.active()) send_notify(notify, ending, notify_json(totals, all_stats, ending, {scheduler.name, scheduler.ids}));
+        said.totals = std::move(totals);
+        said.stats = std::move(all_stats);
+        said.remote = output.remote != nullptr;
+        said.scheduler = environment.machine.scheduler;
+        said.notify = environment.job.spec.notify;
+    }
+    return exit_code;
+}
+
+}  // namespace
+
+int run_job(const RunOptions& options)
+{
+    const auto started = std::chrono::steady_clock::now();
+    Said said;
+    EndPhases phases([&said](const EndPhase& phase) {
+        if (said.print_phases) std::cout << end_phase_json(phase) << std::endl;
+    });
+    const int exit_code = run_collectively(options, phases, said);
+    phases.mark("teardown");  // the services stopped: heartbeat goodbyes, the claim service, communicators freed
+    collectives::finalize_mpi();
+    phases.mark("mpi_finalize");
+    if (!said.rank0) return exit_code;
+    said.totals.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    said.totals.end_phases = phases.phases();
+    print_summary(options, said.totals, said.stats);
+    // A container's log outlives its machine (CloudWatch, Cloud Logging): it ends with why tasks failed.
+    if (said.remote) std::cerr << failed_tasks_block(said.totals.output_path, said.stats) << std::flush;
+    // Last, once per run (per array element): the summary above is already out whatever the notifier does.
+    const auto ending = notify_ending(exit_code);
+    if (said.notify.active()) {
+        send_notify(said.notify, ending, notify_json(said.totals, said.stats, ending, {said.scheduler.name, said.scheduler.ids}));
     }
     return exit_code;
 }

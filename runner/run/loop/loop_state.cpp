@@ -1,5 +1,7 @@
 #include "runner/run/loop/loop_state.hpp"
 
+#include <algorithm>
+
 #include "runner/run/loop/device_health.hpp"
 #include "runner/run/loop/failure_budget.hpp"
 #include "runner/run/report/failure_tails.hpp"
@@ -46,6 +48,7 @@ void LoopState::finish(const io::TaskRecord& record, const tasks::TaskOutcome& o
 {
     std::lock_guard lock(mutex_);
     const bool ok = record.status == io::TaskStatus::ok;
+    stats_.last_task_end = std::max(stats_.last_task_end, record.end);  // the run's end is timed from the last
     stats_.startup_seconds += outcome.startup_seconds;
     stats_.add_usage(record.cpu_time, record.mem_peak);  // an interrupted task used its CPU too
     feed_.task_finished(ok, interrupted);

@@ -145,7 +145,9 @@ RankStats run_rank_loop(const LoopSettings& settings, WorkSource& source, io::Re
             std::rethrow_exception(fatal);
         }
     }
+    const auto final_commit = std::chrono::steady_clock::now();  // timed: the end of the run's last commit
     state.commit_finished();
+    state.stats().final_commit_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - final_commit).count();
     feed.tick(true);
     if (settings.health != nullptr) state.stats().quarantine = settings.health->quarantine_line();
     return state.stats();

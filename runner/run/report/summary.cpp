@@ -26,7 +26,7 @@ nlohmann::json to_json(const RankStats& stats)
     for (const auto& [seconds, id] : stats.cut_short) cut_short.push_back({{"task_id", id}, {"seconds", seconds}});
     nlohmann::json j = {{"rank", stats.rank}, {"ok", stats.ok}, {"failed", stats.failed}, {"already_done", stats.already_done},
             {"interrupted", stats.interrupted}, {"signal", stats.signal}, {"drain_ran_out", stats.drain_ran_out},
-            {"busy_seconds", stats.busy_seconds}, {"startup_seconds", stats.startup_seconds},
+            {"busy_seconds", stats.busy_seconds}, {"last_task_end", stats.last_task_end}, {"final_commit_seconds", stats.final_commit_seconds}, {"startup_seconds", stats.startup_seconds},
             {"cpu_seconds", stats.cpu_seconds}, {"measured_tasks", stats.measured_tasks}, {"mem_peak", stats.mem_peak}, {"slowest", slowest}, {"cut_short", cut_short}, {"failures", failures}};
     if (!stats.quarantine.empty()) j["quarantine"] = stats.quarantine;  // issue 26: a GPU taken out of the job
     return j;
@@ -43,6 +43,8 @@ RankStats from_json(const nlohmann::json& j)
     stats.signal = j["signal"];
     stats.drain_ran_out = j["drain_ran_out"];
     stats.busy_seconds = j["busy_seconds"];
+    stats.last_task_end = j["last_task_end"];
+    stats.final_commit_seconds = j["final_commit_seconds"];
     stats.startup_seconds = j["startup_seconds"];
     stats.cpu_seconds = j["cpu_seconds"];
     stats.measured_tasks = j["measured_tasks"];
@@ -200,6 +202,7 @@ std::string format_summary(const RunTotals& totals, const std::vector<RankStats>
         for (const auto& [seconds, id] : all.slowest) slow.push_back(fmt::format("#{} {:.3f} s", id, seconds));
         out += fmt::format("  slowest: {}\n", fmt::join(slow, ", "));
     }
+    out += end_phases_line(totals.end_phases);
     for (size_t i = 0; i < all.failures.size() && i < 20; ++i) {
         const auto& f = all.failures[i];
         out += fmt::format("  failed #{}: exit {}: {}\n", f.task_id, f.exit_code, f.message);
@@ -254,6 +257,16 @@ std::string summary_json(const RunTotals& totals, const std::vector<RankStats>& 
                               {"output", totals.output_path}, {"ranks", per_rank},
                               {"cpu_seconds", all.cpu_seconds}, {"measured_tasks", all.measured_tasks},
                               {"mem_peak", all.mem_peak}};
+    if (!totals.end_phases.empty()) {
+        auto phases = nlohmann::json::array();
+        double seconds = 0;
+        for (const auto& phase : totals.end_phases) {
+            phases.push_back({{"phase", phase.name}, {"seconds", phase.seconds}});
+            if (phase.bytes > 0) phases.back()["bytes"] = phase.bytes;
+            seconds += phase.seconds;
+        }
+        summary["end"] = {{"seconds", seconds}, {"phases", phases}};
+    }
     if (!totals.bucket_note.empty()) summary["bucket"] = totals.bucket_note;
     // "stopped": why the run ended early, when it did (a signal, or its failures).
     if (!totals.stop_reason.empty()) {

@@ -5,6 +5,7 @@
 
 #include "collectives/communicator.hpp"
 #include "runner/run/rank_stats.hpp"
+#include "runner/run/report/end_phases.hpp"
 
 namespace shardrun::run {
 
@@ -29,6 +30,8 @@ struct RunTotals {
     bool no_progress = false;
     /** An output in object storage that did not get everything: what is not in the bucket and why (exit 3, or 2). */
     std::string bucket_note;
+    /** The run's end, phase by phase, from the last task's end to MPI_Finalize's return. */
+    std::vector<EndPhase> end_phases;
 };
 
 /** The human summary printed by rank 0 at the end. */

@@ -148,7 +148,7 @@ void OutputSession::load_committed(placement::IdRange element)
     }
 }
 
-BucketEnding OutputSession::finish(bool interrupted, const std::vector<RankStats>& ranks)
+BucketEnding OutputSession::finish(bool interrupted, const std::vector<RankStats>& ranks, EndPhases& phases)
 {
     // Exec workers' load per rank, for the master's /ranks (recorded only where workers loaded).
     std::vector<double> startup;
@@ -166,6 +166,7 @@ BucketEnding OutputSession::finish(bool interrupted, const std::vector<RankStats
         sink_.reset();
         if (remote_) uploads = remote_->flush_uploads();
     });
+    phases.mark("last_commit");  // with the last rank's loop-end commit (run_job); every rank's sink, agreed above
     if (remote_) {
         auto bucket = agree_on_uploads(world_, uploads);
         if (bucket.exit_code != 0) return bucket;  // the bucket gets nothing more from this run
@@ -178,15 +179,20 @@ BucketEnding OutputSession::finish(bool interrupted, const std::vector<RankStats
             if (remote_) remote_->publish_element_files();  // the next machine reads it from the bucket
             if (remote_) remote_->release_claim();          // its retry starts at once
         });
+        phases.mark("consolidation");
         return {};
     }
+    io::OutputSummary written;
     run_agreed(world_, [&] {
         if (rank_ != 0) return;
         if (remote_) remote_->before_finalize();
-        io::finalize_output(options_, metadata_, job_.fields, JobParamSource(job_), world_size_, startup, quarantined);
+        written = io::finalize_output(options_, metadata_, job_.fields, JobParamSource(job_), world_size_, startup, quarantined);
         if (remote_) remote_->after_finalize();
         if (remote_) remote_->release_claim();
     });
+    // The master's write alone, then the rest: manifest, params, segments dropped, the bucket's uploads.
+    if (written.master_written) phases.add("master", written.master_seconds, written.master_bytes);
+    phases.mark("consolidation");
     return {};
 }
 

@@ -11,6 +11,7 @@
 #include "runner/env/run_environment.hpp"
 #include "runner/placement/placement.hpp"
 #include "runner/run/rank_stats.hpp"
+#include "runner/run/report/end_phases.hpp"
 #include "runner/run/setup/output_place.hpp"
 #include "runner/run/setup/prepared_job.hpp"
 #include "runner/storage/remote_output.hpp"
@@ -61,8 +62,10 @@ public:
      * A remote output whose segments did not all reach the bucket (or whose element another run
      * took) ends there: nothing more goes up, and the BucketEnding says why.
      * @param ranks  on rank 0, every rank's stats (gather_stats): their start-up goes to /ranks
+     * @param phases  marked as each phase ends: last_commit, then master and consolidation (or
+     *                consolidation alone: an interrupted run's record), as far as the run gets
      */
-    BucketEnding finish(bool interrupted, const std::vector<RankStats>& ranks = {});
+    BucketEnding finish(bool interrupted, const std::vector<RankStats>& ranks, EndPhases& phases);
 
 private:
     void load_committed(placement::IdRange element);
