@@ -75,6 +75,8 @@ struct ExecSpec {
     double worker_start_timeout_seconds = field_default<double>("exec.worker_start_timeout");  ///< spawn to ready line
     /** Keep result files (result.json, <field>.npy, result.h5) in <output>.tasks/ after they are read. */
     bool keep_files = field_default<bool>("exec.keep_files");
+    /** Keep a task's checkpoint folder (<output>.tasks/<id>/checkpoint) after the task succeeded. */
+    bool keep_checkpoints = field_default<bool>("exec.keep_checkpoints");
 
     /** exec.mode's word as the enum. */
     static constexpr Mode mode_named(std::string_view word) { return word == "worker" ? Mode::worker : Mode::task; }

@@ -3,6 +3,7 @@ import json
 import os
 
 from . import _current
+from ._task import need
 
 
 def params():
@@ -14,5 +15,4 @@ def params():
     if text is None:
         if os.environ.get("SHARDRUN_WORKER"):
             raise RuntimeError("shardrun.params(): no task is current; in worker mode use it inside `for task in shardrun.tasks()`")
-        raise RuntimeError("shardrun.params(): $SHARDRUN_PARAMS is not set; is this program run by shardrun (exec task)?")
-    return json.loads(text)
+    return json.loads(need("SHARDRUN_PARAMS", "shardrun.params()"))
