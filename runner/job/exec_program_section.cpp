@@ -128,6 +128,9 @@ void read_exec(const YAML::Node& root, const YamlContext& context, JobRead& job)
         }
     }
     if (node["keep_files"]) exec.keep_files = read_bool(node["keep_files"], context, "exec.keep_files");
+    if (node["checkpoint_sync"]) {
+        exec.checkpoint_sync_seconds = read_duration(node["checkpoint_sync"], context, "exec.checkpoint_sync");
+    }
     if (node["keep_checkpoints"]) {
         exec.keep_checkpoints = read_bool(node["keep_checkpoints"], context, "exec.keep_checkpoints");
     }

@@ -132,6 +132,8 @@ inline constexpr JobField job_fields[] = {
     {"exec", "keep_files", FieldType::boolean, false, "true|false", "keep result files in <output>.tasks/ after they are read"},
     {"exec", "keep_checkpoints", FieldType::boolean, false, "true|false",
      "keep a task's checkpoint folder ($SHARDRUN_CHECKPOINT_DIR) after it succeeded"},
+    {"exec", "checkpoint_sync", FieldType::duration, 60.0, "a duration; 0: only when the run ends or drains",
+     "with an output in a bucket: how often the tasks' checkpoint folders go up to it"},
     {"exec", "python", FieldType::text, Absent{}, "a Python interpreter: a path (relative to the job file's folder) or a name in PATH",
      "replaces an argv[0] of python or python3 (default: python3 as PATH finds it)"},
     {"exec", "cwd", FieldType::text, Derived{"the job file's folder"}, "a folder, relative to the job file's folder",

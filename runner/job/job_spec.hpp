@@ -77,6 +77,8 @@ struct ExecSpec {
     bool keep_files = field_default<bool>("exec.keep_files");
     /** Keep a task's checkpoint folder (<output>.tasks/<id>/checkpoint) after the task succeeded. */
     bool keep_checkpoints = field_default<bool>("exec.keep_checkpoints");
+    /** An output in a bucket: how often the tasks' checkpoint folders go up (0: only when the run ends or drains). */
+    double checkpoint_sync_seconds = field_default<double>("exec.checkpoint_sync");
 
     /** exec.mode's word as the enum. */
     static constexpr Mode mode_named(std::string_view word) { return word == "worker" ? Mode::worker : Mode::task; }

@@ -139,6 +139,8 @@ void open_output(const RunOptions& options, collectives::Communicator& world, En
                                        machine.topology.local_rank == 0, machine.topology.node_count > 1,
                                        static_cast<int>(machine.array.count)};
         out.remote = storage::open_remote_output(job.spec.output.path, rank);
+        // Exec tasks may checkpoint (README, "Checkpoints"): their folders are kept in the bucket too.
+        if (out.remote && job.spec.task == "exec") out.remote->keep_checkpoints(job.spec.exec.checkpoint_sync_seconds);
     });
     // One writer per element (issue 34): the run's id, the same on every rank, and rank 0 claims the
     // element before anything is said or written about it (a live other writer: exit 2 here). Then
