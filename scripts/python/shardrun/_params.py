@@ -11,8 +11,6 @@ def params():
     task = _current.task
     if task is not None:
         return dict(task.params)
-    text = os.environ.get("SHARDRUN_PARAMS")
-    if text is None:
-        if os.environ.get("SHARDRUN_WORKER"):
-            raise RuntimeError("shardrun.params(): no task is current; in worker mode use it inside `for task in shardrun.tasks()`")
+    if os.environ.get("SHARDRUN_WORKER") and "SHARDRUN_PARAMS" not in os.environ:
+        raise RuntimeError("shardrun.params(): no task is current; in worker mode use it inside `for task in shardrun.tasks()`")
     return json.loads(need("SHARDRUN_PARAMS", "shardrun.params()"))
