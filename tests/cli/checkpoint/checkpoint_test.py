@@ -52,14 +52,15 @@ def checkpoint_dirs(work):
 class CheckpointTest(unittest.TestCase):
     def interrupt_then_resume(self, sig, worker=False, np=2):
         work = scratch_dir(self)
-        job = counter_job(work, steps=40, worker=worker)
+        ids = list(range(np))  # one task per rank: all of them run when the signal comes
+        job = counter_job(work, steps=40, worker=worker, tasks=np)
         proc = subprocess.Popen([MPIEXEC, "--oversubscribe", "-np", str(np), SHARDRUN, "run", job, "-q"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env())
         try:
             pid = rank_pid(job, 0, time.time() + 30)
             # Signal once every task has saved a few steps: the interrupted attempts have something to keep.
             deadline = time.time() + 60
-            while time.time() < deadline and not all((checkpoint_step(work, t) or 0) >= 3 for t in (0, 1)):
+            while time.time() < deadline and not all((checkpoint_step(work, t) or 0) >= 3 for t in ids):
                 time.sleep(0.05)
             os.kill(pid, sig)
             _, err = proc.communicate(timeout=60)
@@ -69,24 +70,24 @@ class CheckpointTest(unittest.TestCase):
                 proc.communicate()
         # 4: no task could finish within the drain (40 steps of 0.1 s, 1 s to go); 3 under SIGTERM.
         self.assertIn(proc.returncode, (3, 4), err)
-        saved = {t: checkpoint_step(work, t) for t in (0, 1)}
+        saved = {t: checkpoint_step(work, t) for t in ids}
         for t, step in saved.items():
             self.assertIsNotNone(step, f"task {t} kept no checkpoint through the interruption")
             self.assertTrue(3 <= step < 40, saved)
-        self.assertEqual(status_json(os.path.join(work, "out.h5"))[1]["pending"], 2)
+        self.assertEqual(status_json(os.path.join(work, "out.h5"))[1]["pending"], np)
 
         resumed = run(["run", job, "-q", "--resume"], np=np)
 
         self.assertEqual(resumed.returncode, 0, resumed.stdout + resumed.stderr)
         with h5py_module().File(os.path.join(work, "out.h5"), "r") as f:
             self.assertTrue(bool(f.attrs["complete"]))
-            self.assertEqual(f["results/steps"][:].tolist(), [40, 40])
+            self.assertEqual(f["results/steps"][:].tolist(), [40] * np)
             resumed_from = f["results/resumed_from"][:].tolist()
         # Each task went on from at least the step its folder held when the run was interrupted.
-        for t in (0, 1):
+        for t in ids:
             self.assertGreaterEqual(resumed_from[t], saved[t], (resumed_from, saved))
         later = [s for s in starts(work) if s[2] > 0]
-        self.assertEqual(sorted(s[0] for s in later), [0, 1], starts(work))
+        self.assertEqual(sorted(s[0] for s in later), ids, starts(work))
         self.assertEqual(checkpoint_dirs(work), [], "a succeeded task's checkpoint folder was left behind")
 
     def test_sigusr1_drain_then_resume_goes_on_from_the_checkpoint(self):
