@@ -9,7 +9,7 @@ def answer():
     t = shardrun.task()
     start, end = t.range
     own_folder = t.checkpoint_dir == os.path.join(os.environ["CURRENT_OUTPUT"] + ".tasks", str(t.task_id), "checkpoint")
-    shardrun.result(task=t.task_id, count=t.task_count, start=start, end=end, lr=t.params["lr"],
+    shardrun.result(task_seen=t.task_id, count=t.task_count, start=start, end=end, lr=t.params["lr"],
                     attempt=t.attempt, own_checkpoint_dir=int(own_folder), same_params=int(t.params == shardrun.params()))
 
 

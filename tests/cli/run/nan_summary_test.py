@@ -16,7 +16,7 @@ def nan_job(work, nan_tasks):
         sweep: {{a: [0, 1, 2, 3, 4]}}
         output: {{path: {work}/out.h5}}
         exec:
-          argv: [sh, -c, 'case $SHARDRUN_PARAM_A in {cases} *) v=1.5 ;; esac; echo "{{\\"loss\\": $v, \\"acc\\": 0.5, \\"curve\\": [1.0, NaN]}}" > $SHARDRUN_RESULT']
+          argv: [sh, -c, 'case $SHARDRUN_PARAM_A in {cases} *) v=1.5 ;; esac; echo "{{{{\\"loss\\": $v, \\"acc\\": 0.5, \\"curve\\": [1.0, NaN]}}}}" > $SHARDRUN_RESULT']
           results: {{loss: float64, acc: float32, curve: [float64, 2]}}
         """)
 

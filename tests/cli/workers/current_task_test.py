@@ -36,13 +36,13 @@ class CurrentTaskTest(unittest.TestCase):
               argv: [{PYTHON}, {PROGRAM}]
               {"mode: worker" if worker else ""}
               env: {{PYTHONPATH: {PACKAGE}, CURRENT_OUTPUT: {output}{", CURRENT_WORKER: '1'" if worker else ""}}}
-              results: {{task: int64, count: int64, start: int64, end: int64, lr: float64, attempt: int64,
+              results: {{task_seen: int64, count: int64, start: int64, end: int64, lr: float64, attempt: int64,
                          own_checkpoint_dir: int64, same_params: int64}}
             """)
         done = run(["run", job, "-q"], np=2)
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr + task_stderr(output))
         with h5py_module().File(output, "r") as f:
-            self.assertEqual(f["results/task"][:].tolist(), list(range(6)))
+            self.assertEqual(f["results/task_seen"][:].tolist(), list(range(6)))
             self.assertEqual(f["results/count"][:].tolist(), [6] * 6)
             self.assertEqual(f["results/start"][:].tolist(), f["ranges/start"][:].tolist())
             self.assertEqual(f["results/end"][:].tolist(), f["ranges/end"][:].tolist())
