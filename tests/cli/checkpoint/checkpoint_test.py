@@ -22,12 +22,13 @@ def counter_job(work, steps, extra_env="", extra="", worker=False, tasks=2):
         task: exec
         sweep: {{a: {list(range(tasks))}}}
         drain_timeout: 1s
+        timeout_grace: 1s
         {extra}
         output: {{path: {work}/out.h5}}
         exec:
           argv: [{PYTHON}, {COUNTER}]
           {"mode: worker" if worker else ""}
-          env: {{PYTHONPATH: {PACKAGE}, COUNTER_LOG: {work}/starts.log, COUNTER_STEPS: "{steps}"{extra_env}}}
+          env: {{PYTHONPATH: {PACKAGE}, COUNTER_LOG: {work}/starts.log, COUNTER_STEPS: "{steps}"{extra_env}{', COUNTER_WORKER: "1"' if worker else ""}}}
           results: {{steps: int64, resumed_from: int64}}
         """)
 
@@ -40,7 +41,10 @@ def starts(work):
 
 def checkpoint_step(work, task):
     path = os.path.join(work, "out.h5.tasks", str(task), "checkpoint", "step")
-    return int(open(path).read()) if os.path.exists(path) else None
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return int(f.read() or 0)
 
 
 def checkpoint_dirs(work):
