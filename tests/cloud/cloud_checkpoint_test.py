@@ -14,21 +14,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import cloud_servers  # noqa: E402
 from harness import MPIEXEC, SHARDRUN, SOURCE_DIR, clean_env, scratch_dir  # noqa: E402
 from jobs import h5py_module, write_job  # noqa: E402
+from cloud_output_test import is_rank  # noqa: E402  (a shardrun rank's pid, not its guard's)
 
 PACKAGE = os.path.join(SOURCE_DIR, "scripts", "python")
 COUNTER = os.path.join(SOURCE_DIR, "tests", "cli", "checkpoint", "step_counter.py")
 STEPS = 60
-
-
-def is_rank(pid):
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            cmdline = f.read().split(b"\0")
-        with open(f"/proc/{pid}/comm", "rb") as f:
-            comm = f.read().strip()
-    except OSError:
-        return False
-    return cmdline[:2] == [SHARDRUN.encode(), b"run"] and comm != b"shardrun-guard"
 
 
 class S3CheckpointTest(unittest.TestCase):
