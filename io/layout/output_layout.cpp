@@ -44,6 +44,11 @@ fs::path segment_path(const fs::path& rank_dir, long seq)
 
 fs::path tasks_dir(const std::string& path) { return fs::path(path + ".tasks"); }
 
+fs::path checkpoint_dir(const fs::path& tasks_dir, unsigned long long task_id)
+{
+    return tasks_dir / std::to_string(task_id) / "checkpoint";
+}
+
 fs::path task_stderr_path(const std::string& path, unsigned long long task_id)
 {
     return tasks_dir(path) / std::to_string(task_id) / "stderr";

@@ -22,6 +22,11 @@ std::filesystem::path segment_path(const std::filesystem::path& rank_dir, long s
 std::filesystem::path tasks_dir(const std::string& path);
 /** <path>.tasks/<task_id>/stderr, where exec tasks keep their stderr. */
 std::filesystem::path task_stderr_path(const std::string& path, unsigned long long task_id);
+/**
+ * <tasks_dir>/<task_id>/checkpoint: the task's checkpoint folder ($SHARDRUN_CHECKPOINT_DIR), the
+ * same for every attempt, member and run of the task, removed once it succeeds.
+ */
+std::filesystem::path checkpoint_dir(const std::filesystem::path& tasks_dir, unsigned long long task_id);
 /** <task_dir>/member<k>: where member k of a task's group keeps its output, inside the leader's folder. */
 std::filesystem::path member_dir(const std::filesystem::path& task_dir, int member);
 /** True for the name of a folder member_dir() makes. */

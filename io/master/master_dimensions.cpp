@@ -101,7 +101,15 @@ void label_group(hid_t file, const char* group_name, hid_t root_task, std::uint6
     if (!hdf5::has_link(file, group_name)) return;
     auto group = SHARDRUN_H5_OPEN(Group, H5Gopen2(file, group_name, H5P_DEFAULT));
     const auto task = task_coordinate(file, group.get(), task_count);
-    for (const auto& name : variables_of(group.get())) {
+    const auto variables = variables_of(group.get());
+    // <field>_length beside its field (no declared field may be named so): no _FillValue, which
+    // would make xarray read the integer column as float64 to hold NaN; it stays int64 there.
+    const auto is_length_column = [&variables](const std::string& name) {
+        const std::string suffix = "_length";
+        if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) return false;
+        return std::find(variables.begin(), variables.end(), name.substr(0, name.size() - suffix.size())) != variables.end();
+    };
+    for (const auto& name : variables) {
         auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(group.get(), name.c_str(), H5P_DEFAULT));
         const auto dims = hdf5::dataset_extents(dataset.get());
         if (dims.empty() || dims[0] != task_count) continue;
@@ -114,7 +122,7 @@ void label_group(hid_t file, const char* group_name, hid_t root_task, std::uint6
             auto scale = hdf5::create_bare_dimension(file, group.get(), dim_name, dims[axis]);
             hdf5::attach_dimension_scale(dataset.get(), scale.get(), static_cast<unsigned>(axis));
         }
-        if (results) write_fill_value_attr(dataset.get());
+        if (results && !is_length_column(name)) write_fill_value_attr(dataset.get());
     }
 }
 

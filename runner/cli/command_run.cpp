@@ -2,6 +2,7 @@
 
 #include "collectives/mpi/environment.hpp"
 #include "runner/cli/common_options.hpp"
+#include "runner/cli/tasks_by_hand.hpp"
 #include "runner/env/launch_check.hpp"
 #include "runner/errors.hpp"
 #include "runner/process/process_tree.hpp"
@@ -26,7 +27,11 @@ void RunCommand::add_options(po::options_description& options, po::positional_op
          "auto | tty | plain | json | quiet")
         ("progress-interval", po::value<double>(&options_.progress_interval_seconds)->default_value(10),
          "seconds between progress lines when not on a TTY")
-        ("quiet,q", po::bool_switch(&quiet_), "no progress and no summary (same as --progress=quiet)");
+        ("quiet,q", po::bool_switch(&quiet_), "no progress and no summary (same as --progress=quiet)")
+        ("task", po::value<std::vector<std::uint64_t>>(&tasks_)->composing(),
+         "run only task ID, on this one process, as the job runs it, printing its stdout and its result as "
+         "JSON (repeatable); into a scratch output unless --output")
+        ("output", po::value<std::string>(&output_), "with --task: the output path (instead of a scratch folder)");
     add_array_options(options);
     positional.add("job", 1);
 }
@@ -39,6 +44,11 @@ void RunCommand::check(const po::variables_map& values)
     options_.progress = quiet_ ? run::ProgressMode::quiet : run::parse_progress_mode(progress_);
     if (!(options_.progress_interval_seconds > 0)) SHARDRUN_THROW(UsageError, "--progress-interval must be positive");
     // --force deletes what --resume would keep: together they would silently throw committed results away.
+    if (!output_.empty() && tasks_.empty()) {
+        SHARDRUN_THROW(UsageError, "--output goes with --task; to change a job's output use --set output.path=PATH");
+    }
+    // A task by hand prints its own stdout and result; the progress and summary of a run would bury them.
+    if (!tasks_.empty() && values["progress"].defaulted()) options_.progress = run::ProgressMode::quiet;
     if (options_.resume && options_.force) {
         SHARDRUN_THROW(UsageError, "--resume and --force contradict each other: --resume keeps the committed results of the "
                                    "same job, --force deletes them and starts over; pass one");
@@ -51,6 +61,7 @@ int RunCommand::run()
     process::start_orphan_guard();
     env::check_launch();  // a launch MPI_Init cannot survive gets our one line, not Open MPI's 30
     collectives::MpiEnvironment mpi(nullptr, nullptr);
+    if (!tasks_.empty()) return run_tasks_by_hand(options_, tasks_, output_);
     return run::run_job(options_);
 }
 

@@ -1,5 +1,9 @@
 #pragma once
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include "runner/cli/command.hpp"
 #include "runner/run/run_job.hpp"
 
@@ -23,6 +27,8 @@ private:
     std::string progress_;
     std::string max_failures_;  ///< --max-failures, passed on as --set max_failures=N
     bool quiet_ = false;
+    std::vector<std::uint64_t> tasks_;  ///< --task ID (repeatable): these tasks by hand, one process
+    std::string output_;                ///< --output: where --task writes (default: a scratch folder)
 };
 
 }  // namespace shardrun::cli

@@ -65,6 +65,10 @@ struct TaskContext {
     /** Threads the task should start (OMP_NUM_THREADS and the like, tasks/thread_variables.hpp): its
      *  rank's CPU share over the rank's slots; 0: not known (no variables set). */
     int cpu_threads = 0;
+    /** <output>.tasks/<id>/checkpoint ($SHARDRUN_CHECKPOINT_DIR; uses_task_dir() only): the same for
+     *  every attempt and member, kept until the task succeeds. Last: the loops initialise the
+     *  members above by position. */
+    std::string checkpoint_dir;
     /** The attempt as the task and every record see it (SHARDRUN_ATTEMPT, /attempts, stdout.N). */
     int attempt_number() const noexcept { return attempt_base + attempt; }
 };

@@ -33,13 +33,14 @@ void scan(std::string_view text, OnText on_text, OnName on_name)
 const std::vector<std::string>& builtin_placeholders()
 {
     static const std::vector<std::string> names = {"task_id", "task_count", "start", "end", "rank",
-                                                   "device", "task_dir", "attempt", "input", "input_dataset"};
+                                                   "device", "task_dir", "checkpoint_dir", "attempt", "input",
+                                                   "input_dataset"};
     return names;
 }
 
 const std::vector<std::string>& per_task_placeholders()
 {
-    static const std::vector<std::string> names = {"task_id", "start", "end", "task_dir", "attempt"};
+    static const std::vector<std::string> names = {"task_id", "start", "end", "task_dir", "checkpoint_dir", "attempt"};
     return names;
 }
 

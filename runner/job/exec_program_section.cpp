@@ -128,6 +128,12 @@ void read_exec(const YAML::Node& root, const YamlContext& context, JobRead& job)
         }
     }
     if (node["keep_files"]) exec.keep_files = read_bool(node["keep_files"], context, "exec.keep_files");
+    if (node["checkpoint_sync"]) {
+        exec.checkpoint_sync_seconds = read_duration(node["checkpoint_sync"], context, "exec.checkpoint_sync");
+    }
+    if (node["keep_checkpoints"]) {
+        exec.keep_checkpoints = read_bool(node["keep_checkpoints"], context, "exec.keep_checkpoints");
+    }
     const auto& argv = node["argv"];
     if (!argv || !argv.IsSequence() || argv.size() == 0) {
         context.fail(argv ? argv : node, "exec.argv", "must be a non-empty list: [program, arg, ...]");
@@ -136,6 +142,18 @@ void read_exec(const YAML::Node& root, const YamlContext& context, JobRead& job)
         const auto path = fmt::format("exec.argv[{}]", i);
         exec.argv.push_back(read_string(argv[i], context, path));
         marks.values[path] = argv[i].Mark();
+    }
+    if (const auto& python = node["python"]; python) {
+        // The interpreter the job names runs its Python programs; without it, python3 as PATH finds it
+        // (an activated venv's). argv[0] with a '/' is then the job file's folder's, as any program.
+        const auto interpreter = read_string(python, context, "exec.python");
+        if (exec.argv[0] != "python" && exec.argv[0] != "python3") {
+            context.fail(python, "exec.python", fmt::format("replaces an exec.argv[0] of python or python3, and argv[0] is "
+                                                            "'{}'; write [python3, script.py, ...] or leave exec.python out",
+                                                            exec.argv[0]));
+        }
+        exec.argv[0] = interpreter;
+        marks.values["exec.python"] = python.Mark();
     }
     if (const auto& env = node["env"]; env) {
         if (!env.IsMap()) context.fail(env, "exec.env", "must map variable names to values");

@@ -130,6 +130,12 @@ inline constexpr JobField job_fields[] = {
     {"exec", "worker_restarts", FieldType::integer, std::int64_t{3}, "with mode: worker", "worker deaths in a row, over different tasks, that stop the rank", 1},
     {"exec", "worker_start_timeout", FieldType::duration, 600.0, "a duration above 0; mode worker", "from start to its ready line"},
     {"exec", "keep_files", FieldType::boolean, false, "true|false", "keep result files in <output>.tasks/ after they are read"},
+    {"exec", "keep_checkpoints", FieldType::boolean, false, "true|false",
+     "keep a task's checkpoint folder ($SHARDRUN_CHECKPOINT_DIR) after it succeeded"},
+    {"exec", "checkpoint_sync", FieldType::duration, 60.0, "a duration; 0: only when the run ends or drains",
+     "with an output in a bucket: how often the tasks' checkpoint folders go up to it"},
+    {"exec", "python", FieldType::text, Absent{}, "a Python interpreter: a path (relative to the job file's folder) or a name in PATH",
+     "replaces an argv[0] of python or python3 (default: python3 as PATH finds it)"},
     {"exec", "cwd", FieldType::text, Derived{"the job file's folder"}, "a folder, relative to the job file's folder",
      "the program's working directory"},
 

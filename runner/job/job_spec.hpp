@@ -75,6 +75,10 @@ struct ExecSpec {
     double worker_start_timeout_seconds = field_default<double>("exec.worker_start_timeout");  ///< spawn to ready line
     /** Keep result files (result.json, <field>.npy, result.h5) in <output>.tasks/ after they are read. */
     bool keep_files = field_default<bool>("exec.keep_files");
+    /** Keep a task's checkpoint folder (<output>.tasks/<id>/checkpoint) after the task succeeded. */
+    bool keep_checkpoints = field_default<bool>("exec.keep_checkpoints");
+    /** An output in a bucket: how often the tasks' checkpoint folders go up (0: only when the run ends or drains). */
+    double checkpoint_sync_seconds = field_default<double>("exec.checkpoint_sync");
 
     /** exec.mode's word as the enum. */
     static constexpr Mode mode_named(std::string_view word) { return word == "worker" ? Mode::worker : Mode::task; }

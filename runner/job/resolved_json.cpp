@@ -29,7 +29,11 @@ std::string resolved_json(nlohmann::ordered_json identity, const std::optional<Y
 {
     if (points_file) identity["sweep"]["points_file"] = to_json(*points_file);
     // Keeping a task's result files changes no result: --resume may switch it.
-    if (identity.contains("exec") && identity["exec"].is_object()) identity["exec"].erase("keep_files");
+    if (identity.contains("exec") && identity["exec"].is_object()) {
+        identity["exec"].erase("keep_files");
+        identity["exec"].erase("keep_checkpoints");  // what is kept after success, not what a task computes
+        identity["exec"].erase("checkpoint_sync");
+    }
     // yaml-cpp passes bytes that are not UTF-8 through and dump() would throw type_error 316
     // (a bare "invalid UTF-8 byte", exit 1); U+FFFD keeps the identity stable and the job valid.
     return identity.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);

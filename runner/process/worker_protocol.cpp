@@ -127,6 +127,7 @@ std::string worker_request_line(const TaskContext& context, const std::string& r
                         {"params", std::move(params)},  {"attempt", context.attempt_number()},
                         {"task_dir", context.task_dir}, {"range", nullptr}};
     if (context.range) line["range"] = {context.range->start, context.range->end};
+    if (!context.checkpoint_dir.empty()) line["checkpoint_dir"] = context.checkpoint_dir;
     if (!context.input.empty()) line["input"] = context.input;
     if (!result_dir.empty()) line["result_dir"] = result_dir;
     return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";

@@ -32,7 +32,7 @@ AnswerPlace answer_place(const TaskContext& context, std::string result_dir);
 
 /**
  * The line shardrun writes to a worker's stdin for one task (with its '\n'):
- * {"task_id", "task_count", "params", "range": [start, end) or null, "attempt", "task_dir"},
+ * {"task_id", "task_count", "params", "range": [start, end) or null, "attempt", "task_dir", "checkpoint_dir"},
  * "input" (data.input, "file.h5:/dataset") when the job reads one, and "result_dir" (where
  * the answer may leave <field>.npy files) when `result_dir` is not empty.
  */

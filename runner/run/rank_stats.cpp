@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace shardrun::run {
 namespace {
@@ -49,8 +50,29 @@ void RankStats::add_usage(double cpu_time, std::int64_t peak)
     mem_peak = std::max(mem_peak, peak);
 }
 
+void RankStats::add_nans(const io::TaskValues& values, const std::vector<io::FieldSpec>& fields)
+{
+    // Scalars only: an array's padding (rows, {param} lengths) is NaN by design.
+    for (std::size_t f = 0; f < fields.size() && f < values.size(); ++f) {
+        const auto& field = fields[f];
+        if (!field.shape.empty() || values[f].size() != field.bytes()) continue;
+        bool nan = false;
+        if (field.dtype == io::DType::float64) {
+            double value;
+            std::memcpy(&value, values[f].data(), sizeof value);
+            nan = std::isnan(value);
+        } else if (field.dtype == io::DType::float32) {
+            float value;
+            std::memcpy(&value, values[f].data(), sizeof value);
+            nan = std::isnan(value);
+        }
+        if (nan) ++nan_results[field.name];
+    }
+}
+
 void RankStats::merge(const RankStats& later)
 {
+    for (const auto& [name, count] : later.nan_results) nan_results[name] += count;
     cpu_seconds += later.cpu_seconds;
     measured_tasks += later.measured_tasks;
     mem_peak = std::max(mem_peak, later.mem_peak);

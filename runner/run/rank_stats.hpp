@@ -1,10 +1,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "io/result_types.hpp"
 #include "runner/placement/placement.hpp"
 
 namespace shardrun::run {
@@ -45,6 +47,8 @@ struct RankStats {
     std::vector<placement::IdBatch> given_back;
     /** The summary's line naming this rank's quarantined GPU and the evidence; "" when none. */
     std::string quarantine;
+    /** Per scalar float result field: the ok tasks that returned NaN for it (a diverged training's loss). */
+    std::map<std::string, std::uint64_t> nan_results;
 
     /** Counts one finished task. */
     void add(std::uint64_t task_id, double seconds, bool ok, int exit_code, const std::string& message);
@@ -52,6 +56,8 @@ struct RankStats {
     void add_interrupted(std::uint64_t task_id, double seconds);
     /** Counts a task's /tasks/cpu_time and mem_peak (NaN and -1: not measured). */
     void add_usage(double cpu_time, std::int64_t peak);
+    /** Counts the scalar float fields of an ok task's `values` that are NaN. */
+    void add_nans(const io::TaskValues& values, const std::vector<io::FieldSpec>& fields);
     /** Adds a later loop's counts (tasks given back by quarantined ranks); `given_back` becomes the later's. */
     void merge(const RankStats& later);
 };

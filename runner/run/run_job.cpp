@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <thread>
 
@@ -36,6 +37,7 @@
 #include "runner/run/setup/output_session.hpp"
 #include "runner/run/setup/prepared_job.hpp"
 #include "runner/run/setup/sweep_extension.hpp"
+#include "runner/run/task_echo.hpp"
 #include "runner/tasks/registry.hpp"
 #include "runner/tasks/thread_variables.hpp"
 
@@ -62,6 +64,30 @@ std::string stop_reason_of(collectives::Communicator& world, const FailureBudget
     return "";
 }
 
+/** `run --task ID`: the array element that holds exactly task ID (one per task), on one process. */
+env::ArrayPosition task_element(std::uint64_t id, const PreparedJob& job, const env::RunEnvironment& machine)
+{
+    if (machine.topology.world_size != 1) {
+        SHARDRUN_THROW(UsageError, fmt::format("--task runs its tasks on one process; start it without mpirun "
+                                               "(it has {} ranks here)", machine.topology.world_size));
+    }
+    const auto count = job.task_count();
+    if (id >= count) {
+        SHARDRUN_THROW(UsageError, fmt::format("--task {}: the job has {} task{} (ids 0 to {})", id, count,
+                                               count == 1 ? "" : "s", count - 1));
+    }
+    return env::ArrayPosition{static_cast<long>(id), static_cast<long>(count), "--task"};
+}
+
+/** `run --task`: the task's kept stdout, then its recorded result as one JSON line. */
+void echo_task(const std::string& tasks_dir, const std::vector<io::FieldSpec>& fields, const io::TaskRecord& record,
+               const io::TaskValues& values)
+{
+    std::ifstream kept(fmt::format("{}/{}/stdout", tasks_dir, record.task_id));
+    if (kept) std::cout << kept.rdbuf();
+    std::cout << echo_json(record, values, fields) << std::endl;
+}
+
 /** Phase 1, the environment: the job read and checked, GPU sharing set up, this rank bound to its device. */
 struct Environment {
     PreparedJob job;
@@ -86,6 +112,7 @@ void prepare_environment(const RunOptions& options, collectives::Communicator& w
                           : spec.device == job::DevicePreference::cuda ? kernels::CudaProbe::load
                                                                        : kernels::CudaProbe::if_driver;
         out.machine = env::detect_run_environment(options.array, world, node, cuda, spec.gpus_per_rank);
+        if (options.only_task) out.machine.array = task_element(*options.only_task, out.job, out.machine);
         out.machine.device = choose_device(spec, out.machine.device);
         out.machine.device.task_env = out.sharing->bind(out.machine.device);
         // Checked here, before the output is touched: groups form later, collectively.
@@ -114,6 +141,8 @@ void open_output(const RunOptions& options, collectives::Communicator& world, En
                                        machine.topology.local_rank == 0, machine.topology.node_count > 1,
                                        static_cast<int>(machine.array.count)};
         out.remote = storage::open_remote_output(job.spec.output.path, rank);
+        // Exec tasks may checkpoint (README, "Checkpoints"): their folders are kept in the bucket too.
+        if (out.remote && job.spec.task == "exec") out.remote->keep_checkpoints(job.spec.exec.checkpoint_sync_seconds);
     });
     // One writer per element (issue 34): the run's id, the same on every rank, and rank 0 claims the
     // element before anything is said or written about it (a live other writer: exit 2 here). Then
@@ -160,6 +189,7 @@ LoopSettings loop_settings(const PreparedJob& job, const env::RunEnvironment& ma
         .rank = machine.topology.world_rank,
         .host = machine.topology.host,
         .tasks_dir = std::filesystem::absolute(output.tasks_dir()).string(),  // SHARDRUN_TASK_DIR: absolute (issue 11.8)
+        .keep_checkpoints = job.spec.exec.keep_checkpoints,
         .retries = job.spec.retries,
         .slots = job.spec.slots_per_rank,
         .cpu_threads = cpu_threads,
@@ -199,6 +229,11 @@ public:
             auto settings = loop_settings(job, machine, *output.session);
             settings.failures = &failures_;
             settings.telemetry = telemetry_.sampler.get();
+            if (options.only_task) {
+                settings.on_task_recorded = [dir = settings.tasks_dir, fields = job.fields](const auto& record, const auto& values) {
+                    echo_task(dir, fields, record, values);
+                };
+            }
             if (auto* logs = output.remote ? output.remote->task_logs() : nullptr) {
                 // The bucket keeps the failed attempts' output; the element's log ends with their last lines.
                 const bool every_attempt = job.spec.exec.keep_files;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,12 @@ struct RunOptions {
     env::ArrayOverrides array;
     bool resume = false;
     bool force = false;
+    /**
+     * `run --task ID`: run this one task, on one process, as the array element ID of as many
+     * elements as the job has tasks (so the output is that element's, exactly as a real run
+     * writes it), printing its stdout and one JSON line with its recorded result.
+     */
+    std::optional<std::uint64_t> only_task;
     ProgressMode progress = ProgressMode::automatic;
     double progress_interval_seconds = 10;
 };

@@ -62,6 +62,10 @@ void RemoteOutput::fetch(bool resume, bool force)
     const auto element_dir = fs::path(root) / element;
     fs::remove(element_dir / writer_claim_name, error);
     if (fs::is_empty(element_dir, error)) fs::remove(element_dir, error);
+    // What the tasks saved before a drain, a reclaim or a failed attempt on another machine.
+    if (resume && checkpoint_period_ >= 0) {
+        CheckpointSync::restore(root, remote_.parent, io::layout::tasks_dir(remote_.name).string());
+    }
 }
 
 void RemoteOutput::set_writer(const WriterRun& run)
@@ -127,6 +131,10 @@ void RemoteOutput::start_uploads(std::function<void()> on_taken)
     const auto worker_log = process::worker_log_path(io::layout::tasks_dir(local_).string(), rank_.rank);
     logs_ = std::make_unique<TaskLogUploader>(mirror_root(), remote_.parent, worker_log, rank_.rank,
                                               upload_period_seconds());
+    if (checkpoint_period_ >= 0 && rank_.node_leader) {
+        checkpoints_ = std::make_unique<CheckpointSync>(mirror_root(), remote_.parent,
+                                                        io::layout::tasks_dir(remote_.name).string(), checkpoint_period_);
+    }
 }
 
 UploadOutcome RemoteOutput::flush_uploads()
@@ -139,6 +147,9 @@ UploadOutcome RemoteOutput::flush_uploads()
     // they would cost another rclone timeout, and after a take-over they are the other run's.
     if (logs_ && outcome.missing.empty() && outcome.taken_by.empty()) logs_->flush();
     logs_.reset();
+    // The drained or stopped tasks' last checkpoints, for the run that goes on with them.
+    if (checkpoints_ && outcome.missing.empty() && outcome.taken_by.empty()) checkpoints_->flush();
+    checkpoints_.reset();
     return outcome;
 }
 

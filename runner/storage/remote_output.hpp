@@ -5,6 +5,7 @@
 #include <string>
 
 #include "runner/job/remote_path.hpp"
+#include "runner/storage/checkpoint_sync.hpp"
 #include "runner/storage/folder_changes.hpp"
 #include "runner/storage/segment_uploader.hpp"
 #include "runner/storage/task_log_upload.hpp"
@@ -51,6 +52,11 @@ public:
     /** The output.path io/ writes: the mirror on this node. */
     const std::string& local_path() const noexcept { return local_; }
 
+    /**
+     * Before fetch(): the tasks' checkpoint folders are kept in the bucket (CheckpointSync), synced
+     * every `period_seconds` (0: only at the end of the run) and restored by fetch() on --resume.
+     */
+    void keep_checkpoints(double period_seconds) noexcept { checkpoint_period_ = period_seconds; }
     /** Every rank, first: the run as rank 0 made it (new_writer_run()). */
     void set_writer(const WriterRun& run);
     /** Rank 0, next: the element's claim (WriterClaim::take(): exit 2 while another run holds it). */
@@ -88,6 +94,8 @@ private:
     std::unique_ptr<WriterClaim> claim_;
     std::unique_ptr<SegmentUploader> uploader_;
     std::unique_ptr<TaskLogUploader> logs_;
+    double checkpoint_period_ = -1;  ///< negative: the tasks keep no checkpoints in the bucket
+    std::unique_ptr<CheckpointSync> checkpoints_;  ///< node leaders, between start_uploads and flush_uploads
     FolderState before_;
 };
 

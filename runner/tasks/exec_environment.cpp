@@ -30,6 +30,7 @@ std::optional<std::string> exec_builtin_value(const TaskContext& context, std::s
     if (name == "rank") return std::to_string(context.rank);
     if (name == "device") return context.device.label();
     if (name == "task_dir") return context.task_dir;
+    if (name == "checkpoint_dir") return context.checkpoint_dir;
     if (name == "attempt") return std::to_string(context.attempt_number());
     // data.input's file (absolute, so a task that changes directory still finds it) and dataset.
     if (name == "input" || name == "input_dataset") {
@@ -50,6 +51,8 @@ std::vector<std::string> ExecKind::environment(const TaskContext& context, const
     own.push_back(fmt::format("SHARDRUN_RANK={}", context.rank));
     own.push_back(fmt::format("SHARDRUN_ATTEMPT={}", context.attempt_number()));
     own.push_back(fmt::format("SHARDRUN_TASK_DIR={}", context.task_dir));
+    // Not made here (a folder per task costs an inode): the program makes it when it checkpoints.
+    own.push_back(fmt::format("SHARDRUN_CHECKPOINT_DIR={}", context.checkpoint_dir));
     const auto channels = result_channels(results_dir);
     own.push_back("SHARDRUN_RESULT=" + channels.json);
     own.push_back("SHARDRUN_RESULT_DIR=" + channels.dir);

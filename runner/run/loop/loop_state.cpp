@@ -55,7 +55,9 @@ void LoopState::finish(const io::TaskRecord& record, const tasks::TaskOutcome& o
     if (!interrupted) {
         source_.task_finished(record.end - record.start);
         sink_.record(record, outcome.values);  // holds io::hdf5_mutex() itself
+        if (settings_.on_task_recorded) settings_.on_task_recorded(record, outcome.values);
         stats_.add(record.task_id, record.end - record.start, ok, record.exit_code, outcome.message);
+        if (ok) stats_.add_nans(outcome.values, settings_.fields);
         if (!ok && settings_.failure_tail_lines > 0 && settings_.kind->uses_task_dir()) {
             add_stderr_tail(stats_, record.task_id, settings_.tasks_dir, settings_.failure_tail_lines);
         }

@@ -42,6 +42,7 @@ void run_slot(const LoopSettings& settings, LoopState& state)
         auto end = run_attempts(settings, context, device_problem);
         // Counted over every run, as /attempts numbers them: a drained attempt's rerun is attempt 2.
         end_task(settings, window, end, context.attempt_number(), record);
+        settle_checkpoint(settings, context, end);
         if (!end.device_fault.empty() && end.outcome.status != io::TaskStatus::ok && !end.stop) {
             state.give_back(*id);  // its GPU failed it: another rank runs it, with all its retries
             continue;
@@ -84,6 +85,7 @@ void run_group_member(const LoopSettings& settings, LoopState& state)
         const auto window = open_telemetry(settings);
         auto end = run_attempts(settings, context, device_problem);  // collective over the group
         end_task(settings, window, end, context.attempt_number(), record);
+        settle_checkpoint(settings, context, end);
         if (!leader) {
             // A member is as busy as its leader; only the leader counts the task itself.
             state.stats().busy_seconds += record.end - record.start;

@@ -35,6 +35,8 @@ struct LoopSettings {
     int rank = 0;
     std::string host;
     std::string tasks_dir;                  ///< <output>.tasks: one directory per exec task
+    /** exec.keep_checkpoints: a task's checkpoint folder stays after it succeeded. */
+    bool keep_checkpoints = false;
     int retries = 0;
     int slots = 1;                          ///< tasks run at once on this rank
     /** Threads each task should start: the rank's CPU share (env/cpu_share.hpp) over its slots; 0: not known. */
@@ -82,6 +84,11 @@ struct LoopSettings {
      * keeps the failed ones' logs. Called from the slots' threads.
      */
     std::function<void(const std::string& task_dir, const std::vector<io::AttemptRecord>& attempts)> on_attempts_end;
+    /**
+     * Called with every task recorded as finished (ok or failed, not cut short) and the values the
+     * output stores for it: `run --task` prints them. Called from the slots' threads, serialised.
+     */
+    std::function<void(const io::TaskRecord&, const io::TaskValues&)> on_task_recorded;
     /** Last stderr lines kept with each of the rank's first failures (RankStats::failures); 0: none. */
     std::size_t failure_tail_lines = 0;
     /** device: auto's CPU rule (run/setup/auto_device_route.hpp); applied only while `device` is a GPU. */

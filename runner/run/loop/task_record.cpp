@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <iostream>
 #include <thread>
 
+#include "io/layout/output_layout.hpp"
 #include "runner/process/task_folder.hpp"
 #include "runner/run/setup/device_choice.hpp"
 
@@ -25,6 +27,9 @@ io::TaskRecord begin_task(const LoopSettings& settings, tasks::TaskContext& cont
     context.task_id = id;
     context.range = settings.space->range_of(id);
     context.task_dir = std::move(task_dir);
+    // The same folder for every attempt and member, and for the task in a later (resumed) run.
+    context.checkpoint_dir = context.task_dir.empty() ? std::string()
+                             : io::layout::checkpoint_dir(settings.tasks_dir, id).string();
     device_problem.clear();
     context.device = settings.device;
     const auto* requested = params.find("device");
@@ -84,6 +89,19 @@ void end_task(const LoopSettings& settings, std::optional<gpu::TelemetrySampler:
     record.exit_code = end.outcome.exit_code;
     record.cpu_time = end.cpu_time;
     record.mem_peak = end.mem_peak;
+}
+
+void settle_checkpoint(const LoopSettings& settings, const tasks::TaskContext& context, const AttemptsEnd& end)
+{
+    if (context.checkpoint_dir.empty() || settings.keep_checkpoints || end.outcome.status != io::TaskStatus::ok) return;
+    if (context.group.comm != nullptr && context.group.rank != 0) return;  // one folder per task: the leader's to remove
+    std::error_code error;
+    std::filesystem::remove_all(context.checkpoint_dir, error);  // most tasks never made one: one failed lstat
+    if (error) {
+        std::cerr << fmt::format("shardrun: task {}: cannot remove its checkpoint folder {}: {}\n", context.task_id,
+                                 context.checkpoint_dir, error.message())
+                  << std::flush;
+    }
 }
 
 void fill_reason(io::TaskRecord& record, AttemptsEnd& end, bool cut_short)

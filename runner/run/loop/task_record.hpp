@@ -38,6 +38,13 @@ void end_task(const LoopSettings& settings, std::optional<gpu::TelemetrySampler:
  * What /tasks/message and /attempts keep of the attempts: the reason the summary prints. A task
  * `cut_short` (interrupted()) becomes a pending row whose last attempt is marked interrupted.
  */
+/**
+ * A task that succeeded (all its members) needs its checkpoint folder no more: the leader (or a
+ * rank alone) removes it, unless exec.keep_checkpoints. Best effort: a folder that cannot be
+ * removed is said on stderr, the task stays ok.
+ */
+void settle_checkpoint(const LoopSettings& settings, const tasks::TaskContext& context, const AttemptsEnd& end);
+
 void fill_reason(io::TaskRecord& record, AttemptsEnd& end, bool cut_short);
 
 /**

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <string_view>
 #include <nlohmann/json.hpp>
 
@@ -29,6 +30,7 @@ nlohmann::json to_json(const RankStats& stats)
             {"busy_seconds", stats.busy_seconds}, {"last_task_end", stats.last_task_end}, {"final_commit_seconds", stats.final_commit_seconds}, {"startup_seconds", stats.startup_seconds},
             {"cpu_seconds", stats.cpu_seconds}, {"measured_tasks", stats.measured_tasks}, {"mem_peak", stats.mem_peak}, {"slowest", slowest}, {"cut_short", cut_short}, {"failures", failures}};
     if (!stats.quarantine.empty()) j["quarantine"] = stats.quarantine;  // issue 26: a GPU taken out of the job
+    if (!stats.nan_results.empty()) j["nan_results"] = stats.nan_results;
     return j;
 }
 
@@ -56,6 +58,7 @@ RankStats from_json(const nlohmann::json& j)
         if (f.contains("stderr_tail")) stats.failures.back().stderr_tail = f["stderr_tail"].get<std::vector<std::string>>();
     }
     if (j.contains("quarantine")) stats.quarantine = j["quarantine"];
+    if (j.contains("nan_results")) stats.nan_results = j["nan_results"].get<std::map<std::string, std::uint64_t>>();
     return stats;
 }
 
@@ -70,6 +73,7 @@ struct Aggregate {
     std::vector<std::pair<double, std::uint64_t>> slowest;
     std::vector<std::pair<double, std::uint64_t>> cut_short;  ///< the longest interrupted task first
     std::vector<FailedTask> failures;
+    std::map<std::string, std::uint64_t> nan_results;  ///< per scalar float field: ok tasks that returned NaN
 };
 
 Aggregate aggregate(const std::vector<RankStats>& ranks)
@@ -92,6 +96,7 @@ Aggregate aggregate(const std::vector<RankStats>& ranks)
         all.slowest.insert(all.slowest.end(), r.slowest.begin(), r.slowest.end());
         all.cut_short.insert(all.cut_short.end(), r.cut_short.begin(), r.cut_short.end());
         all.failures.insert(all.failures.end(), r.failures.begin(), r.failures.end());
+        for (const auto& [name, count] : r.nan_results) all.nan_results[name] += count;
     }
     std::sort(all.slowest.begin(), all.slowest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     if (all.slowest.size() > 5) all.slowest.resize(5);
@@ -202,6 +207,12 @@ std::string format_summary(const RunTotals& totals, const std::vector<RankStats>
         for (const auto& [seconds, id] : all.slowest) slow.push_back(fmt::format("#{} {:.3f} s", id, seconds));
         out += fmt::format("  slowest: {}\n", fmt::join(slow, ", "));
     }
+    if (!all.nan_results.empty()) {
+        // A NaN metric is a task that "succeeded" with nothing to show (a diverged loss): counted, not hidden.
+        std::vector<std::string> fields;
+        for (const auto& [name, count] : all.nan_results) fields.push_back(fmt::format("{} in {} task{}", name, count, count == 1 ? "" : "s"));
+        out += fmt::format("  NaN results: {} (recorded ok, with NaN stored)\n", fmt::join(fields, ", "));
+    }
     out += end_phases_line(totals.end_phases);
     for (size_t i = 0; i < all.failures.size() && i < 20; ++i) {
         const auto& f = all.failures[i];
@@ -268,6 +279,7 @@ std::string summary_json(const RunTotals& totals, const std::vector<RankStats>& 
         summary["end"] = {{"seconds", seconds}, {"phases", phases}};
     }
     if (!totals.bucket_note.empty()) summary["bucket"] = totals.bucket_note;
+    if (!all.nan_results.empty()) summary["nan_results"] = all.nan_results;
     // "stopped": why the run ended early, when it did (a signal, or its failures).
     if (!totals.stop_reason.empty()) {
         summary["stopped"] = totals.stop_reason;

@@ -12,10 +12,16 @@ Worker mode (one process per rank, many tasks):
         with task:                                 # an exception fails this task only
             task.done({"embedding": model(rows[slice(*task.range)])})
 
+Either mode, one way to read the task (its range, records, params and checkpoint folder):
+
+    t = shardrun.task()                            # t.range, t.params, t.records(), t.task_id, t.attempt
+    ckpt = shardrun.checkpoint_dir()               # kept through retries, drains and --resume; gone on success
+
 Standard library only; NumPy and torch values are accepted when the program uses them.
 """
 from ._params import params
 from ._result import result
+from ._task import checkpoint_dir, task
 from ._worker import Task, answer, tasks
 
-__all__ = ["params", "result", "tasks", "Task", "answer"]
+__all__ = ["params", "result", "tasks", "Task", "answer", "task", "checkpoint_dir"]

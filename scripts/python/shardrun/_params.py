@@ -3,6 +3,7 @@ import json
 import os
 
 from . import _current
+from ._task import need
 
 
 def params():
@@ -10,9 +11,6 @@ def params():
     task = _current.task
     if task is not None:
         return dict(task.params)
-    text = os.environ.get("SHARDRUN_PARAMS")
-    if text is None:
-        if os.environ.get("SHARDRUN_WORKER"):
-            raise RuntimeError("shardrun.params(): no task is current; in worker mode use it inside `for task in shardrun.tasks()`")
-        raise RuntimeError("shardrun.params(): $SHARDRUN_PARAMS is not set; is this program run by shardrun (exec task)?")
-    return json.loads(text)
+    if os.environ.get("SHARDRUN_WORKER") and "SHARDRUN_PARAMS" not in os.environ:
+        raise RuntimeError("shardrun.params(): no task is current; in worker mode use it inside `for task in shardrun.tasks()`")
+    return json.loads(need("SHARDRUN_PARAMS", "shardrun.params()"))

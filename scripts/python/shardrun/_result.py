@@ -8,6 +8,7 @@ import json
 import os
 
 from . import _current
+from ._task import need
 from ._values import as_stored_array, check_declared, declared_dtypes, plain, _is_numpy
 
 _written = {}  # the JSON fields of this process's earlier result() calls: one file holds them all
@@ -30,10 +31,9 @@ def result(**fields):
     if task is not None:
         task.done({**values, **arrays})
         return
-    result_json = os.environ.get("SHARDRUN_RESULT")
-    result_dir = os.environ.get("SHARDRUN_RESULT_DIR")
-    if not result_json or not result_dir:
-        raise RuntimeError("shardrun.result(): $SHARDRUN_RESULT is not set; is this program run by shardrun (exec task)?")
+    # Only the channels this call writes through are needed, and the error names the one missing.
+    result_json = need("SHARDRUN_RESULT", "shardrun.result()") if len(arrays) < len(values) else None
+    result_dir = need("SHARDRUN_RESULT_DIR", "shardrun.result()") if arrays else None
     if arrays:
         import numpy as np
 

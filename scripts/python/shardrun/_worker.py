@@ -9,7 +9,8 @@
 
 A task has task_id, task_count, params (dict, typed), range ((start, end) or None), attempt,
 input (data.input, "file.h5:/dataset", or None), task_dir (a folder reserved for it; shardrun
-does not create it) and result_dir (a folder shardrun made for this task's <field>.npy files, or
+does not create it), checkpoint_dir (kept through retries, drains and --resume; shardrun.checkpoint_dir()
+makes it), records() (the range's records of a line-based input) and result_dir (a folder shardrun made for this task's <field>.npy files, or
 None when the job declares no results). Results are the job's declared exec.results fields:
 numbers, nested lists, NumPy arrays or torch tensors; a `rows` field gives end - start rows.
 Arrays travel in the declared dtype as base64 bytes in the answer line ({"dtype", "shape",
@@ -90,9 +91,16 @@ class Task:
         self.range = tuple(request["range"]) if request.get("range") is not None else None
         self.attempt = request.get("attempt", 1)
         self.task_dir = request.get("task_dir")
+        self.checkpoint_dir = request.get("checkpoint_dir")  # kept through retries, drains and --resume
         self.input = request.get("input")  # data.input ("file.h5:/dataset") when the job has one
         self.result_dir = request.get("result_dir")  # where <field>.npy may go (jobs with declared results)
         self.answered = False
+
+    def records(self):
+        """This task's records of data.input (line-based inputs): the items of its range."""
+        from ._task import records_of
+
+        return records_of(self)
 
     def done(self, results=None):
         """Reports success with the declared result fields ({} when the job declares none)."""

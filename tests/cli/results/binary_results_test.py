@@ -24,6 +24,7 @@ def example_job(work, layout="shards"):
     with open(os.path.join(EXAMPLE, "npy-rows.yaml")) as f:
         text = f.read()
     text = text.replace(" npy_rows.py]", " " + os.path.join(EXAMPLE, "npy_rows.py") + "]")
+    text = text.replace("[python3, ", f"[{PYTHON}, ")  # the example runs PATH's python3; NumPy is Debian's here
     text = text.replace("output: {path: results/npy-rows.h5}",
                         f"output: {{path: {os.path.join(work, 'npy-rows.h5')}, layout: {layout}}}")
     return write_job(work, text, "npy-rows.yaml")

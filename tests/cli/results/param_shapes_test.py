@@ -101,6 +101,8 @@ class ParamShapesTest(unittest.TestCase):
                     self.assertEqual(ds["loss"].dims, ("task", "loss_dim0"))
                     self.assertEqual(ds["loss"].shape, (4, 5))
                     self.assertEqual(ds["loss_length"].values.tolist(), EPOCHS)
+                    # int64 as stored, not float64 (no _FillValue on a length column: issue 37, point 7).
+                    self.assertEqual((str(ds["loss_length"].dtype), str(ds["traj_length"].dtype)), ("int64", "int64"))
                     # The README's recipe: one task's own values.
                     row = ds["loss"].sel(task=1)[: int(ds["loss_length"].sel(task=1))]
                     self.assertEqual(row.values.tolist(), [200.5, 201.5, 202.5])

@@ -38,7 +38,8 @@ EXAMPLES = {
                         {"height": [16, 32], "device": ["cpu"]}),
     # A data job with a `rows` field: results/embedding is one [items, 384] array (the short last
     # chunk takes its own rows), results/row_count one value a task.
-    "npy-rows": ("npy-rows/npy-rows.yaml", ["data.items=500"], 2, 2, {}),
+    # Pinned to Debian's Python (NumPy): the example runs the python3 PATH finds.
+    "npy-rows": ("npy-rows/npy-rows.yaml", ["data.items=500", "exec.python=/usr/bin/python3"], 2, 2, {}),
 }
 
 

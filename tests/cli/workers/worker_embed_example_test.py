@@ -27,7 +27,8 @@ class EmbedWorkerExampleTest(unittest.TestCase):
             text = f.read()
         text = text.replace("input: sentences.h5:", f"input: {sentences}:")
         text = text.replace("results/embed-worker.h5", os.path.join(work, "embed.h5"))
-        text = text.replace("python3, embed_worker.py]", f"python3, {os.path.join(EXAMPLE, 'embed_worker.py')}]")
+        # The example runs PATH's python3; h5py and NumPy are Debian's here: exec.python pins it.
+        text = text.replace("[python3, embed_worker.py]", f"[python3, {os.path.join(EXAMPLE, 'embed_worker.py')}]\n  python: /usr/bin/python3")
         job = os.path.join(work, "embed-worker.yaml")
         with open(job, "w") as f:
             f.write(text)

@@ -27,6 +27,7 @@ const std::multimap<std::string, Refusal>& refusals()
     static const std::multimap<std::string, Refusal> cases = {
         {"run", {{"job.yaml", "--progress-interval", "0"}, "--progress-interval must be positive"}},
         {"run", {{"job.yaml", "--resume", "--force"}, "--resume and --force contradict each other"}},
+        {"run", {{"job.yaml", "--output", "x.h5"}, "--output goes with --task"}},
         {"plan", {{"job.yaml", "--ranks", "0"}, "--ranks must be at least 1"}},
         {"plan", {{"job.yaml", "--gpus-per-node", "-1"}, "--gpus-per-node must be 0 or more"}},
         {"status", {{}, "status: name the results file"}},
