@@ -33,7 +33,8 @@ double finish_estimate(const NodeLoad& load) noexcept
 
 bool worth_moving(const NodeLoad& giver, double taker_seconds_per_id) noexcept
 {
-    if (giver.unstarted == 0) return false;
+    // One id is never worth two round trips and a wait for the giver's poll: its own claimers start it soon.
+    if (giver.unstarted < 2) return false;
     if (giver.seconds_per_id <= 0) return true;
     const double taker = taker_seconds_per_id > 0 ? taker_seconds_per_id : giver.seconds_per_id;
     const auto claimers = static_cast<double>(std::max<std::int64_t>(giver.claimers, 1));
