@@ -19,11 +19,15 @@ namespace {
 
 constexpr double ns = 1e-9;
 
-NodeLoad load_of(std::int64_t unstarted, std::int64_t ns_per_id, std::int64_t claimers)
+}  // namespace
+
+NodeLoad load_of(std::int64_t unstarted, std::int64_t ns_per_id, std::int64_t claimers, std::int64_t pool_numbers)
 {
     return {static_cast<std::uint64_t>(std::max<std::int64_t>(unstarted, 0)), static_cast<double>(ns_per_id) * ns,
-            std::max<std::int64_t>(claimers, 1)};
+            std::max<std::int64_t>(claimers, 1), static_cast<std::uint64_t>(std::max<std::int64_t>(pool_numbers, 0))};
 }
+
+namespace {
 
 }  // namespace
 
@@ -86,7 +90,7 @@ void WorkCounters::State::take_given(const Message& message)
     const auto giver_node = node_of_rank[static_cast<std::size_t>(message[1])];
     const auto thief = static_cast<int>(message[2]);
     auto& entry = nodes[static_cast<std::size_t>(giver_node)];
-    entry.load = load_of(message[5], message[6], entry.load.claimers);
+    entry.load = load_of(message[5], message[6], entry.load.claimers, message[7]);
     entry.known = true;
     const auto it = std::find_if(pending.begin(), pending.end(), [&](const auto& p) { return p.thief == thief; });
     if (it == pending.end()) return;  // cannot happen: one request per claimer at a time
@@ -132,7 +136,7 @@ bool WorkCounters::State::answer_asks_locked()
         }
         tell_service({given_kind, service->rank(), ask[1], static_cast<std::int64_t>(given.first),
                       static_cast<std::int64_t>(given.size()), static_cast<std::int64_t>(load.unstarted),
-                      std::llround(load.seconds_per_id / ns), 0});
+                      std::llround(load.seconds_per_id / ns), static_cast<std::int64_t>(load.pool_numbers)});
     }
     return acked;
 }

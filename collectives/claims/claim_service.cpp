@@ -134,7 +134,7 @@ void WorkCounters::State::serve()
             add_shared({message[2], message[3], message[4], message[5]});
             auto& entry = nodes[static_cast<std::size_t>(node_of_rank[static_cast<std::size_t>(sender)])];
             if (message[6] >= 0) {
-                entry.load = {static_cast<std::uint64_t>(message[6]), static_cast<double>(message[7]) * 1e-9, entry.load.claimers};
+                entry.load = load_of(message[6], message[7], entry.load.claimers, message[8]);
                 entry.known = true;
             }
         } else if (message[0] == move_kind) {

@@ -9,7 +9,9 @@ namespace shardrun::collectives {
 NodeLoad node_load(const NodeIds& node, std::span<const ClaimSlot> slots, std::uint64_t pool_numbers) noexcept
 {
     NodeLoad load;
-    load.unstarted = node.open_end - node.open_next + pool_numbers;
+    // A pool number's block is not opened yet: at most as large as the last one opened.
+    load.unstarted = node.open_end - node.open_next + pool_numbers * std::max<std::uint64_t>(node.last_block, 1);
+    load.pool_numbers = pool_numbers;
     load.claimers = std::max<std::int64_t>(1, static_cast<std::int64_t>(slots.size()));
     double sum = 0;
     int known = 0;
@@ -63,6 +65,7 @@ IdSpan give_to_dry_node(NodeIds& node, std::span<ClaimSlot> slots, double taker_
         const auto block = pool_block();
         node.open_next = block.first;
         node.open_end = block.last;
+        node.last_block = block.size();
         --pool_numbers;
     }
     const auto open = node.open_end - node.open_next;

@@ -29,11 +29,12 @@ struct NodeLoad {
     std::uint64_t unstarted = 0;  ///< the open block's ids and every slot's
     double seconds_per_id = 0;    ///< the measured claimers' mean time per id; 0: none measured
     std::int64_t claimers = 1;
+    std::uint64_t pool_numbers = 0;  ///< claim numbers whose blocks are not opened yet (in unstarted as large as the last block)
 };
 
 /**
  * The load of the node whose open ids are `node` and whose claimers' slots are `slots`.
- * @param pool_numbers  claim numbers its pool holds and no block was opened for (one id each at least)
+ * @param pool_numbers  claim numbers its pool holds and no block was opened for (each as large as the last opened)
  */
 NodeLoad node_load(const NodeIds& node, std::span<const ClaimSlot> slots, std::uint64_t pool_numbers = 0) noexcept;
 
@@ -47,7 +48,8 @@ double finish_estimate(const NodeLoad& load) noexcept;
 /**
  * Whether a dry node whose claimers take `taker_seconds_per_id` (0: unknown, taken as the
  * giver's) should ask this node for ids at all: it holds more unstarted work per claimer than
- * one of the taker's tasks (or has no measurement yet, and unstarted ids). Below that the
+ * one of the taker's tasks (or has no measurement yet, and unstarted ids; a claim number its
+ * pool holds counts as large as the last block it opened). Below that the
  * giver's own claimers start every id within a task's time of the taker's (or it holds a single
  * id), and a move would
  * cost two round trips for next to nothing: so on work of one speed across the nodes the

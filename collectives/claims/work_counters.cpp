@@ -167,15 +167,16 @@ void WorkCounters::add_progress(const ProgressCounts& delta)
         return;
     }
     // With the node's load, which the service reads to choose whom to ask for ids (-1: none known).
-    std::int64_t unstarted = -1, ns_per_id = 0;
+    std::int64_t unstarted = -1, ns_per_id = 0, pool_numbers = 0;
     if (s.my_slot >= 0) {
         const SharedMutexGuard guard(s.shared->lock);
         const auto load = s.load();
         unstarted = static_cast<std::int64_t>(load.unstarted);
         ns_per_id = std::llround(load.seconds_per_id * 1e9);
+        pool_numbers = static_cast<std::int64_t>(load.pool_numbers);
     }
     s.tell_service({progress_kind, s.service->rank(), delta.ok, delta.failed, delta.running, delta.interrupted, unstarted,
-                    ns_per_id});
+                    ns_per_id, pool_numbers});
 }
 
 ProgressCounts WorkCounters::read_progress() const

@@ -42,16 +42,19 @@ struct NodeShared {
 enum MessageKind : std::int64_t {
     refill_kind = 1, progress_kind = 2, final_kind = 3, stop_kind = 4, outcome_kind = 5,
     move_kind = 6,   ///< a dry node asks for ids: claimers, ns per id
-    given_kind = 7,  ///< a node's answer to an ask: thief rank, first id, count, unstarted left, ns per id
+    given_kind = 7,  ///< a node's answer to an ask: thief rank, first id, count, unstarted left, ns per id, pool numbers
     done_kind = 8,   ///< this claimer claims no more (the service then asks it nothing and acknowledges)
 };
+/** A load as a message carries it (claim_moves.cpp). */
+NodeLoad load_of(std::int64_t unstarted, std::int64_t ns_per_id, std::int64_t claimers, std::int64_t pool_numbers);
+
 enum AskKind : std::int64_t { ask_kind = 1, ack_kind = 2 };
 constexpr std::int32_t no_code = std::numeric_limits<std::int32_t>::min();
 constexpr int service_tag = 71;
 constexpr int reply_tag = 72;
 constexpr int stop_tag = 73;
 constexpr int ask_tag = 74;  // service to a claimer: asks for ids (ask_kind) and the answer to its done (ack_kind)
-using Message = std::array<std::int64_t, 8>;  // kind, sender, six values
+using Message = std::array<std::int64_t, 9>;  // kind, sender, seven values
 using Ask = std::array<std::int64_t, 4>;      // kind, thief rank, thief's claimers, thief's ns per id
 // How long the service keeps looking for the next message after one (about a wake-up's cost).
 constexpr std::chrono::microseconds claim_burst_window{20};

@@ -17,7 +17,7 @@ TEST(NodeMoves, TheLoadCountsOpenPoolAndSlotIdsAndTheMeasuredMean)
 
     const auto load = node_load(node, slots, 2);
 
-    EXPECT_EQ(load.unstarted, 10u + 2u + 3u + 1u);
+    EXPECT_EQ(load.unstarted, 10u + 2u + 3u + 1u);  // no block opened yet: a pool number counts 1
     EXPECT_DOUBLE_EQ(load.seconds_per_id, 3.0);  // the unmeasured slot does not count
     EXPECT_EQ(load.claimers, 3);
 }
