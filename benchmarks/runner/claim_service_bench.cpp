@@ -88,7 +88,7 @@ double bare(Communicator& world, std::uint64_t count, std::chrono::microseconds 
 {
     auto comm = world.split(0, world.rank());
     std::array<std::int64_t, 6> request{};
-    std::array<std::int64_t, 3> reply{};  // first, count, the service's burst window
+    std::array<std::int64_t, 4> reply{};  // as a refill's: first, count, whether to ask for moves, the burst window
     world.barrier();
     if (comm->rank() == 0) {
         for (std::uint64_t k = 0; k < count * static_cast<std::uint64_t>(comm->size() - 1); ++k) {

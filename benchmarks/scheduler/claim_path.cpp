@@ -65,4 +65,33 @@ double ClaimPath::take(int rank, double t, std::uint64_t& number, double node_se
     return at;
 }
 
+double ClaimPath::message(double t)
+{
+    ++messages_;
+    return service_.answer(t + costs_.round_trip / 2);
+}
+
+double ClaimPath::message_unqueued(double t)
+{
+    ++messages_;
+    return t + costs_.round_trip / 2 + costs_.service;
+}
+
+std::uint64_t ClaimPath::pool_size(int rank, std::uint64_t limit) const
+{
+    const auto& pool = pools_[static_cast<std::size_t>(rank / ranks_per_node_)];
+    const auto end = std::min(pool.end, limit);
+    return end > pool.next ? end - pool.next : 0;
+}
+
+std::uint64_t ClaimPath::pop_pool(int rank) { return pools_[static_cast<std::size_t>(rank / ranks_per_node_)].next++; }
+
+std::vector<std::uint64_t> ClaimPath::drop_pool(int rank)
+{
+    auto& pool = pools_[static_cast<std::size_t>(rank / ranks_per_node_)];
+    std::vector<std::uint64_t> numbers;
+    for (; pool.next < pool.end; ++pool.next) numbers.push_back(pool.next);
+    return numbers;
+}
+
 }  // namespace shardrun::bench::scheduler

@@ -43,7 +43,20 @@ public:
      * @param node_seconds_per_id  its node's claimers' mean time per id, as a refill tells the service (0: unknown)
      */
     double take(int rank, double t, std::uint64_t& number, double node_seconds_per_id = 0);
-    std::uint64_t refills() const noexcept { return refills_; }
+    /** A message to the service sent at `t` (a dry node's request, a node's answer): when the service has dealt with it. */
+    double message(double t);
+    /** message() past the service's queue: it only adds the service's work (for messages sent in the simulation's future). */
+    double message_unqueued(double t);
+    /** The service's answer leaves at `t`: when it arrives. */
+    double reply(double t) const noexcept { return t + costs_.round_trip / 2; }
+    /** How many numbers below `limit` node `rank`'s pool holds. */
+    std::uint64_t pool_size(int rank, std::uint64_t limit) const;
+    /** The next number of node `rank`'s pool, taken out without a refill (the pool must hold one). */
+    std::uint64_t pop_pool(int rank);
+    /** The claim numbers node `rank`'s pool still holds, taken out of it (the node is gone). */
+    std::vector<std::uint64_t> drop_pool(int rank);
+    /** Round trips: refills, and the messages of moves between nodes. */
+    std::uint64_t refills() const noexcept { return refills_ + messages_; }
     double service_busy() const noexcept { return service_.busy(); }
 
 private:
@@ -59,6 +72,7 @@ private:
     collectives::NodeSpeeds speeds_;
     std::uint64_t next_grant_ = 0;
     std::uint64_t refills_ = 0;
+    std::uint64_t messages_ = 0;
 };
 
 }  // namespace shardrun::bench::scheduler

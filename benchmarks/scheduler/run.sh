@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The scheduler-efficiency study of benchmarks/README.md ("Scheduler efficiency at scale,
 # simulated"): R = 1e3, 1e4, 1e5 virtual ranks under every schedule, six workloads, and
-# issue 25's heterogeneous ones (7-10: ranks of different speeds, durations that follow the id). Builds
+# issue 25's heterogeneous ones (7-10: ranks of different speeds, durations that follow the id), and
+# issue 36's lost node (11). Builds
 # nothing. The T = 1000 x R workload draws 1e8 durations at R = 1e5 (0.8 GB; 10 minutes on the
 # loaded 2-core development machine);
 # --quick leaves it out.
@@ -42,3 +43,5 @@ echo "=== 9. a size sweep: workload 3, task id of T x 100^(id/(T-1)) heavier (th
 "$sim" "${ranks[@]}" --cap 10 --sweep 100 --dynamic 1:0 "$@"
 echo "=== 10. short tasks on one slow node: workload 6 with node 0 10 x slower"
 "$sim" "${ranks[@]}" --scale 0.001 --slow-node 10 --dynamic 1:0 "$@"
+echo "=== 11. one node stops answering: workload 3, node 3 silent from 50 s (the service gives it up after 10 s)"
+"$sim" --ranks 1000 10000 --cap 10 --dead-node 3 --dead-at 50 --dynamic 1:0 "$@"

@@ -32,6 +32,8 @@ struct Options {
     double slow_node = 1;   ///< node 0's ranks this x slower
     double rank_sigma = 0;  ///< log-normal per-rank slowdown
     double span = 0.1;      ///< adaptive claims: seconds of the claimant's work per claim
+    int dead_node = -1;     ///< this node stops answering at dead_at (-1: none)
+    double dead_at = 0;
 };
 
 struct Row {
@@ -52,7 +54,8 @@ std::vector<Row> rows_for(int ranks, const Options& options)
 {
     const Cluster cluster{ranks, options.ranks_per_node,
                           rank_slowdowns(ranks, options.ranks_per_node, options.slow_node, options.rank_sigma,
-                                         options.durations.seed + 1)};
+                                         options.durations.seed + 1),
+                          options.dead_node, options.dead_at};
     std::vector<Row> rows{{"anchor: 1 task per claim, free", cluster, {Policy::dynamic, 1, 1}, {}}};
     for (const auto& text : options.dynamic) {
         auto schedule = parse_dynamic(text);
@@ -63,6 +66,9 @@ std::vector<Row> rows_for(int ranks, const Options& options)
         schedule.span = options.span;
         rows.push_back({"adaptive " + name + ", free claims", cluster, schedule, {}});
         rows.push_back({"adaptive " + name, cluster, schedule, options.costs});
+        schedule.across_nodes = false;
+        // Without moves between nodes a dead node's ids are never run: no row to compare.
+        if (options.dead_node < 0) rows.push_back({"adaptive " + name + ", within nodes (before)", cluster, schedule, options.costs});
     }
     rows.push_back({"static block", cluster, {Policy::block}, options.costs});
     rows.push_back({"static cyclic", cluster, {Policy::cyclic}, options.costs});
@@ -79,8 +85,9 @@ void report(int ranks, const Options& options)
                ranks, tasks, (ranks + options.ranks_per_node - 1) / options.ranks_per_node, options.ranks_per_node,
                durations.total(), durations.total() / static_cast<double>(tasks), durations.longest(), ideal,
                durations.total() / (ranks * ideal));
-    fmt::print("  {:<44} {:>10} {:>10} {:>9} {:>10} {:>9} {:>9} {:>9} {:>7} {:>9}\n", "schedule", "wall s", "efficiency",
-               "/ anchor", "claims", "refills", "refill/T", "svc busy", "tail k", "took back");
+    fmt::print("  {:<52} {:>10} {:>10} {:>9} {:>10} {:>9} {:>9} {:>9} {:>7} {:>9} {:>8} {:>8} {:>7}\n", "schedule", "wall s",
+               "efficiency", "/ anchor", "claims", "refills", "refill/T", "svc busy", "tail k", "took back", "moves",
+               "moved", "rerun");
     double anchor = 0;
     for (const auto& row : rows_for(ranks, options)) {
         const auto result = simulate(durations, row.cluster, row.schedule, row.costs);
@@ -88,12 +95,15 @@ void report(int ranks, const Options& options)
         const double efficiency = result.efficiency(ranks);
         if (anchor == 0) anchor = efficiency;
         const bool dynamic = row.schedule.policy == Policy::dynamic;
-        fmt::print("  {:<44} {:>10.4g} {:>10.4f} {:>9.4f} {:>10} {:>9} {:>9.4f} {:>9.4f} {:>7} {:>9}\n", row.name, result.wall,
+        fmt::print("  {:<52} {:>10.4g} {:>10.4f} {:>9.4f} {:>10} {:>9} {:>9.4f} {:>9.4f} {:>7} {:>9} {:>8} {:>8} {:>7}\n", row.name, result.wall,
                    efficiency, efficiency / anchor, dynamic ? fmt::format("{}", result.claims) : "-",
                    dynamic ? fmt::format("{}", result.refills) : "-",
                    static_cast<double>(result.refills) / static_cast<double>(tasks), result.service_busy / result.wall,
                    dynamic ? fmt::format("{:.3g}", result.last_claim_tasks) : "-",
-                   row.schedule.adaptive ? fmt::format("{}", result.taken_back) : "-");
+                   row.schedule.adaptive ? fmt::format("{}", result.taken_back) : "-",
+                   row.schedule.adaptive ? fmt::format("{}", result.moves) : "-",
+                   row.schedule.adaptive ? fmt::format("{}", result.moved) : "-",
+                   row.schedule.adaptive ? fmt::format("{}", result.rerun) : "-");
     }
     std::fflush(stdout);
 }
@@ -101,11 +111,11 @@ void report(int ranks, const Options& options)
 /** Costs as given on the command line, in the units the options name. */
 struct RawCosts {
     double local_ns = 70.4, round_trip_us = 5.7, service_us = 1.43, nap_min_us = 20, nap_max_us = 1000,
-           overshoot_us = 80, per_task_us = 0.23;
+           overshoot_us = 80, per_task_us = 0.23, answer_poll_us = 20000, dead_after_s = 10;
     ClaimCosts seconds() const
     {
         return {local_ns * 1e-9, round_trip_us * 1e-6, service_us * 1e-6, nap_min_us * 1e-6, nap_max_us * 1e-6,
-                overshoot_us * 1e-6, per_task_us * 1e-6};
+                overshoot_us * 1e-6, per_task_us * 1e-6, answer_poll_us * 1e-6, dead_after_s};
     }
 };
 
@@ -133,6 +143,10 @@ po::options_description describe(Options& o, RawCosts& c)
         ("nap-max-us", po::value(&c.nap_max_us), "service's longest nap")
         ("nap-overshoot-us", po::value(&c.overshoot_us), "extra sleep per nap")
         ("per-task-us", po::value(&c.per_task_us), "rank loop cost per task")
+        ("answer-poll-us", po::value(&c.answer_poll_us), "a node asked for ids answers within this (its watcher's tick)")
+        ("dead-after-s", po::value(&c.dead_after_s), "the service gives a silent node up after this long")
+        ("dead-node", po::value(&o.dead_node), "this node stops answering mid-run (-1: none)")
+        ("dead-at", po::value(&o.dead_at), "when it stops, seconds into the run")
         ("measured-claim-rate", po::value(&o.measured_claim_rate), "claims/s claims_bench measured (calibration line)");
     return d;
 }
@@ -174,9 +188,11 @@ int main(int argc, char** argv)
                "adaptive span {:g} s\n",
                options.durations.describe(), options.tasks_per_rank, options.slow_node, options.rank_sigma, options.span);
     fmt::print("claim costs: take {:.4g} us, refill round trip {:.4g} us, service {:.4g} us per refill, naps {:.4g}..{:.4g} us "
-               "+ {:.4g} us overshoot, per task {:.4g} us\n",
+               "+ {:.4g} us overshoot, per task {:.4g} us; an asked node answers within {:.4g} ms; a silent node is given "
+               "up after {:g} s\n",
                c.local_take * 1e6, c.round_trip * 1e6, c.service * 1e6, c.nap_min * 1e6, c.nap_max * 1e6,
-               c.nap_overshoot * 1e6, c.per_task * 1e6);
+               c.nap_overshoot * 1e6, c.per_task * 1e6, c.answer_poll * 1e3, c.dead_after);
+    if (options.dead_node >= 0) fmt::print("node {} stops answering at {:g} s\n", options.dead_node, options.dead_at);
     const double rate = simulate_claim_loop({4, 1}, 5000, c);
     fmt::print("calibration: claims_bench's service loop (4 one-rank nodes, 5000 claims each) simulated {:.0f} claims/s, "
                "measured {:.0f}: ratio {:.3f}\n\n",

@@ -3,11 +3,10 @@
 #include <algorithm>
 #include <functional>
 #include <queue>
-#include <span>
 #include <utility>
 
+#include "adaptive_sim.hpp"
 #include "claim_path.hpp"
-#include "collectives/claims/node_claims.hpp"
 #include "runner/placement/placement.hpp"
 
 namespace shardrun::bench::scheduler {
@@ -83,69 +82,6 @@ SimResult simulate_dynamic(const TaskDurations& durations, const Cluster& cluste
     return result;
 }
 
-// Per task, as the runner's DynamicSource: take the next id of the rank's slot; when the slot
-// is empty, claim adaptive_claim() ids into it through fill_slot(), whose fresh blocks come
-// through the claim path (pool, refills); a rank that gets none is done.
-SimResult simulate_adaptive(const TaskDurations& durations, const Cluster& cluster, const Schedule& schedule,
-                            const ClaimCosts& costs)
-{
-    const auto starts = claim_starts(durations.size(), cluster.ranks, schedule);
-    const std::uint64_t blocks = starts.size() - 1;
-    const int per_node = std::max(1, std::min(cluster.ranks_per_node, cluster.ranks));
-    ClaimPath path(cluster, costs);
-    std::vector<collectives::NodeIds> nodes(static_cast<std::size_t>((cluster.ranks + per_node - 1) / per_node));
-    std::vector<collectives::ClaimSlot> slots(static_cast<std::size_t>(cluster.ranks));
-    std::vector<double> seconds_per_task(slots.size(), 0.0);
-    Ready ready;
-    for (int r = 0; r < cluster.ranks; ++r) ready.emplace(0.0, r);
-    SimResult result;
-    while (!ready.empty()) {
-        // Not a structured binding: the claim lambda below captures the rank (clang 14 refuses those).
-        const double t = ready.top().first;
-        const int rank = ready.top().second;
-        ready.pop();
-        double at = t + costs.local_take;
-        const auto r = static_cast<std::size_t>(rank);
-        auto id = collectives::take_from_slot(slots[r]);
-        if (!id) {
-            const auto node = r / static_cast<std::size_t>(per_node);
-            const auto first_slot = node * static_cast<std::size_t>(per_node);
-            const auto node_slots = std::span(slots).subspan(first_slot, std::min(slots.size() - first_slot, static_cast<std::size_t>(per_node)));
-            const auto next_block = [&] {
-                double sum = 0;  // the node's claimers' mean time per id, as WorkCounters sends it
-                int known = 0;
-                for (const auto& slot : node_slots) {
-                    if (slot.seconds_per_id <= 0) continue;
-                    sum += slot.seconds_per_id;
-                    ++known;
-                }
-                std::uint64_t number = 0;
-                at = path.take(rank, at, number, known > 0 ? sum / known : 0.0);
-                return number < blocks ? collectives::IdSpan{starts[number], starts[number + 1]} : collectives::IdSpan{};
-            };
-            const auto want = placement::adaptive_claim(seconds_per_task[r], 1, schedule.span, schedule.min_claim, schedule.max_claim);
-            slots[r].seconds_per_id = seconds_per_task[r];
-            if (collectives::fill_slot(nodes[node], node_slots, r - first_slot, want, next_block) == 0) {
-                result.wall = std::max(result.wall, at);  // the rank learns there is no more work and stops
-                continue;
-            }
-            ++result.claims;
-            id = collectives::take_from_slot(slots[r]);
-        }
-        const double took = durations.at(*id) * cluster.slowdown_of(rank);
-        ++result.tasks;
-        result.busy += durations.at(*id);
-        seconds_per_task[r] = seconds_per_task[r] == 0 ? took : 0.7 * seconds_per_task[r] + 0.3 * took;
-        ready.emplace(at + took + costs.per_task, rank);
-    }
-    result.refills = path.refills();
-    result.service_busy = path.service_busy();
-    for (const auto& node : nodes) result.taken_back += node.taken_back;
-    const auto tail = std::min<std::uint64_t>(blocks, static_cast<std::uint64_t>(cluster.ranks));
-    if (tail > 0) result.last_claim_tasks = static_cast<double>(durations.size() - starts[blocks - tail]) / static_cast<double>(tail);
-    return result;
-}
-
 }  // namespace
 
 double Cluster::capacity() const
@@ -176,7 +112,8 @@ SimResult simulate(const TaskDurations& durations, const Cluster& cluster, const
     if (schedule.policy != Policy::dynamic) {
         result = simulate_static(durations, cluster, schedule, costs);
     } else {
-        result = schedule.adaptive ? simulate_adaptive(durations, cluster, schedule, costs)
+        result = schedule.adaptive ? simulate_adaptive(durations, cluster, schedule, costs,
+                                                       claim_starts(durations.size(), cluster.ranks, schedule))
                                    : simulate_dynamic(durations, cluster, schedule, costs);
     }
     result.capacity = cluster.capacity();

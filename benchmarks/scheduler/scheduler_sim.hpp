@@ -16,6 +16,8 @@ struct ClaimCosts {
     double nap_max = 0;     ///< its longest nap (naps double up to this)
     double nap_overshoot = 0;  ///< how much longer than asked each nap sleeps
     double per_task = 0;    ///< the rank loop's own cost per task (id, record)
+    double answer_poll = 0; ///< a node asked for ids answers within this (its watcher's tick) or at its next task start
+    double dead_after = 0;  ///< the service gives a node up after this long without a word from it
 };
 
 /** R ranks, every one a claimer (a group of one), ranks_per_node consecutive ranks a node. */
@@ -23,6 +25,8 @@ struct Cluster {
     int ranks = 1;
     int ranks_per_node = 1;  ///< >= ranks: one node, its pool unbounded, no claim service
     std::vector<double> slowdown;  ///< per rank: its tasks take this x their duration; empty = all 1
+    int dead_node = -1;   ///< this node stops answering (and running) at dead_at; -1: none
+    double dead_at = 0;
 
     double slowdown_of(int rank) const { return slowdown.empty() ? 1.0 : slowdown[static_cast<std::size_t>(rank)]; }
     /** Ranks' worth of speed: the sum of 1 / slowdown (R when every rank is alike). */
@@ -50,6 +54,8 @@ struct Schedule {
      */
     bool adaptive = false;
     double span = 0.1;
+    /** Adaptive: a node that runs dry takes ids from the node that will finish last (issue 36). false: before. */
+    bool across_nodes = true;
 };
 
 struct SimResult {
@@ -58,10 +64,14 @@ struct SimResult {
     double capacity = 0;  ///< Cluster::capacity()
     std::uint64_t tasks = 0;    ///< tasks run (each id once)
     std::uint64_t claims = 0;   ///< non-empty claims
-    std::uint64_t refills = 0;  ///< round trips to the claim service
+    std::uint64_t refills = 0;  ///< round trips of claim messages: pool refills, dry nodes' requests, the service's asks
     double service_busy = 0;    ///< seconds the claim service worked
     double last_claim_tasks = 0;  ///< mean tasks per claim over the last R claims (the tail)
     std::uint64_t taken_back = 0;  ///< ids ranks took back from another's slot (adaptive)
+    std::uint64_t moves = 0;       ///< spans of ids a dry node got from another node or a dead one's
+    std::uint64_t moved = 0;       ///< ids in those spans (from live nodes)
+    std::uint64_t asks = 0;        ///< asks the service sent to a node for ids
+    std::uint64_t rerun = 0;       ///< ids a dead node held or ran that other nodes ran
     /** busy / (capacity x wall): 1 when every rank's speed is used to the end. */
     double efficiency(int ranks) const { return busy / ((capacity > 0 ? capacity : ranks) * wall); }
 };

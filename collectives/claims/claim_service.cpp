@@ -8,11 +8,15 @@
 namespace shardrun::collectives {
 
 // Claim numbers for a node of `claimers` whose claimers take `seconds_per_id` (refill_grant()).
-std::pair<std::uint64_t, std::uint64_t> WorkCounters::State::grant(int node, std::int64_t claimers, double seconds_per_id)
+std::pair<std::uint64_t, std::uint64_t> WorkCounters::State::grant(int node, std::int64_t claimers, double seconds_per_id,
+                                                                   std::uint64_t known_numbers)
 {
     std::lock_guard lock(grant_mutex);
     speeds.note(node, claimers, seconds_per_id);
-    const auto count = refill_grant(claimers, seconds_per_id, speeds.mean_seconds_per_id());
+    if (known_numbers > 0) numbers = known_numbers;
+    auto count = refill_grant(claimers, seconds_per_id, speeds.mean_seconds_per_id());
+    // Never past the last number with ids: a refill after it gets none (and learns whether moves are worth asking).
+    if (numbers > 0) count = std::min<std::uint64_t>(count, numbers > next_grant ? numbers - next_grant : 0);
     const auto first = next_grant;
     next_grant += count;
     return {first, count};
@@ -45,18 +49,20 @@ void WorkCounters::State::refill()
     std::pair<std::uint64_t, std::uint64_t> granted;
     const double seconds_per_id = node_seconds_per_id();
     if (service->rank() == 0) {
-        granted = grant(0, grant_size, seconds_per_id);
+        granted = grant(0, grant_size, seconds_per_id, claim_numbers);
     } else {
         // Nanoseconds per id, so the message stays integers.
         // A reply that came well within the service's burst window (its answer says how long): it
         // is still looking, no need to wake it.
         const bool awake = std::chrono::steady_clock::now() - last_reply < service_window / 2;
-        tell_service({refill_kind, service->rank(), grant_size, std::llround(seconds_per_id * 1e9), 0, 0}, !awake);
+        tell_service({refill_kind, service->rank(), grant_size, std::llround(seconds_per_id * 1e9), 0,
+                      static_cast<std::int64_t>(claim_numbers), 0, 0}, !awake);
         Reply reply{};
         service->recv(std::span<std::int64_t>(reply), 0, reply_tag);
         last_reply = std::chrono::steady_clock::now();
-        service_window = std::chrono::nanoseconds(reply[2]);
+        service_window = std::chrono::nanoseconds(reply[3]);
         granted = {static_cast<std::uint64_t>(reply[0]), static_cast<std::uint64_t>(reply[1])};
+        if (granted.second == 0 && reply[2] == 0) shared->no_moves = true;
     }
     shared->next = granted.first;
     shared->end = granted.first + granted.second;
@@ -100,7 +106,8 @@ void WorkCounters::State::serve()
     const bool look_after = doorbell->enabled();
     BurstWindow burst;
     std::vector<std::chrono::steady_clock::time_point> answered(static_cast<std::size_t>(service->size()));
-    int finals_left = service->size() - 1;
+    // Rank 0's own final too: its claimer may ask for moved ids after every other rank is done.
+    int finals_left = service->size();
     Message message{};
     auto request = service->irecv(std::span<std::int64_t>(message), any_source, service_tag);
     auto nap = std::chrono::duration_cast<std::chrono::nanoseconds>(shortest_nap);
@@ -123,12 +130,28 @@ void WorkCounters::State::serve()
             auto& last = answered[static_cast<std::size_t>(sender)];
             if (last.time_since_epoch().count() != 0) burst.note_gap(came - last);
             const auto window = look_after ? burst.window() : BurstWindow::Duration(0);
-            const auto [first, count] = grant(sender, message[2], static_cast<double>(message[3]) * 1e-9);
-            const Reply reply{static_cast<std::int64_t>(first), static_cast<std::int64_t>(count), window.count()};
+            // Its pool is refilled now and a block opened: what it holds is unknown until it next reports.
+            nodes[static_cast<std::size_t>(node_of_rank[static_cast<std::size_t>(sender)])].known = false;
+            const auto [first, count] = grant(sender, message[2], static_cast<double>(message[3]) * 1e-9,
+                                              static_cast<std::uint64_t>(message[5]));
+            // None left: whether the node, once dry, should ask for ids of another node at all.
+            const std::int64_t worth = count == 0 && moves_worth_asking(sender, message[3]) ? 1 : 0;
+            const Reply reply{static_cast<std::int64_t>(first), static_cast<std::int64_t>(count), worth, window.count()};
             service->send(std::span<const std::int64_t>(reply), sender, reply_tag);
             last = std::chrono::steady_clock::now();
         } else if (message[0] == progress_kind) {
             add_shared({message[2], message[3], message[4], message[5]});
+            auto& entry = nodes[static_cast<std::size_t>(node_of_rank[static_cast<std::size_t>(sender)])];
+            if (message[6] >= 0) {
+                entry.load = load_of(message[6], message[7], entry.load.claimers, message[8]);
+                entry.known = true;
+            }
+        } else if (message[0] == move_kind) {
+            start_move({sender, message[2], message[3], {}});
+        } else if (message[0] == given_kind) {
+            take_given(message);
+        } else if (message[0] == done_kind) {
+            take_done(sender);
         } else if (message[0] == final_kind) {
             --finals_left;
         } else if (message[0] == outcome_kind) {

@@ -61,6 +61,7 @@ std::uint64_t fill_slot(NodeIds& node, std::span<ClaimSlot> slots, std::size_t m
         if (block.size() > 0) {
             node.open_next = block.first;
             node.open_end = block.last;
+            node.last_block = block.size();
             return move_front(node.open_next, node.open_end, slot, want);
         }
         node.exhausted = true;

@@ -30,6 +30,7 @@ struct NodeIds {
     std::uint64_t open_end = 0;
     bool exhausted = false;       ///< the claim numbers are used up: no fresh block will come
     std::uint64_t taken_back = 0; ///< ids claimers of this node took from another's slot
+    std::uint64_t last_block = 0; ///< size of the last claim block opened here (blocks only shrink: a bound on the next)
 };
 
 /**

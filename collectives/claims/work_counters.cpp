@@ -1,5 +1,7 @@
 #include "collectives/claims/work_counters.hpp"
 
+#include <array>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <mutex>
@@ -48,6 +50,24 @@ WorkCounters::WorkCounters(Communicator& world, Communicator& node, bool claims)
         const char* doorbell = std::getenv("SHARDRUN_CLAIM_DOORBELL");
         s.doorbell = std::make_unique<ClaimDoorbell>(world, doorbell == nullptr || std::string_view(doorbell) != "0");
     }
+    // Who claims on which node (a node is named by its lowest world rank): the service asks
+    // nodes for ids through their claimers.
+    s.node_id = node.allreduce_value<std::int32_t>(world.rank(), ReduceOp::min);
+    if (s.several_nodes) {
+        const std::array<std::int32_t, 2> place{s.node_id, claims ? 1 : 0};
+        std::vector<std::int32_t> places(2 * static_cast<std::size_t>(world.size()));
+        world.allgather(std::span<const std::int32_t>(place), std::span<std::int32_t>(places));
+        if (world.rank() == 0) {
+            s.nodes.resize(static_cast<std::size_t>(world.size()));
+            s.node_of_rank.resize(static_cast<std::size_t>(world.size()));
+            for (int r = 0; r < world.size(); ++r) {
+                const auto n = places[2 * static_cast<std::size_t>(r)];
+                s.node_of_rank[static_cast<std::size_t>(r)] = n;
+                if (places[2 * static_cast<std::size_t>(r) + 1] != 0) s.nodes[static_cast<std::size_t>(n)].active.push_back(r);
+            }
+            for (auto& entry : s.nodes) entry.load.claimers = std::max<std::int64_t>(1, static_cast<std::int64_t>(entry.active.size()));
+        }
+    }
     if (s.several_nodes && world.rank() == 0) s.thread = std::thread([state = state_] { state->serve(); });
 }
 
@@ -76,22 +96,48 @@ std::uint64_t WorkCounters::claim_ids(std::uint64_t want, double seconds_per_id,
 {
     auto& s = *state_;
     if (s.my_slot < 0) SHARDRUN_THROW(Error, "claim_ids on a rank constructed as no claimer");
-    const SharedMutexGuard guard(s.shared->lock);
-    auto& slot = s.slots[static_cast<std::size_t>(s.my_slot)];
-    slot.seconds_per_id = seconds_per_id;
-    if (slot.next < slot.end) return slot.end - slot.next;
-    const auto next_block = [&] {
-        if (s.shared->next >= s.shared->end) s.refill();
-        const auto block = block_of(s.shared->next++);
-        return block;
-    };
-    return fill_slot(s.shared->ids, s.slots, static_cast<std::size_t>(s.my_slot), want, next_block);
+    answer_asks();
+    {
+        const SharedMutexGuard guard(s.shared->lock);
+        auto& slot = s.slots[static_cast<std::size_t>(s.my_slot)];
+        slot.seconds_per_id = seconds_per_id;
+        s.block_of = block_of;  // to open a pool number's block when another node asks for ids
+        if (slot.next < slot.end) return slot.end - slot.next;
+        const auto next_block = [&] {
+            if (s.shared->next >= s.shared->end) s.refill();
+            const auto block = block_of(s.shared->next++);
+            return block;
+        };
+        const auto got = fill_slot(s.shared->ids, s.slots, static_cast<std::size_t>(s.my_slot), want, next_block);
+        if (got > 0 || !s.several_nodes || s.shared->no_moves) return got;
+    }
+    // This node is dry: ids of the node that will finish last (node_moves.hpp), without the lock.
+    return s.move_ids();
 }
+
+void WorkCounters::answer_asks()
+{
+    auto& s = *state_;
+    if (!s.several_nodes || s.my_slot < 0) return;
+    std::unique_lock lock(s.ask_mutex, std::try_to_lock);
+    if (lock && !s.done_sent) s.answer_asks_locked();
+}
+
+void WorkCounters::stop_claiming()
+{
+    auto& s = *state_;
+    if (s.several_nodes && s.my_slot >= 0) s.stop_claiming();
+}
+
+void WorkCounters::set_claim_numbers(std::uint64_t numbers) { state_->claim_numbers = numbers; }
+
+std::uint64_t WorkCounters::moved_in() const { return state_->moved_in.load(); }
 
 std::optional<std::uint64_t> WorkCounters::take_id()
 {
     auto& s = *state_;
     if (s.my_slot < 0) return std::nullopt;
+    answer_asks();
     const SharedMutexGuard guard(s.shared->lock);
     return take_from_slot(s.slots[static_cast<std::size_t>(s.my_slot)]);
 }
@@ -120,7 +166,17 @@ void WorkCounters::add_progress(const ProgressCounts& delta)
         s.add_shared(delta);
         return;
     }
-    s.tell_service({progress_kind, s.service->rank(), delta.ok, delta.failed, delta.running, delta.interrupted});
+    // With the node's load, which the service reads to choose whom to ask for ids (-1: none known).
+    std::int64_t unstarted = -1, ns_per_id = 0, pool_numbers = 0;
+    if (s.my_slot >= 0) {
+        const SharedMutexGuard guard(s.shared->lock);
+        const auto load = s.load();
+        unstarted = static_cast<std::int64_t>(load.unstarted);
+        ns_per_id = std::llround(load.seconds_per_id * 1e9);
+        pool_numbers = static_cast<std::int64_t>(load.pool_numbers);
+    }
+    s.tell_service({progress_kind, s.service->rank(), delta.ok, delta.failed, delta.running, delta.interrupted, unstarted,
+                    ns_per_id, pool_numbers});
 }
 
 ProgressCounts WorkCounters::read_progress() const
@@ -154,6 +210,7 @@ void WorkCounters::request_stop(StopLevel level)
 StopLevel WorkCounters::stop_level()
 {
     auto& s = *state_;
+    answer_asks();  // the watcher's tick: a node whose tasks are long answers within it
     if (s.several_nodes && s.service->rank() != 0) {
         // Take in every notice the service sent (one per level it reached).
         std::lock_guard lock(s.stop_mutex);
@@ -175,11 +232,9 @@ void WorkCounters::finish()
         s.finished = true;
     }
     if (!s.several_nodes) return;
-    if (s.service->rank() != 0) {
-        s.tell_service({final_kind, s.service->rank(), 0, 0, 0, 0});
-    } else {
-        s.thread.join();
-    }
+    stop_claiming();
+    s.tell_service({final_kind, s.service->rank(), 0, 0, 0, 0});
+    if (s.service->rank() == 0) s.thread.join();
 }
 
 }  // namespace shardrun::collectives

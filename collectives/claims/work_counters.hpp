@@ -49,7 +49,9 @@ enum class StopLevel : std::int32_t { none = 0, drain = 1, stop = 2 };
  * wakes it with a datagram (ClaimDoorbell). Nothing uses MPI one-sided windows, so it works
  * under every osc component (sm, ucx, rdma, pt2pt), and claims progress while rank 0 is busy
  * in a long task. Progress counts go to shared memory on rank 0's node and, from other
- * nodes, as messages to the service.
+ * nodes, as messages to the service. Once the claim numbers are used up, a node that runs
+ * dry gets unstarted ids of the node that will finish last, through the service
+ * (node_moves.hpp, claim_moves.cpp).
  *
  * Construction and finish() are collective over `world`. Several nodes need a backend that
  * lets a background thread communicate (MPI_THREAD_MULTIPLE).
@@ -75,7 +77,8 @@ public:
      * Claims up to `want` ids into this claimer's slot in node shared memory, when it is
      * empty: from the node's open claim block, else a fresh claim number's block (the
      * pool and its refills as next_claim()), else, once the numbers are used up, ids another
-     * claimer of this node claimed and has not started (fill_slot). Thread-safe.
+     * claimer of this node claimed and has not started (fill_slot), else, with several nodes,
+     * ids of the node that will finish last, through the claim service (node_moves.hpp). Thread-safe.
      * @param seconds_per_id  this claimer's measured time per id (0: none yet), which claimers that run dry read
      * @return the ids in the slot (0: this node has none left for it)
      */
@@ -84,6 +87,24 @@ public:
     std::optional<std::uint64_t> take_id();
     /** Empties this claimer's slot and returns the ids in it, none started (a rank that stops early gives them back). */
     IdSpan release_ids();
+    /**
+     * Answers the claim service's asks for ids from dry nodes that reached this claimer
+     * (node_moves.hpp): take_id(), claim_ids() and stop_level() call it too. Never blocks.
+     */
+    void answer_asks();
+    /**
+     * This claimer claims no more: with several nodes, tells the claim service so and answers
+     * its asks until it acknowledges. Call when the rank's loop ends; finish() calls it too.
+     */
+    void stop_claiming();
+    /**
+     * How many claim numbers have ids (ClaimBlocks gives an empty span from this one on), so
+     * that the claim service grants none past them: the refill that finds them used up also
+     * tells whether any node holds ids worth moving. 0 (the default): not known.
+     */
+    void set_claim_numbers(std::uint64_t numbers);
+    /** Ids this claimer got from other nodes. */
+    std::uint64_t moved_in() const;
     /** Ids this node's claimers took back from one another's slots. */
     std::uint64_t taken_back() const;
     /** Adds to the job-wide progress counts. Thread-safe. */

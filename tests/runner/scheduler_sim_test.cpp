@@ -158,6 +158,45 @@ TEST(AdaptiveClaims, ASlowRankOfOneNodeRunsOneTaskWhereWholeBlocksGaveItDozens)
     EXPECT_NEAR(one_each.wall, 1.0, 1e-9);
 }
 
+TEST(NodeMoves, ASlowNodeGivesItsIdsToDryNodesAsTheMaxClaimOneRunDoes)
+{
+    // Issue 36's case: 4 nodes of 2 ranks, 300 tasks, the first node's 1 s, the others' 10 ms.
+    const TaskDurations durations(std::vector<double>(300, 0.01));
+    std::vector<double> slowdown(8, 1.0);
+    slowdown[0] = slowdown[1] = 100.0;
+    const Cluster cluster{8, 2, slowdown};
+    Schedule adaptive{Policy::dynamic, 1, 0};
+    adaptive.adaptive = true;
+    Schedule within = adaptive;
+    within.across_nodes = false;
+
+    const auto moves = simulate(durations, cluster, adaptive, {});
+    const auto before = simulate(durations, cluster, within, {});
+
+    EXPECT_EQ(moves.tasks, 300u);
+    EXPECT_GT(moves.moved, 0u);
+    EXPECT_GT(before.wall, 5.0);  // the slow node ran its block, a second a task
+    EXPECT_LT(moves.wall, 2.1);   // at most 2 tasks on each slow rank
+}
+
+TEST(NodeMoves, ALostNodesIdsAreRerunElsewhereEachOnce)
+{
+    const DurationLaw law{DurationLaw::Kind::lognormal, 1.0, 1.0, 10, 3};
+    const TaskDurations durations(law, 2000);
+    Cluster cluster{16, 4};
+    cluster.dead_node = 2;
+    cluster.dead_at = 20.0;
+    ClaimCosts costs{1e-7, 5e-6, 2e-6, 2e-5, 1e-3, 8e-5, 2e-7, 0.02, 5.0};
+    Schedule adaptive{Policy::dynamic, 1, 0};
+    adaptive.adaptive = true;
+
+    const auto result = simulate(durations, cluster, adaptive, costs);
+
+    EXPECT_EQ(result.tasks, 2000u);  // counted when they end: the lost node's running tasks ran again elsewhere
+    EXPECT_GT(result.rerun, 0u);
+    EXPECT_GT(result.wall, 25.0);    // nothing ends before the service gives the node up
+}
+
 TEST(AdaptiveClaims, ASizeSweepPutsTheHeavyTasksLast)
 {
     DurationLaw law{DurationLaw::Kind::constant, 1.0, 1.0, 0, 1};

@@ -79,6 +79,8 @@ RankStats RankLoopSetup::run(io::ResultSink& sink, WorkSource* source)
         });
     }
     auto stats = run_rank_loop(settings_, source != nullptr ? *source : *source_, sink, *feed_);
+    // Other nodes' claims ask this rank no more for ids (it answers those already on their way).
+    counters_->stop_claiming();
     // The loop may end (its task stopped at once, its budget spent on its last task) before
     // the watchers' next tick: publish now.
     if (settings_.failures != nullptr) settings_.failures->poll(*counters_);

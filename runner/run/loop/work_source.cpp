@@ -27,7 +27,14 @@ public:
     DynamicSource(const job::ScheduleSpec& schedule, placement::IdRange element, int groups, int slots,
                   collectives::WorkCounters& counters)
         : claims_(element, groups, schedule.min_claim, schedule.max_claim), min_claim_(schedule.min_claim),
-          max_claim_(schedule.max_claim), slots_(slots), counters_(counters) {}
+          max_claim_(schedule.max_claim), slots_(slots), counters_(counters)
+    {
+        // The claim service grants no number past the last block (a copy counts them: a sequence only goes forward).
+        placement::ClaimSequence count(element, groups, schedule.min_claim, schedule.max_claim);
+        std::uint64_t numbers = 0;
+        while (count.claim(numbers).count > 0) ++numbers;
+        counters_.set_claim_numbers(numbers);
+    }
     placement::IdBatch next() override
     {
         while (!done_) {
