@@ -87,7 +87,7 @@ double requester_median(Communicator& world, std::uint64_t count, std::chrono::m
 double bare(Communicator& world, std::uint64_t count, std::chrono::microseconds gap)
 {
     auto comm = world.split(0, world.rank());
-    std::array<std::int64_t, 6> request{};
+    std::array<std::int64_t, 9> request{};  // a refill's size (work_counters_state.hpp: Message)
     std::array<std::int64_t, 4> reply{};  // as a refill's: first, count, whether to ask for moves, the burst window
     world.barrier();
     if (comm->rank() == 0) {
