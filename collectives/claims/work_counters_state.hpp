@@ -33,10 +33,11 @@ struct NodeShared {
     // OutcomeTally's fields; leading_code holds no_code until the first leading failure.
     std::atomic<std::int64_t> outcome_ok, outcome_failed, outcome_leading;
     std::atomic<std::int32_t> leading_code, mixed_codes;
+    std::atomic<std::int64_t> spend_spent, spend_running, spend_finished;  ///< SpendTally's fields
     NodeIds ids;  ///< claimed ids no slot holds yet (under lock); the claimers' slots follow this struct
 };
 
-enum MessageKind : std::int64_t { refill_kind = 1, progress_kind = 2, final_kind = 3, stop_kind = 4, outcome_kind = 5 };
+enum MessageKind : std::int64_t { refill_kind = 1, progress_kind = 2, final_kind = 3, stop_kind = 4, outcome_kind = 5, spend_kind = 6 };
 constexpr std::int32_t no_code = std::numeric_limits<std::int32_t>::min();
 constexpr int service_tag = 71;
 constexpr int reply_tag = 72;
@@ -96,6 +97,8 @@ struct WorkCounters::State {
     void add_shared(const ProgressCounts& delta);
     /** Adds one outcome to this node's tally (outcome_tally.cpp). */
     void add_outcome_shared(bool ok, std::int32_t code);
+    /** Adds to this node's spend tally (spend_tally.cpp). */
+    void add_spend_shared(const SpendTally& delta);
     /** A pool runs dry: take the next grant of claim numbers for this node (node lock held). */
     void refill();
     /** Rank 0: one notice per level a rank asked for, to every other rank. */
