@@ -1,6 +1,8 @@
 // The /tasks/gpu_* columns: per-task GPU telemetry, present only where some task was measured.
 #include "io/task_rows/gpu_columns.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "io/hdf5/attributes.hpp"
@@ -83,7 +85,7 @@ hdf5::Datatype compound_type()
 struct ExtraColumn {
     GpuColumn spec;
     double TaskGpuUsage::*member;
-    bool (TaskGpuUsage::*present)() const noexcept;  ///< the rows that make the column exist
+    bool (TaskGpuUsage::*present)() const noexcept;  ///< the rows that make the column exist (null: a value in `member`)
 };
 
 const std::vector<ExtraColumn>& extra_columns()
@@ -95,11 +97,11 @@ const std::vector<ExtraColumn>& extra_columns()
         {{"gpu_tensor_active", "percent", gpm_note}, &TaskGpuUsage::tensor_active, &TaskGpuUsage::has_gpm},
         {{"gpu_dram_bw", "percent", gpm_note}, &TaskGpuUsage::dram_bw, &TaskGpuUsage::has_gpm},
         {{"energy_j", "J", "GPU energy plus the task's share of the CPUs' (RAPL), what is known of them"},
-         &TaskGpuUsage::total_energy_j, &TaskGpuUsage::has_energy_or_cost},
+         &TaskGpuUsage::total_energy_j, nullptr},
         {{"cpu_energy_j", "J", "the task's share of the node's RAPL CPU energy while it ran; NaN: not readable"},
-         &TaskGpuUsage::cpu_energy_j, &TaskGpuUsage::has_energy_or_cost},
+         &TaskGpuUsage::cpu_energy_j, nullptr},
         {{"cost_usd", "USD", "the task's time at the job's price: (per GPU-hour and per node-hour); NaN: no price"},
-         &TaskGpuUsage::cost_usd, &TaskGpuUsage::has_energy_or_cost}};
+         &TaskGpuUsage::cost_usd, nullptr}};
     return columns;
 }
 
@@ -116,7 +118,13 @@ void write_extra_columns(hid_t tasks, std::uint64_t task_count, std::uint64_t fi
     const double nan = std::numeric_limits<double>::quiet_NaN();
     for (const auto& column : extra_columns()) {
         const bool exists = hdf5::has_link(tasks, column.spec.name);
-        if (!exists && !any_row(rows, column.present)) continue;  // absent until some row has a value
+        // Absent until some row has a value: no energy column where only a price is known, and the reverse.
+        const bool any = column.present != nullptr
+                             ? any_row(rows, column.present)
+                             : std::any_of(rows.begin(), rows.end(), [&](const TaskGpuUsage& r) {
+                                   return !std::isnan(r.*column.member);
+                               });
+        if (!exists && !any) continue;
         if (!exists) {
             const hsize_t extent = task_count;
             auto space = SHARDRUN_H5_OPEN(Dataspace, H5Screate_simple(1, &extent, nullptr));
