@@ -370,8 +370,9 @@ int run_job(const RunOptions& options)
     const auto budget_reason = first_reason(*world, services.budget_reason());
     const bool budget_drained = stop_reason.empty() && !budget_reason.empty() && incomplete;
     if (budget_drained) stop_reason = budget_reason;
+    // The budget's drain counts even when no rank's loop saw the claims close (it started no task at all).
     const bool interrupted =
-        ending.claims_closed && incomplete && (stop_reason.empty() || ending.signalled || budget_drained);
+        incomplete && (budget_drained || (ending.claims_closed && (stop_reason.empty() || ending.signalled)));
     // A drain that let no task finish: a requeue with the same time would cut the same task short again.
     const bool no_progress = interrupted && ending.drained && ending.finished_now == 0;
     int exit_code = no_progress   ? exit_drained_without_progress

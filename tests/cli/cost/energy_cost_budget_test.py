@@ -198,6 +198,13 @@ class EnergyCostBudgetTest(unittest.TestCase):
         self.assertNotEqual(run(["table", self.out, "--columns", "cost_usd"]).returncode, 0, "a cost column without a price")
         self.assertLessEqual(sum(got["energy_j"][i] for i in done), 30 + max(got["energy_j"][i] for i in done), got)
 
+    def test_info_says_whether_cpu_energy_is_readable(self):
+        info = run(["info"], env=self.env())
+        self.assertEqual(info.returncode, 0, info.stderr)
+        self.assertIn("CPU energy  RAPL, 1 package(s): /tasks/cpu_energy_j", info.stdout)
+        missing = run(["info"], env={"SHARDRUN_POWERCAP_ROOT": os.path.join(self.work, "no-such-powercap")})
+        self.assertIn("CPU energy  not readable here: no RAPL package under", missing.stdout)
+
     def test_bad_price_and_budget_are_one_line_exit_2(self):
         cases = [("budget: 5", "budget: is in dollars, but the job has no price"),
                  ("budget: \"5 parsecs\"", "budget: must be dollars"),
