@@ -27,8 +27,19 @@ struct TaskGpuUsage {
     double temp_max = std::numeric_limits<double>::quiet_NaN();        ///< degrees Celsius
     std::int32_t xid_events = -1;                                      ///< NVML Xid critical-error events; -1: not watched
     GpuMemScope mem_scope = GpuMemScope::none;
+    // GPM (Hopper and later): means over the task, in %; NaN where GPM is not read.
+    double sm_active = std::numeric_limits<double>::quiet_NaN();      ///< share of SMs busy
+    double sm_occupancy = std::numeric_limits<double>::quiet_NaN();   ///< resident warps over the SMs' maximum
+    double tensor_active = std::numeric_limits<double>::quiet_NaN();  ///< tensor cores busy
+    double dram_bw = std::numeric_limits<double>::quiet_NaN();        ///< DRAM bandwidth over its peak
+    // Energy and money (measured or not, with or without a GPU): NaN where unknown.
+    double cpu_energy_j = std::numeric_limits<double>::quiet_NaN();   ///< the task's share of RAPL's CPU energy
+    double total_energy_j = std::numeric_limits<double>::quiet_NaN(); ///< energy_j + cpu_energy_j, what is known of them
+    double cost_usd = std::numeric_limits<double>::quiet_NaN();       ///< from the job's price:
 
     bool measured() const noexcept { return mem_scope != GpuMemScope::none; }
+    bool has_gpm() const noexcept { return sm_active == sm_active; }
+    bool has_energy_or_cost() const noexcept { return total_energy_j == total_energy_j || cost_usd == cost_usd; }
 };
 
 }  // namespace shardrun::io

@@ -82,6 +82,13 @@ struct EarlierAttempts {
     std::int32_t attempts = 0;
 };
 
+/** What the earlier runs of a job spent, summed over every row they recorded (ok, failed, interrupted). */
+struct EarlierSpend {
+    double usd = 0;      ///< /tasks/cost_usd
+    double joules = 0;   ///< /tasks/energy_j
+    std::uint64_t tasks = 0;  ///< rows with either: what a mean per task is taken over
+};
+
 /**
  * committed_tasks() as sorted, disjoint runs of ids, read in memory that does not grow with
  * the task count: what the runner broadcasts; `earlier` (when given) gets the attempt counts of
@@ -91,7 +98,7 @@ struct EarlierAttempts {
  * its attributes, no row read; otherwise every segment is read and verified as above.
  */
 std::vector<IdRun> committed_runs(const OutputOptions& options, const JobMetadata& metadata,
-                                  std::vector<EarlierAttempts>* earlier = nullptr);
+                                  std::vector<EarlierAttempts>* earlier = nullptr, EarlierSpend* spend = nullptr);
 
 /**
  * Every rank: the sink its finished tasks go to, as rank comm.rank() of the run. layout shards:

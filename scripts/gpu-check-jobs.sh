@@ -2,7 +2,7 @@
 # what they wrote. Each is a function run_step calls in a fresh bash (so each is exported, and
 # reads $shardrun, $examples and $work from the environment); each prints what it saw and
 # returns non-zero when the results are not what a GPU must give.
-gpu_job_steps=(gemm_kind_table check_auto_routing check_gpu_telemetry check_gpu_packing)
+gpu_job_steps=(gemm_kind_table check_auto_routing check_gpu_telemetry check_gpu_packing check_gpu_gpm check_gpu_energy)
 
 # examples/gpu-vs-cpu.yaml (the gemm kind at three sizes on the CPU and the GPU), then its table.
 gemm_kind_table() {
@@ -91,4 +91,62 @@ check_gpu_packing() {
   "$shardrun" run "$examples/gpu-vs-cpu.yaml" --set output.path="$work/gemm-packed.h5" --set 'sweep.device=[cuda]' \
     --set tasks_per_gpu=4 --set gpu_sharing=mps --force --progress plain || return 1
   "$shardrun" table "$work/gemm-packed.h5" --columns n,device,seconds,status
+}
+
+# GPM per task (issue 38, point 2): examples/gpu-gpm's bf16 GEMM task must show SM activity >= 90 %
+# and tensor activity >= 50 %; its one-block spin task utilisation >= 90 % (NVML) with SM activity
+# <= 5 %, flagged "GPU mostly idle" by the report. Needs PyTorch with CUDA on PATH's python3 and a
+# GPU with GPM (Hopper or later); otherwise skipped, saying which.
+check_gpu_gpm() {
+  if ! python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+    echo "the python3 on PATH has no PyTorch with CUDA, which examples/gpu-gpm needs"
+    return 77
+  fi
+  local info
+  info=$("$shardrun" info) || return 1
+  grep -E '^  GPM ' <<<"$info"
+  if grep -q '^  GPM         none' <<<"$info"; then
+    echo "this GPU has no GPM: $(grep '^  GPM' <<<"$info" | sed 's/.*left out: //')"
+    return 77
+  fi
+  "$shardrun" run "$examples/gpu-gpm/gpm.yaml" --set output.path="$work/gpu-gpm.h5" --force --progress plain || return 1
+  local table report
+  table=$("$shardrun" table "$work/gpu-gpm.h5" --csv \
+    --columns what,gpu_util_mean,gpu_sm_active,gpu_sm_occupancy,gpu_tensor_active,gpu_dram_bw,gpu_hours_active) || return 1
+  echo "$table"
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    $col["what"] == "gemm" { seen++
+      if ($col["gpu_sm_active"] < 90) { print "gemm: gpu_sm_active " $col["gpu_sm_active"] " < 90 %"; bad = 1 }
+      if ($col["gpu_tensor_active"] < 50) { print "gemm: gpu_tensor_active " $col["gpu_tensor_active"] " < 50 %"; bad = 1 } }
+    $col["what"] == "spin" { seen++
+      if ($col["gpu_util_mean"] < 90) { print "spin: gpu_util_mean " $col["gpu_util_mean"] " < 90 %"; bad = 1 }
+      if ($col["gpu_sm_active"] > 5) { print "spin: gpu_sm_active " $col["gpu_sm_active"] " > 5 %"; bad = 1 } }
+    END { if (seen != 2) { print seen " of the gemm and spin rows"; bad = 1 } exit bad }' <<<"$table" || return 1
+  report=$("$shardrun" report "$work/gpu-gpm.h5" --png "$work/gpu-gpm.png") || return 1
+  echo "$report"
+  grep -q "GPU mostly idle: task 1" <<<"$report" || { echo "the report does not flag the spin task (1) as mostly idle"; return 1; }
+}
+
+# Energy and money per task (issue 38, point 3): the GEMM and spin tasks' energy_j against their
+# gpu_energy_j (plus RAPL's share where readable), a power a GPU at work draws, and cost_usd at
+# the example's price: {gpu_hour: 3.0}. Reads what check_gpu_gpm wrote; skipped where it did not run.
+check_gpu_energy() {
+  if [[ ! -f $work/gpu-gpm.h5 ]]; then
+    echo "the GPM step wrote no $work/gpu-gpm.h5 to read"
+    return 77
+  fi
+  "$shardrun" info | grep -E '^  CPU energy' || true
+  local table
+  table=$("$shardrun" table "$work/gpu-gpm.h5" --csv --columns what,seconds,gpu_energy_j,cpu_energy_j,energy_j,cost_usd) || return 1
+  echo "$table"
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    { rows++
+      watts = $col["seconds"] > 0 ? $col["gpu_energy_j"] / $col["seconds"] : 0
+      if (watts < 30 || watts > 1200) { print $col["what"] ": " watts " W is not a GPU at work"; bad = 1 }
+      cpu = $col["cpu_energy_j"] == "" ? 0 : $col["cpu_energy_j"]
+      d = $col["energy_j"] - $col["gpu_energy_j"] - cpu; if (d < 0) d = -d
+      if (d > 1e-6 * $col["energy_j"]) { print $col["what"] ": energy_j is not gpu_energy_j + cpu_energy_j"; bad = 1 }
+      want = $col["seconds"] / 3600 * 3.0; d = $col["cost_usd"] - want; if (d < 0) d = -d
+      if (d > 1e-3 * want) { print $col["what"] ": cost_usd " $col["cost_usd"] ", not " want; bad = 1 } }
+    END { if (rows != 2) { print rows " rows, not 2"; bad = 1 } exit bad }' <<<"$table"
 }

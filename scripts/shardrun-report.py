@@ -26,6 +26,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))  # shardrun_report_data.py lies beside it
 from shardrun_report_data import BadInput, model, open_results, read_run, stats  # noqa: E402
 from shardrun_report_gpu import draw_gpu, gpu_stats, gpu_words, read_gpu  # noqa: E402
+from shardrun_report_cost import cost_stats, cost_words, idle_lines, read_cost  # noqa: E402
 from shardrun_report_panels import STATUS_NAMES, draw_busy, draw_durations, draw_timeline  # noqa: E402
 
 
@@ -60,7 +61,7 @@ def summary_line(run, m):
             + (f" x {run['array_count']} array elements" if run["array_count"] > 1 else "")
             + f"; {running:.3g} s from first start to last end"
             + (f" in {runs} runs (the time between them left out)" if runs > 1 else "")
-            + startup_words(m) + gpu_words(run.get("gpu"))
+            + startup_words(m) + gpu_words(run.get("gpu")) + cost_words(run.get("cost"))
             + (f"; {len(run['quarantined'])} GPU(s) quarantined" if run.get("quarantined") else ""))
 
 
@@ -138,6 +139,7 @@ def main(argv):
         run["running"] = [int(n) for n in args.running.split()]
     with open_results(args.output) as f:
         run["gpu"] = read_gpu(f)
+        run["cost"] = read_cost(f, run)
     m = model(run, args.run_gap)
     png = args.png or (args.output[:-3] if args.output.endswith(".h5") else args.output) + ".report.png"
     for target in filter(None, (png, args.html, args.stats)):
@@ -147,13 +149,15 @@ def main(argv):
     summary = render(run, m, png)
     for line in run["quarantined"]:
         print(f"report: GPU out of the job: {line}")
+    for line in idle_lines(run["cost"]):
+        print(f"report: {line}")
     print(f"report: {png}")
     if args.html:
         write_html(run, png, args.html, summary)
         print(f"report: {args.html}")
     if args.stats:
         with open(args.stats, "w") as f:
-            json.dump(dict(stats(run, m), gpu=gpu_stats(run["gpu"]), quarantined=run["quarantined"]), f, indent=1)
+            json.dump(dict(stats(run, m), gpu=gpu_stats(run["gpu"]), cost=cost_stats(run["cost"]), quarantined=run["quarantined"]), f, indent=1)
         print(f"report: {args.stats}")
     return 0
 

@@ -156,6 +156,8 @@ void WorkCounters::State::serve()
             --finals_left;
         } else if (message[0] == outcome_kind) {
             add_outcome_shared(message[2] != 0, static_cast<std::int32_t>(message[3]));
+        } else if (message[0] == spend_kind) {
+            add_spend_shared({message[2], message[3], message[4]});
         } else if (message[0] == stop_kind) {
             raise_level(shared->stop, static_cast<std::int32_t>(message[2]));
         }

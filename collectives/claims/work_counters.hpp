@@ -32,6 +32,17 @@ struct OutcomeTally {
 };
 
 /**
+ * Job-wide spend against a budget (issue 38, point 3), in the budget's integer unit (micro-dollars
+ * or millijoules): what finished tasks spent, and what the running ones are expected to.
+ * Complete on world rank 0's node, like OutcomeTally.
+ */
+struct SpendTally {
+    std::int64_t spent = 0;
+    std::int64_t running = 0;   ///< the expected spend of the tasks running now
+    std::int64_t finished = 0;  ///< tasks whose spend is in `spent`
+};
+
+/**
  * How far a job has been asked to stop. Levels only rise.
  * drain: no rank takes a new task; running tasks may finish (SIGUSR1, a failure budget spent).
  * stop: running tasks are stopped too (SIGTERM, SIGINT, a drain that ran out of time).
@@ -119,6 +130,14 @@ public:
     OutcomeTally add_outcome(bool ok, std::int32_t code);
     /** The tally as this node sees it (see OutcomeTally); a few atomic loads. */
     OutcomeTally read_outcomes() const;
+    /**
+     * Adds to the job-wide spend tally at once (node shared memory; from another node, one message
+     * to the claim service). Thread-safe.
+     * @return the tally as this node sees it, the change included
+     */
+    SpendTally add_spend(const SpendTally& delta);
+    /** The tally as this node sees it (see SpendTally); a few atomic loads. */
+    SpendTally read_spend() const;
     /** Refills this node's pool asked for so far (0 on one node). */
     std::uint64_t refills() const;
     /**

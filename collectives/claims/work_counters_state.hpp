@@ -36,6 +36,7 @@ struct NodeShared {
     // OutcomeTally's fields; leading_code holds no_code until the first leading failure.
     std::atomic<std::int64_t> outcome_ok, outcome_failed, outcome_leading;
     std::atomic<std::int32_t> leading_code, mixed_codes;
+    std::atomic<std::int64_t> spend_spent, spend_running, spend_finished;  ///< SpendTally's fields
     bool no_moves;  ///< the service found no node with ids worth moving here: this node's claimers are done (under lock)
     NodeIds ids;  ///< claimed ids no slot holds yet (under lock); the claimers' slots follow this struct
 };
@@ -45,6 +46,7 @@ enum MessageKind : std::int64_t {
     move_kind = 6,   ///< a dry node asks for ids: claimers, ns per id
     given_kind = 7,  ///< a node's answer to an ask: thief rank, first id, count, unstarted left, ns per id, pool numbers
     done_kind = 8,   ///< this claimer claims no more (the service then asks it nothing and acknowledges)
+    spend_kind = 9,  ///< a node's spend since its last message (spend_tally.cpp)
 };
 /** A load as a message carries it (claim_moves.cpp). */
 NodeLoad load_of(std::int64_t unstarted, std::int64_t ns_per_id, std::int64_t claimers, std::int64_t pool_numbers);
@@ -159,6 +161,8 @@ struct WorkCounters::State {
     void add_shared(const ProgressCounts& delta);
     /** Adds one outcome to this node's tally (outcome_tally.cpp). */
     void add_outcome_shared(bool ok, std::int32_t code);
+    /** Adds to this node's spend tally (spend_tally.cpp). */
+    void add_spend_shared(const SpendTally& delta);
     /** A pool runs dry: take the next grant of claim numbers for this node (node lock held). */
     void refill();
     /** Rank 0: one notice per level a rank asked for, to every other rank. */

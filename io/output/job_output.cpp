@@ -57,7 +57,7 @@ void append_run(std::vector<IdRun>& runs, std::uint64_t id)
 }  // namespace
 
 std::vector<IdRun> committed_runs(const OutputOptions& options, const JobMetadata& metadata,
-                                  std::vector<EarlierAttempts>* earlier)
+                                  std::vector<EarlierAttempts>* earlier, EarlierSpend* spend)
 {
     const auto first = metadata.first_task;
     const auto end = std::max(first, std::min(metadata.end_task, metadata.task_count));
@@ -71,6 +71,12 @@ std::vector<IdRun> committed_runs(const OutputOptions& options, const JobMetadat
     TaskRows block;
     while (stream.next(block)) {
         for (std::size_t i = 0; i < block.size(); ++i) {
+            if (spend != nullptr && i < block.gpu.size()) {
+                const auto& row = block.gpu[i];  // NaN (not measured, no price) adds nothing
+                if (row.cost_usd == row.cost_usd) spend->usd += row.cost_usd;
+                if (row.total_energy_j == row.total_energy_j) spend->joules += row.total_energy_j;
+                if (row.has_energy_or_cost()) ++spend->tasks;
+            }
             if (block.status[i] == static_cast<std::int8_t>(TaskStatus::ok)) {
                 append_run(runs, block.task_id[i]);
             } else if (earlier != nullptr && block.attempts[i] > 0) {

@@ -155,6 +155,26 @@ void add_seconds(ResultsTable& table)
     table.columns.push_back(std::move(seconds));
 }
 
+/**
+ * `gpu_hours_active` = GPU-hours weighted by GPM's SM activity (seconds / 3600 x gpu_sm_active / 100),
+ * where the file has GPM: what a task's GPU time was worth (README, "Energy, money and a budget").
+ */
+void add_active_gpu_hours(ResultsTable& table)
+{
+    const int seconds = table.find("seconds"), sm = table.find("gpu_sm_active");
+    if (seconds < 0 || sm < 0 || !table.columns[sm].is_float()) return;
+    const auto& time = std::get<std::vector<double>>(table.columns[seconds].values);
+    const auto& active = std::get<std::vector<double>>(table.columns[sm].values);
+    TableColumn hours{"gpu_hours_active", ColumnRole::record, std::vector<double>(table.task_count, 0.0), false};
+    hours.missing.assign(table.task_count, true);
+    for (std::size_t row = 0; row < table.task_count; ++row) {
+        if (table.columns[seconds].missing[row] || std::isnan(active[row])) continue;
+        std::get<std::vector<double>>(hours.values)[row] = time[row] / 3600.0 * active[row] / 100.0;
+        hours.missing[row] = false;
+    }
+    table.columns.push_back(std::move(hours));
+}
+
 /** GPU telemetry or accounting of a task that was not measured (NaN, or -1 in the integer columns) is missing, not a value. */
 void mark_unmeasured(TableColumn& column)
 {
@@ -181,7 +201,10 @@ void add_task_records(hid_t file, ResultsTable& table)
         if (!read_column(tasks.get(), name, table.task_count, column)) continue;
         column.is_time = column.is_float() && is_unix_time(tasks.get(), name);
         if (column.is_time) mark_unset_times(column);
-        if (name.rfind("gpu_", 0) == 0 || name == "cpu_time" || name == "mem_peak") mark_unmeasured(column);
+        if (name.rfind("gpu_", 0) == 0 || name == "cpu_time" || name == "mem_peak" || name == "energy_j" ||
+            name == "cpu_energy_j" || name == "cost_usd") {
+            mark_unmeasured(column);
+        }
         table.columns.push_back(std::move(column));
     }
     // Looked up among the /tasks columns only: a result field called start must not stand in.
@@ -191,6 +214,7 @@ void add_task_records(hid_t file, ResultsTable& table)
                            std::make_move_iterator(table.columns.end()));
     table.columns.erase(table.columns.begin() + static_cast<std::ptrdiff_t>(first), table.columns.end());
     add_seconds(records);
+    add_active_gpu_hours(records);
     for (auto& column : records.columns) table.columns.push_back(std::move(column));
 }
 

@@ -1,6 +1,8 @@
 // The /tasks/gpu_* columns: per-task GPU telemetry, present only where some task was measured.
 #include "io/task_rows/gpu_columns.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "io/hdf5/attributes.hpp"
@@ -69,7 +71,84 @@ hdf5::Datatype compound_type()
     SHARDRUN_H5_CHECK(H5Tinsert(type.get(), "temp_max", HOFFSET(TaskGpuUsage, temp_max), H5T_NATIVE_DOUBLE));
     SHARDRUN_H5_CHECK(H5Tinsert(type.get(), "xid_events", HOFFSET(TaskGpuUsage, xid_events), H5T_NATIVE_INT32));
     SHARDRUN_H5_CHECK(H5Tinsert(type.get(), "mem_scope", HOFFSET(TaskGpuUsage, mem_scope), H5T_NATIVE_INT8));
+    SHARDRUN_H5_CHECK(H5Tinsert(type.get(), "sm_active", HOFFSET(TaskGpuUsage, sm_active), H5T_NATIVE_DOUBLE));
+    SHARDRUN_H5_CHECK(H5Tinsert(type.get(), "sm_occupancy", HOFFSET(TaskGpuUsage, sm_occupancy), H5T_NATIVE_DOUBLE));
+    SHARDRUN_H5_CHECK(H5Tinsert(type.get(), "tensor_active", HOFFSET(TaskGpuUsage, tensor_active), H5T_NATIVE_DOUBLE));
+    SHARDRUN_H5_CHECK(H5Tinsert(type.get(), "dram_bw", HOFFSET(TaskGpuUsage, dram_bw), H5T_NATIVE_DOUBLE));
+    SHARDRUN_H5_CHECK(H5Tinsert(type.get(), "cpu_energy_j", HOFFSET(TaskGpuUsage, cpu_energy_j), H5T_NATIVE_DOUBLE));
+    SHARDRUN_H5_CHECK(H5Tinsert(type.get(), "total_energy_j", HOFFSET(TaskGpuUsage, total_energy_j), H5T_NATIVE_DOUBLE));
+    SHARDRUN_H5_CHECK(H5Tinsert(type.get(), "cost_usd", HOFFSET(TaskGpuUsage, cost_usd), H5T_NATIVE_DOUBLE));
     return type;
+}
+
+/** A /tasks column of doubles beyond the six: GPM's, energy's and money's. */
+struct ExtraColumn {
+    GpuColumn spec;
+    double TaskGpuUsage::*member;
+    bool (TaskGpuUsage::*present)() const noexcept;  ///< the rows that make the column exist (null: a value in `member`)
+};
+
+const std::vector<ExtraColumn>& extra_columns()
+{
+    constexpr const char* gpm_note = "GPM mean over the task (NVML, Hopper or later); per device or MIG instance";
+    static const std::vector<ExtraColumn> columns{
+        {{"gpu_sm_active", "percent", gpm_note}, &TaskGpuUsage::sm_active, &TaskGpuUsage::has_gpm},
+        {{"gpu_sm_occupancy", "percent", gpm_note}, &TaskGpuUsage::sm_occupancy, &TaskGpuUsage::has_gpm},
+        {{"gpu_tensor_active", "percent", gpm_note}, &TaskGpuUsage::tensor_active, &TaskGpuUsage::has_gpm},
+        {{"gpu_dram_bw", "percent", gpm_note}, &TaskGpuUsage::dram_bw, &TaskGpuUsage::has_gpm},
+        {{"energy_j", "J", "GPU energy plus the task's share of the CPUs' (RAPL), what is known of them"},
+         &TaskGpuUsage::total_energy_j, nullptr},
+        {{"cpu_energy_j", "J", "the task's share of the node's RAPL CPU energy while it ran; NaN: not readable"},
+         &TaskGpuUsage::cpu_energy_j, nullptr},
+        {{"cost_usd", "USD", "the task's time at the job's price: (per GPU-hour and per node-hour); NaN: no price"},
+         &TaskGpuUsage::cost_usd, nullptr}};
+    return columns;
+}
+
+bool any_row(const std::vector<TaskGpuUsage>& rows, bool (TaskGpuUsage::*present)() const noexcept)
+{
+    for (const auto& row : rows) {
+        if ((row.*present)()) return true;
+    }
+    return false;
+}
+
+void write_extra_columns(hid_t tasks, std::uint64_t task_count, std::uint64_t first, const std::vector<TaskGpuUsage>& rows)
+{
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    for (const auto& column : extra_columns()) {
+        const bool exists = hdf5::has_link(tasks, column.spec.name);
+        // Absent until some row has a value: no energy column where only a price is known, and the reverse.
+        const bool any = column.present != nullptr
+                             ? any_row(rows, column.present)
+                             : std::any_of(rows.begin(), rows.end(), [&](const TaskGpuUsage& r) {
+                                   return !std::isnan(r.*column.member);
+                               });
+        if (!exists && !any) continue;
+        if (!exists) {
+            const hsize_t extent = task_count;
+            auto space = SHARDRUN_H5_OPEN(Dataspace, H5Screate_simple(1, &extent, nullptr));
+            auto dcpl = SHARDRUN_H5_OPEN(PropList, H5Pcreate(H5P_DATASET_CREATE));
+            SHARDRUN_H5_CHECK(H5Pset_fill_value(dcpl.get(), H5T_NATIVE_DOUBLE, &nan));
+            auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dcreate2(tasks, column.spec.name, H5T_NATIVE_DOUBLE, space.get(),
+                                                                 H5P_DEFAULT, dcpl.get(), H5P_DEFAULT));
+            hdf5::write_attr(dataset.get(), "units", std::string(column.spec.units));
+            hdf5::write_attr(dataset.get(), "note", std::string(column.spec.note));
+        }
+        const auto values = column_of<double>(rows, [&](const TaskGpuUsage& r) { return r.*column.member; });
+        auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(tasks, column.spec.name, H5P_DEFAULT));
+        hdf5::write_column_block(dataset.get(), H5T_NATIVE_DOUBLE, first, rows.size(), values.data());
+    }
+}
+
+void read_extra_columns(hid_t tasks, std::uint64_t first, std::vector<TaskGpuUsage>& rows)
+{
+    for (const auto& column : extra_columns()) {
+        if (!hdf5::has_link(tasks, column.spec.name)) continue;
+        auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(tasks, column.spec.name, H5P_DEFAULT));
+        const auto values = hdf5::read_column_block<double>(dataset.get(), H5T_NATIVE_DOUBLE, first, rows.size());
+        for (std::size_t i = 0; i < rows.size(); ++i) rows[i].*column.member = values[i];
+    }
 }
 
 }  // namespace
@@ -91,7 +170,7 @@ const std::vector<GpuColumn>& gpu_columns()
 bool any_gpu_usage(const std::vector<TaskGpuUsage>& rows)
 {
     for (const auto& row : rows) {
-        if (row.measured()) return true;
+        if (row.measured() || row.has_gpm() || row.has_energy_or_cost()) return true;
     }
     return false;
 }
@@ -108,6 +187,9 @@ unsigned gpu_scopes_of(const std::vector<TaskGpuUsage>& rows)
 void write_gpu_block(hid_t tasks, std::uint64_t task_count, std::uint64_t first, const std::vector<TaskGpuUsage>& rows,
                      unsigned scopes)
 {
+    write_extra_columns(tasks, task_count, first, rows);
+    // The six telemetry columns exist once some task was measured (a CPU job with a price has none).
+    if (!hdf5::has_link(tasks, gpu_columns()[mem_peak].name) && !any_row(rows, &TaskGpuUsage::measured)) return;
     for (std::size_t c = 0; c < gpu_columns().size(); ++c) {
         if (!hdf5::has_link(tasks, gpu_columns()[c].name)) create(tasks, c, task_count);
     }
@@ -138,7 +220,9 @@ void write_gpu_block(hid_t tasks, std::uint64_t task_count, std::uint64_t first,
 std::vector<TaskGpuUsage> read_gpu_block(hid_t tasks, std::uint64_t first, std::size_t count)
 {
     std::vector<TaskGpuUsage> rows(count);
-    if (count == 0 || !hdf5::has_link(tasks, gpu_columns()[mem_peak].name)) return rows;
+    if (count == 0) return rows;
+    read_extra_columns(tasks, first, rows);
+    if (!hdf5::has_link(tasks, gpu_columns()[mem_peak].name)) return rows;
     const auto open = [&](std::size_t c) {
         return SHARDRUN_H5_OPEN(Dataset, H5Dopen2(tasks, gpu_columns()[c].name, H5P_DEFAULT));
     };
@@ -153,7 +237,14 @@ std::vector<TaskGpuUsage> read_gpu_block(hid_t tasks, std::uint64_t first, std::
     const auto scope = (scopes & (1U << static_cast<int>(GpuMemScope::device))) != 0 ? GpuMemScope::device
                                                                                      : GpuMemScope::process;
     for (std::size_t i = 0; i < count; ++i) {
-        rows[i] = TaskGpuUsage{mem[i], mean[i], peak[i], energy[i], temp[i], xids[i], mem[i] >= 0 ? scope : GpuMemScope::none};
+        auto& row = rows[i];
+        row.mem_peak = mem[i];
+        row.util_mean = mean[i];
+        row.util_peak = peak[i];
+        row.energy_j = energy[i];
+        row.temp_max = temp[i];
+        row.xid_events = xids[i];
+        row.mem_scope = mem[i] >= 0 ? scope : GpuMemScope::none;
     }
     return rows;
 }

@@ -158,6 +158,15 @@ std::uint32_t TaskRows::columns_checksum() const
             crc = crc32c(crc, &row.xid_events, sizeof row.xid_events);
             crc = crc32c(crc, &row.mem_scope, sizeof row.mem_scope);
         }
+        // GPM, energy and money: only where some row has them, so older segments check as before.
+        bool extra = false;
+        for (const auto& row : gpu) extra = extra || row.has_gpm() || row.has_energy_or_cost();
+        for (const auto& row : extra ? gpu : std::vector<TaskGpuUsage>{}) {
+            for (const double value : {row.sm_active, row.sm_occupancy, row.tensor_active, row.dram_bw, row.cpu_energy_j,
+                                       row.total_energy_j, row.cost_usd}) {
+                crc = crc32c(crc, &value, sizeof value);
+            }
+        }
     }
     // Likewise: a segment of tasks without accounting (built-in kinds, workers) checks as before it existed.
     if (any_usage(*this)) {

@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "collectives/mpi/environment.hpp"
@@ -9,6 +10,7 @@
 #include "runner/cli/common_options.hpp"
 #include "runner/env/info_report.hpp"
 #include "runner/env/launch_check.hpp"
+#include "runner/env/rapl_energy.hpp"
 #include "runner/env/run_environment.hpp"
 #include "runner/gpu/nvml_report.hpp"
 #include "runner/gpu/nvidia_tools.hpp"
@@ -41,12 +43,18 @@ int InfoCommand::run()
     if (environment.topology.world_rank == 0) {
         // GPU telemetry as rank 0's node sees it: NVML loaded here only where CUDA sees a GPU.
         const auto nvml = gpu::probe_nvml(environment.build.cuda_devices, environment.build.no_device_reason);
+        std::string rapl_why_not;  // CPU energy per task (issue 38): powercap, often root only
+        const auto rapl = env::RaplEnergy::open(rapl_why_not);
         if (json_) {
             auto report = nlohmann::json::parse(env::info_json(environment, rows));
             report["gpu_telemetry"] = nlohmann::json::parse(gpu::nvml_status_json(nvml));
+            report["cpu_energy"] = {{"readable", rapl != nullptr}, {"why_not", rapl_why_not},
+                                    {"packages", rapl ? rapl->packages() : 0}};
             std::cout << report.dump(2) << "\n";
         } else {
-            std::cout << env::info_table(environment, rows) << gpu::mig_report() << gpu::nvml_status_lines(nvml);
+            std::cout << env::info_table(environment, rows) << gpu::mig_report() << gpu::nvml_status_lines(nvml)
+                      << (rapl ? fmt::format("  CPU energy  RAPL, {} package(s): /tasks/cpu_energy_j\n", rapl->packages())
+                               : fmt::format("  CPU energy  {}; /tasks/cpu_energy_j left out\n", rapl_why_not));
         }
     }
     return 0;

@@ -73,4 +73,51 @@ using RegisterEventsFn = Return (*)(Device, unsigned long long, EventSet);     /
 using EventSetWaitFn = Return (*)(EventSet, EventData*, unsigned int);         // nvmlEventSetWait_v2
 using EventSetFreeFn = Return (*)(EventSet);                                   // nvmlEventSetFree
 
+// GPM (GPU Performance Monitoring, Hopper and later, driver 520+): counters that say what the SMs
+// did between two samples, per GPU or per MIG GPU instance. Layouts as nvml.h declares them.
+using GpmSample = struct GpmSampleOpaque*;  // nvmlGpmSample_t
+
+struct GpmSupport {  // nvmlGpmSupport_t
+    unsigned int version;            ///< gpm_support_version
+    unsigned int isSupportedDevice;
+};
+
+struct GpmMetric {  // nvmlGpmMetric_t
+    unsigned int metricId;
+    Return nvmlReturn;  ///< this metric's own status; value is valid only when success
+    double value;
+    struct {
+        char* shortName;
+        char* longName;
+        char* unit;
+    } metricInfo;
+};
+
+inline constexpr unsigned int gpm_metric_max = 98;  // NVML_GPM_METRIC_MAX of nvml.h version 1 of the struct
+
+struct GpmMetricsGet {  // nvmlGpmMetricsGet_t
+    unsigned int version;  ///< gpm_metrics_get_version
+    unsigned int numMetrics;
+    GpmSample sample1;
+    GpmSample sample2;
+    GpmMetric metrics[gpm_metric_max];
+};
+
+inline constexpr unsigned int gpm_support_version = 1;      // NVML_GPM_SUPPORT_VERSION
+inline constexpr unsigned int gpm_metrics_get_version = 1;  // NVML_GPM_METRICS_GET_VERSION
+inline constexpr unsigned int gpm_sm_util = 2;              // NVML_GPM_METRIC_SM_UTIL (SM activity)
+inline constexpr unsigned int gpm_sm_occupancy = 3;         // NVML_GPM_METRIC_SM_OCCUPANCY
+inline constexpr unsigned int gpm_any_tensor_util = 5;      // NVML_GPM_METRIC_ANY_TENSOR_UTIL
+inline constexpr unsigned int gpm_dram_bw_util = 10;        // NVML_GPM_METRIC_DRAM_BW_UTIL
+
+using GpmQuerySupportFn = Return (*)(Device, GpmSupport*);                     // nvmlGpmQueryDeviceSupport
+using GpmSampleAllocFn = Return (*)(GpmSample*);                               // nvmlGpmSampleAlloc
+using GpmSampleFreeFn = Return (*)(GpmSample);                                 // nvmlGpmSampleFree
+using GpmSampleGetFn = Return (*)(Device, GpmSample);                          // nvmlGpmSampleGet
+using GpmMigSampleGetFn = Return (*)(Device, unsigned int, GpmSample);         // nvmlGpmMigSampleGet (parent, GPU instance)
+using GpmMetricsGetFn = Return (*)(GpmMetricsGet*);                            // nvmlGpmMetricsGet
+using IsMigHandleFn = Return (*)(Device, unsigned int*);                       // nvmlDeviceIsMigDeviceHandle
+using MigParentFn = Return (*)(Device, Device*);                               // nvmlDeviceGetDeviceHandleFromMigDeviceHandle
+using GpuInstanceIdFn = Return (*)(Device, unsigned int*);                     // nvmlDeviceGetGpuInstanceId
+
 }  // namespace shardrun::gpu::nvml

@@ -70,6 +70,18 @@ std::shared_ptr<NvmlLibrary> NvmlLibrary::open(std::string& why_not)
                         resolve(h, "nvmlEventSetWait_v2", fn.event_set_wait) &&
                         resolve(h, "nvmlEventSetFree", fn.event_set_free);
     if (!events) fn.event_set_create = nullptr;
+    // GPM: a driver before 520 (or a library without it) has none; one missing call means no GPM.
+    const bool gpm = resolve(h, "nvmlGpmQueryDeviceSupport", fn.gpm_query_support) &&
+                     resolve(h, "nvmlGpmSampleAlloc", fn.gpm_sample_alloc) &&
+                     resolve(h, "nvmlGpmSampleFree", fn.gpm_sample_free) &&
+                     resolve(h, "nvmlGpmSampleGet", fn.gpm_sample_get) &&
+                     resolve(h, "nvmlGpmMigSampleGet", fn.gpm_mig_sample_get) &&
+                     resolve(h, "nvmlGpmMetricsGet", fn.gpm_metrics_get);
+    if (!gpm) fn.gpm_query_support = nullptr;
+    const bool mig = resolve(h, "nvmlDeviceIsMigDeviceHandle", fn.is_mig_handle) &&
+                     resolve(h, "nvmlDeviceGetDeviceHandleFromMigDeviceHandle", fn.mig_parent) &&
+                     resolve(h, "nvmlDeviceGetGpuInstanceId", fn.gpu_instance_id);
+    if (!mig) fn.is_mig_handle = nullptr;
     if (const auto code = fn.init(); code != nvml::success) {
         why_not = "nvmlInit_v2 failed: " + library->error_text(code);
         return nullptr;

@@ -63,6 +63,17 @@ public:
         nvml::RegisterEventsFn register_events = nullptr;
         nvml::EventSetWaitFn event_set_wait = nullptr;
         nvml::EventSetFreeFn event_set_free = nullptr;
+        // GPM, optional: the six calls or none (gpm_query_support null when absent).
+        nvml::GpmQuerySupportFn gpm_query_support = nullptr;
+        nvml::GpmSampleAllocFn gpm_sample_alloc = nullptr;
+        nvml::GpmSampleFreeFn gpm_sample_free = nullptr;
+        nvml::GpmSampleGetFn gpm_sample_get = nullptr;
+        nvml::GpmMigSampleGetFn gpm_mig_sample_get = nullptr;
+        nvml::GpmMetricsGetFn gpm_metrics_get = nullptr;
+        // MIG, optional (all three or none): how a MIG device's GPM sample is taken from its parent.
+        nvml::IsMigHandleFn is_mig_handle = nullptr;
+        nvml::MigParentFn mig_parent = nullptr;
+        nvml::GpuInstanceIdFn gpu_instance_id = nullptr;
     };
     const Functions& fn() const noexcept { return fn_; }
 

@@ -1,5 +1,7 @@
 #include "runner/gpu/nvml_report.hpp"
 
+#include "runner/gpu/gpm_reader.hpp"
+
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +21,14 @@ NvmlStatus probe_nvml(int cuda_devices, const std::string& no_device_reason)
     status.available = true;
     status.driver_version = nvml->driver_version();
     status.devices = nvml->all_devices();
+    // GPM on every GPU, or the first reason one lacks it (a rank bound to it would leave the columns out).
+    unsigned int count = 0;
+    if (nvml->fn().device_count(&count) == nvml::success) {
+        for (unsigned int i = 0; i < count && status.gpm_why_not.empty(); ++i) {
+            nvml::Device device = nullptr;
+            if (nvml->fn().handle_by_index(i, &device) == nvml::success) status.gpm_why_not = gpm_why_not(*nvml, device);
+        }
+    }
     return status;
 }
 
@@ -30,6 +40,9 @@ std::string nvml_status_lines(const NvmlStatus& status)
     for (std::size_t i = 0; i < status.devices.size(); ++i) {
         out += fmt::format("              {}: {} {}\n", i, status.devices[i].name, status.devices[i].uuid);
     }
+    out += status.gpm_why_not.empty()
+               ? std::string("  GPM         SM activity, occupancy, tensor, DRAM bandwidth per task (NVML GPM)\n")
+               : fmt::format("  GPM         none, /tasks/gpu_sm_active etc. left out: {}\n", status.gpm_why_not);
     return out;
 }
 
@@ -41,7 +54,9 @@ std::string nvml_status_json(const NvmlStatus& status)
                           {"why_not", status.why_not},
                           {"library", status.library},
                           {"driver_version", status.driver_version},
-                          {"devices", devices}}
+                          {"devices", devices},
+                          {"gpm", {{"available", status.available && status.gpm_why_not.empty()},
+                                   {"why_not", status.available ? status.gpm_why_not : status.why_not}}}}
         .dump();
 }
 

@@ -55,6 +55,8 @@ TelemetrySampler::TelemetrySampler(std::shared_ptr<NvmlLibrary> nvml, std::vecto
     } else {
         events_ = nullptr;
     }
+    gpm_ = GpmReader::open(nvml_, devices_, gpm_why_not_);
+    if (gpm_) gpm_->advance();  // the first sample: each later one closes an interval
     thread_ = std::thread([this] { run(); });
 }
 
@@ -167,7 +169,8 @@ std::vector<unsigned long long> TelemetrySampler::drain_xids_locked()
 
 Sample TelemetrySampler::sample_locked()
 {
-    const auto sample = read_sample();
+    auto sample = read_sample();
+    if (gpm_) sample.gpm = gpm_->advance();
     drain_xids_locked();
     for (auto& entry : windows_) entry.second.add(sample);
     return sample;

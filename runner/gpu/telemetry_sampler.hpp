@@ -13,6 +13,7 @@
 #include "io/gpu_usage.hpp"
 #include "runner/env/device_binding.hpp"
 #include "runner/gpu/device_fault_events.hpp"
+#include "runner/gpu/gpm_reader.hpp"
 #include "runner/gpu/nvml_library.hpp"
 #include "runner/gpu/telemetry_window.hpp"
 
@@ -52,6 +53,8 @@ public:
     DeviceFaultEvents fault_totals();
     /** NVML's UUID of the rank's first GPU ("GPU-..."), "" when NVML does not say. */
     std::string uuid() const;
+    /** Why the GPM columns are absent ("" when GPM is read). */
+    const std::string& gpm_why_not() const noexcept { return gpm_why_not_; }
 
 private:
     void run();
@@ -67,6 +70,8 @@ private:
     std::vector<nvml::Device> devices_;
     std::chrono::duration<double> interval_;
     nvml::EventSet events_ = nullptr;  ///< null where Xid events cannot be watched
+    std::unique_ptr<GpmReader> gpm_;   ///< null where GPM cannot be read (gpm_why_not_ says why)
+    std::string gpm_why_not_;
     std::mutex mutex_;
     std::condition_variable wake_;
     bool stopping_ = false;

@@ -42,7 +42,9 @@ std::string describe_xid(unsigned long long xid)
 TelemetryWindow::TelemetryWindow(const Sample& first, const FaultCounters& counters, bool xids_watched)
     : start_counters_(counters), xids_watched_(xids_watched)
 {
-    add(first);
+    auto start = first;
+    start.gpm.reset();  // its interval ended as the task started: another task's
+    add(start);
 }
 
 void TelemetryWindow::add(const Sample& sample)
@@ -57,6 +59,16 @@ void TelemetryWindow::add(const Sample& sample)
     if (sample.energy_mj && !energy_first_) energy_first_ = sample.energy_mj;
     if (sample.energy_mj) energy_last_ = sample.energy_mj;
     temp_max_ = std::max(temp_max_, sample.temp_c);
+    if (sample.gpm) {
+        gpm_seen_ = true;
+        gpm_sum_.sm_active += sample.gpm->sm_active * sample.gpm->seconds;
+        gpm_sum_.sm_occupancy += sample.gpm->sm_occupancy * sample.gpm->seconds;
+        gpm_sum_.tensor_active += sample.gpm->tensor_active * sample.gpm->seconds;
+        gpm_sum_.dram_bw += sample.gpm->dram_bw * sample.gpm->seconds;
+        gpm_sum_.seconds += sample.gpm->seconds;
+    } else if (samples_ > 1) {
+        gpm_gap_ = true;
+    }
 }
 
 void TelemetryWindow::add_xid(unsigned long long xid) { xids_.push_back(xid); }
@@ -74,6 +86,13 @@ io::TaskGpuUsage TelemetryWindow::usage() const
         usage.energy_j = static_cast<double>(*energy_last_ - *energy_first_) / 1000.0;
     }
     usage.temp_max = temp_max_;
+    // Means over the task, each interval weighed by its length; a task with an interval GPM missed has none.
+    if (gpm_seen_ && !gpm_gap_ && gpm_sum_.seconds > 0) {
+        usage.sm_active = gpm_sum_.sm_active / gpm_sum_.seconds;
+        usage.sm_occupancy = gpm_sum_.sm_occupancy / gpm_sum_.seconds;
+        usage.tensor_active = gpm_sum_.tensor_active / gpm_sum_.seconds;
+        usage.dram_bw = gpm_sum_.dram_bw / gpm_sum_.seconds;
+    }
     usage.xid_events = xids_watched_ ? static_cast<std::int32_t>(xids_.size()) : -1;
     return usage;
 }

@@ -19,6 +19,15 @@ struct DeviceReading {
     double temp_c = 0;
 };
 
+/** GPM's rates over one interval between two samples, in %, averaged over the rank's devices. */
+struct GpmRates {
+    double sm_active = 0;      ///< NVML_GPM_METRIC_SM_UTIL
+    double sm_occupancy = 0;   ///< NVML_GPM_METRIC_SM_OCCUPANCY
+    double tensor_active = 0;  ///< NVML_GPM_METRIC_ANY_TENSOR_UTIL
+    double dram_bw = 0;        ///< NVML_GPM_METRIC_DRAM_BW_UTIL
+    double seconds = 0;        ///< the interval's length: each rate weighs by it
+};
+
 /** The rank's devices at one instant, combined: memory and energy summed, utilisation averaged, temperature the hottest. */
 struct Sample {
     std::uint64_t mem_device = 0;
@@ -26,6 +35,7 @@ struct Sample {
     double util = 0;
     std::optional<std::uint64_t> energy_mj;      ///< set only when every device has the counter
     double temp_c = 0;
+    std::optional<GpmRates> gpm;  ///< GPM over the interval that ended with this sample, where GPM is read
 };
 
 /** Combines one reading per device of the rank; `readings` must not be empty. */
@@ -70,6 +80,8 @@ private:
     std::optional<std::uint64_t> energy_first_, energy_last_;
     bool energy_known_ = true;
     double temp_max_ = 0;
+    GpmRates gpm_sum_;  ///< each rate times its interval's seconds
+    bool gpm_seen_ = false, gpm_gap_ = false;  ///< some interval had GPM; some had none
 };
 
 }  // namespace shardrun::gpu

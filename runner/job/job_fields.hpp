@@ -106,6 +106,10 @@ inline constexpr JobField job_fields[] = {
      "the share of the GPU's SMs each task may use (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE)", 1},
     {"", "gpu_memory", FieldType::size, std::int64_t{0}, "a size such as 10G; with gpu_sharing: mps; absent: no limit",
      "GPU memory each task may allocate"},
+    {"", "price", FieldType::mapping, Absent{}, "{gpu_hour, node_hour} (dollars) or {machine}",
+     "what an hour costs: each task's /tasks/cost_usd, the report's totals"},
+    {"", "budget", FieldType::special, Absent{}, "dollars (25, \"$25\") or energy (\"3 kWh\"); dollars need price",
+     "the job drains (exit 3) before its projected spend passes this; --resume --set budget=... goes on"},
     {"", "notify", FieldType::mapping, Absent{}, "{command, url, on, timeout}; command or url or both",
      "tell someone when the run ends: a command, a URL, or both, with the summary as JSON"},
 
@@ -138,6 +142,11 @@ inline constexpr JobField job_fields[] = {
      "replaces an argv[0] of python or python3 (default: python3 as PATH finds it)"},
     {"exec", "cwd", FieldType::text, Derived{"the job file's folder"}, "a folder, relative to the job file's folder",
      "the program's working directory"},
+
+    {"price", "gpu_hour", FieldType::special, Absent{}, "a number of dollars, 0 or more", "per GPU-hour"},
+    {"price", "node_hour", FieldType::special, Absent{}, "a number of dollars, 0 or more", "per node-hour (the node's tasks share it)"},
+    {"price", "machine", FieldType::text, Absent{}, "a machine type of the README's table (p5.48xlarge, a3-highgpu-8g...)",
+     "node_hour from that machine type's on-demand list price"},
 
     {"notify", "command", FieldType::text, Absent{}, "a shell command line",
      "run by /bin/sh on rank 0, the summary JSON on stdin and in the file $SHARDRUN_NOTIFY_JSON"},

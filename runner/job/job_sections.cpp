@@ -21,6 +21,7 @@ JobRead read_sections(const YAML::Node& root, const YamlContext& context, const 
     read_notify(root, context, job);
     read_exec(root, context, job);
     read_gpu_fields(root, context, job);
+    read_cost_fields(root, context, job);
     read_gpu_sharing(root, context, job);
     return job;
 }

@@ -79,6 +79,8 @@ void read_notify(const YAML::Node& root, const YamlContext& context, JobRead& jo
 void read_exec(const YAML::Node& root, const YamlContext& context, JobRead& job);
 /** telemetry_interval, gpu_fault_limit and auto_device (its rule is checked across sections). */
 void read_gpu_fields(const YAML::Node& root, const YamlContext& context, JobRead& job);
+/** `price:` ({gpu_hour, node_hour} or {machine}) and `budget:` (dollars or kWh; dollars need a price). */
+void read_cost_fields(const YAML::Node& root, const YamlContext& context, JobRead& job);
 /** tasks_per_gpu, gpu_sharing, gpu_threads, gpu_memory (checked against the rest across sections). */
 void read_gpu_sharing(const YAML::Node& root, const YamlContext& context, JobRead& job);
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "io/result_types.hpp"
+#include "runner/job/cost_spec.hpp"
 #include "runner/job/gpu_sharing_spec.hpp"
 #include "runner/job/job_fields.hpp"
 #include "runner/job/param_map.hpp"
@@ -145,6 +146,8 @@ struct JobSpec {
     std::string auto_device_cpu_if;
     /** Device faults (runner/gpu/quarantine.hpp) after which a GPU is quarantined for the rest of the job. */
     int gpu_fault_limit = field_default<int>("gpu_fault_limit");
+    PriceSpec price;    ///< `price:`; a task's cost_usd comes from it
+    BudgetSpec budget;  ///< `budget:`; the job drains when its projected spend would pass it
 };
 
 const char* schedule_name(ScheduleKind kind) noexcept;

@@ -26,6 +26,8 @@
 #include "runner/run/interrupt.hpp"
 #include "runner/run/loop/device_health.hpp"
 #include "runner/run/loop/failure_budget.hpp"
+#include "runner/run/loop/spend_budget.hpp"
+#include "runner/run/loop/task_cost.hpp"
 #include "runner/run/loop/given_back.hpp"
 #include "runner/run/loop/rank_loop_setup.hpp"
 #include "runner/run/report/notify.hpp"
@@ -55,10 +57,10 @@ void print_summary(const RunOptions& options, const RunTotals& totals, const std
     }
 }
 
-/** The reason of the first rank that gave up on failures; empty when none did. Collective. */
-std::string stop_reason_of(collectives::Communicator& world, const FailureBudget& budget)
+/** The first rank's non-empty `mine`, the same on every rank. Collective. */
+std::string first_reason(collectives::Communicator& world, const std::string& mine)
 {
-    for (const auto& reason : collectives::allgather_strings(world, budget.reason())) {
+    for (const auto& reason : collectives::allgather_strings(world, mine)) {
         if (!reason.empty()) return reason;
     }
     return "";
@@ -86,6 +88,12 @@ void echo_task(const std::string& tasks_dir, const std::vector<io::FieldSpec>& f
     std::ifstream kept(fmt::format("{}/{}/stdout", tasks_dir, record.task_id));
     if (kept) std::cout << kept.rdbuf();
     std::cout << echo_json(record, values, fields) << std::endl;
+}
+
+/** The reason of the first rank that gave up on failures; empty when none did. Collective. */
+std::string stop_reason_of(collectives::Communicator& world, const FailureBudget& budget)
+{
+    return first_reason(world, budget.reason());
 }
 
 /** Phase 1, the environment: the job read and checked, GPU sharing set up, this rank bound to its device. */
@@ -225,9 +233,12 @@ public:
         if (!telemetry_.sampler && machine.device.cuda && job.spec.telemetry_interval_seconds > 0 && topo.world_rank == 0) {
             std::cerr << "shardrun: no GPU telemetry (/tasks/gpu_* left out): " << telemetry_.why_not << std::endl;
         }
+        start_cost(node, job.spec, machine, output);
         run_agreed(world, [&] {
             auto settings = loop_settings(job, machine, *output.session);
             settings.failures = &failures_;
+            settings.cost = cost_.get();
+            settings.budget = budget_.get();
             settings.telemetry = telemetry_.sampler.get();
             if (options.only_task) {
                 settings.on_task_recorded = [dir = settings.tasks_dir, fields = job.fields](const auto& record, const auto& values) {
@@ -283,6 +294,8 @@ public:
     RankLoopSetup& loop() noexcept { return *loop_; }
     DeviceHealth* health() noexcept { return health_.get(); }
     const FailureBudget& failures() const noexcept { return failures_; }
+    /** "budget $5.00 reached: ..." on the rank that drained on it; empty otherwise. */
+    std::string budget_reason() const { return budget_ ? budget_->reason() : std::string(); }
     /** Every rank reached the run's ending: a neighbour may now exit before this rank. */
     void ending_reached() noexcept { heartbeats_->stop_watching_processes(); }
 
@@ -294,7 +307,35 @@ public:
     }
 
 private:
+    /** Energy and money per task (issue 38): RAPL where readable, the job's price, its budget. */
+    void start_cost(collectives::Communicator& node, const job::JobSpec& spec, const env::RunEnvironment& machine,
+                    Output& output)
+    {
+        std::string why_not;
+        auto rapl = env::RaplEnergy::open(why_not);
+        if (spec.budget.unit == job::BudgetSpec::Unit::kwh && !rapl && !telemetry_.sampler &&
+            machine.topology.world_rank == 0) {
+            // Said, not refused: other ranks may measure; but a kWh budget nothing counts never drains.
+            std::cerr << "shardrun: warning: budget in kWh, but rank 0 measures no energy (no GPU telemetry; CPU energy "
+                      << why_not << ")" << std::endl;
+        }
+        if (rapl || spec.price.given()) {
+            // The node's tasks at once share its CPUs' energy and its node-hour.
+            const int gpus = machine.device.cuda ? spec.gpus_per_rank * spec.gpus_per_task : 0;
+            const double share = static_cast<double>(spec.gpus_per_task) /
+                                 static_cast<double>(std::max(1, node.size() * spec.slots_per_rank));
+            cost_ = std::make_unique<TaskCost>(spec.price, gpus, std::min(1.0, share), std::move(rapl));
+        }
+        if (spec.budget.given()) {
+            const auto& earlier = output.session->earlier_spend();
+            const double spent = spec.budget.unit == job::BudgetSpec::Unit::kwh ? earlier.joules / 3.6e6 : earlier.usd;
+            budget_ = std::make_unique<SpendBudget>(spec.budget, spent, earlier.tasks);
+        }
+    }
+
     FailureBudget failures_;
+    std::unique_ptr<TaskCost> cost_;
+    std::unique_ptr<SpendBudget> budget_;
     gpu::RankTelemetry telemetry_;
     gpu::FaultSourceScope fault_source_;
     std::unique_ptr<RankLoopSetup> loop_;
@@ -375,7 +416,13 @@ int run_collectively(const RunOptions& options, EndPhases& phases, Said& said)
     auto stop_reason = stop_reason_of(*world, services.failures());
     if (stop_reason.empty()) stop_reason = quarantine_reason;  // the same on every rank
     const bool incomplete = ending.accounted < output.element.size();
-    const bool interrupted = ending.claims_closed && incomplete && (stop_reason.empty() || ending.signalled);
+    // A budget's drain is an interruption (exit 3): a raised budget resumes it.
+    const auto budget_reason = first_reason(*world, services.budget_reason());
+    const bool budget_drained = stop_reason.empty() && !budget_reason.empty() && incomplete;
+    if (budget_drained) stop_reason = budget_reason;
+    // The budget's drain counts even when no rank's loop saw the claims close (it started no task at all).
+    const bool interrupted =
+        incomplete && (budget_drained || (ending.claims_closed && (stop_reason.empty() || ending.signalled)));
     // A drain that let no task finish: a requeue with the same time would cut the same task short again.
     const bool no_progress = interrupted && ending.drained && ending.finished_now == 0;
     int exit_code = no_progress   ? exit_drained_without_progress

@@ -4,6 +4,7 @@
 
 #include "runner/run/loop/device_health.hpp"
 #include "runner/run/loop/failure_budget.hpp"
+#include "runner/run/loop/spend_budget.hpp"
 #include "runner/run/report/failure_tails.hpp"
 
 namespace shardrun::run {
@@ -38,6 +39,15 @@ std::optional<std::uint64_t> LoopState::next_id()
             ++stats_.already_done;
             continue;
         }
+        // The budget last: it counts the task as running once it is sure to start.
+        std::int64_t expected = 0;
+        if (settings_.budget != nullptr) {
+            if (!settings_.budget->may_start(expected)) {
+                --k_;  // not started: it stays this rank's, pending, for --resume
+                return std::nullopt;
+            }
+            expected_spend_[id] = expected;
+        }
         feed_.task_started();
         return id;
     }
@@ -52,6 +62,12 @@ void LoopState::finish(const io::TaskRecord& record, const tasks::TaskOutcome& o
     stats_.startup_seconds += outcome.startup_seconds;
     stats_.add_usage(record.cpu_time, record.mem_peak);  // an interrupted task used its CPU too
     feed_.task_finished(ok, interrupted);
+    if (settings_.budget != nullptr) {
+        // What the task spent counts even when it was cut short: the GPU-hours went.
+        const auto found = expected_spend_.find(record.task_id);
+        settings_.budget->finished(found != expected_spend_.end() ? found->second : 0, record.gpu);
+        if (found != expected_spend_.end()) expected_spend_.erase(found);
+    }
     if (!interrupted) {
         source_.task_finished(record.end - record.start);
         sink_.record(record, outcome.values);  // holds io::hdf5_mutex() itself
@@ -87,6 +103,10 @@ void LoopState::give_back(std::uint64_t id)
 {
     std::lock_guard lock(mutex_);
     feed_.task_given_back();
+    if (const auto found = expected_spend_.find(id); found != expected_spend_.end()) {
+        settings_.budget->finished(found->second, io::TaskGpuUsage{});  // another rank runs it, and counts it
+        expected_spend_.erase(found);
+    }
     stats_.given_back.push_back({id, 1, 1});
 }
 

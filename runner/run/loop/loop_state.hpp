@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <unordered_map>
 
 #include "io/result_sink.hpp"
 #include "runner/core/task_kind.hpp"
@@ -49,6 +50,7 @@ private:
     io::ResultSink& sink_;
     ProgressFeed& feed_;
     std::mutex mutex_;
+    std::unordered_map<std::uint64_t, std::int64_t> expected_spend_;  ///< running tasks' (SpendBudget), by id
     placement::IdBatch batch_{};
     std::uint64_t k_ = 0;
     RankStats stats_;

@@ -24,6 +24,8 @@ namespace shardrun::run {
 
 class FailureBudget;
 class DeviceHealth;
+class SpendBudget;
+class TaskCost;
 
 /** What a rank needs to run its tasks. */
 struct LoopSettings {
@@ -57,6 +59,10 @@ struct LoopSettings {
     double drain_timeout_seconds = 90;
     /** Once exhausted (max_failures, fail_fast), no new task starts; running ones finish. */
     FailureBudget* failures = nullptr;
+    /** The job's budget: (issue 38); past it no new task starts. nullptr without one. */
+    SpendBudget* budget = nullptr;
+    /** Energy (RAPL) and money (price:) of each task; nullptr when neither is known. */
+    const TaskCost* cost = nullptr;
     /**
      * This rank's GPU under quarantine watch (run/device_health.hpp); nullptr on the CPU and in
      * groups of several. A task failed by a device fault is given back (LoopState::give_back),

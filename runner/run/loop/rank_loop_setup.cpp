@@ -10,6 +10,7 @@
 #include "runner/core/periodic_thread.hpp"
 #include "runner/run/interrupt.hpp"
 #include "runner/run/loop/failure_budget.hpp"
+#include "runner/run/loop/spend_budget.hpp"
 
 namespace shardrun::run {
 
@@ -42,6 +43,7 @@ RankLoopSetup::RankLoopSetup(collectives::Communicator& world, collectives::Comm
     counters_ = std::make_unique<collectives::WorkCounters>(world, node, claims);
     feed_ = std::make_unique<ProgressFeed>(*counters_);
     if (settings_.failures != nullptr) settings_.failures->bind(*counters_);  // counted across the job
+    if (settings_.budget != nullptr) settings_.budget->bind(*counters_);
     source_ = make_work_source(schedule, element, settings_.layout, *counters_, settings_.slots);
 }
 
@@ -55,12 +57,13 @@ RankStats RankLoopSetup::run(io::ResultSink& sink, WorkSource* source)
     // and turns a drain that outlived drain_timeout into a stop.
     const bool signals = settings_.stop == &stop_requested();
     std::optional<core::PeriodicThread> watcher;
-    if (signals || settings_.failures != nullptr) {
+    if (signals || settings_.failures != nullptr || settings_.budget != nullptr) {
         using Clock = std::chrono::steady_clock;
         const auto drain_limit = std::chrono::duration<double>(settings_.drain_timeout_seconds);
         watcher.emplace(std::chrono::milliseconds(20), [this, signals, drain_limit, published = StopLevel::none,
                                                         drain_started = std::optional<Clock::time_point>()]() mutable {
             if (settings_.failures != nullptr) settings_.failures->poll(*counters_);
+            if (settings_.budget != nullptr) settings_.budget->poll(*counters_);
             if (!signals) return true;
             if (stop_level() > published) {
                 published = stop_level();
@@ -84,6 +87,7 @@ RankStats RankLoopSetup::run(io::ResultSink& sink, WorkSource* source)
     // The loop may end (its task stopped at once, its budget spent on its last task) before
     // the watchers' next tick: publish now.
     if (settings_.failures != nullptr) settings_.failures->poll(*counters_);
+    if (settings_.budget != nullptr) settings_.budget->poll(*counters_);
     if (signals && stop_level() > StopLevel::none) counters_->request_stop(stop_level());
     stats.drain_ran_out = drain_ran_out_;
     return stats;

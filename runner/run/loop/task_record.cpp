@@ -54,10 +54,12 @@ io::TaskRecord begin_task(const LoopSettings& settings, tasks::TaskContext& cont
     return {id, io::TaskStatus::ok, 0, settings.rank, settings.host, context.device.label(), unix_now(), 0, 0};
 }
 
-std::optional<gpu::TelemetrySampler::WindowId> open_telemetry(const LoopSettings& settings)
+TaskMeters open_telemetry(const LoopSettings& settings)
 {
-    if (settings.telemetry == nullptr) return std::nullopt;
-    return settings.telemetry->open();
+    TaskMeters meters;
+    if (settings.telemetry != nullptr) meters.window = settings.telemetry->open();
+    if (settings.cost != nullptr) meters.cost = settings.cost->start();
+    return meters;
 }
 
 namespace {
@@ -78,12 +80,13 @@ void close_telemetry(const LoopSettings& settings, std::optional<gpu::TelemetryS
 
 }  // namespace
 
-void end_task(const LoopSettings& settings, std::optional<gpu::TelemetrySampler::WindowId> window,
-              const AttemptsEnd& end, int attempts, io::TaskRecord& record)
+void end_task(const LoopSettings& settings, const TaskMeters& meters, const AttemptsEnd& end, int attempts,
+              io::TaskRecord& record)
 {
     if (end.began) record.start = *end.began;  // the worker's load is not the task's time
     record.end = unix_now();
-    close_telemetry(settings, window, record);
+    close_telemetry(settings, meters.window, record);
+    if (settings.cost != nullptr) settings.cost->fill(meters.cost, record.end - record.start, record.gpu);
     record.status = end.outcome.status;
     record.attempts = attempts;
     record.exit_code = end.outcome.exit_code;

@@ -10,6 +10,7 @@
 #include "runner/job/param_map.hpp"
 #include "runner/run/loop/attempts.hpp"
 #include "runner/run/loop/rank_loop.hpp"
+#include "runner/run/loop/task_cost.hpp"
 
 namespace shardrun::run {
 
@@ -24,14 +25,19 @@ io::TaskRecord begin_task(const LoopSettings& settings, tasks::TaskContext& cont
                           std::uint64_t id, std::string task_dir, std::string& device_problem);
 
 /** A task's telemetry window, when the rank samples its GPU (settings.telemetry). */
-std::optional<gpu::TelemetrySampler::WindowId> open_telemetry(const LoopSettings& settings);
+/** What a task's meters read at its start: the telemetry window, the CPU energy counters. */
+struct TaskMeters {
+    std::optional<gpu::TelemetrySampler::WindowId> window;
+    TaskCost::Start cost;
+};
+TaskMeters open_telemetry(const LoopSettings& settings);
 
 /**
  * Ends the record of a task whose attempts ended: its start (when the work began, not the
  * worker's load), end, telemetry (to /tasks/gpu_*, its fault evidence to the listener and the
  * log), status, attempts and exit code.
  */
-void end_task(const LoopSettings& settings, std::optional<gpu::TelemetrySampler::WindowId> window,
+void end_task(const LoopSettings& settings, const TaskMeters& meters,
               const AttemptsEnd& end, int attempts, io::TaskRecord& record);
 
 /**

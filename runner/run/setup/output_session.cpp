@@ -1,5 +1,7 @@
 #include "runner/run/setup/output_session.hpp"
 
+#include <array>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -127,7 +129,7 @@ void OutputSession::load_committed(placement::IdRange element)
     run_agreed(world_, [&] {
         if (rank_ != 0) return;
         std::vector<io::EarlierAttempts> attempts;
-        for (const auto& run : io::committed_runs(options_, metadata_, &attempts)) {
+        for (const auto& run : io::committed_runs(options_, metadata_, &attempts, &earlier_spend_)) {
             bounds.push_back(run.first);
             bounds.push_back(run.end);
         }
@@ -137,6 +139,9 @@ void OutputSession::load_committed(placement::IdRange element)
     world_.broadcast(std::span<std::uint64_t>(bounds), 0);
     earlier.resize(world_.broadcast_value<std::uint64_t>(earlier.size(), 0));
     world_.broadcast(std::span<std::uint64_t>(earlier), 0);
+    std::array<double, 3> spend{earlier_spend_.usd, earlier_spend_.joules, static_cast<double>(earlier_spend_.tasks)};
+    world_.broadcast(std::span<double>(spend), 0);
+    earlier_spend_ = {spend[0], spend[1], static_cast<std::uint64_t>(spend[2])};
     earlier_attempts_.clear();
     for (std::size_t i = 0; i + 1 < earlier.size(); i += 2) earlier_attempts_[earlier[i]] = static_cast<int>(earlier[i + 1]);
     committed_.assign(element.last, false);

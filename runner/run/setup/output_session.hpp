@@ -49,6 +49,8 @@ public:
     std::uint64_t committed_count() const noexcept { return committed_count_; }
     /** Attempts earlier runs made of tasks not committed ok (resume): the next attempt numbers after them. */
     const std::unordered_map<std::uint64_t, int>& earlier_attempts() const noexcept { return earlier_attempts_; }
+    /** What earlier runs spent (resume; the same on every rank): a budget counts it. */
+    const io::EarlierSpend& earlier_spend() const noexcept { return earlier_spend_; }
     io::ResultSink& sink() noexcept { return *sink_; }
     /** <output.path>.tasks: exec tasks' directories (stdout, stderr, result.json). */
     std::string tasks_dir() const { return io::layout::tasks_dir(options_.path).string(); }
@@ -80,6 +82,7 @@ private:
     std::vector<bool> committed_;
     std::uint64_t committed_count_ = 0;
     std::unordered_map<std::uint64_t, int> earlier_attempts_;
+    io::EarlierSpend earlier_spend_;
     std::unique_ptr<io::ResultSink> sink_;
     storage::RemoteOutput* remote_ = nullptr;
     OutputPlace place_;

@@ -129,5 +129,42 @@ TEST(DescribeXid, NamesKnownXidsAndNumbersOthers)
     EXPECT_EQ(describe_xid(4242), "Xid 4242");
 }
 
+Sample gpm_sample(std::optional<GpmRates> gpm)
+{
+    auto sample = make_sample(100, 10, 50, 1000, 50);
+    sample.gpm = gpm;
+    return sample;
+}
+
+TEST(TelemetryWindow, GpmMeansWeighIntervalsByLengthAndIgnoreTheOpeningInterval)
+{
+    // The opening sample's interval ended as the task started: another task's, left out.
+    TelemetryWindow window(gpm_sample(GpmRates{99, 99, 99, 99, 5.0}), {0, 0}, true);
+
+    window.add(gpm_sample(GpmRates{90, 40, 60, 30, 3.0}));
+    window.add(gpm_sample(GpmRates{10, 20, 0, 10, 1.0}));
+    const auto usage = window.usage();
+
+    EXPECT_TRUE(usage.has_gpm());
+    EXPECT_DOUBLE_EQ(usage.sm_active, (90 * 3.0 + 10 * 1.0) / 4.0);
+    EXPECT_DOUBLE_EQ(usage.sm_occupancy, (40 * 3.0 + 20 * 1.0) / 4.0);
+    EXPECT_DOUBLE_EQ(usage.tensor_active, 60 * 3.0 / 4.0);
+    EXPECT_DOUBLE_EQ(usage.dram_bw, (30 * 3.0 + 10 * 1.0) / 4.0);
+}
+
+TEST(TelemetryWindow, NoGpmOrAnIntervalWithoutItLeavesTheMeansOut)
+{
+    TelemetryWindow without(gpm_sample(std::nullopt), {0, 0}, true);
+    without.add(gpm_sample(std::nullopt));
+    EXPECT_FALSE(without.usage().has_gpm());
+    EXPECT_TRUE(std::isnan(without.usage().sm_active));
+
+    // A sample GPM missed (a failed read) leaves part of the task unknown: no mean rather than a partial one.
+    TelemetryWindow gap(gpm_sample(std::nullopt), {0, 0}, true);
+    gap.add(gpm_sample(GpmRates{90, 40, 60, 30, 1.0}));
+    gap.add(gpm_sample(std::nullopt));
+    EXPECT_FALSE(gap.usage().has_gpm());
+}
+
 }  // namespace
 }  // namespace shardrun::gpu

@@ -16,6 +16,11 @@
 //   ecc_at_poll 3 5           volatile uncorrected ECC count reads 5 from the 3rd event poll on
 //   init_error 9              nvmlInit_v2 returns this code (9: driver not loaded)
 //   no_energy 1               nvmlDeviceGetTotalEnergyConsumption is not supported
+//
+// GPM (the nvmlGpm* calls, kept in their own block below):
+//   gpm off                   nvmlGpmQueryDeviceSupport says the devices do not support GPM (pre-Hopper)
+//   gpm_sm_active 90 3        SM activity in % per device index (the last value for the devices after;
+//                             default 60); likewise gpm_sm_occupancy (30), gpm_tensor (40), gpm_dram_bw (20)
 #include <unistd.h>
 
 #include <atomic>
@@ -28,6 +33,7 @@
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "runner/gpu/nvml_api.hpp"
 
@@ -50,7 +56,32 @@ struct Script {
     unsigned long long ecc = 0;
     int init_error = 0;
     bool no_energy = false;
+    // GPM: per-device values of the four metrics shardrun reads.
+    bool gpm = true;
+    std::map<unsigned, std::vector<double>> gpm_values{
+        {shardrun::gpu::nvml::gpm_sm_util, {60}}, {shardrun::gpu::nvml::gpm_sm_occupancy, {30}},
+        {shardrun::gpu::nvml::gpm_any_tensor_util, {40}}, {shardrun::gpu::nvml::gpm_dram_bw_util, {20}}};
 };
+
+/** Reads "gpm ..." keys; false when `key` is none of them. */
+bool load_gpm_key(Script& script, const std::string& key, std::istringstream& words)
+{
+    static const std::map<std::string, unsigned> metrics{
+        {"gpm_sm_active", shardrun::gpu::nvml::gpm_sm_util}, {"gpm_sm_occupancy", shardrun::gpu::nvml::gpm_sm_occupancy},
+        {"gpm_tensor", shardrun::gpu::nvml::gpm_any_tensor_util}, {"gpm_dram_bw", shardrun::gpu::nvml::gpm_dram_bw_util}};
+    if (key == "gpm") {
+        std::string value;
+        words >> value;
+        script.gpm = value != "off" && value != "0";
+        return true;
+    }
+    const auto found = metrics.find(key);
+    if (found == metrics.end()) return false;
+    std::vector<double> values;
+    for (double value = 0; words >> value;) values.push_back(value);
+    if (!values.empty()) script.gpm_values[found->second] = values;
+    return true;
+}
 
 struct FakeDevice {
     unsigned index;
@@ -85,6 +116,7 @@ void load_script()
         else if (key == "ecc_at_poll") words >> script.ecc_poll >> script.ecc;
         else if (key == "init_error") words >> script.init_error;
         else if (key == "no_energy") words >> script.no_energy;
+        else if (load_gpm_key(script, key, words)) continue;
         else std::fprintf(stderr, "fake NVML: unknown key '%s' in %s\n", key.c_str(), path);
     }
     if (script.devices > 16) script.devices = 16;
@@ -250,5 +282,62 @@ nvml::Return nvmlEventSetWait_v2(nvml::EventSet, nvml::EventData* data, unsigned
 }
 
 nvml::Return nvmlEventSetFree(nvml::EventSet) { return nvml::success; }
+
+// ---- GPM: a sample remembers its device; the metrics between two samples are the script's values.
+
+struct FakeGpmSample {
+    int device = -1;
+};
+
+nvml::Return nvmlGpmQueryDeviceSupport(nvml::Device, nvml::GpmSupport* support)
+{
+    if (support->version != nvml::gpm_support_version) return 2;
+    support->isSupportedDevice = script.gpm ? 1 : 0;
+    return nvml::success;
+}
+
+nvml::Return nvmlGpmSampleAlloc(nvml::GpmSample* sample)
+{
+    *sample = reinterpret_cast<nvml::GpmSample>(new FakeGpmSample());
+    return nvml::success;
+}
+
+nvml::Return nvmlGpmSampleFree(nvml::GpmSample sample)
+{
+    delete reinterpret_cast<FakeGpmSample*>(sample);
+    return nvml::success;
+}
+
+nvml::Return nvmlGpmSampleGet(nvml::Device device, nvml::GpmSample sample)
+{
+    if (!script.gpm) return nvml::error_not_supported;
+    reinterpret_cast<FakeGpmSample*>(sample)->device = static_cast<int>(device_of(device)->index);
+    return nvml::success;
+}
+
+nvml::Return nvmlGpmMigSampleGet(nvml::Device device, unsigned int, nvml::GpmSample sample)
+{
+    return nvmlGpmSampleGet(device, sample);
+}
+
+nvml::Return nvmlGpmMetricsGet(nvml::GpmMetricsGet* get)
+{
+    if (get->version != nvml::gpm_metrics_get_version || get->numMetrics > nvml::gpm_metric_max) return 2;
+    const auto* first = reinterpret_cast<FakeGpmSample*>(get->sample1);
+    const auto* second = reinterpret_cast<FakeGpmSample*>(get->sample2);
+    if (first->device < 0 || first->device != second->device) return 2;  // NVML_ERROR_INVALID_ARGUMENT
+    const auto index = static_cast<std::size_t>(second->device);
+    for (unsigned m = 0; m < get->numMetrics; ++m) {
+        auto& metric = get->metrics[m];
+        const auto found = script.gpm_values.find(metric.metricId);
+        if (found == script.gpm_values.end()) {
+            metric.nvmlReturn = nvml::error_not_supported;
+            continue;
+        }
+        metric.nvmlReturn = nvml::success;
+        metric.value = found->second[std::min(index, found->second.size() - 1)];
+    }
+    return nvml::success;
+}
 
 }  // extern "C"
