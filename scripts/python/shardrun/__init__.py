@@ -12,10 +12,16 @@ Worker mode (one process per rank, many tasks):
         with task:                                 # an exception fails this task only
             task.done({"embedding": model(rows[slice(*task.range)])})
 
-Standard library only; NumPy and torch values are accepted when the program uses them.
+Line inputs: shardrun.records() is the current task's records (str per text line, dict per JSON Lines
+or CSV record) in either mode; task.records() the same for a worker's task. shardrun.read(OUT) is a
+results file as a pandas DataFrame (params, task columns, results; rows joined to data.id's ids).
+
+Standard library only (read() needs h5py, NumPy and pandas); NumPy and torch values are accepted when the program uses them.
 """
 from ._params import params
+from ._read import read
+from ._records import records
 from ._result import result
 from ._worker import Task, answer, tasks
 
-__all__ = ["params", "result", "tasks", "Task", "answer"]
+__all__ = ["params", "records", "read", "result", "tasks", "Task", "answer"]

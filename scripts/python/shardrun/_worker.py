@@ -8,7 +8,8 @@
             task.done({"embedding": model(rows[start:end])})   # or shardrun.result(embedding=...)
 
 A task has task_id, task_count, params (dict, typed), range ((start, end) or None), attempt,
-input (data.input, "file.h5:/dataset", or None), task_dir (a folder reserved for it; shardrun
+input (data.input, "file.h5:/dataset" or a line file's absolute path, or None; task.records() gives
+a line input's records of the task's range), task_dir (a folder reserved for it; shardrun
 does not create it) and result_dir (a folder shardrun made for this task's <field>.npy files, or
 None when the job declares no results). Results are the job's declared exec.results fields:
 numbers, nested lists, NumPy arrays or torch tensors; a `rows` field gives end - start rows.
@@ -93,6 +94,14 @@ class Task:
         self.input = request.get("input")  # data.input ("file.h5:/dataset") when the job has one
         self.result_dir = request.get("result_dir")  # where <field>.npy may go (jobs with declared results)
         self.answered = False
+
+    def records(self):
+        """This task's records of data.input (a line or Parquet input), decoded: str, or dict per record."""
+        from ._records import read_records
+
+        if self.range is None:
+            raise RuntimeError("task.records(): the job has no data: range")
+        return read_records(self.input, *self.range)
 
     def done(self, results=None):
         """Reports success with the declared result fields ({} when the job declares none)."""
