@@ -19,7 +19,10 @@ RemotePath remote_index_of(const RemotePath& input)
 
 void index_staged_copy(const RemotePath& input, const std::string& local, io::LineFormat format)
 {
-    auto index = io::build_line_index(local, format, io::local_stamp(local));
+    const auto local_stamp = io::local_stamp(local);
+    // The same version as at an earlier download (rclone left the copy as it was): indexed and stored then.
+    if (io::load_line_index(io::line_index_path(local), local_stamp, format, true)) return;
+    auto index = io::build_line_index(local, format, local_stamp);
     io::save_line_index(index, io::line_index_path(local));
     index.stamp = object_stamp(input);
     const auto upload = io::line_index_path(local) + ".bucket";

@@ -3,8 +3,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "io/input/dataset_reader.hpp"
 #include "runner/process/process.hpp"
 #include "runner/process/unique_fd.hpp"
 
@@ -14,7 +16,7 @@ namespace shardrun::run {
 namespace {
 
 // Prints {"rows": N, "ids": [...]} or {"error": "..."}: one JSON line that this side parses.
-constexpr const char* footer_script = R"(import json, sys
+constexpr const char* footer_script = R"py(import json, sys
 try:
     import pyarrow.parquet as pq
 except ImportError:
@@ -34,7 +36,7 @@ try:
 except Exception as e:
     out = {"error": str(e).splitlines()[0] if str(e) else type(e).__name__}
 print(json.dumps(out))
-)";
+)py";
 
 std::string read_back(int fd)
 {

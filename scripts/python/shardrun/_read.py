@@ -48,8 +48,12 @@ def columns(path):
         if "ranges" in f:
             task_cols["range_start"] = f["ranges/start"][()]
             task_cols["range_end"] = f["ranges/end"][()]
-        fields = {} if results is None else {n: results[n] for n in results
-                                               if n not in ("task", "item") and not n.endswith(tuple(f"_dim{k}" for k in range(1, 9)))}
+        # Fields in the job's order (the root's `fields`); dimension scales (task, item, <field>_dim<k>) label them.
+        names = [n.decode() if isinstance(n, bytes) else str(n) for n in f.attrs.get("fields", [])]
+        if results is not None:
+            names += sorted(n for n in results if n not in names)
+        fields = {n: results[n] for n in names
+                  if results is not None and n in results and results[n].attrs.get("CLASS") != b"DIMENSION_SCALE"}
         item_fields = {n: d for n, d in fields.items() if "item_chunk" in d.attrs}
         if item_fields:
             starts, ends = task_cols["range_start"], task_cols["range_end"]
