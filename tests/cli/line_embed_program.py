@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 # This checkout's package (scripts/python), before any installed one.
-sys.path.insert(0, os.path.join(os.environ.get("SHARDRUN_SOURCE_DIR", ""), "scripts", "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "python"))
 import shardrun  # noqa: E402
 
 

@@ -49,7 +49,8 @@ def write_docs(path, count):
     with open(path, "w") as f:
         for k in range(count):
             f.write(json.dumps({"id": f"doc-{k:05d}", "text": f"record {k} " + "word " * (k % 11)}) + "\n")
-    return [json.loads(line) for line in open(path)]
+    with open(path) as f:
+        return [json.loads(line) for line in f]
 
 
 class CloudLineInputTest(unittest.TestCase):
@@ -74,7 +75,8 @@ class CloudLineInputTest(unittest.TestCase):
 
     def env(self):
         return {**self.store.env(), "TMPDIR": self.tmp, "SHARDRUN_SCRATCH": self.scratch, "SHARDRUN_RCLONE": self.wrapper,
-                "SHARDRUN_SOURCE_DIR": SOURCE_DIR, "PATH": os.path.dirname(sys.executable) + ":" + os.environ["PATH"]}
+                "SHARDRUN_SOURCE_DIR": SOURCE_DIR, "PATH": os.path.dirname(sys.executable) + ":" + os.environ["PATH"],
+                "SHARDRUN_PYTHON": sys.executable}
 
     def job(self, output):
         return write_job(self.project, JOB.format(input=self.store.url("in/docs.jsonl"), chunk=CHUNK, output=output,

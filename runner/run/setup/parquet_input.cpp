@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "io/input/dataset_reader.hpp"
@@ -56,7 +57,9 @@ ParquetRows read_parquet_rows(const std::string& path, const std::string& id_col
 {
     const process::UniqueFd out(memfd_create("shardrun-parquet", MFD_CLOEXEC));
     process::ProcessSpec spec;
-    spec.argv = {"python3", "-c", footer_script, path, id_column};
+    // SHARDRUN_PYTHON as for `export --parquet`: under mpirun, PATH may start with MPI's own bin folder.
+    const char* chosen = std::getenv("SHARDRUN_PYTHON");
+    spec.argv = {chosen != nullptr && *chosen != '\0' ? chosen : "python3", "-c", footer_script, path, id_column};
     for (char** entry = environ; *entry != nullptr; ++entry) spec.env.emplace_back(*entry);
     spec.stdout_fd = out.get();
     spec.stderr_path = "/dev/null";

@@ -16,7 +16,7 @@ struct ParquetRows {
 
 /**
  * Reads the footer of the Parquet file `path` (and the column `id_column` when not empty) with
- * pyarrow, in `python3` from PATH: shardrun links no Parquet library.
+ * pyarrow, in $SHARDRUN_PYTHON, else `python3` from PATH: shardrun links no Parquet library.
  * @throws io::InputError naming pyarrow when python3 or pyarrow is missing, or the file's problem
  */
 ParquetRows read_parquet_rows(const std::string& path, const std::string& id_column);

@@ -54,12 +54,15 @@ class LineInputTest(unittest.TestCase):
         with open(cls.jsonl, "w") as f:
             for k in range(LINES):
                 f.write(json.dumps({"id": f"doc-{k:05d}", "text": sentence(k), "label": k % 3}) + "\n")
-        cls.records = [json.loads(line) for line in open(cls.jsonl)]
+        with open(cls.jsonl) as f:
+            cls.records = [json.loads(line) for line in f]
         cls.reference = rows(cls.records)  # one process over the whole file
 
     def env(self):
         # The job's python3 is the venv's (numpy; pyarrow for Parquet): PATH as a user's activated venv.
-        return {"SHARDRUN_SOURCE_DIR": SOURCE_DIR, "PATH": PYENV_BIN + ":" + os.environ["PATH"]}
+        # SHARDRUN_PYTHON: under mpiexec, PATH starts with Open MPI's /usr/bin, whose python3 has no pyarrow.
+        return {"SHARDRUN_SOURCE_DIR": SOURCE_DIR, "PATH": PYENV_BIN + ":" + os.environ["PATH"],
+                "SHARDRUN_PYTHON": sys.executable}
 
     def run_job(self, input_path, mode="worker", extra="", np_=2, chunk=CHUNK):
         project = scratch_dir(self)
