@@ -86,6 +86,7 @@ ItemIds read_item_ids(const std::string& path, const LineIndex& index, const std
             continue;
         }
         const auto object = nlohmann::json::parse(text, nullptr, false);
+        if (object.is_discarded()) SHARDRUN_THROW(InputError, where + "not valid JSON");
         const auto found = object.is_object() ? object.find(key) : object.end();
         if (!object.is_object() || found == object.end()) SHARDRUN_THROW(InputError, where + "the record has no key '" + key + "'");
         if (found->is_number_integer()) {

@@ -41,8 +41,9 @@ std::string local_stamp(const std::string& path);
 inline std::string line_index_path(const std::string& input) { return input + ".shardrun-index"; }
 
 /**
- * Scans `path` once: record offsets, and each record checked (jsonl: one JSON object per line;
- * csv: the header's number of fields, no quoted field across lines). A final line without a
+ * Scans `path` once: record offsets, and each record's shape checked (jsonl: '{' first and '}'
+ * last on its line, parsed fully only where it is read; csv: the header's number of fields, no
+ * quoted field across lines). A final line without a
  * newline is a record; the newline ending the file starts none.
  * @throws InputError "path:line: what is wrong" for the first bad record, a blank jsonl/csv line,
  *         an empty CSV, or a file that cannot be read

@@ -176,6 +176,20 @@ class LineInputTest(unittest.TestCase):
         line = self.refused(path)
         self.assertRegex(line, r"job\.yaml:3:\d+: data\.input: .*bad\.jsonl:3: not valid JSON")
 
+    def test_json_malformed_inside_its_braces(self):
+        """The index checks a record's shape only; data.id parses every record (exit 2), a task its own."""
+        path = os.path.join(scratch_dir(self), "inside.jsonl")
+        with open(path, "w") as f:
+            f.write('{"id": "a", "text": "x"}\n{"id": "b", "text": y}\n')
+        line = self.refused(path, extra=", id: id")
+        self.assertRegex(line, r"job\.yaml:3:\d+: data\.id: .*inside\.jsonl:2: not valid JSON")
+        proc, output, _ = self.run_job(path, np_=1, chunk=1)
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        import h5py
+        with h5py.File(output, "r") as f:
+            self.assertEqual(f["tasks/status"][:].tolist(), [1, 2], "the first record's task ok, the second's failed")
+            self.assertIn("inside.jsonl:2:", f["tasks/message"][1].decode())
+
     def test_ragged_csv_is_bad_input(self):
         path = os.path.join(scratch_dir(self), "bad.csv")
         with open(path, "w") as f:

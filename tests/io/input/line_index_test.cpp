@@ -45,7 +45,7 @@ TEST_F(LineIndexTest, TextOffsetsWithAndWithoutAFinalNewline)
 TEST_F(LineIndexTest, JsonLinesAreCheckedWithTheirLineNumber)
 {
     EXPECT_EQ(build_line_index(write("ok.jsonl", "{\"a\": 1}\n{\"a\": [2, 3]}\n"), LineFormat::jsonl, "s").records, 2u);
-    const auto bad = write("bad.jsonl", "{\"a\": 1}\n{\"a\": \n");
+    const auto bad = write("bad.jsonl", "{\"a\": 1}\n{\"a\": \n");  // cut short: no closing brace
     try {
         build_line_index(bad, LineFormat::jsonl, "s");
         FAIL() << "a malformed line was accepted";
