@@ -67,6 +67,8 @@ set_property(SOURCE ${PROJECT_SOURCE_DIR}/runner/cli/command_report.cpp DIRECTOR
   SHARDRUN_REPORT_FROM_BIN="${_shardrun_report_from_bin}"
   SHARDRUN_REPORT_INSTALLED="${CMAKE_INSTALL_FULL_DATADIR}/shardrun/shardrun-report.py"
   SHARDRUN_REPORT_SOURCE="${PROJECT_SOURCE_DIR}/scripts/shardrun-report.py")
+set_property(SOURCE ${PROJECT_SOURCE_DIR}/runner/cli/command_export.cpp DIRECTORY ${PROJECT_SOURCE_DIR}/runner
+  APPEND PROPERTY COMPILE_DEFINITIONS SHARDRUN_PYTHON_PACKAGE_SOURCE="${PROJECT_SOURCE_DIR}/scripts/python")
 
 if(EXISTS ${PROJECT_SOURCE_DIR}/scripts/aws-batch/entrypoint)
   install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/aws-batch/entrypoint DESTINATION ${SHARDRUN_INSTALL_DATADIR}/aws-batch)

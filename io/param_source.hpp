@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "io/input/item_ids.hpp"
 #include "io/output_spec.hpp"
 
 namespace shardrun::io {
@@ -33,6 +34,8 @@ public:
      */
     virtual void read(std::uint64_t first, std::size_t count, std::vector<ParamColumn>& params,
                       TaskRanges& ranges) const = 0;
+    /** The input records' ids (data.id), which label the `item` dimension; nullptr: none. */
+    virtual const ItemIds* item_ids() const { return nullptr; }
 };
 
 /** Columns already in memory (tests, benchmarks, small jobs); refers to them, no copy. */

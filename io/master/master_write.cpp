@@ -37,7 +37,8 @@ void finish_master_file(hid_t file, const MasterInfo& info, std::uint64_t task_c
 {
     write_params(file, info);  // skipped when the file has them
     write_time_units(file);
-    assemble_item_rows(file, info.fields);  // item_rows.hpp: before the dimensions
+    // item_rows.hpp: before the dimensions; data.id's ids label the items.
+    assemble_item_rows(file, info.fields, {}, info.param_source != nullptr ? info.param_source->item_ids() : nullptr);
     write_dimensions(file, task_count);
     if (!info.ranks.empty()) write_ranks(file, info.ranks);
     // The root attributes without info's T-long columns (no copy of them).

@@ -6,6 +6,7 @@
 #include "io/hdf5/handle.hpp"
 #include "io/layout/output_layout.hpp"
 #include "io/master/master_file.hpp"
+#include "io/task_rows/item_id_column.hpp"
 
 namespace fs = std::filesystem;
 
@@ -18,6 +19,8 @@ void write_params_file(const fs::path& file, const ParamSource& source)
     try {
         auto h5 = SHARDRUN_H5_OPEN(File, H5Fcreate(temp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT));
         master::write_params(h5.get(), source);
+        // For merge: the master labels its items with them (FileParamSource reads them back).
+        if (const auto* ids = source.item_ids()) master::write_item_id_column(h5.get(), "item_ids", *ids, ids->size());
         h5.close();
     } catch (const Hdf5Error& error) {
         std::remove(temp.c_str());  // `h5` closed without poisoning HDF5 (handle.hpp): nothing is left open

@@ -3,6 +3,7 @@
 #include "io/errors.hpp"
 #include "io/hdf5/column_blocks.hpp"
 #include "io/hdf5/columns.hpp"
+#include "io/task_rows/item_id_column.hpp"
 
 namespace fs = std::filesystem;
 
@@ -28,6 +29,11 @@ FileParamSource::FileParamSource(const fs::path& file, const std::vector<std::st
             ranges_start_ = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(file_.get(), "ranges/start", H5P_DEFAULT));
             ranges_end_ = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(file_.get(), "ranges/end", H5P_DEFAULT));
             task_count_ = hdf5::dataset_length(ranges_start_.get());
+        }
+        // params.h5 holds them as /item_ids; a consolidated element's master as its item coordinate.
+        item_ids_ = master::read_item_id_column(file_.get(), "item_ids");
+        if (!item_ids_ && hdf5::has_link(file_.get(), "results/item")) {
+            item_ids_ = master::read_item_id_column(file_.get(), "results/item");
         }
     } catch (const Hdf5Error& error) {
         SHARDRUN_THROW(OutputError, file.string() + " is unreadable (" + error.what() + "); rerun that array element with --resume");

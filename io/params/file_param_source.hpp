@@ -3,6 +3,7 @@
 #include <hdf5.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,8 +25,10 @@ public:
     bool has_ranges() const override { return static_cast<bool>(ranges_start_); }
     void read(std::uint64_t first, std::size_t count, std::vector<ParamColumn>& params,
               TaskRanges& ranges) const override;
+    const ItemIds* item_ids() const override { return item_ids_ ? &*item_ids_ : nullptr; }
 
 private:
+    std::optional<ItemIds> item_ids_;  ///< params.h5's /item_ids (data.id), when written
     std::filesystem::path path_;
     hdf5::File file_;
     std::vector<hdf5::Dataset> datasets_;

@@ -14,6 +14,7 @@
 #include "io/hdf5/field_io.hpp"
 #include "io/hdf5/handle.hpp"
 #include "io/hdf5/types.hpp"
+#include "io/task_rows/item_id_column.hpp"
 #include "io/task_rows/task_rows.hpp"
 
 namespace shardrun::io::master {
@@ -107,12 +108,19 @@ void write_fill_attr(hid_t dataset, const FieldSpec& row)
 }
 
 /** Labels the assembled field: `item` on axis 0, `<field>_dim<k>` on axis k (the declared axis numbers). */
-void label(hid_t file, hid_t group, hid_t dataset, const std::string& name, std::uint64_t task_count)
+void label(hid_t file, hid_t group, hid_t dataset, const std::string& name, std::uint64_t task_count, const ItemIds* ids)
 {
     const auto dims = hdf5::dataset_extents(dataset);
     // With one row per task, [N, ...] is [T, ...]: write_dimensions labels it with `task`.
     if (dims.empty() || dims[0] == task_count) return;
-    auto item = hdf5::create_bare_dimension(file, group, "item", dims[0]);
+    auto item = [&] {
+        if (hdf5::has_link(group, "item")) return SHARDRUN_H5_OPEN(Dataset, H5Dopen2(group, "item", H5P_DEFAULT));
+        if (ids == nullptr) return hdf5::create_bare_dimension(file, group, "item", dims[0]);
+        // data.id: the ids are the item dimension's coordinates.
+        auto scale = write_item_id_column(group, "item", *ids, static_cast<std::size_t>(dims[0]));
+        hdf5::make_dimension_scale(file, scale.get());
+        return scale;
+    }();
     hdf5::attach_dimension_scale(dataset, item.get(), 0);
     for (std::size_t axis = 1; axis < dims.size(); ++axis) {
         auto scale = hdf5::create_bare_dimension(file, group, name + "_dim" + std::to_string(axis), dims[axis]);
@@ -121,7 +129,7 @@ void label(hid_t file, hid_t group, hid_t dataset, const std::string& name, std:
 }
 
 void assemble_field(hid_t file, hid_t group, const FieldSpec& field, const ItemLayout& layout,
-                    const ItemRowsBudget& budget)
+                    const ItemRowsBudget& budget, const ItemIds* ids)
 {
     const auto row = row_spec(field);
     const std::size_t tasks = layout.rows.size();
@@ -155,7 +163,7 @@ void assemble_field(hid_t file, hid_t group, const FieldSpec& field, const ItemL
     auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dopen2(group, field.name.c_str(), H5P_DEFAULT));
     hdf5::write_attr(dataset.get(), "item_chunk", static_cast<std::int64_t>(field.shape[0]));
     write_fill_attr(dataset.get(), row);
-    label(file, group, dataset.get(), field.name, tasks);
+    label(file, group, dataset.get(), field.name, tasks, ids);
 }
 
 void split_field(hid_t file, hid_t group, const std::string& name, std::size_t chunk, const ItemRowsBudget& budget)
@@ -204,7 +212,7 @@ std::vector<std::pair<std::string, std::size_t>> assembled_fields(hid_t group)
 
 }  // namespace
 
-void assemble_item_rows(hid_t file, const std::vector<FieldSpec>& fields, const ItemRowsBudget& budget)
+void assemble_item_rows(hid_t file, const std::vector<FieldSpec>& fields, const ItemRowsBudget& budget, const ItemIds* ids)
 {
     const bool any = std::any_of(fields.begin(), fields.end(), [](const FieldSpec& f) { return f.item_rows; });
     if (!any || !hdf5::has_link(file, "ranges/start") || !hdf5::has_link(file, "results")) return;
@@ -220,7 +228,7 @@ void assemble_item_rows(hid_t file, const std::vector<FieldSpec>& fields, const 
         if (dims.size() != field.shape.size() + 1 || dims[0] != layout.rows.size() || dims[1] != field.shape[0]) {
             SHARDRUN_THROW(Hdf5Error, "results/" + field.name + " is not [tasks, chunk, ...]; cannot assemble its rows over items");
         }
-        assemble_field(file, group.get(), field, layout, budget);
+        assemble_field(file, group.get(), field, layout, budget, ids);
     }
 }
 

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "io/input/item_ids.hpp"
+
 #include <hdf5.h>
 
 #include <cstddef>
@@ -36,8 +38,11 @@ struct ItemRowsBudget {
  * with the bare dimensions `item` (axis 0) and `<field>_dim<k>` (axis k), `_FillValue`,
  * `units` and the attribute `item_chunk` (the chunk, also what marks it assembled).
  * Needs /ranges; call it before write_dimensions(). Idempotent.
+ * With `ids` (data.id), the `item` dimension is a coordinate variable holding each item's id
+ * (int64 or strings), so xarray indexes the rows by id.
  */
-void assemble_item_rows(hid_t file, const std::vector<FieldSpec>& fields, const ItemRowsBudget& budget = {});
+void assemble_item_rows(hid_t file, const std::vector<FieldSpec>& fields, const ItemRowsBudget& budget = {},
+                        const ItemIds* ids = nullptr);
 
 /**
  * Reads an assembled field (marked `item_chunk`) back task by task, padded as the shards held

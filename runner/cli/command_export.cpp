@@ -2,6 +2,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -9,8 +12,17 @@
 #include "io/read/grid_export.hpp"
 #include "io/read/live_snapshot.hpp"
 #include "runner/errors.hpp"
+#include "runner/process/process.hpp"
 #include "runner/storage/remote_copy.hpp"
 #include "runner/job/sweep.hpp"
+
+// Set for this file by cmake/ShardrunInstall.cmake: the helper package in the source tree, which a
+// build tree's binary puts first on PYTHONPATH (an installed `shardrun` package serves otherwise).
+#ifndef SHARDRUN_PYTHON_PACKAGE_SOURCE
+#define SHARDRUN_PYTHON_PACKAGE_SOURCE ""
+#endif
+
+extern char** environ;
 
 namespace po = boost::program_options;
 
@@ -47,6 +59,38 @@ std::vector<io::GridAxis> grid_axes(const std::string& master, const std::string
     return axes;
 }
 
+/**
+ * `python3 -m shardrun.export MASTER FILE` (Python from SHARDRUN_PYTHON, else python3 from PATH:
+ * the Python the user installed pyarrow into); its exit code, 2 when it cannot start.
+ */
+int export_parquet(const std::string& master, const std::string& target)
+{
+    const char* chosen = std::getenv("SHARDRUN_PYTHON");
+    const std::string python = chosen != nullptr && *chosen != '\0' ? chosen : "python3";
+    std::vector<std::string> env;
+    std::string pythonpath = SHARDRUN_PYTHON_PACKAGE_SOURCE;
+    for (char** entry = environ; *entry != nullptr; ++entry) {
+        const std::string_view text(*entry);
+        if (text.rfind("PYTHONPATH=", 0) == 0) {
+            if (text.size() > 11) pythonpath += (pythonpath.empty() ? "" : ":") + std::string(text.substr(11));
+            continue;
+        }
+        env.emplace_back(text);
+    }
+    if (!pythonpath.empty()) env.push_back("PYTHONPATH=" + pythonpath);
+    process::ProcessSpec spec;
+    spec.argv = {python, "-m", "shardrun.export", master, target};
+    spec.env = std::move(env);
+    spec.stdout_fd = STDOUT_FILENO;
+    spec.stderr_fd = STDERR_FILENO;
+    const auto result = process::run_process(spec, [] { return false; });
+    if (!result.started) {
+        SHARDRUN_THROW(UsageError, "export: --parquet runs " + python + " with pyarrow, and it cannot be started; "
+                                   "install python3 and pyarrow, or set SHARDRUN_PYTHON");
+    }
+    return result.exit_code;
+}
+
 }  // namespace
 
 void ExportCommand::add_options(po::options_description& options, po::positional_options_description& positional)
@@ -54,14 +98,19 @@ void ExportCommand::add_options(po::options_description& options, po::positional
     options.add_options()
         ("output", po::value<std::string>(&path_), "the results file (output.path of the job)")
         ("grid", po::value<std::string>(&grid_), "write FILE.nc: each result field over the sweep axes "
-                                                 "(lr x batch x ... x field dims), for xr.open_dataset");
+                                                 "(lr x batch x ... x field dims), for xr.open_dataset")
+        ("parquet", po::value<std::string>(&parquet_), "write FILE.parquet: params, task columns and results "
+                                                       "joined, one row per item (with data.id's id) for a rows "
+                                                       "field, else one per task (needs pyarrow)");
     positional.add("output", 1);
 }
 
 void ExportCommand::check(const po::variables_map& values)
 {
     if (!values.count("output")) SHARDRUN_THROW(UsageError, "export: name the results file, e.g. shardrun export results/x.h5 --grid x.nc");
-    if (!values.count("grid")) SHARDRUN_THROW(UsageError, "export: say what to write: --grid FILE.nc");
+    if (values.count("grid") == values.count("parquet")) {
+        SHARDRUN_THROW(UsageError, "export: say what to write, one of --grid FILE.nc or --parquet FILE.parquet");
+    }
 }
 
 int ExportCommand::run()
@@ -72,6 +121,11 @@ int ExportCommand::run()
     // it committed (tasks not yet run keep the fill value).
     const auto live = io::LiveSnapshot::take_committed(path_, io::SnapshotFields::all);
     const auto master = live ? live->file().string() : path_;
+    if (!parquet_.empty()) {
+        if (!live && !std::filesystem::exists(master)) SHARDRUN_THROW(UsageError, "export: " + path_ + ": no such file");
+        if (live) std::cerr << live->note() << "\n";
+        return export_parquet(master, parquet_);
+    }
     const auto axes = grid_axes(master, path_);
     io::export_grid(master, axes, grid_);
     if (live) {

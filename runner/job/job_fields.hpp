@@ -120,7 +120,12 @@ inline constexpr JobField job_fields[] = {
 
     {"data", "items", FieldType::integer, Absent{}, "give items or input", "how many items", 1},
     {"data", "chunk", FieldType::integer, Required{}, "", "items per task; params.chunk defaults to it", 1},
-    {"data", "input", FieldType::text, Absent{}, "file.h5:/dataset", "items = the dataset's first dimension"},
+    {"data", "input", FieldType::text, Absent{}, "file.h5:/dataset, or a .txt, .jsonl, .csv or .parquet file",
+     "items = the dataset's first dimension, or the file's records (lines)"},
+    {"data", "format", FieldType::text, Derived{"from data.input's suffix"}, "hdf5, text, jsonl, csv or parquet",
+     "how data.input is read, when its suffix does not say"},
+    {"data", "id", FieldType::text, Absent{}, "a JSON key or CSV column of data.input's records",
+     "each record's id becomes the coordinate of the results' item dimension"},
 
     {"output", "path", FieldType::text, std::string_view("results/<name>.h5"), "a path, or s3://, gs://, rclone://",
      "relative to the working directory"},

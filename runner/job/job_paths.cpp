@@ -48,7 +48,11 @@ void resolve_job_paths(JobRead& job, const YamlContext& context, const std::stri
     // is the working directory, so messages show the name the user wrote.
     const auto split = spec.data.input.find(":/");
     std::error_code error;
-    if (split != std::string::npos && !storage::is_remote(spec.data.input) && job_dir != fs::current_path(error).lexically_normal().string()) {
+    const bool relocate = !spec.data.input.empty() && !storage::is_remote(spec.data.input) &&
+                          job_dir != fs::current_path(error).lexically_normal().string();
+    if (relocate && spec.data.format != "hdf5") {
+        spec.data.input = under(job_dir, spec.data.input);  // a line or Parquet file: all of it is the path
+    } else if (relocate && split != std::string::npos) {
         spec.data.input = under(job_dir, spec.data.input.substr(0, split)) + spec.data.input.substr(split);
     }
     if (spec.task != "exec") return;

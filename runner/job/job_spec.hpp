@@ -43,7 +43,11 @@ struct DataSpec {
     bool present = false;
     std::uint64_t items = 0;
     std::uint64_t chunk = 0;
-    std::string input;  ///< "file.h5:/dataset" when items come from a dataset's first dimension
+    std::string input;  ///< "file.h5:/dataset" when items come from a dataset's first dimension, or a line file
+    /** hdf5 | text | jsonl | csv | parquet: data.format, else what data.input's suffix says (hdf5 without one). */
+    std::string format;
+    std::string id;  ///< data.id: the records' key or column whose values label the items; empty: none
+    bool line_input() const { return format == "text" || format == "jsonl" || format == "csv"; }
 };
 
 /** `output:` */

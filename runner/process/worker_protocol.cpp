@@ -128,7 +128,11 @@ std::string worker_request_line(const TaskContext& context, const std::string& r
                         {"task_dir", context.task_dir}, {"range", nullptr}};
     if (context.range) line["range"] = {context.range->start, context.range->end};
     if (!context.checkpoint_dir.empty()) line["checkpoint_dir"] = context.checkpoint_dir;
-    if (!context.input.empty()) line["input"] = context.input;
+    if (!context.input.empty()) {
+        // A line or Parquet input (no ":/dataset") as an absolute path: shardrun.records() opens it from any cwd.
+        const bool whole_file = context.input.find(":/") == std::string::npos;
+        line["input"] = whole_file ? std::filesystem::absolute(context.input).string() : context.input;
+    }
     if (!result_dir.empty()) line["result_dir"] = result_dir;
     return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }

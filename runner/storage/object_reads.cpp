@@ -39,15 +39,30 @@ std::string rclone_stdout(const std::vector<std::string>& args, const RemotePath
 
 }  // namespace
 
-std::uint64_t object_size(const RemotePath& remote)
+namespace {
+
+nlohmann::json object_entry(const RemotePath& remote)
 {
     const auto text = rclone_stdout({"lsjson", "--stat", remote.rclone}, remote);
     // rclone reports a missing key of a bucket as an empty folder ("IsDir": true, "Size": -1).
-    const auto entry = nlohmann::json::parse(text, nullptr, false);
+    auto entry = nlohmann::json::parse(text, nullptr, false);
     if (entry.is_discarded() || !entry.is_object() || entry.value("IsDir", true) || entry.value("Size", -1LL) < 0) {
         SHARDRUN_THROW(TransferError, "there is no object " + remote.url + "; check the URL", exit_bad_input);
     }
-    return entry.value("Size", 0ULL);
+    return entry;
+}
+
+}  // namespace
+
+std::uint64_t object_size(const RemotePath& remote)
+{
+    return object_entry(remote).value("Size", 0ULL);
+}
+
+std::string object_stamp(const RemotePath& remote)
+{
+    const auto entry = object_entry(remote);
+    return std::to_string(entry.value("Size", 0ULL)) + ":" + entry.value("ModTime", std::string());
 }
 
 std::string read_object_range(const RemotePath& remote, std::uint64_t offset, std::uint64_t count)

@@ -20,6 +20,12 @@ namespace shardrun::storage {
 std::uint64_t object_size(const RemotePath& remote);
 
 /**
+ * What identifies this version of the object: "<size>:<modification time>" (`rclone lsjson --stat`).
+ * @throws TransferError (exit 2) as object_size
+ */
+std::string object_stamp(const RemotePath& remote);
+
+/**
  * Bytes [offset, offset + count) of the object `remote` (`rclone cat --offset --count`, a ranged
  * GET); fewer when the object ends first.
  * @throws TransferError (exit 2) when it cannot be read

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 
 #include "io/output_spec.hpp"
@@ -40,9 +41,8 @@ std::string read_text(const fs::path& file)
 
 }  // namespace
 
-std::string stage_input(const std::string& input)
+std::string stage_object(const RemotePath& remote, const std::function<void(const std::string&)>& after_download)
 {
-    const auto [remote, dataset] = split_remote_input(input);
     const auto dir = fs::path(scratch_dir()) / "shardrun-input" / io::sha256_hex(remote.url).substr(0, 16);
     const auto local = dir / remote.name;
     std::error_code error;
@@ -61,9 +61,16 @@ std::string stage_input(const std::string& input)
         if (!fs::is_regular_file(local, error)) {
             SHARDRUN_THROW(TransferError, "there is no object " + remote.url + "; check the URL", exit_bad_input);
         }
+        if (after_download) after_download(local.string());
         std::ofstream(dir / "launch") << key << "\n";
     }
-    return local.string() + ":" + dataset;
+    return local.string();
+}
+
+std::string stage_input(const std::string& input)
+{
+    const auto [remote, dataset] = split_remote_input(input);
+    return stage_object(remote) + ":" + dataset;
 }
 
 }  // namespace shardrun::storage

@@ -1,6 +1,9 @@
 #pragma once
 
+#include <functional>
 #include <string>
+
+#include "runner/job/remote_path.hpp"
 
 namespace shardrun::storage {
 
@@ -14,5 +17,13 @@ namespace shardrun::storage {
  * @throws UsageError  for a malformed URL; TransferError when the object cannot be downloaded
  */
 std::string stage_input(const std::string& input);
+
+/**
+ * The object `remote` downloaded as stage_input does, whole (a line or Parquet input).
+ * @param after_download  called with the local copy's path after each download, under the node's
+ *                        lock (what is built from the copy once per node: a line input's index)
+ * @return the local copy's path
+ */
+std::string stage_object(const RemotePath& remote, const std::function<void(const std::string&)>& after_download = {});
 
 }  // namespace shardrun::storage

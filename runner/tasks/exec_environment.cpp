@@ -35,6 +35,10 @@ std::optional<std::string> exec_builtin_value(const TaskContext& context, std::s
     // data.input's file (absolute, so a task that changes directory still finds it) and dataset.
     if (name == "input" || name == "input_dataset") {
         if (context.input.empty()) return "";
+        // A line or Parquet input is a whole file: no dataset.
+        if (context.input.find(":/") == std::string::npos) {
+            return name == "input" ? std::filesystem::absolute(context.input).string() : "";
+        }
         const auto location = io::parse_dataset_location(context.input);
         return name == "input" ? std::filesystem::absolute(location.file).string() : location.dataset;
     }
@@ -58,6 +62,9 @@ std::vector<std::string> ExecKind::environment(const TaskContext& context, const
     own.push_back("SHARDRUN_RESULT_DIR=" + channels.dir);
     own.push_back("SHARDRUN_RESULT_H5=" + channels.h5);
     own.push_back(fmt::format("{}={}", task_token_variable, task_token(context.task_id, context.attempt)));
+    // data.input as the worker's request line gives it: shardrun.records() reads a line input's records.
+    if (!context.input.empty()) own.push_back("SHARDRUN_INPUT=" + *exec_builtin_value(context, "input") +
+                                              (context.input.find(":/") == std::string::npos ? "" : ":" + *exec_builtin_value(context, "input_dataset")));
     if (context.range) {
         own.push_back(fmt::format("SHARDRUN_RANGE_START={}", context.range->start));
         own.push_back(fmt::format("SHARDRUN_RANGE_END={}", context.range->end));

@@ -20,6 +20,7 @@ public:
     bool has_ranges() const override { return job_.space->has_ranges(); }
     void read(std::uint64_t first, std::size_t count, std::vector<io::ParamColumn>& params,
               io::TaskRanges& ranges) const override;
+    const io::ItemIds* item_ids() const override { return job_.item_ids.get(); }
 
 private:
     const PreparedJob& job_;

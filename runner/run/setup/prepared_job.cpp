@@ -12,7 +12,6 @@
 #include "runner/run/setup/data_input.hpp"
 #include "runner/run/setup/device_choice.hpp"
 #include "runner/run/setup/param_checks.hpp"
-#include "runner/storage/staged_input.hpp"
 #include "runner/tasks/dataset_shapes.hpp"
 #include "runner/tasks/registry.hpp"
 
@@ -62,12 +61,13 @@ PreparedJob prepare_job(const std::string& file, const std::vector<std::string>&
     if (input_access == InputAccess::stage && storage::is_remote(job.spec.data.input)) {
         // In object storage: downloaded once per node into its scratch folder; the ranks read that copy.
         try {
-            job.spec.data.input = storage::stage_input(job.spec.data.input);
+            job.spec.data.input = stage_remote_input(job.spec);
         } catch (const Error& error) {
             SHARDRUN_THROW(JobFileError, job::located(job.spec.sites.value("data.input", job.spec.file), "data.input", error.what()));
         }
     }
     if (!job.spec.data.input.empty()) input = read_input(job.spec);  // opened once, here
+    if (input) job.item_ids = read_item_ids(job.spec);
     job.items = input ? input->dims.front() : job.spec.data.items;
     job.space = std::make_unique<job::TaskSpace>(job::TaskSpace::of(job.spec, job.items));
     tasks::DatasetShapes datasets;  // a file the params name is opened once, not once per sweep point

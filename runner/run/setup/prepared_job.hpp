@@ -1,5 +1,9 @@
 #pragma once
 
+#include <memory>
+
+#include "io/input/item_ids.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -21,6 +25,8 @@ struct PreparedJob {
     std::unique_ptr<job::TaskSpace> space;
     /** Resolved jobs this one extends, oldest first (run/sweep_extension.hpp); empty otherwise. */
     std::vector<std::string> earlier_jobs;
+    /** data.id's value of every input record (data_input.hpp); nullptr without data.id. */
+    std::shared_ptr<const io::ItemIds> item_ids;
 
     std::uint64_t task_count() const noexcept { return space->size(); }
 };

@@ -17,11 +17,17 @@ Either mode, one way to read the task (its range, records, params and checkpoint
     t = shardrun.task()                            # t.range, t.params, t.records(), t.task_id, t.attempt
     ckpt = shardrun.checkpoint_dir()               # kept through retries, drains and --resume; gone on success
 
-Standard library only; NumPy and torch values are accepted when the program uses them.
+Line inputs: shardrun.records() (the same as shardrun.task().records()) is the current task's records
+(str per text line, dict per JSON Lines or CSV record) in either mode. shardrun.read(OUT) is a results
+file as a pandas DataFrame (params, task columns, results; rows joined to data.id's ids).
+
+Standard library only (read() needs h5py, NumPy and pandas); NumPy and torch values are accepted when the program uses them.
 """
 from ._params import params
+from ._read import read
+from ._records import records
 from ._result import result
 from ._task import checkpoint_dir, task
 from ._worker import Task, answer, tasks
 
-__all__ = ["params", "result", "tasks", "Task", "answer", "task", "checkpoint_dir"]
+__all__ = ["params", "records", "read", "result", "tasks", "Task", "answer", "task", "checkpoint_dir"]

@@ -19,23 +19,11 @@ def need(variable, caller):
     return value
 
 
-def records_of(worker_task=None):
-    """The task's records through the module's records() (line-based inputs), looked up when called.
-    `worker_task`: a worker-mode task, made the current one while records() reads it."""
-    import shardrun
+def records_of():
+    """The current task's records of data.input (line-based inputs): the items of its range."""
+    from ._records import records
 
-    reader = getattr(shardrun, "records", None)
-    if reader is None:
-        raise NotImplementedError("task.records(): this shardrun helper has no records() (line-based inputs); "
-                                  "install the helper of the shardrun you run (pip install ./scripts/python)")
-    if worker_task is None:
-        return reader()
-    previous = _current.task
-    _current.task = worker_task
-    try:
-        return reader()
-    finally:
-        _current.task = previous
+    return records()
 
 
 class EnvironmentTask:

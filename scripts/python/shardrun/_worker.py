@@ -8,9 +8,9 @@
             task.done({"embedding": model(rows[start:end])})   # or shardrun.result(embedding=...)
 
 A task has task_id, task_count, params (dict, typed), range ((start, end) or None), attempt,
-input (data.input, "file.h5:/dataset", or None), task_dir (a folder reserved for it; shardrun
-does not create it), checkpoint_dir (kept through retries, drains and --resume; shardrun.checkpoint_dir()
-makes it), records() (the range's records of a line-based input) and result_dir (a folder shardrun made for this task's <field>.npy files, or
+input (data.input, "file.h5:/dataset" or a line file's absolute path, or None), task_dir (a folder
+reserved for it; shardrun does not create it), checkpoint_dir (kept through retries, drains and --resume;
+shardrun.checkpoint_dir() makes it), records() (the range's records of a line-based input) and result_dir (a folder shardrun made for this task's <field>.npy files, or
 None when the job declares no results). Results are the job's declared exec.results fields:
 numbers, nested lists, NumPy arrays or torch tensors; a `rows` field gives end - start rows.
 Arrays travel in the declared dtype as base64 bytes in the answer line ({"dtype", "shape",
@@ -97,10 +97,12 @@ class Task:
         self.answered = False
 
     def records(self):
-        """This task's records of data.input (line-based inputs): the items of its range."""
-        from ._task import records_of
+        """This task's records of data.input (a line or Parquet input), decoded: str, or dict per record."""
+        from ._records import read_records
 
-        return records_of(self)
+        if self.range is None:
+            raise RuntimeError("task.records(): the job has no data: range")
+        return read_records(self.input, *self.range)
 
     def done(self, results=None):
         """Reports success with the declared result fields ({} when the job declares none)."""
