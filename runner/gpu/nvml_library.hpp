@@ -63,6 +63,12 @@ public:
         nvml::RegisterEventsFn register_events = nullptr;
         nvml::EventSetWaitFn event_set_wait = nullptr;
         nvml::EventSetFreeFn event_set_free = nullptr;
+        // The admission check's evidence (issue 38), each optional.
+        nvml::ClockFn clock = nullptr;
+        nvml::ClockFn max_clock = nullptr;
+        nvml::ClocksEventReasonsFn clocks_event_reasons = nullptr;  ///< or its older name, ...ClocksThrottleReasons
+        nvml::PendingStatusFn retired_pages_pending = nullptr;
+        nvml::RemappedRowsFn remapped_rows = nullptr;
     };
     const Functions& fn() const noexcept { return fn_; }
 

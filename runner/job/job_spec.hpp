@@ -61,6 +61,14 @@ struct NotifySpec {
     bool active() const noexcept { return !command.empty() || !url.empty(); }
 };
 
+/** `gpu_admission:` — the check each GPU passes before its first task (issue 38); `off`: none. */
+struct GpuAdmissionSpec {
+    bool enabled = true;
+    double min_fraction = field_default<double>("gpu_admission.min_fraction");
+    double spec_fraction = field_default<double>("gpu_admission.spec_fraction");
+    std::string precision;  ///< bf16 | fp32 | fp64; empty: derived from the task's dtype (gpu_admission.cpp)
+};
+
 /** `exec:` — the user's program; argv elements may contain {param} templates. */
 struct ExecSpec {
     std::vector<std::string> argv;
@@ -141,6 +149,8 @@ struct JobSpec {
     std::string auto_device_cpu_if;
     /** Device faults (runner/gpu/quarantine.hpp) after which a GPU is quarantined for the rest of the job. */
     int gpu_fault_limit = field_default<int>("gpu_fault_limit");
+    /** The GPUs' check before their first task (issue 38, runner/run/setup/gpu_admission.hpp). */
+    GpuAdmissionSpec gpu_admission;
 };
 
 const char* schedule_name(ScheduleKind kind) noexcept;

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/gpu_check_row.hpp"
 #include "runner/placement/placement.hpp"
 
 namespace shardrun::run {
@@ -41,6 +42,8 @@ struct RankStats {
     std::vector<placement::IdBatch> given_back;
     /** The summary's line naming this rank's quarantined GPU and the evidence; "" when none. */
     std::string quarantine;
+    /** Its GPUs' admission checks (issue 38), the rows of the results file's /gpus; empty when none ran. */
+    std::vector<io::GpuCheckRow> gpu_checks;
 
     /** Counts one finished task. */
     void add(std::uint64_t task_id, double seconds, bool ok, int exit_code, const std::string& message);

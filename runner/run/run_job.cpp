@@ -30,6 +30,7 @@
 #include "runner/run/report/failure_tails.hpp"
 #include "runner/run/report/summary.hpp"
 #include "runner/run/setup/device_choice.hpp"
+#include "runner/run/setup/gpu_admission.hpp"
 #include "runner/run/setup/gpu_sharing_setup.hpp"
 #include "runner/run/setup/output_session.hpp"
 #include "runner/run/setup/prepared_job.hpp"
@@ -309,10 +310,14 @@ int run_job(const RunOptions& options)
     open_output(options, *world, environment, output);
     Services services(*world, *node, options, environment, output);
 
+    // Before any rank's first claim: each GPU's admission check (issue 38); a refused GPU's rank takes no task.
+    auto gpu_checks = admit_rank_gpus(*world, environment.job.spec, environment.machine, services.health());
+
     // Phase 4, the loop: this rank's tasks, then what a quarantined GPU's rank gave back.
     auto& loop = services.loop();
     auto stats = loop.run(output.session->sink());
     const auto quarantine_reason = run_given_back(*world, loop, output.session->sink(), stats, services.health());
+    stats.gpu_checks = std::move(gpu_checks);
     stats.signal = first_signal();
     loop.finish();
 
