@@ -39,6 +39,8 @@ double GpuSpec::peak(std::string_view precision) const noexcept
 
 std::optional<GpuSpec> spec_of(std::string_view device_name)
 {
+    // A MIG instance ("NVIDIA H100 80GB HBM3 MIG 1g.10gb") has a slice of the board's peak: no floor from the sheet.
+    if (device_name.find("MIG") != std::string_view::npos) return std::nullopt;
     for (const auto& entry : table) {
         if (device_name.find(entry.marker) != std::string_view::npos) return entry.spec;
     }

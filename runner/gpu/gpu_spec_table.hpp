@@ -23,7 +23,7 @@ struct GpuSpec {
 /**
  * The spec of the GPU NVML or CUDA calls `device_name` ("NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB",
  * "NVIDIA L4"): the first model whose marker the name holds, most specific first (H100 PCIe before
- * H100, L40S before L4); nullopt for a model not in the table.
+ * H100, L40S before L4); nullopt for a model not in the table and for a MIG instance (a slice of the board).
  */
 std::optional<GpuSpec> spec_of(std::string_view device_name);
 

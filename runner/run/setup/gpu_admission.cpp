@@ -5,6 +5,7 @@
 #include <chrono>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -134,6 +135,26 @@ std::pair<std::vector<gpu::GpuMeasure>, std::size_t> exchange_measures(collectiv
     return {all, first};
 }
 
+/**
+ * This rank's turn among the ranks that share its GPU (more ranks than GPUs on a node), and the
+ * number of turns: ranks that share a GPU check it one after another, so that none measures the
+ * other's load. Collective.
+ */
+std::pair<int, int> turn_of(collectives::Communicator& world, const env::RunEnvironment& machine)
+{
+    const auto mine = machine.device.cuda ? machine.topology.host + " " + machine.device.visible_id : std::string();
+    const auto all = collectives::allgather_strings(world, mine);
+    int turn = 0, turns = 1;
+    std::map<std::string, int> seen;
+    for (std::size_t r = 0; r < all.size(); ++r) {
+        if (all[r].empty()) continue;
+        const int index = seen[all[r]]++;
+        turns = std::max(turns, index + 1);
+        if (static_cast<int>(r) == world.rank()) turn = index;
+    }
+    return {turn, turns};
+}
+
 }  // namespace
 
 std::string admission_precision(const job::JobSpec& spec)
@@ -155,13 +176,17 @@ std::vector<io::GpuCheckRow> admit_rank_gpus(collectives::Communicator& world, c
     const auto precision = admission_precision(spec);
     std::vector<io::GpuCheckRow> rows;
     std::vector<gpu::GpuMeasure> mine;
-    if (machine.device.cuda) {
-        const auto nvml = open_nvml(machine.device);
-        for (int i = 0; i < machine.device.count; ++i) {
-            auto [row, measure] = check_one(machine, i, nvml, precision);
-            rows.push_back(std::move(row));
-            mine.push_back(std::move(measure));
+    const auto [turn, turns] = turn_of(world, machine);
+    for (int t = 0; t < turns; ++t) {
+        if (machine.device.cuda && t == turn) {
+            const auto nvml = open_nvml(machine.device);
+            for (int i = 0; i < machine.device.count; ++i) {
+                auto [row, measure] = check_one(machine, i, nvml, precision);
+                rows.push_back(std::move(row));
+                mine.push_back(std::move(measure));
+            }
         }
+        if (turns > 1) collectives::allgather_strings(world, "");  // the next turn starts when this one ended
     }
     const auto [all, first] = exchange_measures(world, mine);
     const auto verdicts = gpu::judge_admission(all, {spec.gpu_admission.min_fraction, spec.gpu_admission.spec_fraction});

@@ -187,7 +187,7 @@ class GpuAdmissionFieldTest(unittest.TestCase):
         self.check_refused("gpu_admission: {spec_fraction: half}",
                            "gpu_admission.spec_fraction: 'half' is not allowed; a number above 0 and at most 1")
         self.check_refused("gpu_admission: {precision: fp16}", "gpu_admission.precision: 'fp16' is not allowed")
-        self.check_refused("gpu_admission: {precison: bf16}", "gpu_admission: unknown key 'precison'")
+        self.check_refused("gpu_admission: {precison: bf16}", "gpu_admission.precison: unknown key (did you mean 'precision'?)")
         self.check_refused("gpu_admission: sometimes", "gpu_admission: must be off, on, or {min_fraction")
 
 

@@ -103,6 +103,7 @@ TEST(SpecOf, MatchesTheMostSpecificModelFirst)
     EXPECT_DOUBLE_EQ(spec_of("NVIDIA H200")->peak("bf16"), 989);
     EXPECT_DOUBLE_EQ(spec_of("NVIDIA L4")->peak("fp32"), 30.3);
     EXPECT_FALSE(spec_of("Fake GPU 0").has_value());
+    EXPECT_FALSE(spec_of("NVIDIA H100 80GB HBM3 MIG 1g.10gb").has_value()) << "a slice has no datasheet peak";
 }
 
 TEST(ClocksEventNames, NamesTheReasonsThatHoldClocksBackButNotIdle)
