@@ -54,7 +54,10 @@ GpuAdmissionSpec read_gpu_admission(const YAML::Node& node, const YamlContext& c
     if (node["spec_fraction"]) {
         admission.spec_fraction = read_fraction(node["spec_fraction"], context, "gpu_admission.spec_fraction");
     }
-    if (node["precision"]) admission.precision = read_choice(node["precision"], context, "gpu_admission.precision");
+    // A choice whose default is derived (the task's dtype), so its words are spelled here.
+    if (node["precision"]) {
+        admission.precision = read_choice(node["precision"], context, "gpu_admission.precision", {"bf16", "fp32", "fp64"});
+    }
     return admission;
 }
 

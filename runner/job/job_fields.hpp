@@ -120,8 +120,8 @@ inline constexpr JobField job_fields[] = {
      "a GPU whose GEMM or copy is below this fraction of the median of the job's GPUs of its model takes no task"},
     {"gpu_admission", "spec_fraction", FieldType::special, 0.5, "a number above 0 and at most 1",
      "a GPU with no peer of its model takes no task below this fraction of its model's spec peak"},
-    {"gpu_admission", "precision", FieldType::choice, Derived{"the task's dtype param (float32: fp32, float64: fp64), else bf16"},
-     "bf16|fp32|fp64", "the element type of the check's GEMM"},
+    {"gpu_admission", "precision", FieldType::special, Derived{"the task's dtype param (float32: fp32, float64: fp64), else bf16"},
+     "bf16 | fp32 | fp64", "the element type of the check's GEMM"},
 
     {"data", "items", FieldType::integer, Absent{}, "give items or input", "how many items", 1},
     {"data", "chunk", FieldType::integer, Required{}, "", "items per task; params.chunk defaults to it", 1},

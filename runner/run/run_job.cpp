@@ -311,13 +311,17 @@ int run_job(const RunOptions& options)
     Services services(*world, *node, options, environment, output);
 
     // Before any rank's first claim: each GPU's admission check (issue 38); a refused GPU's rank takes no task.
-    auto gpu_checks = admit_rank_gpus(*world, environment.job.spec, environment.machine, services.health());
+    auto admission = admit_rank_gpus(*world, environment.job.spec, environment.machine, services.health());
 
     // Phase 4, the loop: this rank's tasks, then what a quarantined GPU's rank gave back.
     auto& loop = services.loop();
     auto stats = loop.run(output.session->sink());
-    const auto quarantine_reason = run_given_back(*world, loop, output.session->sink(), stats, services.health());
-    stats.gpu_checks = std::move(gpu_checks);
+    auto quarantine_reason = run_given_back(*world, loop, output.session->sink(), stats, services.health());
+    if (quarantine_reason.empty() && admission.every_rank_refused) {
+        quarantine_reason = "every GPU of this job was refused by the admission check (named above), so no task ran; "
+                            "--resume runs them once a GPU passes (gpu_admission: off skips the check)";
+    }
+    stats.gpu_checks = std::move(admission.rows);
     stats.signal = first_signal();
     loop.finish();
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <limits>
@@ -169,8 +170,8 @@ std::string admission_precision(const job::JobSpec& spec)
     return dtype == "float64" ? "fp64" : dtype == "float32" ? "fp32" : "bf16";
 }
 
-std::vector<io::GpuCheckRow> admit_rank_gpus(collectives::Communicator& world, const job::JobSpec& spec,
-                                             const env::RunEnvironment& machine, DeviceHealth* health)
+Admission admit_rank_gpus(collectives::Communicator& world, const job::JobSpec& spec, const env::RunEnvironment& machine,
+                          DeviceHealth* health)
 {
     if (!spec.gpu_admission.enabled) return {};
     const auto precision = admission_precision(spec);
@@ -209,7 +210,10 @@ std::vector<io::GpuCheckRow> admit_rank_gpus(collectives::Communicator& world, c
         std::cerr << fmt::format("shardrun: rank {}: {}\n", machine.topology.world_rank, line) << std::flush;
         health->refuse(line);
     }
-    return rows;
+    // A dynamic schedule leaves unclaimed tasks where they are: the run must know that no rank will claim them.
+    const auto refused_ranks = collectives::allgather_strings(world, refused.empty() ? "" : "refused");
+    const bool every = std::all_of(refused_ranks.begin(), refused_ranks.end(), [](const auto& r) { return !r.empty(); });
+    return {std::move(rows), every};
 }
 
 }  // namespace shardrun::run

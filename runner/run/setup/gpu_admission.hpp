@@ -19,14 +19,19 @@ namespace shardrun::run {
 /** The GEMM's element type for `spec`: gpu_admission.precision, else the task's dtype param, else bf16. */
 std::string admission_precision(const job::JobSpec& spec);
 
+/** What the check decided, on every rank. */
+struct Admission {
+    std::vector<io::GpuCheckRow> rows;  ///< this rank's /gpus rows, one per GPU of its binding
+    bool every_rank_refused = false;    ///< no rank of the job may take a task
+};
+
 /**
  * Collective over `world` (every rank calls it; a rank without a GPU measures nothing). Skipped
  * (no collective, empty result) when gpu_admission is off.
  * @param health  this rank's quarantine watch; nullptr where it has none (the CPU, gpus_per_task > 1,
  *                where a group's members must run each task together): the check is recorded, not enforced
- * @return this rank's /gpus rows, one per GPU of its binding
  */
-std::vector<io::GpuCheckRow> admit_rank_gpus(collectives::Communicator& world, const job::JobSpec& spec,
+Admission admit_rank_gpus(collectives::Communicator& world, const job::JobSpec& spec,
                                              const env::RunEnvironment& machine, DeviceHealth* health);
 
 }  // namespace shardrun::run

@@ -139,9 +139,10 @@ class GpuAdmissionTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
         self.assertIn("rank 0: not admitted: GPU cuda:0 (UUID " + uuid(0), proc.stdout)
         self.assertIn("GEMM 350 TFLOP/s below 0.5 x the H100 SXM spec peak 989 (no peer of its model); clocks held "
-                      "back by sw_power_cap,hw_slowdown", proc.stdout)
-        self.assertIn("every GPU of this job was quarantined (named above), so 12 tasks could not run",
+                      "back by hw_slowdown", proc.stdout)
+        self.assertIn("every GPU of this job was refused by the admission check (named above), so no task ran",
                       proc.stdout + proc.stderr)
+        self.assertIn("12 not started of 12 tasks", proc.stdout)
         self.assertEqual(self.gpus_table(out)["admitted"], [0])
         # A lower floor admits it; `off` skips the check and writes no /gpus.
         proc, out = self.run_job(1, "throttle 0 0x8\n", "0=2", gpus=1, args=("--set", "gpu_admission.spec_fraction=0.3"))
@@ -172,7 +173,7 @@ class GpuAdmissionFieldTest(unittest.TestCase):
         work = scratch_dir()
         out = os.path.join(work, "out.h5")
         job = write_job(work, JOB.format(schedule="dynamic", out=out, program="/bin/true", extra=extra))
-        proc = run(["run", job], np=1)
+        proc = run(["run", job])
         self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
         lines = [line for line in proc.stderr.splitlines() if line.strip()]
         self.assertEqual(len(lines), 1, proc.stderr)
