@@ -8,6 +8,7 @@
 
 #include "base/communicator.hpp"
 #include "io/errors.hpp"
+#include "io/gpu_check_row.hpp"
 #include "io/output_spec.hpp"
 #include "io/read/status_report.hpp"
 #include "io/result_sink.hpp"
@@ -144,11 +145,13 @@ class ParamSource;  // io/param_source.hpp
  *                read a block at a time (memory does not grow with T)
  * @param rank_startup_seconds  per rank, its exec workers' load: the manifest keeps it and
  *                the master's /ranks shows it (empty: none recorded)
+ * @param gpus  the GPUs' admission checks (issue 38): the manifest keeps them, the master's /gpus shows them
  */
 OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& metadata,
                               const std::vector<FieldSpec>& fields, const ParamSource& params, int world_size,
                               const std::vector<double>& rank_startup_seconds = {},
-                              const std::vector<std::string>& quarantined = {});
+                              const std::vector<std::string>& quarantined = {},
+                              const std::vector<GpuCheckRow>& gpus = {});
 
 /**
  * Rank 0, when a run ends in order without finishing (a drain or stop, exit 3 or 4): marks the

@@ -2,7 +2,7 @@
 # what they wrote. Each is a function run_step calls in a fresh bash (so each is exported, and
 # reads $shardrun, $examples and $work from the environment); each prints what it saw and
 # returns non-zero when the results are not what a GPU must give.
-gpu_job_steps=(gemm_kind_table check_auto_routing check_gpu_telemetry check_gpu_packing check_gpu_gpm check_gpu_energy)
+gpu_job_steps=(gemm_kind_table check_auto_routing check_gpu_telemetry check_gpu_packing check_gpu_gpm check_gpu_energy check_gpu_admission)
 
 # examples/gpu-vs-cpu.yaml (the gemm kind at three sizes on the CPU and the GPU), then its table.
 gemm_kind_table() {
@@ -149,4 +149,39 @@ check_gpu_energy() {
       want = $col["seconds"] / 3600 * 3.0; d = $col["cost_usd"] - want; if (d < 0) d = -d
       if (d > 1e-3 * want) { print $col["what"] ": cost_usd " $col["cost_usd"] ", not " want; bad = 1 } }
     END { if (rows != 2) { print rows " rows, not 2"; bad = 1 } exit bad }' <<<"$table"
+}
+
+# The admission check (issue 38, point 1) on a real GPU: examples/gpu-admission.yaml's gemm task at
+# the check's shape (n = 4096, float32). The check's GEMM must reach 0.9 x the task's cuBLAS rate
+# (the check takes the median of its repeats, the task the best), the GPU must be admitted, and
+# the check must take at most 10 s. Both figures are printed; then the bf16 check's rate.
+check_gpu_admission() {
+  local summary table
+  summary=$("$shardrun" run "$examples/gpu-admission.yaml" --set output.path="$work/gpu-admission.h5" --force \
+    --progress json | tail -n 1) || return 1
+  table=$("$shardrun" table "$work/gpu-admission.h5" --csv --columns gflops) || return 1
+  SUMMARY=$summary TABLE=$table python3 - <<'PY' || return 1
+import json, os, sys
+cublas = float(os.environ["TABLE"].strip().splitlines()[-1].split(",")[-1]) / 1e3
+rows = [row for rank in json.loads(os.environ["SUMMARY"])["ranks"] for row in rank.get("gpu_checks", [])]
+if not rows:
+    sys.exit("no admission check was recorded")
+bad = 0
+for row in rows:
+    ratio = row["gemm_tflops"] / cublas if cublas > 0 else 0
+    print(f"rank {row['rank']} {row['device']} {row['model']}: admission GEMM {row['gemm_tflops']:.1f} TFLOP/s "
+          f"(fp32, n=4096), cuBLAS through the gemm kind {cublas:.1f} TFLOP/s: ratio {ratio:.2f} (target >= 0.9); "
+          f"copy {row['copy_gbps']:.0f} GB/s; check {row['check_seconds']:.2f} s; admitted {row['admitted']}: {row['reason']}")
+    if ratio < 0.9 or not row["admitted"] or row["check_seconds"] > 10:
+        bad = 1
+sys.exit(bad)
+PY
+  summary=$("$shardrun" run "$examples/gpu-admission.yaml" --set output.path="$work/gpu-admission-bf16.h5" --force \
+    --set gpu_admission.precision=bf16 --set params.repeats=3 --progress json | tail -n 1) || return 1
+  SUMMARY=$summary python3 - <<'PY'
+import json, os
+for rank in json.loads(os.environ["SUMMARY"])["ranks"]:
+    for row in rank.get("gpu_checks", []):
+        print(f"bf16 check: {row['gemm_tflops']:.0f} TFLOP/s, {row['check_seconds']:.2f} s, admitted {row['admitted']}: {row['reason']}")
+PY
 }

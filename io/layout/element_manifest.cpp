@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "io/errors.hpp"
+#include "io/layout/gpu_check_json.hpp"
 #include "io/layout/output_layout.hpp"
 
 using nlohmann::json;
@@ -83,6 +84,7 @@ ElementManifest parse_manifest(const json& j)
     }
     manifest.rank_startup_seconds = j.value("rank_startup_seconds", std::vector<double>{});
     manifest.quarantined = j.value("quarantined", std::vector<std::string>{});
+    if (j.contains("gpus")) manifest.gpus = gpu_checks_from_json(j["gpus"]);
     return manifest;
 }
 
@@ -113,7 +115,7 @@ void write_manifest(const std::string& path, const ElementManifest& manifest)
             fields.back()["length_axis"] = field.length_axis;
         }
     }
-    const json j{{"format", "shardrun-element/1"},
+    json j{{"format", "shardrun-element/1"},
                  {"metadata", metadata_json(manifest.metadata)},
                  {"job_hash", manifest.job_hash},
                  {"layout", manifest.layout == Layout::single ? "single" : "shards"},
@@ -125,6 +127,7 @@ void write_manifest(const std::string& path, const ElementManifest& manifest)
                  {"fields", fields},
                  {"rank_startup_seconds", manifest.rank_startup_seconds},
                  {"quarantined", manifest.quarantined}};
+    if (!manifest.gpus.empty()) j["gpus"] = gpu_checks_json(manifest.gpus);
     layout::write_file_atomically(layout::manifest_path(path, manifest.metadata.array_index), j.dump(1) + "\n");
 }
 

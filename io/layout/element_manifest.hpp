@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "io/gpu_check_row.hpp"
 #include "io/output_spec.hpp"
 #include "io/result_types.hpp"
 
@@ -36,6 +37,8 @@ struct ElementManifest {
     std::vector<double> rank_startup_seconds;
     /** GPUs quarantined during the last run, one line each ("rank 0: quarantined GPU cuda:0 (UUID ...) on ..."). */
     std::vector<std::string> quarantined;
+    /** The GPUs' admission checks of the last run (issue 38): the master's /gpus. */
+    std::vector<GpuCheckRow> gpus;
 };
 
 /** Reads the manifest of element `array_index`; nullopt when absent. @throws OutputError when unreadable */

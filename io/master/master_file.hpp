@@ -11,6 +11,7 @@
 #include "io/errors.hpp"
 #include "io/gather/task_stream.hpp"
 #include "io/gather/task_table.hpp"
+#include "io/gpu_check_row.hpp"
 #include "io/output_spec.hpp"
 #include "io/param_source.hpp"
 
@@ -40,6 +41,7 @@ struct MasterInfo {
     std::string segments_digest;  ///< resume_scan.hpp; empty: not recorded (merge, layout single)
     std::vector<RankRow> ranks;   ///< /ranks; empty: the group is left as it is (none in a new file)
     std::vector<std::string> quarantined;  ///< root attribute `quarantined`: GPUs taken out of the run (issue 26)
+    std::vector<GpuCheckRow> gpus;         ///< /gpus: the GPUs' admission checks (issue 38); empty: none written
 };
 
 /** The /ranks rows of `manifests`' last finished runs, element by element. */
@@ -60,6 +62,12 @@ std::vector<RankRow> rank_rows(const Manifests& manifests)
  * element's last finished run, on the bare dimension `row`; replaces a /ranks already there.
  */
 void write_ranks(hid_t file, const std::vector<RankRow>& rows);
+
+/**
+ * /gpus: one row per GPU admission check (io/gpu_check_row.hpp's members as columns; admitted
+ * int8 0/1) on the bare dimension `gpu`; replaces a /gpus already there.
+ */
+void write_gpus(hid_t file, const std::vector<GpuCheckRow>& rows);
 
 /** Root attributes: provenance, versions, sizes, `complete`. */
 void write_root_attrs(hid_t file, const MasterInfo& info);

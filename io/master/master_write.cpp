@@ -41,6 +41,7 @@ void finish_master_file(hid_t file, const MasterInfo& info, std::uint64_t task_c
     assemble_item_rows(file, info.fields, {}, info.param_source != nullptr ? info.param_source->item_ids() : nullptr);
     write_dimensions(file, task_count);
     if (!info.ranks.empty()) write_ranks(file, info.ranks);
+    if (!info.gpus.empty()) write_gpus(file, info.gpus);
     // The root attributes without info's T-long columns (no copy of them).
     MasterInfo attrs{info.metadata, info.hash, info.layout, info.created, info.finished, complete, info.fields, {}, {}};
     attrs.counts = counts;

@@ -167,7 +167,7 @@ void record_stopped_run(const OutputOptions& options, const JobMetadata& metadat
 OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& metadata,
                               const std::vector<FieldSpec>& fields, const ParamSource& params, int world_size,
                               const std::vector<double>& rank_startup_seconds,
-                              const std::vector<std::string>& quarantined)
+                              const std::vector<std::string>& quarantined, const std::vector<GpuCheckRow>& gpus)
 {
     auto manifest = read_manifest(options.path, metadata.array_index).value_or(ElementManifest{});
     // For merge; once consolidated, the master holds the same columns. A run publishes it when
@@ -184,6 +184,7 @@ OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& m
     manifest.finished = now_seconds();
     if (!rank_startup_seconds.empty()) manifest.rank_startup_seconds = rank_startup_seconds;
     manifest.quarantined = quarantined;  // this run's: a resumed run's GPUs are judged afresh
+    manifest.gpus = gpus;
 
     OutputSummary summary;
     if (metadata.array_count == 1) {
@@ -192,6 +193,7 @@ OutputSummary finalize_output(const OutputOptions& options, const JobMetadata& m
         info.param_source = &params;  // a block at a time: T values a column never held
         info.ranks = master::rank_rows(std::vector<std::pair<int, ElementManifest>>{{metadata.array_index, manifest}});
         info.quarantined = manifest.quarantined;
+        info.gpus = manifest.gpus;
         const auto started = std::chrono::steady_clock::now();
         summary = summarize(write_element_master(options, metadata, info, manifest.consolidated));
         summary.master_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

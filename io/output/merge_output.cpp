@@ -71,6 +71,7 @@ master::MasterInfo merged_info(const std::string& path, const Elements& elements
         info.created = std::min(info.created, manifest.created);
         info.metadata.world_size = std::max(info.metadata.world_size, manifest.metadata.world_size);
         for (const auto& line : manifest.quarantined) info.quarantined.push_back("element " + std::to_string(index) + ": " + line);
+        info.gpus.insert(info.gpus.end(), manifest.gpus.begin(), manifest.gpus.end());  // rows name their element
         // The ids every element shares (the array job's); an element's own (its array task id) stay in its manifest.
         std::erase_if(info.metadata.scheduler_ids, [&](const auto& id) {
             const auto other = manifest.metadata.scheduler_ids.find(id.first);

@@ -120,4 +120,23 @@ using IsMigHandleFn = Return (*)(Device, unsigned int*);                       /
 using MigParentFn = Return (*)(Device, Device*);                               // nvmlDeviceGetDeviceHandleFromMigDeviceHandle
 using GpuInstanceIdFn = Return (*)(Device, unsigned int*);                     // nvmlDeviceGetGpuInstanceId
 
+// ---- The admission check's evidence (issue 38, point 1): clocks, throttling, pending repairs. ----
+inline constexpr int clock_sm = 1;   // NVML_CLOCK_SM
+inline constexpr int clock_mem = 2;  // NVML_CLOCK_MEM
+// nvmlClocksEventReasons bits (nvml.h's nvmlClocksEventReason*, formerly ...ThrottleReason*).
+inline constexpr unsigned long long clocks_event_gpu_idle = 0x1ULL;
+inline constexpr unsigned long long clocks_event_applications_clocks = 0x2ULL;
+inline constexpr unsigned long long clocks_event_sw_power_cap = 0x4ULL;
+inline constexpr unsigned long long clocks_event_hw_slowdown = 0x8ULL;
+inline constexpr unsigned long long clocks_event_sync_boost = 0x10ULL;
+inline constexpr unsigned long long clocks_event_sw_thermal = 0x20ULL;
+inline constexpr unsigned long long clocks_event_hw_thermal = 0x40ULL;
+inline constexpr unsigned long long clocks_event_hw_power_brake = 0x80ULL;
+inline constexpr unsigned long long clocks_event_display_clocks = 0x100ULL;
+
+using ClockFn = Return (*)(Device, int, unsigned int*);                   // nvmlDeviceGetClockInfo, nvmlDeviceGetMaxClockInfo (MHz)
+using ClocksEventReasonsFn = Return (*)(Device, unsigned long long*);     // nvmlDeviceGetCurrentClocksEventReasons
+using PendingStatusFn = Return (*)(Device, int*);                          // nvmlDeviceGetRetiredPagesPendingStatus (nvmlEnableState_t)
+using RemappedRowsFn = Return (*)(Device, unsigned int*, unsigned int*, unsigned int*, unsigned int*);  // nvmlDeviceGetRemappedRows
+
 }  // namespace shardrun::gpu::nvml

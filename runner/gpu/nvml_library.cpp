@@ -20,6 +20,18 @@ bool is_index(const std::string& entry)
     return !entry.empty() && entry.find_first_not_of("0123456789") == std::string::npos;
 }
 
+/** The admission check's optional calls (issue 38); drivers before 535 name the reasons "throttle". */
+void resolve_admission_evidence(void* handle, NvmlLibrary::Functions& fn)
+{
+    resolve(handle, "nvmlDeviceGetClockInfo", fn.clock);
+    resolve(handle, "nvmlDeviceGetMaxClockInfo", fn.max_clock);
+    if (!resolve(handle, "nvmlDeviceGetCurrentClocksEventReasons", fn.clocks_event_reasons)) {
+        resolve(handle, "nvmlDeviceGetCurrentClocksThrottleReasons", fn.clocks_event_reasons);
+    }
+    resolve(handle, "nvmlDeviceGetRetiredPagesPendingStatus", fn.retired_pages_pending);
+    resolve(handle, "nvmlDeviceGetRemappedRows", fn.remapped_rows);
+}
+
 }  // namespace
 
 std::string nvml_library_path()
@@ -82,6 +94,7 @@ std::shared_ptr<NvmlLibrary> NvmlLibrary::open(std::string& why_not)
                      resolve(h, "nvmlDeviceGetDeviceHandleFromMigDeviceHandle", fn.mig_parent) &&
                      resolve(h, "nvmlDeviceGetGpuInstanceId", fn.gpu_instance_id);
     if (!mig) fn.is_mig_handle = nullptr;
+    resolve_admission_evidence(h, fn);
     if (const auto code = fn.init(); code != nvml::success) {
         why_not = "nvmlInit_v2 failed: " + library->error_text(code);
         return nullptr;

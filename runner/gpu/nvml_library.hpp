@@ -74,6 +74,12 @@ public:
         nvml::IsMigHandleFn is_mig_handle = nullptr;
         nvml::MigParentFn mig_parent = nullptr;
         nvml::GpuInstanceIdFn gpu_instance_id = nullptr;
+        // The admission check's evidence (issue 38), each optional.
+        nvml::ClockFn clock = nullptr;
+        nvml::ClockFn max_clock = nullptr;
+        nvml::ClocksEventReasonsFn clocks_event_reasons = nullptr;  ///< or its older name, ...ClocksThrottleReasons
+        nvml::PendingStatusFn retired_pages_pending = nullptr;
+        nvml::RemappedRowsFn remapped_rows = nullptr;
     };
     const Functions& fn() const noexcept { return fn_; }
 

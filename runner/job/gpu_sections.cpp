@@ -1,5 +1,5 @@
-// The GPU keys: telemetry_interval, gpu_fault_limit, auto_device (how a job watches and picks its
-// GPUs), and tasks_per_gpu, gpu_sharing, gpu_threads, gpu_memory (several tasks on one GPU, issue 26).
+// The GPU keys: telemetry_interval, gpu_fault_limit, gpu_admission, auto_device (how a job watches
+// and picks its GPUs), and tasks_per_gpu, gpu_sharing, gpu_threads, gpu_memory (several tasks on one GPU, issue 26).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -25,6 +25,42 @@ double read_telemetry_interval(const YAML::Node& node, const YamlContext& contex
     return *seconds;
 }
 
+/** A fraction in (0, 1]: gpu_admission.min_fraction and spec_fraction. */
+double read_fraction(const YAML::Node& node, const YamlContext& context, const std::string& path)
+{
+    double value = 0;
+    const bool number = node.IsScalar() && YAML::convert<double>::decode(node, value);
+    if (!number || !(value > 0 && value <= 1)) {
+        context.fail(node, path, fmt::format("'{}' is not allowed; a number above 0 and at most 1, such as 0.8",
+                                             node.IsScalar() ? node.Scalar() : "a list or mapping"));
+    }
+    return value;
+}
+
+/** `gpu_admission`: off, or {min_fraction, spec_fraction, precision} (on: a mapping, even {}). */
+GpuAdmissionSpec read_gpu_admission(const YAML::Node& node, const YamlContext& context)
+{
+    GpuAdmissionSpec admission;
+    if (node.IsScalar() && (node.Scalar() == "off" || node.Scalar() == "false")) {
+        admission.enabled = false;
+        return admission;
+    }
+    if (node.IsScalar() && (node.Scalar() == "on" || node.Scalar() == "true")) return admission;
+    if (!node.IsMap()) {
+        context.fail(node, "gpu_admission", "must be off, on, or {min_fraction: 0.8, spec_fraction: 0.5, precision: bf16}");
+    }
+    context.check_keys(node, "gpu_admission", job_field_names("gpu_admission"));
+    if (node["min_fraction"]) admission.min_fraction = read_fraction(node["min_fraction"], context, "gpu_admission.min_fraction");
+    if (node["spec_fraction"]) {
+        admission.spec_fraction = read_fraction(node["spec_fraction"], context, "gpu_admission.spec_fraction");
+    }
+    // A choice whose default is derived (the task's dtype), so its words are spelled here.
+    if (node["precision"]) {
+        admission.precision = read_choice(node["precision"], context, "gpu_admission.precision", {"bf16", "fp32", "fp64"});
+    }
+    return admission;
+}
+
 }  // namespace
 
 void read_gpu_fields(const YAML::Node& root, const YamlContext& context, JobRead& job)
@@ -32,6 +68,7 @@ void read_gpu_fields(const YAML::Node& root, const YamlContext& context, JobRead
     auto& spec = job.spec;
     if (const auto node = root["telemetry_interval"]) spec.telemetry_interval_seconds = read_telemetry_interval(node, context);
     if (root["gpu_fault_limit"]) spec.gpu_fault_limit = read_int(root["gpu_fault_limit"], context, "gpu_fault_limit");
+    if (const auto node = root["gpu_admission"]) spec.gpu_admission = read_gpu_admission(node, context);
     const auto& node = root["auto_device"];
     if (!node || node.IsNull()) return;
     if (!node.IsMap()) context.fail(node, "auto_device", "must be {cpu_if: \"n < 1000\"}");

@@ -100,6 +100,8 @@ inline constexpr JobField job_fields[] = {
     {"", "exec", FieldType::mapping, Absent{}, "{argv, ...}; only with task: exec", "the user's program"},
     {"", "auto_device", FieldType::mapping, Absent{}, "{cpu_if}", "under device: auto, which tasks run on the CPU"},
     {"", "gpu_fault_limit", FieldType::integer, std::int64_t{2}, "", "device faults after which a GPU is quarantined for the rest of the job", 1},
+    {"", "gpu_admission", FieldType::special, Derived{"on, with the defaults of its keys"}, "off, or {min_fraction, spec_fraction, precision}",
+     "before its first task each GPU runs a short GEMM and copy check; a slow or faulty GPU takes no task"},
     {"", "tasks_per_gpu", FieldType::integer, std::int64_t{1}, "", "tasks at once on each rank's GPU (sets slots_per_rank)", 1},
     {"", "gpu_sharing", FieldType::choice, std::string_view("time"), "time|mps", "how the tasks sharing one GPU are fenced from each other"},
     {"", "gpu_threads", FieldType::integer, Derived{"100 / tasks_per_gpu, rounded down"}, "at most 100; with gpu_sharing: mps",
@@ -117,6 +119,13 @@ inline constexpr JobField job_fields[] = {
      "static and block: contiguous blocks; cyclic: round robin; dynamic: claims of a shrinking size"},
     {"schedule", "min_claim", FieldType::integer, std::int64_t{1}, "", "dynamic: the smallest claim (the tail)", 1},
     {"schedule", "max_claim", FieldType::integer, std::int64_t{0}, "at least min_claim; absent: no cap", "dynamic: the largest claim", 1},
+
+    {"gpu_admission", "min_fraction", FieldType::special, 0.8, "a number above 0 and at most 1",
+     "a GPU whose GEMM or copy is below this fraction of the median of the job's GPUs of its model takes no task"},
+    {"gpu_admission", "spec_fraction", FieldType::special, 0.5, "a number above 0 and at most 1",
+     "a GPU with no peer of its model takes no task below this fraction of its model's spec peak"},
+    {"gpu_admission", "precision", FieldType::special, Derived{"the task's dtype param (float32: fp32, float64: fp64), else bf16"},
+     "bf16 | fp32 | fp64", "the element type of the check's GEMM"},
 
     {"data", "items", FieldType::integer, Absent{}, "give items or input", "how many items", 1},
     {"data", "chunk", FieldType::integer, Required{}, "", "items per task; params.chunk defaults to it", 1},

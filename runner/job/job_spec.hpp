@@ -66,6 +66,14 @@ struct NotifySpec {
     bool active() const noexcept { return !command.empty() || !url.empty(); }
 };
 
+/** `gpu_admission:` — the check each GPU passes before its first task (issue 38); `off`: none. */
+struct GpuAdmissionSpec {
+    bool enabled = true;
+    double min_fraction = field_default<double>("gpu_admission.min_fraction");
+    double spec_fraction = field_default<double>("gpu_admission.spec_fraction");
+    std::string precision;  ///< bf16 | fp32 | fp64; empty: derived from the task's dtype (gpu_admission.cpp)
+};
+
 /** `exec:` — the user's program; argv elements may contain {param} templates. */
 struct ExecSpec {
     std::vector<std::string> argv;
@@ -152,6 +160,8 @@ struct JobSpec {
     int gpu_fault_limit = field_default<int>("gpu_fault_limit");
     PriceSpec price;    ///< `price:`; a task's cost_usd comes from it
     BudgetSpec budget;  ///< `budget:`; the job drains when its projected spend would pass it
+    /** The GPUs' check before their first task (issue 38, runner/run/setup/gpu_admission.hpp). */
+    GpuAdmissionSpec gpu_admission;
 };
 
 const char* schedule_name(ScheduleKind kind) noexcept;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "io/result_types.hpp"
+#include "io/gpu_check_row.hpp"
 #include "runner/placement/placement.hpp"
 
 namespace shardrun::run {
@@ -49,6 +50,8 @@ struct RankStats {
     std::string quarantine;
     /** Per scalar float result field: the ok tasks that returned NaN for it (a diverged training's loss). */
     std::map<std::string, std::uint64_t> nan_results;
+    /** Its GPUs' admission checks (issue 38), the rows of the results file's /gpus; empty when none ran. */
+    std::vector<io::GpuCheckRow> gpu_checks;
 
     /** Counts one finished task. */
     void add(std::uint64_t task_id, double seconds, bool ok, int exit_code, const std::string& message);

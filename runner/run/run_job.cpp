@@ -35,6 +35,7 @@
 #include "runner/run/report/end_phases.hpp"
 #include "runner/run/report/summary.hpp"
 #include "runner/run/setup/device_choice.hpp"
+#include "runner/run/setup/gpu_admission.hpp"
 #include "runner/run/setup/gpu_sharing_setup.hpp"
 #include "runner/run/setup/output_session.hpp"
 #include "runner/run/setup/prepared_job.hpp"
@@ -400,10 +401,18 @@ int run_collectively(const RunOptions& options, EndPhases& phases, Said& said)
     open_output(options, *world, environment, output);
     Services services(*world, *node, options, environment, output);
 
+    // Before any rank's first claim: each GPU's admission check (issue 38); a refused GPU's rank takes no task.
+    auto admission = admit_rank_gpus(*world, environment.job.spec, environment.machine, services.health());
+
     // Phase 4, the loop: this rank's tasks, then what a quarantined GPU's rank gave back.
     auto& loop = services.loop();
     auto stats = loop.run(output.session->sink());
-    const auto quarantine_reason = run_given_back(*world, loop, output.session->sink(), stats, services.health());
+    auto quarantine_reason = run_given_back(*world, loop, output.session->sink(), stats, services.health());
+    if (quarantine_reason.empty() && admission.every_rank_refused) {
+        quarantine_reason = "every GPU of this job was refused by the admission check (named above), so no task ran; "
+                            "--resume runs them once a GPU passes (gpu_admission: off skips the check)";
+    }
+    stats.gpu_checks = std::move(admission.rows);
     stats.signal = first_signal();
     loop.finish();
 

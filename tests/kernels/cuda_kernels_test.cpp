@@ -7,6 +7,7 @@
 #include "kernels/blur/blur.hpp"
 #include "kernels/common/cuda_runtime.hpp"
 #include "kernels/common/seeded.hpp"
+#include "kernels/device_check/device_check.hpp"
 #include "kernels/embed/embed.hpp"
 #include "kernels/gemm/gemm.hpp"
 #include "kernels/heat2d/heat2d.hpp"
@@ -41,6 +42,18 @@ TEST_F(CudaKernels, GemmIsEquivalentToCpu)
     gemm(Device::cpu(), shape, a.data(), b.data(), c_cpu.data(), 1);
 
     EXPECT_LT(reference::relative_error(c_gpu, as_double(c_cpu)), 1e-5);
+}
+
+TEST_F(CudaKernels, DeviceCheckRunsInEveryPrecision)
+{
+    for (const auto precision : {CheckPrecision::bf16, CheckPrecision::fp32, CheckPrecision::fp64}) {
+        const auto timing = device_check(gpu_, precision, 1024, 64 << 20, 0.05);
+
+        EXPECT_GE(timing.gemm_repeats, 3);
+        EXPECT_GT(timing.gemm_tflops, 0);
+        EXPECT_GE(timing.copy_repeats, 3);
+        EXPECT_GT(timing.copy_gbps, 0);
+    }
 }
 
 TEST_F(CudaKernels, BlurIsEquivalentToCpu)

@@ -49,9 +49,17 @@ std::string DeviceHealth::after(const env::DeviceBinding& device, const gpu::Dev
     return verdict.evidence;
 }
 
+void DeviceHealth::refuse(std::string line)
+{
+    std::lock_guard lock(mutex_);
+    refused_ = std::move(line);
+    quarantined_.store(true);
+}
+
 std::string DeviceHealth::quarantine_line() const
 {
     std::lock_guard lock(mutex_);
+    if (!refused_.empty()) return refused_;
     const auto devices = ledger_.quarantined_devices();
     if (devices.empty()) return "";
     const auto& evidence = devices.front().evidence;

@@ -37,10 +37,16 @@ public:
     std::string after(const env::DeviceBinding& device, const gpu::DeviceFaultEvents& before,
                       const tasks::TaskOutcome& outcome);
 
+    /**
+     * Takes the GPU out of the job before its first task (issue 38: it failed the admission check);
+     * quarantine_line() is then `line`. Called before the loop starts.
+     */
+    void refuse(std::string line);
+
     bool quarantined() const noexcept { return quarantined_.load(); }
     /** "GPU cuda:0 (UUID GPU-..., CUDA_VISIBLE_DEVICES 0) on node1". */
     const std::string& device() const noexcept { return name_; }
-    /** The summary's line once quarantined, else "": the device, the count and the evidence. */
+    /** The summary's line once quarantined or refused, else "": the device, the count and the evidence. */
     std::string quarantine_line() const;
 
 private:
@@ -51,6 +57,7 @@ private:
     std::string name_;
     mutable std::mutex mutex_;
     gpu::FaultLedger ledger_;
+    std::string refused_;  ///< the admission check's line; "" when admitted
     std::atomic<bool> quarantined_{false};
 };
 

@@ -1,5 +1,6 @@
 #include "runner/run/report/summary.hpp"
 
+#include "io/layout/gpu_check_json.hpp"
 #include "io/layout/output_layout.hpp"
 #include "runner/job/duration.hpp"
 #include "runner/run/interrupt.hpp"
@@ -31,6 +32,7 @@ nlohmann::json to_json(const RankStats& stats)
             {"cpu_seconds", stats.cpu_seconds}, {"measured_tasks", stats.measured_tasks}, {"mem_peak", stats.mem_peak}, {"slowest", slowest}, {"cut_short", cut_short}, {"failures", failures}};
     if (!stats.quarantine.empty()) j["quarantine"] = stats.quarantine;  // issue 26: a GPU taken out of the job
     if (!stats.nan_results.empty()) j["nan_results"] = stats.nan_results;
+    if (!stats.gpu_checks.empty()) j["gpu_checks"] = io::gpu_checks_json(stats.gpu_checks);  // issue 38: admission
     return j;
 }
 
@@ -59,6 +61,7 @@ RankStats from_json(const nlohmann::json& j)
     }
     if (j.contains("quarantine")) stats.quarantine = j["quarantine"];
     if (j.contains("nan_results")) stats.nan_results = j["nan_results"].get<std::map<std::string, std::uint64_t>>();
+    if (j.contains("gpu_checks")) stats.gpu_checks = io::gpu_checks_from_json(j["gpu_checks"]);
     return stats;
 }
 

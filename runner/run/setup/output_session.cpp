@@ -164,6 +164,9 @@ BucketEnding OutputSession::finish(bool interrupted, const std::vector<RankStats
     for (const auto& stats : ranks) {
         if (!stats.quarantine.empty()) quarantined.push_back(fmt::format("rank {}: {}", stats.rank, stats.quarantine));
     }
+    // The GPUs' admission checks (issue 38): the master's /gpus.
+    std::vector<io::GpuCheckRow> gpus;
+    for (const auto& stats : ranks) gpus.insert(gpus.end(), stats.gpu_checks.begin(), stats.gpu_checks.end());
     // run_agreed's reduction returns only once every rank has closed its part: no barrier needed.
     // A remote output: every committed segment is in the bucket before the run ends (a drain's exit 3 included).
     storage::UploadOutcome uploads;
@@ -191,7 +194,7 @@ BucketEnding OutputSession::finish(bool interrupted, const std::vector<RankStats
     run_agreed(world_, [&] {
         if (rank_ != 0) return;
         if (remote_) remote_->before_finalize();
-        written = io::finalize_output(options_, metadata_, job_.fields, JobParamSource(job_), world_size_, startup, quarantined);
+        written = io::finalize_output(options_, metadata_, job_.fields, JobParamSource(job_), world_size_, startup, quarantined, gpus);
         if (remote_) remote_->after_finalize();
         if (remote_) remote_->release_claim();
     });

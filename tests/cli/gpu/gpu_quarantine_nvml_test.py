@@ -24,9 +24,12 @@ with open(os.environ["SHARDRUN_RESULT"], "w") as f:
     json.dump({"rank": int(os.environ["OMPI_COMM_WORLD_RANK"])}, f)
 '''
 
+# gpu_admission: off: this test is about faults during tasks; the admission check before them
+# would refuse the GPU whose Xid comes at every poll (gpu_admission_test.py covers that).
 JOB = """
 name: xid
 task: exec
+gpu_admission: off
 device: cuda
 schedule: {schedule}
 retries: 2

@@ -29,9 +29,12 @@ with open(os.environ["SHARDRUN_RESULT"], "w") as f:
     json.dump(values, f)
 '''
 
+# gpu_admission: off: these tests watch faults during tasks; the admission check before them
+# (gpu_admission_test.py) would refuse a GPU that SHARDRUN_TEST_GPU_FAULTS makes report an Xid.
 JOB = """
 name: routing
 task: exec
+gpu_admission: off
 {extra}
 sweep: {{n: [10, 999, 1000, 5000, 20, 3000, 64, 100000]}}
 output: {{path: {out}}}

@@ -21,6 +21,14 @@
 //   gpm off                   nvmlGpmQueryDeviceSupport says the devices do not support GPM (pre-Hopper)
 //   gpm_sm_active 90 3        SM activity in % per device index (the last value for the devices after;
 //                             default 60); likewise gpm_sm_occupancy (30), gpm_tensor (40), gpm_dram_bw (20)
+// The admission check's evidence (issue 38), per device K (installed index, as NVML numbers them):
+//   throttle K 0x48           device K's clocks event reasons (a mask of nvmlClocksEventReason*
+//                             bits; default 0x4, the power cap every loaded H100 shows)
+//   clocks K 990 2619         device K's current SM and memory clocks in MHz (default 1980 2619,
+//                             which are also the maximum clocks of every device)
+//   ecc K 3                   device K's volatile uncorrected ECC count reads 3 from the start
+//   retired_pending K         device K has pages waiting to be retired (needs a reset)
+//   remapped_pending K        device K has a row remapping pending; remap_failed K: one failed
 #include <unistd.h>
 
 #include <atomic>
@@ -95,6 +103,49 @@ std::atomic<bool> xid_delivered{false};
 std::atomic<bool> watching_device0{false};  // events come only for devices a process registered
 std::mutex lock;
 
+// ---- The admission check's evidence (issue 38): clocks, throttling, ECC and pending repairs. ----
+
+struct AdmissionEvidence {
+    unsigned long long throttle = 0x4;  // nvmlClocksEventReasonSwPowerCap
+    unsigned sm_mhz = 1980;
+    unsigned mem_mhz = 2619;
+    unsigned long long ecc = 0;
+    bool retired_pending = false;
+    bool remapped_pending = false;
+    bool remap_failed = false;
+};
+AdmissionEvidence evidence[16];
+constexpr unsigned max_sm_mhz = 1980;
+constexpr unsigned max_mem_mhz = 2619;
+
+/** Reads one of the admission keys; false when `key` is none of them. */
+bool read_admission_key(const std::string& key, std::istringstream& words)
+{
+    unsigned device = 0;
+    if (key != "throttle" && key != "clocks" && key != "ecc" && key != "retired_pending" && key != "remapped_pending" &&
+        key != "remap_failed") {
+        return false;
+    }
+    if (!(words >> device) || device >= 16) return true;
+    auto& e = evidence[device];
+    if (key == "throttle") {
+        std::string mask;
+        words >> mask;
+        e.throttle = std::stoull(mask, nullptr, 0);
+    } else if (key == "clocks") {
+        words >> e.sm_mhz >> e.mem_mhz;
+    } else if (key == "ecc") {
+        words >> e.ecc;
+    } else if (key == "retired_pending") {
+        e.retired_pending = true;
+    } else if (key == "remapped_pending") {
+        e.remapped_pending = true;
+    } else {
+        e.remap_failed = true;
+    }
+    return true;
+}
+
 void load_script()
 {
     const char* path = std::getenv("SHARDRUN_FAKE_NVML_SCRIPT");
@@ -117,6 +168,7 @@ void load_script()
         else if (key == "init_error") words >> script.init_error;
         else if (key == "no_energy") words >> script.no_energy;
         else if (load_gpm_key(script, key, words)) continue;
+        else if (read_admission_key(key, words)) continue;
         else std::fprintf(stderr, "fake NVML: unknown key '%s' in %s\n", key.c_str(), path);
     }
     if (script.devices > 16) script.devices = 16;
@@ -244,7 +296,7 @@ nvml::Return nvmlDeviceGetTotalEccErrors(nvml::Device device, int type, int coun
 {
     if (type != nvml::memory_error_uncorrected || counter != nvml::volatile_ecc) return 2;
     const bool grown = script.ecc_poll >= 0 && polls.load() >= script.ecc_poll && device_of(device)->index == 0;
-    *count = grown ? script.ecc : 0;
+    *count = (grown ? script.ecc : 0) + evidence[device_of(device)->index].ecc;
     return nvml::success;
 }
 
@@ -337,6 +389,43 @@ nvml::Return nvmlGpmMetricsGet(nvml::GpmMetricsGet* get)
         metric.nvmlReturn = nvml::success;
         metric.value = found->second[std::min(index, found->second.size() - 1)];
     }
+// ---- The admission check's evidence (issue 38). ----
+
+nvml::Return nvmlDeviceGetClockInfo(nvml::Device device, int type, unsigned int* mhz)
+{
+    const auto& e = evidence[device_of(device)->index];
+    if (type != nvml::clock_sm && type != nvml::clock_mem) return 2;
+    *mhz = type == nvml::clock_sm ? e.sm_mhz : e.mem_mhz;
+    return nvml::success;
+}
+
+nvml::Return nvmlDeviceGetMaxClockInfo(nvml::Device, int type, unsigned int* mhz)
+{
+    if (type != nvml::clock_sm && type != nvml::clock_mem) return 2;
+    *mhz = type == nvml::clock_sm ? max_sm_mhz : max_mem_mhz;
+    return nvml::success;
+}
+
+nvml::Return nvmlDeviceGetCurrentClocksEventReasons(nvml::Device device, unsigned long long* reasons)
+{
+    *reasons = evidence[device_of(device)->index].throttle;
+    return nvml::success;
+}
+
+nvml::Return nvmlDeviceGetRetiredPagesPendingStatus(nvml::Device device, int* pending)
+{
+    *pending = evidence[device_of(device)->index].retired_pending ? 1 : 0;
+    return nvml::success;
+}
+
+nvml::Return nvmlDeviceGetRemappedRows(nvml::Device device, unsigned int* corrected, unsigned int* uncorrected,
+                                       unsigned int* pending, unsigned int* failed)
+{
+    const auto& e = evidence[device_of(device)->index];
+    *corrected = 0;
+    *uncorrected = e.remapped_pending || e.remap_failed ? 1 : 0;
+    *pending = e.remapped_pending ? 1 : 0;
+    *failed = e.remap_failed ? 1 : 0;
     return nvml::success;
 }
 
