@@ -31,8 +31,9 @@ std::string scratch_folder()
 int run_tasks_by_hand(run::RunOptions options, const std::vector<std::uint64_t>& ids, const std::string& output)
 {
     namespace fs = std::filesystem;
-    const auto folder = scratch_folder();
     const std::string url = storage::is_remote(options.job_file) ? options.job_file : std::string();
+    // The scratch output's folder, which also holds a job copied out of a bucket.
+    const auto folder = output.empty() || !url.empty() ? scratch_folder() : std::string();
     try {
         if (!url.empty()) {
             // JOB is an output in a bucket: the job it records, run here into a local output.
@@ -57,11 +58,14 @@ int run_tasks_by_hand(run::RunOptions options, const std::vector<std::uint64_t>&
             const int code = run::run_job(options);
             if (code != 0 && (worst == 0 || code > worst)) worst = code;
         }
+        // With --output, the folder held only the job copied out of the bucket.
+        std::error_code kept;
+        if (!output.empty() && !folder.empty()) fs::remove_all(folder, kept);
     } catch (...) {
         // Bad input is refused before anything is written: the scratch folder goes too (only if empty).
         std::error_code ignored;
         if (!url.empty()) fs::remove(options.job_file, ignored);
-        fs::remove(folder, ignored);
+        if (!folder.empty()) fs::remove(folder, ignored);
         throw;
     }
     // Each task is the array element of its id: merge joins them into one file h5py and xarray read.
