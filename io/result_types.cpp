@@ -1,5 +1,6 @@
 #include "io/result_types.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -23,6 +24,7 @@ std::size_t dtype_size(DType dtype) noexcept
     case DType::float64: return 8;
     case DType::int32: return 4;
     case DType::int64: return 8;
+    case DType::boolean: return 1;
     }
     return 0;
 }
@@ -34,6 +36,7 @@ const char* dtype_name(DType dtype) noexcept
     case DType::float64: return "float64";
     case DType::int32: return "int32";
     case DType::int64: return "int64";
+    case DType::boolean: return "bool";
     }
     return "?";
 }
@@ -43,6 +46,11 @@ std::size_t FieldSpec::elements() const noexcept
     std::size_t count = 1;
     for (const auto extent : shape) count *= extent;
     return count;
+}
+
+bool holds_only_bools(const std::vector<std::byte>& values) noexcept
+{
+    return std::all_of(values.begin(), values.end(), [](std::byte b) { return std::to_integer<int>(b) <= 1; });
 }
 
 std::string length_field_name(const std::string& field)
@@ -69,6 +77,7 @@ void append_fill(std::vector<std::byte>& out, const FieldSpec& spec, std::size_t
     case DType::float64: append_value(out, std::numeric_limits<double>::quiet_NaN(), count); break;
     case DType::int32: append_value(out, std::numeric_limits<std::int32_t>::min(), count); break;
     case DType::int64: append_value(out, std::numeric_limits<std::int64_t>::min(), count); break;
+    case DType::boolean: append_value(out, std::uint8_t{0}, count); break;
     }
 }
 

@@ -11,11 +11,15 @@
 namespace shardrun::io {
 
 /** Element types a result field may have (what h5py shows as the dataset dtype). */
-enum class DType : std::uint8_t { float32, float64, int32, int64 };
+/**
+ * `boolean` is stored as HDF5 uint8 (no enum: netCDF-C skips enums) with the attribute
+ * dtype = "bool", which xarray decodes to bool; its fill value is 0 (false).
+ */
+enum class DType : std::uint8_t { float32, float64, int32, int64, boolean };
 
 /** Bytes per element of `dtype`. */
 std::size_t dtype_size(DType dtype) noexcept;
-/** "float32", "float64", "int32", "int64". */
+/** "float32", "float64", "int32", "int64", "bool". */
 const char* dtype_name(DType dtype) noexcept;
 
 /** One declared result field: /results/<name> has shape [T, shape...]. */
@@ -46,10 +50,13 @@ struct FieldSpec {
 };
 
 /**
- * Writes the fill value of `spec` (NaN for floats, the minimum for ints) `rows` times: the
+ * Writes the fill value of `spec` (NaN for floats, the minimum for ints, false for bool) `rows` times: the
  * value of a row without a result, here beside FieldSpec so that every room can pad rows.
  */
 void append_fill(std::vector<std::byte>& out, const FieldSpec& spec, std::size_t rows);
+
+/** Whether every byte of a bool field's values is 0 or 1 (what true and false are stored as). */
+bool holds_only_bools(const std::vector<std::byte>& values) noexcept;
 
 /** "<field>_length": the result field that holds each task's extent of a parameter-shaped field. */
 std::string length_field_name(const std::string& field);

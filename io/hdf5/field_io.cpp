@@ -20,6 +20,8 @@ DType dtype_of(hid_t type)
     const auto type_class = SHARDRUN_H5_CHECK(H5Tget_class(type));
     const auto size = H5Tget_size(type);
     if (type_class == H5T_FLOAT) return size == 4 ? DType::float32 : DType::float64;
+    // Only bool fields are stored as 1-byte integers (uint8 with dtype="bool").
+    if (type_class == H5T_INTEGER && size == 1) return DType::boolean;
     if (type_class == H5T_INTEGER) return size == 4 ? DType::int32 : DType::int64;
     SHARDRUN_THROW(Hdf5Error, "result dataset has an unsupported type");
 }
@@ -40,6 +42,7 @@ void write_field_rows(hid_t parent, const FieldSpec& spec, const void* data, std
     const hid_t type = native_type(spec.dtype);
     auto dataset = SHARDRUN_H5_OPEN(
         Dataset, H5Dcreate2(parent, spec.name.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    if (spec.dtype == DType::boolean) mark_bool_field(dataset.get());
     if (rows > 0) SHARDRUN_H5_CHECK(H5Dwrite(dataset.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data));
 }
 

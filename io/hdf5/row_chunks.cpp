@@ -30,8 +30,10 @@ Dataset create_row_chunked(hid_t parent, const FieldSpec& spec, std::size_t capa
     max_dims[0] = H5S_UNLIMITED;
     auto space = SHARDRUN_H5_OPEN(Dataspace, H5Screate_simple(static_cast<int>(dims.size()), dims.data(), max_dims.data()));
     const auto dcpl = row_chunk_properties(spec);
-    return SHARDRUN_H5_OPEN(Dataset, H5Dcreate2(parent, spec.name.c_str(), native_type(spec.dtype), space.get(),
-                                                H5P_DEFAULT, dcpl.get(), H5P_DEFAULT));
+    auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dcreate2(parent, spec.name.c_str(), native_type(spec.dtype),
+                                                        space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT));
+    if (spec.dtype == DType::boolean) mark_bool_field(dataset.get());
+    return dataset;
 }
 
 void set_row_count(hid_t dataset, const FieldSpec& spec, std::size_t rows)

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "io/hdf5/attributes.hpp"
+
 namespace shardrun::io::hdf5 {
 
 hid_t native_type(DType dtype)
@@ -11,8 +13,19 @@ hid_t native_type(DType dtype)
     case DType::float64: return H5T_NATIVE_DOUBLE;
     case DType::int32: return H5T_NATIVE_INT32;
     case DType::int64: return H5T_NATIVE_INT64;
+    case DType::boolean: return H5T_NATIVE_UINT8;
     }
     SHARDRUN_THROW(Hdf5Error, "unknown result dtype");
+}
+
+bool is_bool_storage(hid_t type)
+{
+    return H5Tget_class(type) == H5T_INTEGER && H5Tget_size(type) == 1 && H5Tget_sign(type) == H5T_SGN_NONE;
+}
+
+void mark_bool_field(hid_t dataset)
+{
+    write_attr(dataset, "dtype", std::string("bool"));
 }
 
 Datatype vlen_string_type()

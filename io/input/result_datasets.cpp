@@ -26,8 +26,10 @@ std::string mismatch(hid_t dataset, const FieldSpec& field)
     auto type = SHARDRUN_H5_OPEN(Datatype, H5Dget_type(dataset));
     const auto type_class = H5Tget_class(type.get());
     const bool is_float = field.dtype == DType::float32 || field.dtype == DType::float64;
-    const bool class_ok = is_float ? type_class == H5T_FLOAT
-                                   : type_class == H5T_INTEGER && H5Tget_sign(type.get()) == H5T_SGN_2;
+    // A bool: h5py writes numpy's bool as a 1-byte enum {FALSE, TRUE}; a uint8 0/1 is taken too.
+    const bool class_ok = field.dtype == DType::boolean ? type_class == H5T_ENUM || type_class == H5T_INTEGER
+                          : is_float                    ? type_class == H5T_FLOAT
+                                                        : type_class == H5T_INTEGER && H5Tget_sign(type.get()) == H5T_SGN_2;
     if (!class_ok || H5Tget_size(type.get()) != dtype_size(field.dtype)) {
         const auto* kind = type_class == H5T_FLOAT ? "float" : type_class == H5T_INTEGER ? "integer" : "non-numeric";
         return fmt::format("is a {}-byte {}, the field is declared {}", H5Tget_size(type.get()), kind,
@@ -60,8 +62,14 @@ std::variant<FoundValues, std::string> read_all(const std::string& path, const s
     for (std::size_t f = 0; f < fields.size(); ++f) {
         if (!datasets[f]) continue;
         std::vector<std::byte> bytes(fields[f].bytes());
-        SHARDRUN_H5_CHECK(H5Dread(datasets[f].get(), hdf5::native_type(fields[f].dtype), H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                                  bytes.data()));
+        // HDF5 converts no enum to an integer: a bool's byte is read as it is stored, then checked.
+        auto file_type = SHARDRUN_H5_OPEN(Datatype, H5Dget_type(datasets[f].get()));
+        const hid_t memory_type = fields[f].dtype == DType::boolean ? file_type.get() : hdf5::native_type(fields[f].dtype);
+        SHARDRUN_H5_CHECK(H5Dread(datasets[f].get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data()));
+        if (fields[f].dtype == DType::boolean && !holds_only_bools(bytes)) {
+            return fmt::format("results field '{}': $SHARDRUN_RESULT_H5 dataset /{} holds a bool other than 0 or 1",
+                               fields[f].name, fields[f].name);
+        }
         found[f] = std::move(bytes);
     }
     return found;

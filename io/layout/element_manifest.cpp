@@ -17,7 +17,7 @@ namespace {
 
 DType parse_dtype(const std::string& name)
 {
-    for (const auto dtype : {DType::float32, DType::float64, DType::int32, DType::int64}) {
+    for (const auto dtype : {DType::float32, DType::float64, DType::int32, DType::int64, DType::boolean}) {
         if (name == dtype_name(dtype)) return dtype;
     }
     throw std::invalid_argument("unknown dtype '" + name + "'");

@@ -189,6 +189,7 @@ void create_result_datasets(hid_t file, const std::vector<FieldSpec>& fields, st
         auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dcreate2(results.get(), field.name.c_str(), hdf5::native_type(field.dtype),
                                                             space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT));
         if (!field.units.empty()) hdf5::write_attr(dataset.get(), "units", field.units);
+        if (field.dtype == DType::boolean) hdf5::mark_bool_field(dataset.get());
         // A parameter-sized axis is stored at its largest value: this column holds each task's own.
         if (!field.length_param.empty()) hdf5::write_attr(dataset.get(), "length", length_field_name(field.name));
     }

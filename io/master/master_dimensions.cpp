@@ -15,6 +15,7 @@
 #include "io/hdf5/column_blocks.hpp"
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/dimension_scales.hpp"
+#include "io/hdf5/types.hpp"
 #include "io/master/master_file.hpp"
 
 namespace shardrun::io::master {
@@ -83,6 +84,11 @@ void write_fill_value_attr(hid_t dataset)
     if (SHARDRUN_H5_CHECK(H5Aexists(dataset, "_FillValue")) > 0) return;
     auto type = SHARDRUN_H5_OPEN(Datatype, H5Dget_type(dataset));
     if (H5Tget_class(type.get()) != H5T_FLOAT && H5Tget_class(type.get()) != H5T_INTEGER) return;
+    // xarray decodes dtype="bool" to bool only without a _FillValue; a missing result reads false.
+    if (hdf5::is_bool_storage(type.get())) {
+        hdf5::mark_bool_field(dataset);
+        return;
+    }
     std::vector<unsigned char> value(H5Tget_size(type.get()));
     SHARDRUN_H5_CHECK(H5Pget_fill_value(dcpl.get(), type.get(), value.data()));
     auto space = SHARDRUN_H5_OPEN(Dataspace, H5Screate(H5S_SCALAR));

@@ -11,6 +11,7 @@
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/dimension_scales.hpp"
+#include "io/hdf5/types.hpp"
 #include "io/hdf5/handle.hpp"
 #include "io/read/results_table.hpp"
 
@@ -117,7 +118,11 @@ void write_variable(hid_t target, hid_t source_group, const std::string& name, c
     auto to = SHARDRUN_H5_OPEN(Dataset, H5Dcreate2(target, variable.c_str(), file_type.get(), space.get(), H5P_DEFAULT,
                                                    dcpl.get(), H5P_DEFAULT));
     copy_slices(from.get(), to.get(), memory_type.get(), source_dims, dims);
-    if (H5Tget_class(file_type.get()) != H5T_ENUM) write_fill_value_attr(to.get(), dcpl.get(), file_type.get());
+    if (hdf5::is_bool_storage(file_type.get())) {
+        hdf5::mark_bool_field(to.get());  // no _FillValue: xarray would not decode it as bool
+    } else if (H5Tget_class(file_type.get()) != H5T_ENUM) {
+        write_fill_value_attr(to.get(), dcpl.get(), file_type.get());
+    }
     if (const auto units = hdf5::read_string_attr(from.get(), "units")) hdf5::write_attr(to.get(), "units", *units);
     for (std::size_t k = 0; k < axes; ++k) hdf5::attach_dimension_scale(to.get(), axis_scales[k].get(), static_cast<unsigned>(k));
     for (std::size_t k = axes; k < dims.size(); ++k) {

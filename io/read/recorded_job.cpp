@@ -35,6 +35,25 @@ std::optional<RecordedJob> recorded_job(const std::string& path, int array_index
     }
 }
 
+std::optional<RecordedJobFile> recorded_job_file(const std::string& path)
+{
+    if (const auto manifests = read_element_manifests(path); !manifests.empty()) {
+        const auto& metadata = manifests.front().second.metadata;
+        return RecordedJobFile{metadata.job_file, metadata.job_text};
+    }
+    if (!std::filesystem::is_regular_file(path)) return std::nullopt;
+    hdf5::silence_hdf5_errors();
+    try {
+        auto file = SHARDRUN_H5_OPEN(File, H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+        auto job_file = hdf5::read_string_attr(file.get(), "job_file");
+        auto job_text = hdf5::read_string_attr(file.get(), "job_text");
+        if (!job_file || !job_text) return std::nullopt;
+        return RecordedJobFile{*job_file, *job_text};
+    } catch (const Hdf5Error&) {
+        return std::nullopt;
+    }
+}
+
 std::optional<std::uint64_t> recorded_task_count(const std::string& path)
 {
     if (const auto manifests = read_element_manifests(path); !manifests.empty()) return manifests.front().second.metadata.task_count;

@@ -24,6 +24,18 @@ struct RecordedJob {
  */
 std::optional<RecordedJob> recorded_job(const std::string& path, int array_index);
 
+/** The job file a run of <path> read, as it recorded it: its path then and its text (before any --set). */
+struct RecordedJobFile {
+    std::string path;
+    std::string text;
+};
+
+/**
+ * The job file recorded in any element's manifest of <path>, else in the master's attributes;
+ * nullopt when neither holds one. @throws OutputError when a manifest is unreadable
+ */
+std::optional<RecordedJobFile> recorded_job_file(const std::string& path);
+
 /** How many tasks the job of <path> has: any element's manifest, else the master's task_count; nullopt: neither. */
 std::optional<std::uint64_t> recorded_task_count(const std::string& path);
 

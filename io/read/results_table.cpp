@@ -14,6 +14,7 @@
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/columns.hpp"
 #include "io/hdf5/handle.hpp"
+#include "io/hdf5/types.hpp"
 #include "io/layout/output_layout.hpp"
 #include "io/result_types.hpp"
 #include "io/task_rows/label_columns.hpp"
@@ -46,6 +47,7 @@ bool read_column(hid_t parent, const std::string& name, std::uint64_t rows, Tabl
     case H5T_INTEGER:
     case H5T_ENUM:
         column.values = hdf5::read_column<std::int64_t>(parent, name, H5T_NATIVE_INT64);
+        column.is_bool = hdf5::is_bool_storage(type.get());
         return true;
     case H5T_STRING: column.values = hdf5::read_strings(parent, name); return true;
     default: return false;

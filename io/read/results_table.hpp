@@ -28,6 +28,8 @@ struct TableColumn {
     std::vector<bool> missing;
     /** Unix seconds (CF units `seconds since 1970-01-01...`): printed as ISO 8601 UTC, compared as numbers. */
     bool is_time = false;
+    /** A bool result (uint8 with dtype="bool"): held as 0/1, printed as false/true. */
+    bool is_bool = false;
 
     bool is_text() const noexcept { return std::holds_alternative<std::vector<std::string>>(values); }
     bool is_float() const noexcept { return std::holds_alternative<std::vector<double>>(values); }

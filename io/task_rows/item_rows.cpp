@@ -62,6 +62,7 @@ hdf5::Dataset create_field(hid_t group, const std::string& name, const FieldSpec
     auto dataset = SHARDRUN_H5_OPEN(Dataset, H5Dcreate2(group, name.c_str(), hdf5::native_type(spec.dtype), space.get(),
                                                         H5P_DEFAULT, dcpl.get(), H5P_DEFAULT));
     if (!spec.units.empty()) hdf5::write_attr(dataset.get(), "units", spec.units);
+    if (spec.dtype == DType::boolean) hdf5::mark_bool_field(dataset.get());
     return dataset;
 }
 
@@ -99,6 +100,7 @@ void replace(hid_t group, const std::string& old_name, const std::string& new_na
 void write_fill_attr(hid_t dataset, const FieldSpec& row)
 {
     if (SHARDRUN_H5_CHECK(H5Aexists(dataset, "_FillValue")) > 0) return;
+    if (row.dtype == DType::boolean) return;  // xarray decodes dtype="bool" only without a _FillValue
     std::vector<std::byte> fill;
     append_fill(fill, FieldSpec{row.name, row.dtype, {}, {}}, 1);
     auto space = SHARDRUN_H5_OPEN(Dataspace, H5Screate(H5S_SCALAR));

@@ -5,6 +5,7 @@
 #include "runner/cli/tasks_by_hand.hpp"
 #include "runner/env/launch_check.hpp"
 #include "runner/errors.hpp"
+#include "runner/job/remote_path.hpp"
 #include "runner/process/process_tree.hpp"
 
 namespace po = boost::program_options;
@@ -14,7 +15,8 @@ namespace shardrun::cli {
 void RunCommand::add_options(po::options_description& options, po::positional_options_description& positional)
 {
     options.add_options()
-        ("job", po::value<std::string>(&options_.job_file)->required(), "the job file (YAML or JSON)")
+        ("job", po::value<std::string>(&options_.job_file)->required(),
+         "the job file (YAML or JSON); with --task also an output URL (s3://, gs://): the job recorded there")
         ("set", po::value<std::vector<std::string>>(&options_.overrides)->composing(),
          "override a job field: --set key.path=value (repeatable)")
         ("job-dir", po::value<std::string>(&options_.job_dir),
@@ -46,6 +48,10 @@ void RunCommand::check(const po::variables_map& values)
     // --force deletes what --resume would keep: together they would silently throw committed results away.
     if (!output_.empty() && tasks_.empty()) {
         SHARDRUN_THROW(UsageError, "--output goes with --task; to change a job's output use --set output.path=PATH");
+    }
+    if (storage::is_remote(options_.job_file) && tasks_.empty()) {
+        SHARDRUN_THROW(UsageError, options_.job_file + " is an output in object storage: `run URL --task ID` runs a task of "
+                                   "the job recorded there; to run a whole job, give its job file");
     }
     // A task by hand prints its own stdout and result; the progress and summary of a run would bury them.
     if (!tasks_.empty() && values["progress"].defaulted()) options_.progress = run::ProgressMode::quiet;

@@ -56,7 +56,10 @@ std::string cell(const io::ResultsTable& table, std::size_t column_index, std::s
         if (column.is_time) return iso8601((*floats)[row], style == Style::text ? 3 : 6);
         return style == Style::text ? fmt::format("{:.6g}", (*floats)[row]) : exact((*floats)[row], column.single_precision);
     }
-    if (const auto* ints = std::get_if<std::vector<std::int64_t>>(&column.values)) return fmt::format("{}", (*ints)[row]);
+    if (const auto* ints = std::get_if<std::vector<std::int64_t>>(&column.values)) {
+        if (column.is_bool) return (*ints)[row] != 0 ? "true" : "false";
+        return fmt::format("{}", (*ints)[row]);
+    }
     const auto& text = std::get<std::vector<std::string>>(column.values)[row];
     return style == Style::csv ? csv_quoted(text) : text;
 }
@@ -71,7 +74,10 @@ nlohmann::ordered_json json_cell(const io::ResultsTable& table, std::size_t colu
         if (column.is_time) return iso8601(value, 6);
         return column.single_precision ? std::stod(exact(value, true)) : value;
     }
-    if (const auto* ints = std::get_if<std::vector<std::int64_t>>(&column.values)) return (*ints)[row];
+    if (const auto* ints = std::get_if<std::vector<std::int64_t>>(&column.values)) {
+        if (column.is_bool) return (*ints)[row] != 0;
+        return (*ints)[row];
+    }
     return std::get<std::vector<std::string>>(column.values)[row];
 }
 

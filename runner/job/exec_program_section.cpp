@@ -44,7 +44,7 @@ std::optional<std::string> parameter_dimension(const YAML::Node& node, const Yam
 io::FieldSpec read_result_field(const std::string& name, const YAML::Node& node, const YamlContext& context,
                                 const std::string& path, FieldMarks& marks)
 {
-    const std::vector<std::string> dtypes = {"float32", "float64", "int32", "int64"};
+    const std::vector<std::string> dtypes = {"float32", "float64", "int32", "int64", "bool"};  // io::DType order
     io::FieldSpec field;
     field.name = name;
     const auto& dtype_node = node.IsSequence() && node.size() > 0 ? node[0] : node;

@@ -98,6 +98,9 @@ std::variant<std::vector<std::byte>, std::string> decode_binary_result(const nlo
     if (!decode_base64(text, padding, bytes.data())) {
         return fmt::format("results field '{}': base64 holds a character outside the base64 alphabet", field.name);
     }
+    if (field.dtype == io::DType::boolean && !io::holds_only_bools(bytes)) {
+        return fmt::format("results field '{}': a bool byte other than 0 or 1", field.name);
+    }
     return bytes;
 }
 

@@ -27,6 +27,7 @@ nlohmann::ordered_json element_of(io::DType dtype, const std::byte* bytes)
     case io::DType::float64: return element<double>(bytes);
     case io::DType::int32: return element<std::int32_t>(bytes);
     case io::DType::int64: return element<std::int64_t>(bytes);
+    case io::DType::boolean: return std::to_integer<int>(*bytes) != 0;
     }
     return nullptr;
 }

@@ -46,10 +46,17 @@ def _expected_xarray_values(dataset):
     if h5py.check_string_dtype(dataset.dtype) is not None:
         return np.array(dataset.asstr()[...], dtype=object)
     values = dataset[...]
+    if _is_bool(dataset):
+        return values.astype(bool)  # xarray's BooleanCoder: uint8 with dtype="bool" reads as bool
     fill = dataset.attrs.get("_FillValue")
     if fill is not None and np.issubdtype(values.dtype, np.integer):
         values = np.where(values == fill, np.nan, values.astype(np.float64))
     return values
+
+
+def _is_bool(dataset):
+    """A bool result field: uint8 with the attribute dtype="bool" (and no _FillValue, issue 37 point 7)."""
+    return dataset.attrs.get("dtype") == "bool"
 
 
 def _over_items(dataset):
@@ -99,6 +106,11 @@ def check_h5py_layout(test, f, task_count):
             if is_length:
                 test.assertNotIn("_FillValue", dataset.attrs, where)
                 test.assertEqual(dataset.dtype, np.int64, where)
+            elif group_name == "results" and _is_bool(dataset):
+                # xarray decodes dtype="bool" only without a _FillValue; a task without a result reads false.
+                test.assertNotIn("_FillValue", dataset.attrs, where)
+                test.assertEqual(dataset.dtype, np.uint8, where)
+                test.assertEqual(dataset.fillvalue, 0, where)
             elif group_name == "results":
                 test.assertIn("_FillValue", dataset.attrs, where)
                 fill, declared = dataset.attrs["_FillValue"], dataset.fillvalue

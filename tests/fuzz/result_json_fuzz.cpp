@@ -26,6 +26,7 @@ std::vector<std::vector<FieldSpec>> declarations()
         {"steps", DType::int64, {}, ""},        {"count", DType::int32, {}, ""},
         {"vector", DType::float64, {3}, ""},    {"matrix", DType::int32, {2, 2}, ""},
         {"cube", DType::float32, {2, 1, 2}, ""}, {"ids", DType::int64, {4}, ""},
+        {"converged", DType::boolean, {}, ""},  {"mask", DType::boolean, {2, 2}, ""},
     };
     std::vector<std::vector<FieldSpec>> all;
     for (const auto& field : fields) all.push_back({field});

@@ -31,6 +31,18 @@ std::string describe(const nlohmann::json& value)
 
 struct TooDeep {};
 
+// One element of a bool field: a byte (std::vector<bool> has no bytes to copy), 0 or 1.
+struct Flag {
+    std::uint8_t value;
+};
+static_assert(sizeof(Flag) == 1);
+
+// A bool field takes JSON true/false only: 0/1 or null would be a guess (a bool has no missing value).
+[[noreturn]] void not_a_bool(const nlohmann::json& value, const std::string& field)
+{
+    SHARDRUN_THROW(Error, fmt::format("field '{}': {} is not true or false (a bool field)", field, describe(value)));
+}
+
 // NaN, Infinity and null are values (a diverged run), not failures: floats store NaN or
 // +-inf; integers store their fill value, the minimum of the type, which is also the
 // _FillValue of /results (io/README.md), so xarray shows NaN there too.
@@ -60,7 +72,21 @@ std::optional<double> non_finite(const std::string& text)
 }
 
 template <typename T>
+T number_value(const nlohmann::json& value, const std::string& field);
+
+template <typename T>
 T leaf_value(const nlohmann::json& value, const std::string& field)
+{
+    if constexpr (std::is_same_v<T, Flag>) {
+        if (!value.is_boolean()) not_a_bool(value, field);
+        return Flag{static_cast<std::uint8_t>(value.get<bool>() ? 1 : 0)};
+    } else {
+        return number_value<T>(value, field);
+    }
+}
+
+template <typename T>
+T number_value(const nlohmann::json& value, const std::string& field)
 {
     if (value.is_null()) return missing_value<T>();
     if (value.is_string()) {
@@ -96,6 +122,7 @@ void flatten(const nlohmann::json& value, const std::vector<std::size_t>& shape,
         return;
     }
     if (value.is_null()) {
+        if constexpr (std::is_same_v<T, Flag>) not_a_bool(value, field);
         std::size_t count = 1;
         for (auto axis = depth; axis < shape.size(); ++axis) count *= shape[axis];
         out.insert(out.end(), count, missing_value<T>());
@@ -125,6 +152,7 @@ std::vector<std::byte> to_bytes(const nlohmann::json& value, const io::FieldSpec
     case io::DType::float64: return field_bytes<double>(value, field);
     case io::DType::int32: return field_bytes<std::int32_t>(value, field);
     case io::DType::int64: return field_bytes<std::int64_t>(value, field);
+    case io::DType::boolean: return field_bytes<Flag>(value, field);
     }
     return {};
 }

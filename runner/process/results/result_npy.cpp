@@ -146,6 +146,7 @@ std::string_view descr_of(io::DType dtype)
     case io::DType::float64: return "<f8";
     case io::DType::int32: return "<i4";
     case io::DType::int64: return "<i8";
+    case io::DType::boolean: return "|b1";  // numpy's bool: one byte, 0 or 1
     }
     return "";
 }
@@ -224,6 +225,7 @@ std::variant<std::vector<std::byte>, std::string> read_npy_field(const std::stri
     stream.seekg(static_cast<std::streamoff>(header.data_offset));
     stream.read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(bytes));
     if (!stream) return fail("could not be read to its end");
+    if (field.dtype == io::DType::boolean && !io::holds_only_bools(data)) return fail("holds a bool byte other than 0 or 1");
     return data;
 }
 

@@ -5,7 +5,7 @@ Neither library is imported here unless the value comes from it, so the helper w
 import json
 import os
 
-_STORED_DTYPES = ("float32", "float64", "int32", "int64")
+_STORED_DTYPES = ("float32", "float64", "int32", "int64", "bool")
 
 
 def declared_dtypes():

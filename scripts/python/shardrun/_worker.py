@@ -31,7 +31,7 @@ _lock = threading.Lock()
 _channel = None
 
 
-_BINARY_DTYPES = ("float32", "float64", "int32", "int64")
+_BINARY_DTYPES = ("float32", "float64", "int32", "int64", "bool")
 # Arrays of at least this many bytes go as $result_dir/<field>.npy, smaller ones as base64 in the line.
 _NPY_FROM_BYTES = 16 << 10
 

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
+#include <utility>
 
 #include "tests/support/temp_dir.hpp"
 
@@ -295,6 +297,45 @@ TEST(ResultJson, ABareNanThatIsNotAValueIsStillNotJson)
     const auto reason = reason_of(read_result_json(dir.file("result.json"), fields));
 
     EXPECT_TRUE(contains(reason, "not JSON")) << reason;
+}
+
+TEST(ResultJson, BoolFieldsTakeTrueAndFalseAsOneByteEach)
+{
+    TempDir dir;
+    const std::vector<io::FieldSpec> flags = {{"converged", io::DType::boolean, {}, ""},
+                                              {"mask", io::DType::boolean, {2, 2}, ""}};
+    dir.write("result.json", R"({"converged": true, "mask": [[true, false], [false, true]]})");
+
+    const auto result = read_result_json(dir.file("result.json"), flags);
+
+    ASSERT_TRUE(std::holds_alternative<io::TaskValues>(result)) << reason_of(result);
+    const auto& values = std::get<io::TaskValues>(result);
+    EXPECT_EQ(as<std::uint8_t>(values[0]), (std::vector<std::uint8_t>{1}));
+    EXPECT_EQ(as<std::uint8_t>(values[1]), (std::vector<std::uint8_t>{1, 0, 0, 1}));
+    EXPECT_EQ(values[1].size(), flags[1].bytes());
+}
+
+TEST(ResultJson, BoolFieldRefusesNumbersNullAndTextNamingTheField)
+{
+    TempDir dir;
+    const std::vector<io::FieldSpec> flags = {{"converged", io::DType::boolean, {}, ""},
+                                              {"mask", io::DType::boolean, {2}, ""}};
+    // (result.json, the field its one-line reason must name)
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {R"({"converged": 2, "mask": [true, true]})", "field 'converged': 2 is"},
+        {R"({"converged": 1, "mask": [true, true]})", "field 'converged': 1 is"},
+        {R"({"converged": null, "mask": [true, true]})", "field 'converged': null is"},
+        {R"({"converged": "true", "mask": [true, true]})", "field 'converged': \"true\" is"},
+        {R"({"converged": true, "mask": [true, 0]})", "field 'mask': 0 is"},
+        {R"({"converged": true, "mask": null})", "field 'mask': null is"}};
+    for (const auto& [text, named] : cases) {
+        dir.write("result.json", text);
+
+        const auto reason = reason_of(read_result_json(dir.file("result.json"), flags));
+
+        EXPECT_TRUE(contains(reason, named + " not true or false (a bool field)")) << text << " -> " << reason;
+        EXPECT_FALSE(contains(reason, "\n")) << reason;
+    }
 }
 
 }  // namespace

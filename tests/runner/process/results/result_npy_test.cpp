@@ -123,5 +123,31 @@ TEST(ReadNpyField, AcceptsAScalarAsShapeOne)
     EXPECT_EQ(reason_of(read_npy_field(dir.file("b.npy"), energy, {})), "");
 }
 
+TEST(ReadNpyField, ReadsNumpysBoolAndRefusesBytesOtherThanZeroOrOne)
+{
+    TempDir dir;
+    const io::FieldSpec mask{"mask", io::DType::boolean, {4}, ""};
+    const std::string header = "{'descr': '|b1', 'fortran_order': False, 'shape': (4,), }";
+    std::ofstream(dir.file("mask.npy"), std::ios::binary) << npy(header, std::string("\x01\x00\x00\x01", 4));
+
+    const auto result = read_npy_field(dir.file("mask.npy"), mask, mask.shape);
+
+    ASSERT_EQ(reason_of(result), "");
+    const auto& bytes = std::get<std::vector<std::byte>>(result);
+    ASSERT_EQ(bytes.size(), 4u);
+    EXPECT_EQ(std::to_integer<int>(bytes[0]), 1);
+    EXPECT_EQ(std::to_integer<int>(bytes[1]), 0);
+    EXPECT_EQ(std::to_integer<int>(bytes[3]), 1);
+
+    std::ofstream(dir.file("mask.npy"), std::ios::binary) << npy(header, std::string("\x01\x02\x00\x01", 4));
+    EXPECT_NE(reason_of(read_npy_field(dir.file("mask.npy"), mask, mask.shape)).find("a bool byte other than 0 or 1"),
+              std::string::npos);
+    // A uint8 array is not a bool array: the declared dtype's descr is named.
+    std::ofstream(dir.file("mask.npy"), std::ios::binary)
+        << npy("{'descr': '|u1', 'fortran_order': False, 'shape': (4,), }", std::string("\x01\x00\x00\x01", 4));
+    EXPECT_NE(reason_of(read_npy_field(dir.file("mask.npy"), mask, mask.shape)).find("declared bool ('|b1')"),
+              std::string::npos);
+}
+
 }  // namespace
 }  // namespace shardrun::process
