@@ -389,6 +389,9 @@ nvml::Return nvmlGpmMetricsGet(nvml::GpmMetricsGet* get)
         metric.nvmlReturn = nvml::success;
         metric.value = found->second[std::min(index, found->second.size() - 1)];
     }
+    return nvml::success;
+}
+
 // ---- The admission check's evidence (issue 38). ----
 
 nvml::Return nvmlDeviceGetClockInfo(nvml::Device device, int type, unsigned int* mhz)
