@@ -53,8 +53,9 @@ int run_tasks_by_hand(run::RunOptions options, const std::vector<std::uint64_t>&
     options.overrides.push_back("output.path=" + path);
     int worst = 0;
     try {
-        for (const auto id : ids) {
-            options.only_task = id;
+        for (std::size_t k = 0; k < ids.size(); ++k) {
+            options.only_task = ids[k];
+            options.finalize_mpi = k + 1 == ids.size();  // every task's run but the last keeps MPI for the next
             const int code = run::run_job(options);
             if (code != 0 && (worst == 0 || code > worst)) worst = code;
         }

@@ -24,6 +24,12 @@ struct RunOptions {
      * writes it), printing its stdout and one JSON line with its recorded result.
      */
     std::optional<std::uint64_t> only_task;
+    /**
+     * Whether MPI is finalized at the end of this run (timed as the run's last phase). False
+     * when another run follows in the same process (`run --task A --task B`): MPI cannot be
+     * initialised twice.
+     */
+    bool finalize_mpi = true;
     ProgressMode progress = ProgressMode::automatic;
     double progress_interval_seconds = 10;
 };
