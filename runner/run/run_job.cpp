@@ -15,6 +15,7 @@
 #include "collectives/liveness/heartbeat_ring.hpp"
 #include "collectives/mpi/environment.hpp"
 #include "collectives/mpi/mpi_communicator.hpp"
+#include "io/layout/output_layout.hpp"
 #include "io/read/unfinished_run.hpp"
 #include "runner/env/launcher_banner.hpp"
 #include "runner/env/run_environment.hpp"
@@ -320,6 +321,12 @@ private:
             std::cerr << "shardrun: warning: budget in kWh, but rank 0 measures no energy (no GPU telemetry; CPU energy "
                       << why_not << ")" << std::endl;
         }
+        if (spec.budget.unit == job::BudgetSpec::Unit::usd && spec.price.node_hour <= 0 &&
+            !machine.device.cuda && machine.topology.world_rank == 0) {
+            // A price per GPU-hour only, and no GPU here: every task costs $0, so the budget never drains.
+            std::cerr << "shardrun: warning: budget in dollars, but the price has no node_hour and rank 0 runs on no GPU: "
+                         "its tasks cost $0 (give price: {node_hour: ...})" << std::endl;
+        }
         if (rapl || spec.price.given()) {
             // The node's tasks at once share its CPUs' energy and its node-hour.
             const int gpus = machine.device.cuda ? spec.gpus_per_rank * spec.gpus_per_task : 0;
@@ -359,16 +366,40 @@ struct RunEnding {
     bool signalled = false;      ///< a signal reached any rank
     std::uint64_t finished_now = 0;  ///< tasks that ended ok or failed in this run, over every rank
     bool drained = false;            ///< a SIGUSR1 (a drain, not a stop) reached any rank
+    std::uint64_t saved_now = 0;     ///< tasks cut short that wrote to their checkpoint folder in this run
 };
+
+/**
+ * The tasks cut short on this rank whose checkpoint folder holds a file written since `since`
+ * (this run's start): their next attempt goes on from there, so a drain that let no task finish
+ * still made progress (no exit 4: a requeue is worth it).
+ */
+std::uint64_t checkpointed_now(const std::string& tasks_dir, const RankStats& stats, std::filesystem::file_time_type since)
+{
+    std::uint64_t saved = 0;
+    for (const auto& [seconds, id] : stats.cut_short) {
+        std::error_code error;
+        for (std::filesystem::recursive_directory_iterator it(io::layout::checkpoint_dir(tasks_dir, id), error), end;
+             !error && it != end; it.increment(error)) {
+            std::error_code unknown;
+            if (it->is_regular_file(unknown) && it->last_write_time(unknown) >= since) {
+                ++saved;
+                break;
+            }
+        }
+    }
+    return saved;
+}
 
 RunEnding agree_on_ending(collectives::Communicator& world, const RunEnding& mine)
 {
-    std::array<std::int64_t, 6> sums{mine.claims_closed ? 1 : 0,  mine.failed ? 1 : 0,
+    std::array<std::int64_t, 7> sums{mine.claims_closed ? 1 : 0,  mine.failed ? 1 : 0,
                                      static_cast<std::int64_t>(mine.accounted), mine.signalled ? 1 : 0,
-                                     static_cast<std::int64_t>(mine.finished_now), mine.drained ? 1 : 0};
+                                     static_cast<std::int64_t>(mine.finished_now), mine.drained ? 1 : 0,
+                                     static_cast<std::int64_t>(mine.saved_now)};
     world.allreduce(std::span<std::int64_t>(sums), collectives::ReduceOp::sum);
     return RunEnding{sums[0] != 0, sums[1] != 0, static_cast<std::uint64_t>(sums[2]), sums[3] != 0,
-                     static_cast<std::uint64_t>(sums[4]), sums[5] != 0};
+                     static_cast<std::uint64_t>(sums[4]), sums[5] != 0, static_cast<std::uint64_t>(sums[6])};
 }
 
 /** What rank 0 says once MPI is finalised: the summary, the failed tasks' block, the notifier. */
@@ -389,6 +420,7 @@ struct Said {
 int run_collectively(const RunOptions& options, EndPhases& phases, Said& said)
 {
     install_interrupt_handlers();
+    const auto run_start = std::filesystem::file_time_type::clock::now();  // a checkpoint written since is progress
     // The run's communicators, built once: the world, the ranks of this node, and (in
     // RankLoopSetup) this rank's group.
     const auto world = collectives::mpi::world();
@@ -419,7 +451,8 @@ int run_collectively(const RunOptions& options, EndPhases& phases, Said& said)
     const auto ending = agree_on_ending(
         *world, RunEnding{claims_closed().load(), stats.failed > 0 || !quarantine_reason.empty(),
                           stats.ok + stats.failed + stats.already_done, first_signal() != 0, stats.ok + stats.failed,
-                          first_signal() == SIGUSR1});
+                          first_signal() == SIGUSR1,
+                          checkpointed_now(std::filesystem::absolute(output.tasks_dir()).string(), stats, run_start)});
     services.ending_reached();
     environment.sharing->finish(*node);  // every task of the job has ended: the MPS daemon goes
     auto stop_reason = stop_reason_of(*world, services.failures());
@@ -432,8 +465,9 @@ int run_collectively(const RunOptions& options, EndPhases& phases, Said& said)
     // The budget's drain counts even when no rank's loop saw the claims close (it started no task at all).
     const bool interrupted =
         incomplete && (budget_drained || (ending.claims_closed && (stop_reason.empty() || ending.signalled)));
-    // A drain that let no task finish: a requeue with the same time would cut the same task short again.
-    const bool no_progress = interrupted && ending.drained && ending.finished_now == 0;
+    // A drain that let no task finish and no cut-short task checkpoint: a requeue with the same
+    // time would cut the same task short again.
+    const bool no_progress = interrupted && ending.drained && ending.finished_now == 0 && ending.saved_now == 0;
     int exit_code = no_progress   ? exit_drained_without_progress
                           : interrupted ? exit_interrupted
                           : ending.failed ? exit_task_failed
@@ -478,8 +512,10 @@ int run_job(const RunOptions& options)
     });
     const int exit_code = run_collectively(options, phases, said);
     phases.mark("teardown");  // the services stopped: heartbeat goodbyes, the claim service, communicators freed
-    collectives::finalize_mpi();
-    phases.mark("mpi_finalize");
+    if (options.finalize_mpi) {
+        collectives::finalize_mpi();
+        phases.mark("mpi_finalize");
+    }
     if (!said.rank0) return exit_code;
     said.totals.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     said.totals.end_phases = phases.phases();
