@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/input/line_index.hpp"
@@ -24,5 +26,14 @@ struct ItemIds {
  *         integer or a string; "path: ..." for a CSV without such a column or a text input
  */
 ItemIds read_item_ids(const std::string& path, const LineIndex& index, const std::string& key);
+
+/**
+ * The first id that repeats an earlier one, as (earlier record, repeating record); none when
+ * every id is unique. Ids index /results/item: a repeated one would make `.sel(item=id)` two rows.
+ */
+std::optional<std::pair<std::size_t, std::size_t>> first_repeated_id(const ItemIds& ids);
+
+/** The id of record k as text (for messages). */
+std::string id_text(const ItemIds& ids, std::size_t k);
 
 }  // namespace shardrun::io

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "io/input/dataset_reader.hpp"
 #include "io/input/line_index.hpp"
 #include "runner/errors.hpp"
 #include "runner/job/remote_path.hpp"
@@ -71,7 +72,13 @@ std::shared_ptr<const io::ItemIds> read_item_ids(const job::JobSpec& spec)
     const auto where = spec.sites.value("data.id", spec.file);
     try {
         if (spec.data.format == "parquet") {
-            return std::make_shared<io::ItemIds>(*read_parquet_rows(spec.data.input, spec.data.id).ids);
+            auto ids = std::make_shared<io::ItemIds>(*read_parquet_rows(spec.data.input, spec.data.id).ids);
+            if (const auto repeat = io::first_repeated_id(*ids)) {
+                SHARDRUN_THROW(io::InputError, fmt::format("{}: row {}: {} '{}' repeats the id of row {}; ids must be unique",
+                                                       spec.data.input, repeat->second, spec.data.id,
+                                                       io::id_text(*ids, repeat->second), repeat->first));
+            }
+            return ids;
         }
         const auto format = *io::line_format_named(spec.data.format);
         return std::make_shared<io::ItemIds>(

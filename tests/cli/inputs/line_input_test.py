@@ -204,6 +204,17 @@ class LineInputTest(unittest.TestCase):
         line = self.refused(path, extra=", id: id")
         self.assertRegex(line, r"job\.yaml:3:\d+: data\.id: .*noid\.jsonl:2: the record has no key 'id'")
 
+    def test_repeated_id_is_bad_input(self):
+        """Ids index /results/item: a repeated one would make .sel(item=id) give two rows (trial finding)."""
+        for name, text, pattern in [
+                ("dup.jsonl", '{"id": "a"}\n{"id": "b"}\n{"id": "a"}\n', r"dup\.jsonl:3: id 'a' repeats the id of line 1"),
+                ("dup.csv", "id,text\n7,x\n8,y\n8,z\n", r"dup\.csv:4: id '8' repeats the id of line 3")]:
+            path = os.path.join(scratch_dir(self), name)
+            with open(path, "w") as f:
+                f.write(text)
+            line = self.refused(path, extra=", id: id")
+            self.assertRegex(line, r"job\.yaml:3:\d+: data\.id: .*" + pattern + "; ids must be unique")
+
     def test_parquet_without_pyarrow_names_it(self):
         path = os.path.join(scratch_dir(self), "x.parquet")
         with open(path, "wb") as f:
