@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cmath>
 #include <map>
 
 #include "runner/job/cost_spec.hpp"
@@ -94,7 +95,10 @@ BudgetSpec read_budget(const YAML::Node& node, const YamlContext& context)
 
 std::string BudgetSpec::text(double amount) const
 {
-    return unit == Unit::kwh ? fmt::format("{:.3g} kWh", amount) : fmt::format("${:.2f}", amount);
+    if (unit == Unit::kwh) return fmt::format("{:.3g} kWh", amount);
+    // Cents for a budget of dollars; below a dollar, three significant digits ($0.075, $0.00251),
+    // so a small budget's message does not read "$0.00 left".
+    return std::abs(amount) >= 1 || amount == 0 ? fmt::format("${:.2f}", amount) : fmt::format("${:.3g}", amount);
 }
 
 std::optional<double> machine_price(std::string_view machine)

@@ -21,7 +21,8 @@ constexpr const char* footer_script = R"py(import json, sys
 try:
     import pyarrow.parquet as pq
 except ImportError:
-    print(json.dumps({"error": "reading Parquet needs the Python package pyarrow in python3 on PATH (pip install pyarrow)"})); sys.exit(0)
+    print(json.dumps({"error": "reading Parquet needs the Python package pyarrow in " + sys.executable +
+                      " (pip install pyarrow, or SHARDRUN_PYTHON names a Python that has it)"})); sys.exit(0)
 path, column = sys.argv[1], sys.argv[2]
 try:
     f = pq.ParquetFile(path)
@@ -59,16 +60,18 @@ ParquetRows read_parquet_rows(const std::string& path, const std::string& id_col
     process::ProcessSpec spec;
     // SHARDRUN_PYTHON as for `export --parquet`: under mpirun, PATH may start with MPI's own bin folder.
     const char* chosen = std::getenv("SHARDRUN_PYTHON");
-    spec.argv = {chosen != nullptr && *chosen != '\0' ? chosen : "python3", "-c", footer_script, path, id_column};
+    const std::string python = chosen != nullptr && *chosen != '\0' ? chosen : "python3";
+    const std::string which = python == "python3" ? "python3 on PATH" : python + " ($SHARDRUN_PYTHON)";
+    spec.argv = {python, "-c", footer_script, path, id_column};
     for (char** entry = environ; *entry != nullptr; ++entry) spec.env.emplace_back(*entry);
     spec.stdout_fd = out.get();
     spec.stderr_path = "/dev/null";
     const auto result = process::run_process(spec, [] { return false; });
     if (!result.started) {
-        SHARDRUN_THROW(io::InputError, path + ": reading Parquet needs python3 on PATH with the package pyarrow (pip install pyarrow)");
+        SHARDRUN_THROW(io::InputError, path + ": reading Parquet needs the Python package pyarrow, but " + which + " did not start");
     }
     const auto answer = nlohmann::json::parse(read_back(out.get()), nullptr, false);
-    if (!answer.is_object()) SHARDRUN_THROW(io::InputError, path + ": python3 could not read it with pyarrow");
+    if (!answer.is_object()) SHARDRUN_THROW(io::InputError, path + ": " + which + " could not read it with pyarrow");
     if (answer.contains("error")) SHARDRUN_THROW(io::InputError, path + ": " + answer["error"].get<std::string>());
     ParquetRows rows;
     rows.rows = answer.value("rows", std::uint64_t{0});

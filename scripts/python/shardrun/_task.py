@@ -58,7 +58,11 @@ def task():
 def checkpoint_dir():
     """The task's checkpoint folder, made if missing: the same for every attempt, drain, requeue and --resume
     of the task, removed once it succeeds (unless exec.keep_checkpoints)."""
-    path = task().checkpoint_dir
+    if _current.task is None and not os.environ.get("SHARDRUN_WORKER"):
+        # Task mode: its own variable, so the error names what is really missing.
+        path = need("SHARDRUN_CHECKPOINT_DIR", "shardrun.checkpoint_dir()")
+    else:
+        path = task().checkpoint_dir
     if not path:
         raise RuntimeError("shardrun.checkpoint_dir(): $SHARDRUN_CHECKPOINT_DIR is not set; is this program run by "
                            "shardrun (task: exec)?")

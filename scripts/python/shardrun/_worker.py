@@ -57,8 +57,15 @@ def answer(message):
     line = json.dumps(message, default=_json_default, separators=(",", ":")) + "\n"
     with _lock:
         if _channel is None:
-            fd = int(os.environ["SHARDRUN_ANSWER_FD"])
-            _channel = os.fdopen(fd, "w", buffering=1, encoding="utf-8", closefd=False)
+            fd = os.environ.get("SHARDRUN_ANSWER_FD")
+            if fd is None:
+                raise RuntimeError("shardrun.tasks(): $SHARDRUN_ANSWER_FD is not set; is this program run by shardrun "
+                                   "(exec.mode: worker)? To run one task by hand: shardrun run JOB --task ID")
+            try:
+                _channel = os.fdopen(int(fd), "w", buffering=1, encoding="utf-8", closefd=False)
+            except (OSError, ValueError) as error:
+                raise RuntimeError(f"shardrun.tasks(): $SHARDRUN_ANSWER_FD={fd} is no open file descriptor ({error}); "
+                                   "worker mode is started by shardrun (exec.mode: worker)") from None
         _channel.write(line)
         _channel.flush()
 
