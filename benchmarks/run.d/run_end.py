@@ -3,7 +3,7 @@ and each phase of it as `--progress json` reports it (wind_down, last_commit, ma
 consolidation, teardown, mpi_finalize: README, "The end of a run"). 300 instant exec tasks
 (`true`), dynamic schedule, at 2, 8 and 32 ranks on this one host (oversubscribed: 32 ranks on
 this machine's cores measure a crowded end, not a wide one), and at 8 and 32 ranks on 4
-network-namespace hosts (tests/cli/namespace_hosts.py; needs root, else those rows say why).
+network-namespace hosts (tests/cli/n_hosts.py; needs root, else those rows say why).
 The last task's end is the latest `last_task_end` of the summary's ranks (Unix time, the same
 clock as this script's on one machine); the exit is when mpirun returned here.
 Target: < 0.5 s plus the master's write (measured in the same run: the anchor is that budget,
@@ -154,12 +154,12 @@ def _hosts_rows(ctx, binary, hello, rounds):
         return [Row(t).error("skipped: namespace hosts need root") for t in titles]
     sys.path.insert(0, HOSTS_DIR)
     os.environ["SHARDRUN_BIN"] = binary  # the hosts module runs this build's shardrun
-    from namespace_hosts import NamespaceHosts
+    from n_hosts import NHosts
     out = []
     for np, title in zip((8, 32), titles):
         ctx.log(f"  end of a run, {np} ranks, 4 hosts")
         try:
-            with NamespaceHosts(4, slots=np // 4) as hosts:
+            with NHosts(4, slots=np // 4) as hosts:
                 def cmd_of(job):
                     return hosts.mpirun_command(np, ["run", job, "--progress", "json"])
                 hello_cmd = [*hosts.mpirun_command(np, [])[:-1], hello]  # the same mpirun, the hello instead

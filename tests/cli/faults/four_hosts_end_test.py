@@ -1,4 +1,4 @@
-"""`shardrun` over four hosts (network namespaces on one bridge, namespace_hosts.py), -np 8 with 2
+"""`shardrun` over four hosts (network namespaces on one bridge, n_hosts.py), -np 8 with 2
 slots per host: a 300-task dynamic exec sweep completes with every id once, tasks ran on all four
 hosts, and `--progress json` carries the end phases in order with the summary's "end" (issue 36,
 point 5; benchmarks/run --only run_end times them). Then the hosts' cleanup leaves no namespace of
@@ -10,7 +10,7 @@ import unittest
 from end_phases_check import ORDER, check_end_phases
 from harness import scratch_dir
 from jobs import h5py_module, task_labels, write_job
-from namespace_hosts import NamespaceHosts
+from n_hosts import NHosts
 
 NP = 8
 TASKS = 300
@@ -29,7 +29,7 @@ exec:
   argv: [sh, -c, 'echo "{{{{\\"v\\": $((SHARDRUN_PARAM_I * 3))}}}}" > $SHARDRUN_RESULT']
   results: {{v: int64}}
 """)
-        with NamespaceHosts(4, slots=2) as hosts:
+        with NHosts(4, slots=2) as hosts:
             names = hosts.hosts
             proc = hosts.run_mpi(NP, ["run", job, "--progress", "json"])
             self.assertEqual(proc.returncode, 0, proc.stderr + proc.stdout)
