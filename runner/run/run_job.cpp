@@ -452,7 +452,7 @@ int run_collectively(const RunOptions& options, EndPhases& phases, Said& said)
         *world, RunEnding{claims_closed().load(), stats.failed > 0 || !quarantine_reason.empty(),
                           stats.ok + stats.failed + stats.already_done, first_signal() != 0, stats.ok + stats.failed,
                           first_signal() == SIGUSR1,
-                          checkpointed_now(std::filesystem::absolute(output.tasks_dir()).string(), stats, run_start)});
+                          checkpointed_now(std::filesystem::absolute(output.session->tasks_dir()).string(), stats, run_start)});
     services.ending_reached();
     environment.sharing->finish(*node);  // every task of the job has ended: the MPS daemon goes
     auto stop_reason = stop_reason_of(*world, services.failures());
