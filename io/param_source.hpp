@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "io/input/item_ids.hpp"
+#include "io/item_ids.hpp"
 #include "io/output_spec.hpp"
 
 namespace shardrun::io {

@@ -4,7 +4,6 @@
 #include <charconv>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <unordered_map>
 
 #include "io/input/csv_fields.hpp"
 #include "io/input/dataset_reader.hpp"
@@ -104,32 +103,6 @@ ItemIds read_item_ids(const std::string& path, const LineIndex& index, const std
                                        std::to_string(index.line_of(repeat->first)) + "; ids must be unique");
     }
     return ids;
-}
-
-namespace {
-
-template <typename T>
-std::optional<std::pair<std::size_t, std::size_t>> first_repeat(const std::vector<T>& values)
-{
-    std::unordered_map<T, std::size_t> seen;
-    seen.reserve(values.size());
-    for (std::size_t k = 0; k < values.size(); ++k) {
-        const auto [at, fresh] = seen.emplace(values[k], k);
-        if (!fresh) return std::make_pair(at->second, k);
-    }
-    return std::nullopt;
-}
-
-}  // namespace
-
-std::optional<std::pair<std::size_t, std::size_t>> first_repeated_id(const ItemIds& ids)
-{
-    return ids.integer ? first_repeat(ids.ints) : first_repeat(ids.text);
-}
-
-std::string id_text(const ItemIds& ids, std::size_t k)
-{
-    return ids.integer ? std::to_string(ids.ints[k]) : ids.text[k];
 }
 
 }  // namespace shardrun::io

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "io/hdf5/handle.hpp"
-#include "io/input/item_ids.hpp"
+#include "io/item_ids.hpp"
 
 namespace shardrun::io::master {
 

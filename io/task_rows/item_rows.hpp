@@ -1,6 +1,6 @@
 #pragma once
 
-#include "io/input/item_ids.hpp"
+#include "io/item_ids.hpp"
 
 #include <hdf5.h>
 

@@ -160,7 +160,7 @@ struct JobSpec {
     int gpu_fault_limit = field_default<int>("gpu_fault_limit");
     PriceSpec price;    ///< `price:`; a task's cost_usd comes from it
     BudgetSpec budget;  ///< `budget:`; the job drains when its projected spend would pass it
-    /** The GPUs' check before their first task (issue 38, runner/run/setup/gpu_admission.hpp). */
+    /** The GPUs' check before their first task (issue 38, runner/run/loop/gpu_admission.hpp). */
     GpuAdmissionSpec gpu_admission;
 };
 

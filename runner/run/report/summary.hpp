@@ -5,7 +5,7 @@
 
 #include "collectives/communicator.hpp"
 #include "runner/run/rank_stats.hpp"
-#include "runner/run/report/end_phases.hpp"
+#include "runner/run/end_phases.hpp"
 
 namespace shardrun::run {
 

@@ -11,7 +11,7 @@
 #include "runner/env/run_environment.hpp"
 #include "runner/placement/placement.hpp"
 #include "runner/run/rank_stats.hpp"
-#include "runner/run/report/end_phases.hpp"
+#include "runner/run/end_phases.hpp"
 #include "runner/run/setup/output_place.hpp"
 #include "runner/run/setup/prepared_job.hpp"
 #include "runner/storage/remote_output.hpp"

@@ -1,4 +1,4 @@
-#include "runner/run/setup/gpu_admission.hpp"
+#include "runner/run/loop/gpu_admission.hpp"
 
 #include <fmt/format.h>
 

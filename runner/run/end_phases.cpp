@@ -1,11 +1,10 @@
-#include "runner/run/report/end_phases.hpp"
+#include "runner/run/end_phases.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-
-#include "runner/run/loop/task_record.hpp"
 
 namespace shardrun::run {
 namespace {
@@ -17,6 +16,12 @@ std::string phase_words(const std::string& name)
     if (name == "last_commit") return "last commit";
     if (name == "mpi_finalize") return "MPI_Finalize";
     return name;
+}
+
+/** Seconds since the Unix epoch: what ranks report as their last task's end. */
+double unix_now()
+{
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
