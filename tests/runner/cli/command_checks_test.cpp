@@ -36,7 +36,7 @@ const std::multimap<std::string, Refusal>& refusals()
         {"merge", {{}, "merge: name the results file"}},
         {"table", {{"out.h5", "--csv", "--json"}, "--csv and --json exclude each other"}},
         {"table", {{"out.h5", "--ratio", "cpu"}, "--ratio needs --pivot PARAM"}},
-        {"export", {{"out.h5"}, "say what to write: --grid FILE.nc"}},
+        {"export", {{"out.h5"}, "say what to write, one of --grid FILE.nc or --parquet FILE.parquet"}},
         {"report", {{"out.h5", "--run-gap", "0"}, "give seconds above 0"}},
         {"submit", {{"job.yaml", "--to", "pbs"}, "--to 'pbs' is not a target; use "}},
         {"submit", {{"job.yaml", "--to", "slurm", "--array", "0"}, "--array 0 must be at least 1"}},
