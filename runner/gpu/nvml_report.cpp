@@ -34,7 +34,11 @@ NvmlStatus probe_nvml(int cuda_devices, const std::string& no_device_reason)
 
 std::string nvml_status_lines(const NvmlStatus& status)
 {
-    if (!status.available) return fmt::format("  telemetry   none, /tasks/gpu_* left out: {}\n", status.why_not);
+    if (!status.available) {
+        // GPM's line too, so `info` always says whether the efficiency columns come (README, GPM).
+        return fmt::format("  telemetry   none, /tasks/gpu_* left out: {}\n"
+                           "  GPM         none, /tasks/gpu_sm_active etc. left out: {}\n", status.why_not, status.why_not);
+    }
     std::string out = fmt::format("  telemetry   NVML (driver {}, {}): {} GPU{}\n", status.driver_version, status.library,
                                   status.devices.size(), status.devices.size() == 1 ? "" : "s");
     for (std::size_t i = 0; i < status.devices.size(); ++i) {
