@@ -127,6 +127,20 @@ def ratio_of_rounds(ours, anchor):
     return median([a / o for a, o in zip(anchor, ours)])
 
 
+def fill_timed_row(row, ours, anchor, target):
+    """Sets row's figures from two lists of round times (a str: why a contender could not run):
+    medians, ratio_of_rounds and whether it meets `target`. False when the row became an error."""
+    for times in (ours, anchor):
+        if isinstance(times, str):
+            row.error(times)
+            return False
+    row.ours, row.anchor = f"{median(ours):.2f} s", f"{median(anchor):.2f} s"
+    row.ratio = ratio_of_rounds(ours, anchor)
+    row.met = row.ratio >= target
+    row.figures = {"ours_s": ours, "anchor_s": anchor}
+    return True
+
+
 def sci(n):
     """1e+05 -> 1e5: task and rank counts in row titles."""
     mantissa, exponent = f"{n:.0e}".split("e")

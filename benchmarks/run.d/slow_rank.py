@@ -7,7 +7,7 @@ rank 0 38 tasks: 33.7 s against 1.5 s. tests/cli/faults/slow_rank_claims_test.py
 import os
 import shutil
 
-from common import Row, interleave, median, mpi_env, ratio_of_rounds, run
+from common import Row, fill_timed_row, interleave, mpi_env, run
 
 TARGET = 1 / 1.3
 PT2PT_TCP = ["--mca", "osc", "pt2pt", "--mca", "btl", "self,tcp"]
@@ -44,12 +44,6 @@ def rows(ctx):
     row = Row(f"slow rank: {tasks} exec tasks, rank 0's 1 s, dynamic vs max_claim: 1 (pt2pt/tcp)",
               target=f">= {TARGET:.2f} (wall <= 1.3 x)")
     ours, anchor = times["dynamic"], times["max_claim: 1"]
-    if isinstance(ours, str):
-        return [row.error(ours)]
-    if isinstance(anchor, str):
-        return [row.error(anchor)]
-    row.ours, row.anchor = f"{median(ours):.2f} s", f"{median(anchor):.2f} s"
-    row.ratio = ratio_of_rounds(ours, anchor)
-    row.met = row.ratio >= TARGET
-    row.figures = {"ours_s": ours, "anchor_s": anchor}
+    if not fill_timed_row(row, ours, anchor, TARGET):
+        return [row]
     return [row]
