@@ -38,6 +38,15 @@ std::string exact(double value, bool single_precision)
     return single_precision ? fmt::format("{}", static_cast<float>(value)) : fmt::format("{}", value);
 }
 
+/** exact(), with ".0" after a whole number, so that a reader that guesses types from the text
+ * (pandas.read_csv) keeps a float column float: 14.0 is "14.0", not the integer "14". */
+std::string exact_float_text(double value, bool single_precision)
+{
+    auto text = exact(value, single_precision);
+    if (text.find_first_not_of("-0123456789") == std::string::npos) text += ".0";
+    return text;
+}
+
 std::string csv_quoted(const std::string& value)
 {
     const bool plain = !value.empty() && value.find_first_of(",\"\r\n") == std::string::npos &&
@@ -54,7 +63,8 @@ std::string cell(const io::ResultsTable& table, std::size_t column_index, std::s
     const auto& column = table.columns[column_index];
     if (const auto* floats = std::get_if<std::vector<double>>(&column.values)) {
         if (column.is_time) return iso8601((*floats)[row], style == Style::text ? 3 : 6);
-        return style == Style::text ? fmt::format("{:.6g}", (*floats)[row]) : exact((*floats)[row], column.single_precision);
+        return style == Style::text ? fmt::format("{:.6g}", (*floats)[row])
+                                    : exact_float_text((*floats)[row], column.single_precision);
     }
     if (const auto* ints = std::get_if<std::vector<std::int64_t>>(&column.values)) {
         if (column.is_bool) return (*ints)[row] != 0 ? "true" : "false";

@@ -163,6 +163,21 @@ class TableTest(unittest.TestCase):
             self.assertEqual(values, sorted(values, reverse=bool(args)))
         self.assertIn(",nan,", self.table("--csv", "--where", "task==0", path=copy))
 
+    def test_csv_whole_floats_stay_floats(self):
+        # A float64 field whose values are all whole numbers once printed 14.0 as "14", which
+        # pandas.read_csv reads as an int64 column.
+        copy = f"{self.work}/whole.h5"
+        shutil.copy(self.out, copy)
+        with h5py.File(copy, "r+") as f:
+            f["results/val_accuracy"][...] = 14.0
+
+        out = self.table("--csv", "--columns", "task,val_accuracy", "--where", "status==ok", path=copy)
+        self.assertEqual(out.splitlines()[1], "0,14.0")
+        if os.path.exists(VENV_PYTHON):
+            code = "import io, sys, pandas as pd; print(pd.read_csv(io.StringIO(sys.stdin.read()))['val_accuracy'].dtype)"
+            proc = subprocess.run([VENV_PYTHON, "-c", code], input=out, capture_output=True, text=True)
+            self.assertEqual((proc.returncode, proc.stdout.strip()), (0, "float64"), proc.stderr)
+
     def test_bad_expressions_are_one_line(self):
         allowed = "allowed: NAME OP VALUE joined by 'and'"
         self.bad("--where", "lr=0.01", needle="'=' is not an operator (use ==)")
