@@ -51,7 +51,8 @@ TEST(TablePivot, MissingCellsPrintAsDashAndEmptyCsv)
     EXPECT_EQ(text, "   n  cpu_seconds  cuda_seconds  cpu/cuda\n"
                     "1000          0.5         0.125         4\n"
                     "2000            4             -         -\n");
-    EXPECT_EQ(csv, "n,cpu_seconds,cuda_seconds,cpu/cuda\n1000,0.5,0.125,4\n2000,4,,\n");
+    // Whole floats keep ".0" in CSV so that pandas reads the columns as float64.
+    EXPECT_EQ(csv, "n,cpu_seconds,cuda_seconds,cpu/cuda\n1000,0.5,0.125,4.0\n2000,4.0,,\n");
 }
 
 TEST(TablePivot, ARateIsDividedTheOtherWayRoundSoTheFasterDeviceReadsAboveOne)
