@@ -100,7 +100,7 @@ const std::vector<ExtraColumn>& extra_columns()
          &TaskGpuUsage::total_energy_j, nullptr},
         {{"cpu_energy_j", "J", "the task's share of the node's RAPL CPU energy while it ran; NaN: not readable"},
          &TaskGpuUsage::cpu_energy_j, nullptr},
-        {{"cost_usd", "USD", "the task's time at the job's price: (per GPU-hour and per node-hour); NaN: no price"},
+        {{"cost_usd", "USD", "hours x (price.gpu_hour x the task's GPUs + price.node_hour x its share of the node); NaN: no price"},
          &TaskGpuUsage::cost_usd, nullptr}};
     return columns;
 }
