@@ -50,11 +50,12 @@ def uuid(index):
                  "a CPU build (SHARDRUN_CUDA=OFF) loads no CUDA backend, so no stand-in GPUs: GPU admission is NOT "
                  "tested in this build (its job field's errors are)")
 class GpuAdmissionTest(unittest.TestCase):
-    def run_job(self, np, nvml_script, slowdown, schedule="dynamic", extra="", gpus=4, args=()):
-        work = scratch_dir()
+    def run_job(self, np, nvml_script, slowdown, schedule="dynamic", extra="", gpus=4, args=(), work=None,
+                program_text=PROGRAM):
+        work = work or scratch_dir()
         program = os.path.join(work, "task.py")
         with open(program, "w") as f:
-            f.write(PROGRAM)
+            f.write(program_text)
         script = os.path.join(work, "nvml.txt")
         with open(script, "w") as f:
             f.write(f"devices {gpus}\nprocesses none 0\n" + nvml_script)
@@ -164,6 +165,47 @@ class GpuAdmissionTest(unittest.TestCase):
         self.assertEqual(gpus["admitted"], [1, 1])
         self.assertTrue(gpus["reason"][1].startswith("would be refused (not enforced with gpus_per_task > 1): GEMM 25"),
                         gpus["reason"])
+
+
+    def test_gpus_rows_through_single_layout_array_merge_and_resume(self):
+        # The master's /gpus is written by three other paths than a one-element shards run: the
+        # single layout, `merge` of array elements (each element's rows, told apart by
+        # array_index) and a --resume (the resumed run's own checks). Device 0 reports Xid 79.
+        with self.subTest(layout="single"):
+            proc, out = self.run_job(4, "xid_every_poll 79\n", "", args=("--set", "output.layout=single"))
+            self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr + task_stderr(out))
+            gpus = self.gpus_table(out)
+            self.assertEqual((gpus["rank"], gpus["admitted"]), ([0, 1, 2, 3], [0, 1, 1, 1]))
+
+        with self.subTest(layout="array elements, merged"):
+            work = scratch_dir()
+            for index in (0, 1):
+                proc, out = self.run_job(2, "xid_every_poll 79\n", "", work=work,
+                                         args=("-q", "--array-index", str(index), "--array-count", "2"))
+                self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr + task_stderr(out))
+            merged = run(["merge", out])
+            self.assertEqual(merged.returncode, 0, merged.stdout + merged.stderr)
+            gpus = self.gpus_table(out)
+            self.assertEqual(sorted(zip(gpus["array_index"], gpus["rank"], gpus["admitted"])),
+                             [(0, 0, 0), (0, 1, 1), (1, 0, 0), (1, 1, 1)])
+
+        with self.subTest(layout="resumed"):
+            # Task x=5 fails until its marker exists; the resume reruns it after its own checks.
+            work = scratch_dir()
+            marker = os.path.join(work, "fixed")
+            failing = PROGRAM.replace("import json, os\n", "import json, os, sys\n"
+                                      f"if os.environ['SHARDRUN_PARAM_X'] == '5' and not os.path.exists({marker!r}):\n"
+                                      "    sys.exit(1)\n")
+            proc, out = self.run_job(2, "", "1=2", work=work, program_text=failing)
+            self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+            open(marker, "w").close()
+            proc, out = self.run_job(2, "xid_every_poll 79\n", "", work=work, program_text=failing,
+                                     args=("--resume",))
+            self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr + task_stderr(out))
+            gpus = self.gpus_table(out)
+            # The resumed run's checks: rank 0's Xid 79, rank 1 no longer slowed.
+            self.assertEqual((gpus["rank"], gpus["admitted"]), ([0, 1], [0, 1]))
+            self.assertEqual(gpus["gemm_tflops"][1], 700.0)
 
 
 class GpuAdmissionFieldTest(unittest.TestCase):
