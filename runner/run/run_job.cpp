@@ -491,6 +491,7 @@ int run_collectively(const RunOptions& options, EndPhases& phases, Said& said)
         totals.no_progress = no_progress;
         totals.launcher_banner_follows = exit_code != exit_ok && env::open_mpi_banner_follows();
         totals.stop_reason = stop_reason;
+        totals.budget_stop = budget_drained;
         totals.bucket_note = bucket.note;
         said.totals = std::move(totals);
         said.stats = std::move(all_stats);

@@ -225,12 +225,14 @@ std::string format_summary(const RunTotals& totals, const std::vector<RankStats>
     for (const auto& rank : ranks) {
         if (!rank.quarantine.empty()) out += fmt::format("  rank {}: {}\n", rank.rank, rank.quarantine);
     }
-    if (!totals.stop_reason.empty()) {
+    if (totals.budget_stop) {
+        out += fmt::format("  {}\n", totals.stop_reason);  // it ends with the one way to go on: a raised budget
+    } else if (!totals.stop_reason.empty()) {
         out += fmt::format("  {}; committed results are kept; fix the cause, then run again (--resume runs the tasks "
                            "not started, --force starts over)\n",
                            totals.stop_reason);
     }
-    if (totals.interrupted) {
+    if (totals.interrupted && !totals.budget_stop) {
         out += fmt::format("  interrupted by {}: committed tasks are kept; run again with --resume to finish\n",
                            stop_cause(all));
     }

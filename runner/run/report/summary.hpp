@@ -26,6 +26,8 @@ struct RunTotals {
     int exit_code = 0;     ///< what shardrun exits with (README, "Exit codes")
     /** Open MPI's mpirun will print its non-zero-exit note after the summary (it was not run with -q). */
     bool launcher_banner_follows = false;
+    /** stop_reason is a budget's drain, whose own sentence says how to go on (a raised budget). */
+    bool budget_stop = false;
     /** A drain ended the run before any task finished in it: requeueing would repeat it (exit 4). */
     bool no_progress = false;
     /** An output in object storage that did not get everything: what is not in the bucket and why (exit 3, or 2). */
