@@ -20,11 +20,12 @@ PAGE_PATH = "results/heat-sweep.h5"
 
 
 def results_recipe_lines():
-    """Every `>>>` line of docs/results.md's opening part (up to its first section), in order."""
+    """Every `>>>` line of docs/results.md about the file itself (its sections before "Extending a
+    sweep": the layout's h5py lines and the xarray ones), in order."""
     with open(os.path.join(SOURCE_DIR, "docs", "results.md"), encoding="utf-8") as page:
         text = page.read()
     section = text[text.index("# Results\n"):]
-    section = section[:section.index("\n## ")]
+    section = section[:section.index("\n## Extending a sweep\n")]
     return [match.group(1) for match in re.finditer(r"^    >>> (.*)$", section, re.MULTILINE)]
 
 
@@ -44,7 +45,7 @@ def run_recipe(lines, output):
 def line_with(lines, fragment):
     found = [line for line in lines if fragment in line]
     if len(found) != 1:
-        raise AssertionError(f"docs/results.md's opening part has {len(found)} recipe lines with {fragment!r}, not 1")
+        raise AssertionError(f"docs/results.md (before Extending a sweep) has {len(found)} recipe lines with {fragment!r}, not 1")
     return found[0]
 
 
