@@ -31,7 +31,9 @@ MPIEXEC = os.environ.get("SHARDRUN_MPIEXEC", "mpiexec")
 def kernel_kind_list(page_text):
     """The paths of the numbered list under **A kernel kind** of docs/developing/extending.md."""
     section = page_text.split("# Extending shardrun", 1)[1].split("\n## ", 1)[0]
-    block = section.split("**A kernel kind**", 1)[1].split("\n\n", 1)[0]
+    # The list is the first paragraph after the heading that starts with "1.".
+    paragraphs = section.split("**A kernel kind**", 1)[1].split("\n\n")
+    block = next(p for p in paragraphs if p.lstrip("\n").startswith("1. "))
     items = re.findall(r"^\d+\. `([^`]+)`", block, flags=re.M)
     return items
 

@@ -25,8 +25,9 @@ BUILD_DIR = os.environ["SHARDRUN_BUILD_DIR"]
 def extending_list(page_text, heading):
     """(stated count, paths) of the numbered list under **heading** of docs/developing/extending.md."""
     section = page_text.split("# Extending shardrun", 1)[1].split("\n## ", 1)[0]
-    head, block = section.split(f"**{heading}**", 1)[1].split("\n", 1)
-    block = block.split("\n\n", 1)[0]
+    head, rest = section.split(f"**{heading}**", 1)[1].split("\n", 1)
+    # The list is the first paragraph after the heading's line that starts with "1.".
+    block = next(p for p in rest.split("\n\n") if p.lstrip("\n").startswith("1. "))
     count = int(re.search(r"(\d+) files", head).group(1))
     paths = [p for p in re.findall(r"`([^`\s]+)`", block) if "/" in p or p.endswith(".md")]
     paths = [p for p in paths if not p.startswith(".")]  # `.cpp` alone names no file
