@@ -5,7 +5,7 @@ moto's S3) run as the service would run them (tests/cloud/element_runner.py Host
 command and variables in a fresh HOME/TMPDIR), and the master it writes is read back from the bucket with
 h5py.
 
-The rule (README, "Cores and threads"): the entrypoint starts mpirun with --bind-to none, so no rank is
+The rule (docs/placement.md, "CPUs and threads"): the entrypoint starts mpirun with --bind-to none, so no rank is
 pinned; every rank sees all the container's CPUs and each task gets OMP_NUM_THREADS (MKL_, OPENBLAS_,
 BLIS_, NUMEXPR_NUM_THREADS, SHARDRUN_CPU_THREADS) = the CPUs over the ranks of the node (at least 1).
 Checked at 1 and 2 ranks; a failed element's log does not end with Open MPI's banner (mpirun -q), and

@@ -1,5 +1,5 @@
 """The files of the throwaway kernel kind `axpy` that throwaway_kernel_kind_test.py writes, keyed by
-the paths of README.md's "A kernel kind" list (NAME for the kernel's name), and the job it runs.
+the paths of docs/developing/extending.md's "A kernel kind" list (NAME for the kernel's name), and the job it runs.
 A trivial kernel: y = a·x + y over n values with x_i = i and y_i = 1, so the sum of y is
 a·n(n-1)/2 + n."""
 
@@ -216,8 +216,8 @@ TEST(AxpyCpu, MatchesTheReference)
     EXPECT_EQ(reference::relative_error(y, want), 0.0);
 }
 """,
-    # README.md: a row in the "Built-in kernels" table, inserted below its header (write_readme_row).
-    "README.md": "| `axpy`       | n (1000), a (2)                                                     | total (Σ y) |\n",
+    # docs/kernels.md: a row in the "Built-in kernels" table, inserted below its header (write_table_row).
+    "docs/kernels.md": "| `axpy`       | n (1000), a (2)                                                     | total (Σ y) |\n",
 }
 
 JOB = """name: axpy-sweep

@@ -1,6 +1,6 @@
 """The edits of the throwaway subcommand `hello` and submit target `local` that
-throwaway_subcommand_and_target_test.py makes, keyed by the paths of README.md's "A subcommand" and
-"A submit target" lists. A new file is its whole text; an edit of a file that stands is a function
+throwaway_subcommand_and_target_test.py makes, keyed by the paths of the "A subcommand" and
+"A submit target" lists of docs/developing/extending.md. A new file is its whole text; an edit of a file that stands is a function
 from its text to the new text, which fails loudly when its anchor is gone."""
 
 SUBCOMMAND = "hello"
@@ -109,7 +109,7 @@ class HelloTest(unittest.TestCase):
 if __name__ == "__main__":
     unittest.main()
 ''',
-    "README.md": insert_before("## Extending shardrun\n", "`shardrun hello --times N` prints `hello` N times.\n\n"),
+    "docs/getting-started.md": insert_after("\n## Using it\n\n", "    build/shardrun hello --times 3                               # prints hello 3 times\n"),
 }
 
 TARGET_FILES = {
@@ -172,5 +172,5 @@ class LocalTargetTest(unittest.TestCase):
         self.assertIn("--greeting", run(["submit", "--help"]).stdout)
 
 '''),
-    "README.md": insert_before("### Slurm\n", "`shardrun submit --to local` writes a script for this machine.\n\n"),
+    "docs/launchers/index.md": insert_after("\n## The targets\n\n", "- `local`: a script for this machine.\n"),
 }

@@ -1,11 +1,11 @@
 """Issue 21's "done when": a throwaway kernel kind, `axpy`, added by writing exactly the files
-that README.md ("Extending shardrun", "A kernel kind") lists, into a copy of the source tree under
+that docs/developing/extending.md ("A kernel kind") lists, into a copy of the source tree under
 the build tree; the copy is configured as the tree's own build is (compilers, build type,
 sanitizers, CUDA and its architectures: so ccache, when installed, reuses the tree's objects),
 without tests; `shardrun` is built, and where the tree has CUDA also the CUDA backend with the
 new kernel's CUDA half (compiled, not run: no GPU here); the new kind runs a sweep on the CPU
 under mpiexec -np 2, is listed by `shardrun kinds` and checked by `shardrun selftest`. The
-README's list is parsed, so the test fails when the list and the files a new kernel kind needs
+The page's list is parsed, so the test fails when the list and the files a new kernel kind needs
 drift apart.
 
 One listed file is written but not compiled, and the test says so:
@@ -28,15 +28,17 @@ BUILD_DIR = os.environ["SHARDRUN_BUILD_DIR"]
 MPIEXEC = os.environ.get("SHARDRUN_MPIEXEC", "mpiexec")
 
 
-def readme_kernel_kind_list(readme_text):
-    """The paths of the numbered list under **A kernel kind** in "## Extending shardrun"."""
-    section = readme_text.split("## Extending shardrun", 1)[1].split("\n## ", 1)[0]
-    block = section.split("**A kernel kind**", 1)[1].split("\n\n", 1)[0]
+def kernel_kind_list(page_text):
+    """The paths of the numbered list under **A kernel kind** of docs/developing/extending.md."""
+    section = page_text.split("# Extending shardrun", 1)[1].split("\n## ", 1)[0]
+    # The list is the first paragraph after the heading that starts with "1.".
+    paragraphs = section.split("**A kernel kind**", 1)[1].split("\n\n")
+    block = next(p for p in paragraphs if p.lstrip("\n").startswith("1. "))
     items = re.findall(r"^\d+\. `([^`]+)`", block, flags=re.M)
     return items
 
 
-def write_readme_row(path, row):
+def write_table_row(path, row):
     """Adds the kernel's row to the table of "## Built-in kernels", below its header and rule."""
     with open(path) as f:
         text = f.read()
@@ -56,18 +58,18 @@ class ThrowawayKernelKindTest(unittest.TestCase):
         self.addCleanup(shutil.rmtree, self.work, True)
         self.log = []
 
-    def test_readme_list_is_what_the_kind_needs_and_the_kind_runs_under_mpi(self):
-        with open(os.path.join(SOURCE_DIR, "README.md")) as f:
-            listed = readme_kernel_kind_list(f.read())
-        self.assertEqual(sorted(listed), sorted(FILES), "README's 'A kernel kind' list and the files this test writes differ")
+    def test_extending_list_is_what_the_kind_needs_and_the_kind_runs_under_mpi(self):
+        with open(os.path.join(SOURCE_DIR, "docs", "developing", "extending.md")) as f:
+            listed = kernel_kind_list(f.read())
+        self.assertEqual(sorted(listed), sorted(FILES), "docs/developing/extending.md's 'A kernel kind' list and the files this test writes differ")
         self.assertLessEqual(len(listed), 8, "issue 21: a new kernel kind touches at most 8 files")
 
         src = os.path.join(self.work, "src")
         copy_tree(SOURCE_DIR, src)
         for rel, text in FILES.items():
             path = os.path.join(src, rel.replace("NAME", NAME))
-            if rel == "README.md":
-                write_readme_row(path, text)
+            if rel == "docs/kernels.md":
+                write_table_row(path, text)
                 continue
             self.assertFalse(os.path.exists(path), f"{rel}: the tree already has a kernel called {NAME}")
             os.makedirs(os.path.dirname(path), exist_ok=True)

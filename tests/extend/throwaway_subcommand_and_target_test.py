@@ -1,11 +1,11 @@
 """Issue 33's counts that stay true: a throwaway subcommand, `hello`, and a throwaway submit target,
-`local`, added by editing exactly the files that README.md ("Extending shardrun", "A subcommand" and
+`local`, added by editing exactly the files that docs/developing/extending.md ("A subcommand" and
 "A submit target") lists, into a copy of the source tree under the build tree. The copy is built as
 the tree is (through ccache: only the new and edited files compile) WITH its tests, and then:
 `shardrun hello` runs; the `check()` test of every subcommand passes with hello's case (and fails
 without one: CommandChecks.EverySubcommandHasACheckCase); hello's end-to-end test is found by the
 CLI glob with no CMake line; `submit --to local` writes its script, with the option the target brings.
-The README's lists are parsed, and the counts they state are checked against them, so the test fails
+The page's lists are parsed, and the counts they state are checked against them, so the test fails
 when the lists and what a subcommand or a target needs drift apart.
 """
 import os
@@ -22,11 +22,12 @@ SOURCE_DIR = os.environ["SHARDRUN_SOURCE_DIR"]
 BUILD_DIR = os.environ["SHARDRUN_BUILD_DIR"]
 
 
-def readme_list(readme_text, heading):
-    """(stated count, paths) of the numbered list under **heading** in "## Extending shardrun"."""
-    section = readme_text.split("## Extending shardrun", 1)[1].split("\n## ", 1)[0]
-    head, block = section.split(f"**{heading}**", 1)[1].split("\n", 1)
-    block = block.split("\n\n", 1)[0]
+def extending_list(page_text, heading):
+    """(stated count, paths) of the numbered list under **heading** of docs/developing/extending.md."""
+    section = page_text.split("# Extending shardrun", 1)[1].split("\n## ", 1)[0]
+    head, rest = section.split(f"**{heading}**", 1)[1].split("\n", 1)
+    # The list is the first paragraph after the heading's line that starts with "1.".
+    block = next(p for p in rest.split("\n\n") if p.lstrip("\n").startswith("1. "))
     count = int(re.search(r"(\d+) files", head).group(1))
     paths = [p for p in re.findall(r"`([^`\s]+)`", block) if "/" in p or p.endswith(".md")]
     paths = [p for p in paths if not p.startswith(".")]  # `.cpp` alone names no file
@@ -55,13 +56,13 @@ class ThrowawaySubcommandAndTargetTest(unittest.TestCase):
         self.addCleanup(shutil.rmtree, self.work, True)
         self.log = []
 
-    def test_readme_lists_are_what_a_subcommand_and_a_target_need(self):
-        with open(os.path.join(SOURCE_DIR, "README.md")) as f:
-            readme = f.read()
+    def test_extending_lists_are_what_a_subcommand_and_a_target_need(self):
+        with open(os.path.join(SOURCE_DIR, "docs", "developing", "extending.md")) as f:
+            page = f.read()
         for heading, files in (("A subcommand", SUBCOMMAND_FILES), ("A submit target", TARGET_FILES)):
-            count, listed = readme_list(readme, heading)
-            self.assertEqual(sorted(listed), sorted(files), f"README's '{heading}' list and the files this test edits differ")
-            self.assertEqual(count, len(listed), f"README's '{heading}' states {count} files but lists {len(listed)}")
+            count, listed = extending_list(page, heading)
+            self.assertEqual(sorted(listed), sorted(files), f"docs/developing/extending.md's '{heading}' list and the files this test edits differ")
+            self.assertEqual(count, len(listed), f"docs/developing/extending.md's '{heading}' states {count} files but lists {len(listed)}")
 
         src = os.path.join(self.work, "src")
         copy_tree(SOURCE_DIR, src)

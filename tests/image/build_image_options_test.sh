@@ -51,7 +51,7 @@ refused "--from names the image to build yours on" --from localhost/shardrun:src
 refused "--name needs a value" --requirements "$req" --name
 refused "unknown option '--requirement'" --requirement "$req" --name sweep:1
 
-# The ids of the README's walk-through pass the same checks (and --check builds nothing).
+# The ids of the walk-through in docs/launchers/image.md pass the same checks (and --check builds nothing).
 if ! out=$("$source_dir/scripts/image/build-derived" --check --requirements "$req" --dockerfile "$scratch/project/extra.dockerfile" \
     --name team/sweep:2024.1 --aws-account 123456789012 --aws-region us-gov-west-1 --gcp-project my-project \
     --gcp-region us-central1 --gcp-repository sweeps 2>&1) || [[ -n $out ]]; then

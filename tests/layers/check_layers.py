@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fails on an #include of product code that the layer maps forbid, naming the file and line.
 
-The maps are fenced blocks in the READMEs (README.md "Layout", runner/README.md, io/README.md):
+The maps are fenced blocks in docs/developing/layout.md (the top map), runner/README.md and io/README.md:
 
     ```layers SCOPE
     room | room          <- the bottom floor first; rooms on one line share a floor
@@ -28,7 +28,7 @@ import sys
 
 PRODUCT = ("base", "kernels", "collectives", "io", "runner")
 SOURCE_SUFFIXES = {".hpp", ".cpp", ".h", ".cu", ".cuh", ".in"}
-MAP_FILES = ("README.md", "runner/README.md", "io/README.md")
+MAP_FILES = ("docs/developing/layout.md", "runner/README.md", "io/README.md")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 BLOCK = re.compile(r"^```(layers|layers-debt) (\S+)\s*$")
 
@@ -40,7 +40,7 @@ class MapError(Exception):
 class LayerMap:
     def __init__(self, scope, where):
         self.scope = scope
-        self.where = where  # "README.md:123"
+        self.where = where  # "runner/README.md:123"
         self.floor_of = {}  # room -> floor index (0 = bottom)
         self.debts = {}     # (from, to) -> "file:line" of the debt entry
 
@@ -105,7 +105,7 @@ def read_maps(repo):
         if not layer_map.floor_of:
             raise MapError(f"{layer_map.where}: `layers-debt {scope}` without a `layers {scope}` map")
     if "top" not in maps:
-        raise MapError("README.md has no ```layers top``` block")
+        raise MapError("docs/developing/layout.md has no ```layers top``` block")
     return maps
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The layering check against the tree, and against copies of it with a forbidden include added.
 
-Each case copies the product folders and the three READMEs that hold the maps into a temp folder,
+Each case copies the product folders and the three files that hold the maps (docs/developing/layout.md,
+runner/README.md, io/README.md) into a temp folder,
 breaks one rule, and expects exit 1 with the file and line of the breach (or the map line).
 """
 
@@ -28,7 +29,8 @@ class LayerMapsTest(unittest.TestCase):
         self.copy = pathlib.Path(self.temp.name)
         for folder in PRODUCT:
             shutil.copytree(REPO / folder, self.copy / folder)
-        shutil.copy(REPO / "README.md", self.copy / "README.md")
+        (self.copy / "docs" / "developing").mkdir(parents=True)
+        shutil.copy(REPO / "docs" / "developing" / "layout.md", self.copy / "docs" / "developing" / "layout.md")
 
     def tearDown(self):
         self.temp.cleanup()
@@ -84,7 +86,7 @@ class LayerMapsTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
 
     def test_a_room_that_does_not_exist_is_a_bad_map(self):
-        readme = self.copy / "README.md"
+        readme = self.copy / "docs" / "developing" / "layout.md"
         readme.write_text(readme.read_text().replace("runner/\n```", "runner/\nnowhere/\n```", 1))
         result = run_check(self.copy)
         self.assertEqual(result.returncode, 2, result.stderr)

@@ -1,4 +1,4 @@
-"""Helpers for programs run by shardrun (README: "Exec tasks" and "Worker mode").
+"""Helpers for programs run by shardrun (docs/job-file.md, "Exec tasks"; docs/workers.md, "Persistent workers").
 
 Task mode (one process per task):
 

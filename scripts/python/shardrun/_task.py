@@ -1,4 +1,4 @@
-"""task(): the current task read one way in both modes (README "The current task").
+"""task(): the current task read one way in both modes (docs/workers.md, "The current task").
 
 Task mode reads the variables shardrun sets ($SHARDRUN_TASK_ID, $SHARDRUN_RANGE_START/_END,
 $SHARDRUN_PARAMS, $SHARDRUN_CHECKPOINT_DIR, ...); worker mode answers with the task of

@@ -71,7 +71,7 @@ def answer(message):
 
 
 def _array_transport(array, result_dir):
-    """"npy" or "base64" for a NumPy array answer (README "Worker mode": the measured choice)."""
+    """"npy" or "base64" for a NumPy array answer (docs/workers.md, "Rows and .npy answers in worker mode": the measured choice)."""
     if not result_dir or getattr(array, "ndim", 0) < 1:
         return "base64"
     chosen = os.environ.get("SHARDRUN_ARRAY_TRANSPORT", "auto")

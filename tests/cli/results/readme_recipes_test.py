@@ -1,4 +1,5 @@
-"""README's Results recipes (the `>>>` lines of its h5py and xarray snippets), run as they are
+"""The Results page's recipes (docs/results.md: the `>>>` lines of its h5py and xarray snippets, once
+README's Results section), run as they are
 written on a real output of each layout, with the task ids they show checked against h5py
 (issue 24, point 6: a single-group open once showed positions 0..n-1 as task ids)."""
 import os
@@ -15,15 +16,16 @@ import numpy as np  # noqa: E402
 from harness import SOURCE_DIR, scratch_dir  # noqa: E402
 import xarray_results_test as examples  # noqa: E402
 
-README_PATH = "results/heat-sweep.h5"
+PAGE_PATH = "results/heat-sweep.h5"
 
 
 def results_recipe_lines():
-    """Every `>>>` line of README's Results section, up to its next subsection, in order."""
-    with open(os.path.join(SOURCE_DIR, "README.md"), encoding="utf-8") as readme:
-        text = readme.read()
-    section = text[text.index("\n## Results\n"):]
-    section = section[:section.index("\n### ")]
+    """Every `>>>` line of docs/results.md about the file itself (its sections before "Extending a
+    sweep": the layout's h5py lines and the xarray ones), in order."""
+    with open(os.path.join(SOURCE_DIR, "docs", "results.md"), encoding="utf-8") as page:
+        text = page.read()
+    section = text[text.index("# Results\n"):]
+    section = section[:section.index("\n## Extending a sweep\n")]
     return [match.group(1) for match in re.finditer(r"^    >>> (.*)$", section, re.MULTILINE)]
 
 
@@ -32,18 +34,18 @@ def run_recipe(lines, output):
     the value of each line that is an expression (what the interpreter would print), by line."""
     namespace, shown = {}, {}
     for line in lines:
-        code = line.replace(README_PATH, output)
+        code = line.replace(PAGE_PATH, output)
         try:
-            shown[line] = eval(compile(code, "README.md", "eval"), namespace)  # noqa: S307 (README's own text)
+            shown[line] = eval(compile(code, "docs/results.md", "eval"), namespace)  # noqa: S307 (the page's own text)
         except SyntaxError:
-            exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102
+            exec(compile(code, "docs/results.md", "exec"), namespace)  # noqa: S102
     return namespace, shown
 
 
 def line_with(lines, fragment):
     found = [line for line in lines if fragment in line]
     if len(found) != 1:
-        raise AssertionError(f"README's Results section has {len(found)} recipe lines with {fragment!r}, not 1")
+        raise AssertionError(f"docs/results.md (before Extending a sweep) has {len(found)} recipe lines with {fragment!r}, not 1")
     return found[0]
 
 

@@ -88,27 +88,27 @@ class KindsTest(unittest.TestCase):
             self.assertGreaterEqual(len(params), 2, kind)
         self.assertEqual(sorted(os.listdir(work)), sorted(f"{k}.yaml" for k in tabled))
 
-    def test_readme_kernel_table_gives_the_defaults_the_kinds_print(self):
-        # README's "Built-in kernels" table is the defaults' one copy outside the kinds' own
-        # tables (runner/tasks/*_kind.cpp, typed): held to `shardrun kinds NAME` here.
-        with open(os.path.join(os.environ["SHARDRUN_SOURCE_DIR"], "README.md")) as f:
-            readme = f.read()
-        start = readme.index("\n## Built-in kernels")
-        section = readme[start:readme.index("\n## ", start + 1)]
+    def test_docs_kernel_table_gives_the_defaults_the_kinds_print(self):
+        # The "Built-in kernels" table of docs/kernels.md is the defaults' one copy outside the kinds'
+        # own tables (runner/tasks/*_kind.cpp, typed): held to `shardrun kinds NAME` here.
+        with open(os.path.join(os.environ["SHARDRUN_SOURCE_DIR"], "docs", "kernels.md")) as f:
+            page = f.read()
+        start = page.index("\n## Built-in kernels")
+        section = page[start:page.index("\n## ", start + 1)]
         rows = re.findall(r"^\| `(\w+)` +\| (.+?) +\|", section, re.M)
-        self.assertGreaterEqual(len(rows), 5, "no rows found in README's Built-in kernels table")
+        self.assertGreaterEqual(len(rows), 5, "no rows found in docs/kernels.md's Built-in kernels table")
         for kind, cell in rows:
             table = table_rows(kind)
             shown = dict(re.findall(r"(\w+) \(([^)]*)\)", cell))
             for name, (kind_type, default, allowed) in table.items():
                 if name == "device":
                     continue  # every kind's, documented once in "Device per task"
-                self.assertIn(name, shown, f"README's Built-in kernels row of {kind} lacks {name}")
+                self.assertIn(name, shown, f"docs/kernels.md's Built-in kernels row of {kind} lacks {name}")
                 if kind_type == "choice":
                     self.assertEqual(shown[name].replace("\\|", "|").replace(" ", ""), allowed.replace(" ", ""),
                                      f"{kind}.{name}")
                 elif re.fullmatch(r"-?\d+(\.\d+)?", default):
-                    self.assertEqual(float(shown[name]), float(default), f"{kind}.{name}: README vs shardrun kinds")
+                    self.assertEqual(float(shown[name]), float(default), f"{kind}.{name}: docs/kernels.md vs shardrun kinds")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""README's ML quick start (issue 24, point 9), run as written from examples/ml/: the PyTorch sweep
+"""The ML quick start of docs/workers.md (issue 24, point 9), run as written from examples/ml/: the PyTorch sweep
 with its top 10 and the DDP group sweep, with a real torch on PATH as `python3` (the examples'
 argv) and the shardrun package installed beside it (scripts/install-torch). Skipped, and said so,
 where no Python here imports torch and shardrun. The third job (embeddings with workers into one
@@ -25,7 +25,7 @@ def torch_python():
 
 
 def mpirun(np, args, env, cwd):
-    """`mpirun -np N shardrun ...` as README types it: by name, not by absolute path (which Open MPI
+    """`mpirun -np N shardrun ...` as the page types it: by name, not by absolute path (which Open MPI
     takes as --prefix and puts its own bin/ first on the ranks' PATH, hiding the venv's python3)."""
     return subprocess.run(["mpirun", "--oversubscribe", "-np", str(np), SHARDRUN, *args], capture_output=True,
                           text=True, env=clean_env(env), cwd=cwd, timeout=1200)

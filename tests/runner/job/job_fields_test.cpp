@@ -1,5 +1,5 @@
 // The one table of job-file fields (runner/job/job_fields.hpp): the parser takes its keys,
-// choices, minimums and defaults from it, and README's job-file block names the same keys.
+// choices, minimums and defaults from it, and the job-file block of docs/job-file.md names the same keys.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -21,14 +21,14 @@ const std::vector<std::string> known_tasks = {"exec", "noop", "heat2d"};
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-/** The first ```yaml block after README's "## The job file". */
-std::string readme_job_block()
+/** The first ```yaml block of docs/job-file.md, after its title "# The job file". */
+std::string job_page_block()
 {
-    std::ifstream stream(SHARDRUN_README);
+    std::ifstream stream(SHARDRUN_JOB_FILE_PAGE);
     std::stringstream text;
     text << stream.rdbuf();
     const auto all = text.str();
-    const auto section = all.find("\n## The job file");
+    const auto section = all.find("# The job file\n");
     const auto open = all.find("```yaml\n", section);
     const auto close = all.find("\n```", open + 8);
     if (section == std::string::npos || open == std::string::npos || close == std::string::npos) return "";
@@ -114,13 +114,13 @@ TEST(JobFields, SetPathsAreCheckedAgainstTheTableWithASuggestion)
     EXPECT_TRUE(contains(top, "--set gpu_sharnig: unknown key (did you mean 'gpu_sharing'?)")) << top;
 }
 
-TEST(JobFields, ReadmeJobFileBlockNamesEveryRowAndNoOtherTopLevelKey)
+TEST(JobFields, JobFilePageBlockNamesEveryRowAndNoOtherTopLevelKey)
 {
-    const auto block = readme_job_block();
-    ASSERT_FALSE(block.empty()) << "no ```yaml block after README's '## The job file'";
+    const auto block = job_page_block();
+    ASSERT_FALSE(block.empty()) << "no ```yaml block after docs/job-file.md's '# The job file'";
     for (const auto& field : job_fields) {
         EXPECT_TRUE(std::regex_search(block, std::regex("(^|[^a-z_])" + std::string(field.name) + ":")))
-            << job_field_path(field) << " is a field but README's job-file block does not show it";
+            << job_field_path(field) << " is a field but the job-file block of docs/job-file.md does not show it";
     }
     const std::regex top_key("^([a-z_]+):");
     std::istringstream lines(block);
@@ -128,7 +128,7 @@ TEST(JobFields, ReadmeJobFileBlockNamesEveryRowAndNoOtherTopLevelKey)
         std::smatch match;
         if (std::regex_search(line, match, top_key)) {
             EXPECT_NE(find_job_field("", match[1].str()), nullptr)
-                << "README's job-file block shows '" << match[1] << ":', which is not a field";
+                << "docs/job-file.md's job-file block shows '" << match[1] << ":', which is not a field";
         }
     }
 }
