@@ -64,7 +64,7 @@ std::string HeartbeatRing::gone_line() const
     std::ostringstream line;
     line << member_names_.at(static_cast<size_t>(neighbour_->world_rank())) << " is gone (" << when
          << "): its process ended without a word (kill -9, the OOM killer, a crash). Ending the job; committed "
-            "results are kept, run again with --resume";
+            "results are kept, run again with --resume (see docs/troubleshooting.md#rank-silent)";
     return line.str();
 }
 
@@ -117,7 +117,7 @@ void HeartbeatRing::watch()
             line << member_names_.at(static_cast<size_t>(previous)) << " stopped responding: no heartbeat for "
                  << static_cast<long>(silent + 0.5) << " s (rank_timeout " << timeout_seconds_
                  << " s); it is stopped, hung or cut off. Ending the job; committed results are kept, run again "
-                    "with --resume";
+                    "with --resume (see docs/troubleshooting.md#rank-silent)";
             on_silent_(line.str());
             // The job is ending; the beats in flight to a silent rank never complete.
             for (auto& request : sent) request.abandon();

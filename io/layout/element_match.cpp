@@ -1,6 +1,7 @@
 // Array elements that belong together: one job, one array count (issue 23, point 3).
 #include "io/layout/element_match.hpp"
 
+#include "base/documented_error.hpp"
 #include "io/errors.hpp"
 #include "io/layout/output_layout.hpp"
 
@@ -54,15 +55,17 @@ void check_element_fits(const std::string& path, const JobMetadata& metadata)
                           job_words(other->metadata.job_name, other->job_hash);
         const auto restart = layout::shards_dir(path).string() + " to start over";
         if (other->job_hash != hash) {
-            SHARDRUN_THROW(OutputError, what + "; this element " + std::to_string(metadata.array_index) + " is of " +
-                                        job_words(metadata.job_name, hash) + ": two jobs cannot share one output; choose "
-                                        "another output.path (or delete " + restart + ")");
+            SHARDRUN_THROW_DOCUMENTED(OutputError, "docs/troubleshooting.md#resume-mismatch",
+                                      what + "; this element " + std::to_string(metadata.array_index) + " is of " +
+                                      job_words(metadata.job_name, hash) + ": two jobs cannot share one output; choose "
+                                      "another output.path (or delete " + restart + ")");
         }
         if (other->metadata.array_count != metadata.array_count) {
-            SHARDRUN_THROW(OutputError, what + " run with --array-count " + std::to_string(other->metadata.array_count) +
-                                        "; this element " + std::to_string(metadata.array_index) + " has --array-count " +
-                                        std::to_string(metadata.array_count) + ": every element of an array needs the "
-                                        "same count (or delete " + restart + " with the new count)");
+            SHARDRUN_THROW_DOCUMENTED(OutputError, "docs/troubleshooting.md#resume-mismatch",
+                                      what + " run with --array-count " + std::to_string(other->metadata.array_count) +
+                                      "; this element " + std::to_string(metadata.array_index) + " has --array-count " +
+                                      std::to_string(metadata.array_count) + ": every element of an array needs the "
+                                      "same count (or delete " + restart + " with the new count)");
         }
     }
 }

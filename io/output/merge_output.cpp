@@ -4,6 +4,7 @@
 #include <iostream>
 #include <optional>
 
+#include "base/documented_error.hpp"
 #include "io/gather/task_stream.hpp"
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/handle.hpp"
@@ -33,9 +34,10 @@ Elements read_elements(const std::string& path)
     elements.present = read_element_manifests(path);
     // Merging an element of another job or array count would mix its rows in: name it, merge nothing.
     if (const auto mismatches = mismatched_elements(elements.present); !mismatches.empty()) {
-        SHARDRUN_THROW(OutputError, path + ": " + describe(mismatches) + "; nothing merged: rerun the element(s) with " +
-                                    "this job and --array-count (--force), or delete their folders under " +
-                                    layout::shards_dir(path).string());
+        SHARDRUN_THROW_DOCUMENTED(OutputError, "docs/troubleshooting.md#resume-mismatch",
+                                  path + ": " + describe(mismatches) + "; nothing merged: rerun the element(s) with " +
+                                  "this job and --array-count (--force), or delete their folders under " +
+                                  layout::shards_dir(path).string());
     }
     for (const auto& [index, manifest] : elements.present) {
         elements.any_consolidated = elements.any_consolidated || manifest.consolidated;
@@ -143,12 +145,13 @@ MergeReport merge_output(const std::string& path)
         // Name what is there (a whole-array scancel leaves elements started and none finished).
         std::string started;
         for (const auto& [index, manifest] : elements.present) started += (started.empty() ? "" : ", ") + std::to_string(index);
-        SHARDRUN_THROW(OutputError, "no array element of " + path + " has finished (nothing in " + layout::shards_dir(path).string() +
-                                    " to learn the job from); " +
-                                    (started.empty() ? std::string("none has started: run the array elements first")
-                                                     : "started but not finished: " + started +
-                                                           "; rerun them with --resume (each element: --array-index N), "
-                                                           "then merge"));
+        SHARDRUN_THROW_DOCUMENTED(OutputError, "docs/troubleshooting.md#not-merged",
+                                  "no array element of " + path + " has finished (nothing in " + layout::shards_dir(path).string() +
+                                  " to learn the job from); " +
+                                  (started.empty() ? std::string("none has started: run the array elements first")
+                                                   : "started but not finished: " + started +
+                                                         "; rerun them with --resume (each element: --array-index N), "
+                                                         "then merge"));
     }
     check_master_readable(path, elements);
     auto info = merged_info(path, elements);

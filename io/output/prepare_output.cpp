@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "base/documented_error.hpp"
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/handle.hpp"
 #include "io/job_output.hpp"
@@ -67,9 +68,10 @@ OutputLock take_lock(const OutputOptions& options, int array_index)
     }
     if (!locked) {
         const auto holder = layout::lock_holder(fd);
-        SHARDRUN_THROW(OutputError, options.path + " is being written by another shardrun run (lock " + file.string() +
-                                    " is held" + (holder.empty() ? "" : " by " + holder) +
-                                    "); wait for it to finish or choose another output.path");
+        SHARDRUN_THROW_DOCUMENTED(OutputError, "docs/troubleshooting.md#output-locked",
+                                  options.path + " is being written by another shardrun run (lock " + file.string() +
+                                  " is held" + (holder.empty() ? "" : " by " + holder) +
+                                  "); wait for it to finish or choose another output.path");
     }
     return lock;
 }
@@ -84,8 +86,9 @@ std::string recorded_hash(const OutputOptions& options, int array_index)
         auto file = SHARDRUN_H5_OPEN(File, H5Fopen(options.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
         return hdf5::read_string_attr(file.get(), "params_sha256").value_or("");
     } catch (const Hdf5Error&) {
-        SHARDRUN_THROW(OutputError, options.path + " exists but is not a readable shardrun results file; use --force to "
-                                    "overwrite it or choose another output.path");
+        SHARDRUN_THROW_DOCUMENTED(OutputError, "docs/troubleshooting.md#output-exists",
+                                  options.path + " exists but is not a readable shardrun results file; use --force to "
+                                  "overwrite it or choose another output.path");
     }
 }
 
@@ -137,8 +140,9 @@ void check_path_kind(const OutputOptions& options)
         SHARDRUN_THROW(OutputError, options.path + " exists and is not a regular file; choose another output.path");
     }
     if (!options.force && !is_shardrun_file(options.path)) {
-        SHARDRUN_THROW(OutputError, options.path + " exists and is not a shardrun results file; choose another output.path "
-                                    "(or --force to overwrite it)");
+        SHARDRUN_THROW_DOCUMENTED(OutputError, "docs/troubleshooting.md#output-exists",
+                                  options.path + " exists and is not a shardrun results file; choose another output.path "
+                                  "(or --force to overwrite it)");
     }
 }
 
@@ -183,24 +187,27 @@ void check_existing(const OutputOptions& options, const JobMetadata& metadata)
         return;
     }
     if (!options.resume) {
-        SHARDRUN_THROW(OutputError, options.path + " already exists; pass --resume to continue it or --force to overwrite it");
+        SHARDRUN_THROW_DOCUMENTED(OutputError, "docs/troubleshooting.md#output-exists",
+                                  options.path + " already exists; pass --resume to continue it or --force to overwrite it");
     }
     // The layouts keep committed rows in different files; switching would leave the rows of one
     // behind while the other looked complete.
     if (const auto manifest = read_manifest(options.path, metadata.array_index);
         manifest && manifest->layout != options.layout) {
         const auto name = [](Layout l) { return l == Layout::single ? "single" : "shards"; };
-        SHARDRUN_THROW(OutputError, options.path + " was written with output.layout " + name(manifest->layout) +
-                                    "; --resume it with the same layout (not " + name(options.layout) +
-                                    "), or use --force to start over");
+        SHARDRUN_THROW_DOCUMENTED(OutputError, "docs/troubleshooting.md#resume-mismatch",
+                                  options.path + " was written with output.layout " + name(manifest->layout) +
+                                  "; --resume it with the same layout (not " + name(options.layout) +
+                                  "), or use --force to start over");
     }
     const auto hash = recorded_hash(options, metadata.array_index);
     // An extended sweep (the runner checked it only adds points) continues its predecessor's output.
     const bool extends = !metadata.earlier_jobs.empty() && hash == extended_job_hash(metadata);
     if (!hash.empty() && hash != job_hash(metadata) && !extends) {
-        SHARDRUN_THROW(OutputError, options.path + " was written by a different job (parameters hash " + hash.substr(0, 12) +
-                                    ", this job " + job_hash(metadata).substr(0, 12) +
-                                    "); use --force to overwrite it or choose another output.path");
+        SHARDRUN_THROW_DOCUMENTED(OutputError, "docs/troubleshooting.md#resume-mismatch",
+                                  options.path + " was written by a different job (parameters hash " + hash.substr(0, 12) +
+                                  ", this job " + job_hash(metadata).substr(0, 12) +
+                                  "); use --force to overwrite it or choose another output.path");
     }
     reopen_single_master(options, metadata);
 }

@@ -9,6 +9,7 @@
 #include <iterator>
 #include <set>
 
+#include "base/documented_error.hpp"
 #include "io/errors.hpp"
 #include "io/read/live_snapshot.hpp"
 #include "io/hdf5/attributes.hpp"
@@ -237,13 +238,15 @@ void qualify_duplicates(ResultsTable& table)
 [[noreturn]] void not_consolidated(const std::string& path)
 {
     if (stopped_single_element(path)) {
-        SHARDRUN_THROW(OutputError, path + " has no master file yet, only " + layout::shards_dir(path).string() +
-                                    ": its run stopped before it finished (no run holds its lock); `shardrun run JOB "
-                                    "--resume` runs the rest and writes it");
+        SHARDRUN_THROW_DOCUMENTED(OutputError, "docs/troubleshooting.md#not-merged",
+                                  path + " has no master file yet, only " + layout::shards_dir(path).string() +
+                                  ": its run stopped before it finished (no run holds its lock); `shardrun run JOB "
+                                  "--resume` runs the rest and writes it");
     }
-    SHARDRUN_THROW(OutputError, path + " has no master file yet, only " + layout::shards_dir(path).string() +
-                                " (the run is going on, stopped, or is one element of an array job); `shardrun status " + path +
-                                "` shows its progress, `shardrun merge " + path + "` writes the master once the run has ended");
+    SHARDRUN_THROW_DOCUMENTED(OutputError, "docs/troubleshooting.md#not-merged",
+                              path + " has no master file yet, only " + layout::shards_dir(path).string() +
+                              " (the run is going on, stopped, or is one element of an array job); `shardrun status " + path +
+                              "` shows its progress, `shardrun merge " + path + "` writes the master once the run has ended");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <vector>
 
+#include "base/documented_error.hpp"
 #include "kernels/common/cuda_runtime.hpp"
 #include "kernels/selftest/selftest.hpp"
 #include "runner/errors.hpp"
@@ -48,7 +49,8 @@ int SelftestCommand::run()
     if (device_ != "cpu") {
         if (runtime.device_count == 0) {
             std::cout << "no CUDA device: " << runtime.no_device_reason << "\n";
-            if (device_ == "cuda") SHARDRUN_THROW(UsageError, "selftest: --device cuda but no CUDA device is available");
+            if (device_ == "cuda") SHARDRUN_THROW_DOCUMENTED(UsageError, "docs/troubleshooting.md#cuda-unavailable",
+                                                             "selftest: --device cuda but no CUDA device is available");
             std::cout << "checking the CPU only\n";
         }
         for (int ordinal = 0; ordinal < runtime.device_count; ++ordinal) {

@@ -16,6 +16,7 @@
 #include "runner/job/yaml_context.hpp"
 #include "runner/errors.hpp"
 #include "runner/run/error_codes.hpp"
+#include "runner/run/error_message.hpp"
 #include "runner/run/interrupt.hpp"
 #include "runner/version.hpp"
 
@@ -100,7 +101,8 @@ int fail(const std::exception& error, int code)
         sleep(2);
         return code;
     }
-    std::cerr << "shardrun: " << (size > 1 ? "rank " + std::to_string(rank) + ": " : "") << error.what() << "\n";
+    std::cerr << "shardrun: " << (size > 1 ? "rank " + std::to_string(rank) + ": " : "") << shardrun::run::user_message(error)
+              << "\n";
     if (mpi_live && size > 1) MPI_Abort(MPI_COMM_WORLD, code);
     if (mpi_live) MPI_Finalize();
     return code;
@@ -144,10 +146,12 @@ int main(int argc, char** argv)
                 "; the commands are " + names + " (see shardrun --help)");
         return fail(unknown, shardrun::exit_bad_input);
     }
-    // A usage error is one line with a pointer to the option table, not the table itself.
+    // A usage error is one line with a pointer to the option table, not the table itself (or
+    // to the docs page that explains it, when it has one: fail() appends that).
     try {
         if (!command->setup({args.begin() + 1, args.end()})) return shardrun::exit_ok;
     } catch (const shardrun::UsageError& error) {
+        if (shardrun::run::docs_of(error) != nullptr) return fail(error, shardrun::exit_bad_input);
         const shardrun::UsageError pointed(
             error.file(), error.line(),
             std::string(error.what()) + " (see shardrun " + std::string(command->name()) + " --help)");

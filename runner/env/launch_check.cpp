@@ -11,6 +11,7 @@
 #include <sstream>
 #include <vector>
 
+#include "base/documented_error.hpp"
 #include "runner/env/scheduler.hpp"
 #include "runner/errors.hpp"
 
@@ -55,7 +56,7 @@ void check_launch()
     const auto problem = launch_problem(env, [first] { return first ? srun_mpi_plugins() : std::string(); });
     if (problem.empty()) return;
     if (!first) std::exit(exit_bad_input);
-    SHARDRUN_THROW(UsageError, problem);
+    SHARDRUN_THROW_DOCUMENTED(UsageError, "docs/troubleshooting.md#srun-without-pmix", problem);
 }
 
 }  // namespace shardrun::env

@@ -8,6 +8,7 @@
 #include <span>
 #include <utility>
 
+#include "base/documented_error.hpp"
 #include "runner/errors.hpp"
 
 namespace shardrun::placement {
@@ -24,9 +25,10 @@ std::vector<GroupLayout> form_groups(const std::vector<RankPlace>& places, int g
 {
     const auto world_size = static_cast<int>(places.size());
     if (gpus_per_task < 1 || world_size % gpus_per_task != 0) {
-        SHARDRUN_THROW(UsageError, fmt::format("gpus_per_task: {} does not divide the {} ranks; use a rank count that is a "
-                                               "multiple of {} or change gpus_per_task",
-                                               gpus_per_task, world_size, gpus_per_task));
+        SHARDRUN_THROW_DOCUMENTED(UsageError, "docs/troubleshooting.md#ranks-and-gpus-per-task",
+                                  fmt::format("gpus_per_task: {} does not divide the {} ranks; use a rank count that is a "
+                                              "multiple of {} or change gpus_per_task",
+                                              gpus_per_task, world_size, gpus_per_task));
     }
     std::vector<int> order(places.size());
     std::iota(order.begin(), order.end(), 0);

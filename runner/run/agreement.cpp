@@ -7,6 +7,7 @@
 
 #include "runner/errors.hpp"
 #include "runner/run/error_codes.hpp"
+#include "runner/run/error_message.hpp"
 
 namespace shardrun::run {
 namespace {
@@ -41,7 +42,7 @@ void run_agreed(collectives::Communicator& comm, const std::function<void()>& st
     } catch (const CollectiveFailure&) {
         throw;
     } catch (const std::exception& error) {
-        message = error.what();
+        message = user_message(error);  // with its docs pointer: the agreed failure is printed as it is
         code = exit_code_of(error);
     }
     const std::int32_t first_failing = gentle_min(comm, code != 0 ? comm.rank() : comm.size());

@@ -319,13 +319,13 @@ private:
             machine.topology.world_rank == 0) {
             // Said, not refused: other ranks may measure; but a kWh budget nothing counts never drains.
             std::cerr << "shardrun: warning: budget in kWh, but rank 0 measures no energy (no GPU telemetry; CPU energy "
-                      << why_not << ")" << std::endl;
+                      << why_not << ") (see docs/troubleshooting.md#budget)" << std::endl;
         }
         if (spec.budget.unit == job::BudgetSpec::Unit::usd && spec.price.node_hour <= 0 &&
             !machine.device.cuda && machine.topology.world_rank == 0) {
             // A price per GPU-hour only, and no GPU here: every task costs $0, so the budget never drains.
             std::cerr << "shardrun: warning: budget in dollars, but the price has no node_hour and rank 0 runs on no GPU: "
-                         "its tasks cost $0 (give price: {node_hour: ...})" << std::endl;
+                         "its tasks cost $0 (give price: {node_hour: ...}) (see docs/troubleshooting.md#budget)" << std::endl;
         }
         if (rapl || spec.price.given()) {
             // The node's tasks at once share its CPUs' energy and its node-hour.

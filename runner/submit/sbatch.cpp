@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/documented_error.hpp"
 #include "runner/errors.hpp"
 #include "runner/submit/slurm_scripts.hpp"
 
@@ -39,8 +40,9 @@ Captured run_capturing_stdout(const std::vector<std::string>& argv)
     ::close(pipe_fds[1]);
     if (error != 0) {
         ::close(pipe_fds[0]);
-        SHARDRUN_THROW(Error, fmt::format("cannot run {}: {}; submit from a machine with Slurm's commands (a login node)",
-                                          argv[0], std::strerror(error)));
+        SHARDRUN_THROW_DOCUMENTED(Error, "docs/troubleshooting.md#submit-errors",
+                                  fmt::format("cannot run {}: {}; submit from a machine with Slurm's commands (a login node)",
+                                              argv[0], std::strerror(error)));
     }
     Captured captured;
     char buffer[4096];
@@ -65,8 +67,9 @@ std::string sbatch(const std::vector<std::string>& args)
     std::string command;
     for (const auto& arg : argv) command += (command.empty() ? "" : " ") + arg;
     if (!WIFEXITED(result.status) || WEXITSTATUS(result.status) != 0) {
-        SHARDRUN_THROW(Error, fmt::format("'{}' failed (exit {}); nothing more was submitted", command,
-                                          WIFEXITED(result.status) ? WEXITSTATUS(result.status) : -1));
+        SHARDRUN_THROW_DOCUMENTED(Error, "docs/troubleshooting.md#submit-errors",
+                                  fmt::format("'{}' failed (exit {}); nothing more was submitted", command,
+                                              WIFEXITED(result.status) ? WEXITSTATUS(result.status) : -1));
     }
     return parse_sbatch_id(result.out);
 }

@@ -93,9 +93,9 @@ while :; do
 done
 restarts=${{SLURM_RESTART_COUNT:-0}}
 if [ "$stop_requested" = 1 ] && [ "$status" -eq 4 ]; then
-    echo "shardrun: array element $element made no progress before it was drained (the summary above names the task cut short); not requeued, as the same time would cut it short again: give it a longer time limit, checkpoint inside the task, or split it into smaller tasks, then: {1}" >&2
+    echo "shardrun: array element $element made no progress before it was drained (the summary above names the task cut short); not requeued, as the same time would cut it short again: give it a longer time limit, checkpoint inside the task, or split it into smaller tasks, then: {1} (see docs/troubleshooting.md#slurm-requeue)" >&2
 elif [ "$stop_requested" = 1 ] && [ "$status" -eq 3 ] && [ "$restarts" -ge {0} ]; then
-    echo "shardrun: array element $element was drained again after $restarts requeues (--max-requeues {0}); not requeued: its committed tasks are kept; continue it with: {1}" >&2
+    echo "shardrun: array element $element was drained again after $restarts requeues (--max-requeues {0}); not requeued: its committed tasks are kept; continue it with: {1} (see docs/troubleshooting.md#slurm-requeue)" >&2
 elif [ "$stop_requested" = 1 ] && [ "$status" -eq 3 ]; then
     # Requeue once Slurm has torn the step down: a requeue during its cleanup can leave PMIx's
     # directory of the step behind, and the restarted step of the same id then fails to start.

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <ostream>
 
+#include "base/documented_error.hpp"
 #include "runner/errors.hpp"
 #include "runner/process/process.hpp"
 #include "runner/job/remote_path.hpp"
@@ -108,9 +109,10 @@ void rclone(const std::vector<std::string>& args, const SubmitOptions& options, 
     }
     const auto result = storage::run_rclone(args);
     if (!result.ok()) {
-        SHARDRUN_THROW(Error, fmt::format("submit: cannot upload {}: rclone exited {}: {}; check the credentials and "
-                                          "that the bucket exists, then submit again", what, result.exit_code,
-                                          result.error));
+        SHARDRUN_THROW_DOCUMENTED(Error, "docs/troubleshooting.md#submit-errors",
+                                  fmt::format("submit: cannot upload {}: rclone exited {}: {}; check the credentials and "
+                                              "that the bucket exists, then submit again", what, result.exit_code,
+                                              result.error));
     }
 }
 

@@ -68,12 +68,13 @@ void FailureBudget::check(const collectives::OutcomeTally& tally)
     if (exhausted_.load()) return;
     if (policy_.max_failures > 0 && tally.failed >= policy_.max_failures) {
         // The threshold, not the tally: ranks read it at different moments; the summary counts every failure.
-        exhaust(fmt::format("stopped after {} failed tasks (max_failures: {}) across the job; no new task was started",
+        exhaust(fmt::format("stopped after {} failed tasks (max_failures: {}) across the job; no new task was started "
+                            "(see docs/troubleshooting.md#fail-fast)",
                             policy_.max_failures, policy_.max_failures));
     } else if (policy_.fail_fast > 0 && tally.leading >= policy_.fail_fast && tally.one_code) {
         const auto meaning = exit_code_meaning(tally.leading_code);
         exhaust(fmt::format("stopped after the first {} tasks to finish across the job all failed with exit code {} "
-                            "({}fail_fast: {}; set fail_fast: false to run every task anyway)",
+                            "({}fail_fast: {}; set fail_fast: false to run every task anyway; see docs/troubleshooting.md#fail-fast)",
                             policy_.fail_fast, tally.leading_code, meaning.empty() ? "" : meaning + "; ", policy_.fail_fast));
     }
 }

@@ -79,7 +79,7 @@ bool SpendBudget::check(const collectives::SpendTally& tally, std::int64_t next)
     const auto left = std::max<std::int64_t>(0, limit_ - spent);
     reason_ = fmt::format(
         "budget {} reached: spent {}, {} more expected of the tasks still running, {} left (a task costs about {}); "
-        "no new task was started. Go on with a raised budget: --resume --set budget=...",
+        "no new task was started. Go on with a raised budget: --resume --set budget=... (see docs/troubleshooting.md#budget)",
         spec_.text(spec_.limit), spec_.text(from_units(static_cast<double>(spent))),
         spec_.text(from_units(static_cast<double>(tally.running))), spec_.text(from_units(static_cast<double>(left))),
         spec_.text(from_units(static_cast<double>(next))));

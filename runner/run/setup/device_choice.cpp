@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "base/documented_error.hpp"
 #include "runner/errors.hpp"
 #include "runner/job/yaml_context.hpp"
 #include "runner/tasks/device_param.hpp"
@@ -32,8 +33,9 @@ env::DeviceBinding choose_device(const job::JobSpec& spec, const env::DeviceBind
     }
     case job::DevicePreference::cuda:
         if (!detected.cuda) {
-            SHARDRUN_THROW(JobFileError, spec.file + ": device: cuda, but this rank has no CUDA device (" + detected.reason +
-                                         "); use device: auto or cpu");
+            SHARDRUN_THROW_DOCUMENTED(JobFileError, "docs/troubleshooting.md#cuda-unavailable",
+                                      spec.file + ": device: cuda, but this rank has no CUDA device (" + detected.reason +
+                                      "); use device: auto or cpu");
         }
         return detected;
     case job::DevicePreference::automatic: break;

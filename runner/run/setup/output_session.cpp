@@ -10,7 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/documented_error.hpp"
 #include "runner/run/agreement.hpp"
+#include "runner/run/error_message.hpp"
 #include "runner/run/interrupt.hpp"
 #include "runner/run/setup/job_param_source.hpp"
 #include "runner/version.hpp"
@@ -106,7 +108,11 @@ OutputSession::OutputSession(collectives::Communicator& world, const PreparedJob
             lock_ = io::prepare_output(options_, metadata_);
         } catch (const io::OutputError& error) {
             if (!remote_) throw;
-            throw io::OutputError(error.file(), error.line(), remote_->named(error.what()));  // the URL, not the mirror
+            // The URL, not the mirror; the docs pointer stays.
+            if (const char* docs = docs_of(error)) {
+                throw Documented<io::OutputError>(docs, error.file(), error.line(), remote_->named(error.what()));
+            }
+            throw io::OutputError(error.file(), error.line(), remote_->named(error.what()));
         }
         // Now, not only at the end: readers of the running job label its rows with them.
         io::publish_params(options_, metadata_, JobParamSource(job));

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/documented_error.hpp"
 #include "io/read/recorded_job.hpp"
 #include "runner/errors.hpp"
 #include "runner/job/extended_sweep.hpp"
@@ -42,16 +43,18 @@ void extend_for_resume(collectives::Communicator& world, PreparedJob& job, const
         const auto& path = place.user;  // a bucket output is named by its URL, not the mirror
         if (lineage.back() != now) {
             if (const auto change = job::job_change(lineage.back(), now)) {
-                SHARDRUN_THROW(JobFileError, job.spec.file + ": cannot --resume " + path + ": " + *change +
-                                             "; a resumed job may only add sweep values or points (use --force to start "
-                                             "over, or another output.path)");
+                SHARDRUN_THROW_DOCUMENTED(JobFileError, "docs/troubleshooting.md#resume-mismatch",
+                                          job.spec.file + ": cannot --resume " + path + ": " + *change +
+                                          "; a resumed job may only add sweep values or points (use --force to start "
+                                          "over, or another output.path)");
             }
             lineage.push_back(now);
         }
         // Stable ids need the master to grow in place: one element, shards (README, "Extending a sweep").
         if (job.spec.output.layout == "single" || array_count != 1 || array_index != 0) {
-            SHARDRUN_THROW(UsageError, job.spec.file + ": cannot --resume " + path + " with added sweep values: "
-                                       "extending a sweep works with output.layout shards and no array job");
+            SHARDRUN_THROW_DOCUMENTED(UsageError, "docs/troubleshooting.md#resume-mismatch",
+                                      job.spec.file + ": cannot --resume " + path + " with added sweep values: "
+                                      "extending a sweep works with output.layout shards and no array job");
         }
         // The master's parameter-sized axes keep the first run's largest values: an added value above one cannot fit.
         for (const auto& field : job.spec.exec.results) {
@@ -60,12 +63,13 @@ void extend_for_resume(collectives::Communicator& world, PreparedJob& job, const
                                                       field.length_param);
             const auto* stored = std::get_if<std::uint64_t>(&before);
             if (stored != nullptr && *stored != field.shape[field.length_axis]) {
-                SHARDRUN_THROW(JobFileError, fmt::format("{}: cannot --resume {}: exec.results.{} is stored {} long (the largest "
-                                                         "{{{}}} of the first run), and the added sweep values reach {}; a "
-                                                         "resumed job may only add values up to {} (use --force to start "
-                                                         "over, or another output.path)",
-                                                         job.spec.file, path, field.name, *stored, field.length_param,
-                                                         field.shape[field.length_axis], *stored));
+                SHARDRUN_THROW_DOCUMENTED(JobFileError, "docs/troubleshooting.md#resume-mismatch",
+                                          fmt::format("{}: cannot --resume {}: exec.results.{} is stored {} long (the largest "
+                                                      "{{{}}} of the first run), and the added sweep values reach {}; a "
+                                                      "resumed job may only add values up to {} (use --force to start "
+                                                      "over, or another output.path)",
+                                                      job.spec.file, path, field.name, *stored, field.length_param,
+                                                      field.shape[field.length_axis], *stored));
             }
         }
         job.spec.sweep = job::extended_sweep(lineage, job.spec.file);

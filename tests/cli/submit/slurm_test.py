@@ -225,7 +225,7 @@ class SlurmSubmitTest(unittest.TestCase):
         log(f"srun --mpi=none: {ours[0]}")
         self.assertRegex(ours[0], r"^shardrun: started by srun with --mpi=none in Slurm job \d+, but this Open MPI "
                                   r"starts only with PMIx: use srun --mpi=pmix \(srun --mpi=list offers: [^)]*pmix[^)]*\) "
-                                  r"or mpirun inside the allocation$")
+                                  r"or mpirun inside the allocation \(see docs/troubleshooting\.md#srun-without-pmix\)$")
         self.assertNotIn("PMI support", proc.stdout + proc.stderr)
         self.assertEqual(sorted(os.listdir(work)), [os.path.basename(job)], "nothing written")
 
