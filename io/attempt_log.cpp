@@ -50,10 +50,9 @@ std::string encode_attempts(const std::vector<AttemptRecord>& attempts)
     return text;
 }
 
-std::vector<AttemptRecord> decode_attempts(std::string_view text)
+bool next_attempt(std::string_view& text, AttemptView& out)
 {
     // In place, without a string per number (strtod and a copy per field were a fifth of a merge's CPU).
-    std::vector<AttemptRecord> attempts;
     while (!text.empty()) {
         const auto newline = text.find('\n');
         const auto line = text.substr(0, newline);
@@ -67,18 +66,25 @@ std::vector<AttemptRecord> decode_attempts(std::string_view text)
             from = tab + 1;
         }
         if (count != 6 && count != 8) continue;  // 6: written before host and interrupted were
-        AttemptRecord a;
-        a.attempt = number<std::int32_t>(parts[0]);
-        a.exit_code = number<std::int32_t>(parts[1]);
-        a.start = number<double>(parts[2]);
-        a.end = number<double>(parts[3]);
-        a.rank = number<std::int32_t>(parts[4]);
-        if (count == 8) {
-            a.host = std::string(parts[5]);
-            a.interrupted = parts[6] == "1";
-        }
-        a.message = std::string(parts[count - 1]);
-        attempts.push_back(std::move(a));
+        out.attempt = number<std::int32_t>(parts[0]);
+        out.exit_code = number<std::int32_t>(parts[1]);
+        out.start = number<double>(parts[2]);
+        out.end = number<double>(parts[3]);
+        out.rank = number<std::int32_t>(parts[4]);
+        out.host = count == 8 ? parts[5] : std::string_view{};
+        out.interrupted = count == 8 && parts[6] == "1";
+        out.message = parts[count - 1];
+        return true;
+    }
+    return false;
+}
+
+std::vector<AttemptRecord> decode_attempts(std::string_view text)
+{
+    std::vector<AttemptRecord> attempts;
+    for (AttemptView a; next_attempt(text, a);) {
+        attempts.push_back(AttemptRecord{a.attempt, a.exit_code, a.start, a.end, a.rank, std::string(a.message),
+                                         std::string(a.host), a.interrupted});
     }
     return attempts;
 }

@@ -62,6 +62,21 @@ void write_strings_block(hid_t dataset, std::uint64_t first, const std::vector<s
     write_column_block(dataset, type.get(), first, values.size(), pointers.data());
 }
 
+std::vector<const char*> PackedTexts::pointers() const
+{
+    std::vector<const char*> out;
+    out.reserve(offsets_.size());
+    for (const auto offset : offsets_) out.push_back(bytes_.data() + offset);
+    return out;
+}
+
+void write_strings_block(hid_t dataset, std::uint64_t first, const PackedTexts& values)
+{
+    const auto pointers = values.pointers();
+    const auto type = vlen_string_type();
+    write_column_block(dataset, type.get(), first, pointers.size(), pointers.data());
+}
+
 void read_column_block(hid_t dataset, hid_t mem_type, std::uint64_t first, std::size_t count, void* out)
 {
     if (count == 0) return;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "io/hdf5/handle.hpp"
@@ -36,6 +37,30 @@ void write_column_block(hid_t dataset, hid_t mem_type, std::uint64_t first, std:
  * (`ncdump` prints NIL), which a C reader's strlen() would crash on.
  */
 void write_strings_block(hid_t dataset, std::uint64_t first, const std::vector<std::string>& values);
+
+/**
+ * Texts packed in one buffer, each ended by a NUL: a column of short strings built without a
+ * std::string (an allocation) per row. Written by write_strings_block() below.
+ */
+class PackedTexts {
+public:
+    void push_back(std::string_view text)
+    {
+        offsets_.push_back(bytes_.size());
+        bytes_.append(text);
+        bytes_.push_back('\0');
+    }
+    std::size_t size() const noexcept { return offsets_.size(); }
+    /** The NUL-ended texts, valid until the next push_back(). */
+    std::vector<const char*> pointers() const;
+
+private:
+    std::string bytes_;
+    std::vector<std::size_t> offsets_;
+};
+
+/** write_strings_block() of packed texts (the same empty-string rule). */
+void write_strings_block(hid_t dataset, std::uint64_t first, const PackedTexts& values);
 
 /** Reads `count` elements at `first` of the 1-D dataset `name` as `mem_type` into `out`. */
 void read_column_block(hid_t dataset, hid_t mem_type, std::uint64_t first, std::size_t count, void* out);

@@ -17,12 +17,12 @@ constexpr std::array<const char*, 9> column_names{"task", "attempt", "exit_code"
                                                   "rank", "message", "host", "interrupted"};
 constexpr const char* time_units = "seconds since 1970-01-01T00:00:00Z";
 
-/** The attempts of `block` as columns. */
+/** The attempts of `block` as columns; the texts packed, none copied into a string of its own. */
 struct Columns {
     std::vector<std::uint64_t> task;
     std::vector<std::int32_t> attempt, exit_code, rank;
     std::vector<double> start, end;
-    std::vector<std::string> message, host;
+    hdf5::PackedTexts message, host;
     std::vector<std::int8_t> interrupted;
 };
 
@@ -30,16 +30,16 @@ Columns columns_of(const TaskRows& block)
 {
     Columns out;
     for (std::size_t i = 0; i < block.size(); ++i) {
-        if (block.attempt_log[i].empty()) continue;
-        for (auto& a : decode_attempts(block.attempt_log[i])) {
+        std::string_view log = block.attempt_log[i];
+        for (AttemptView a; next_attempt(log, a);) {
             out.task.push_back(block.task_id[i]);
             out.attempt.push_back(a.attempt);
             out.exit_code.push_back(a.exit_code);
             out.start.push_back(a.start);
             out.end.push_back(a.end);
             out.rank.push_back(a.rank);
-            out.message.push_back(std::move(a.message));
-            out.host.push_back(std::move(a.host));
+            out.message.push_back(a.message);
+            out.host.push_back(a.host);
             out.interrupted.push_back(a.interrupted ? 1 : 0);
         }
     }

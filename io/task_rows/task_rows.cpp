@@ -104,7 +104,13 @@ bool TaskRows::take_if_better(std::size_t k, const TaskRows& from, std::size_t i
     // A task run again (a resume) keeps the attempts of every run, whichever row wins; a pending
     // row carries only the attempts a drain or stop interrupted (issue 35), and never wins.
     if (!from.attempt_log[i].empty()) {
-        attempt_log[k] = merge_attempt_logs(attempt_log[k], from.attempt_log[i]);
+        // The first run of a task a block sees (the common case): its log as it is, into the
+        // string's kept capacity, where merge_attempt_logs() would allocate a copy.
+        if (attempt_log[k].empty()) {
+            attempt_log[k].assign(from.attempt_log[i]);
+        } else {
+            attempt_log[k] = merge_attempt_logs(attempt_log[k], from.attempt_log[i]);
+        }
         attempts[k] = std::max(attempts[k], attempt_count(attempt_log[k]));
     }
     if (candidate == pending) return false;

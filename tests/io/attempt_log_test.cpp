@@ -53,5 +53,33 @@ TEST(AttemptLog, AnInterruptedRunAndItsResumeJoinInOrder)
     EXPECT_EQ(merge_attempt_logs(joined, first), joined);
 }
 
+TEST(AttemptLog, NextAttemptReadsWhatDecodeReadsAndSkipsRowLines)
+{
+    // The master's /attempts columns come from next_attempt(), the records from decode_attempts(): one reading.
+    const auto log = encode_attempts({{1, 143, 10.5, 20.25, 1, "killed\tby signal 15", "node-a", true},
+                                      {2, 0, 30.0, 31.0, 0, "", "node-b", false}}) +
+                     "1\t2\t1.5\t2.5\t3\tsix fields\n" + encode_row_failures({{7, 9, "poison"}}) + "malformed\n";
+    const auto records = decode_attempts(log);
+    ASSERT_EQ(records.size(), 3u);
+    std::string_view text = log;
+    std::size_t seen = 0;
+    for (AttemptView a; next_attempt(text, a); ++seen) {
+        ASSERT_LT(seen, records.size());
+        const auto& want = records[seen];
+        EXPECT_EQ(a.attempt, want.attempt);
+        EXPECT_EQ(a.exit_code, want.exit_code);
+        EXPECT_EQ(a.start, want.start);
+        EXPECT_EQ(a.end, want.end);
+        EXPECT_EQ(a.rank, want.rank);
+        EXPECT_EQ(a.host, want.host);
+        EXPECT_EQ(a.message, want.message);
+        EXPECT_EQ(a.interrupted, want.interrupted);
+    }
+    EXPECT_EQ(seen, 3u);
+    EXPECT_EQ(records[0].message, "killed by signal 15") << "one_line() made the tab a space";
+    EXPECT_EQ(records[2].host, "") << "a six-field line has no host";
+    EXPECT_TRUE(text.empty());
+}
+
 }  // namespace
 }  // namespace shardrun::io
