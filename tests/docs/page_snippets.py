@@ -44,7 +44,8 @@ ANY_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 
 
 class Step:
-    """One thing the reader does: write a file (kind "file") or type a command (kind "command")."""
+    """One thing the reader does: write a file (kind "file") or type a command (kind "command"); or a block
+    that is shown only (kind "shown", its language in `path`), which a test may check in its own way."""
 
     def __init__(self, kind, section, line, text, path=None, expected=None, exit_code=0):
         self.kind = kind
@@ -113,6 +114,8 @@ def parse(text):
             steps.append(Step("file", section, i + 1, "\n".join(body) + "\n", path=title.group("title")))
         elif language == "console":
             steps.extend(_parse_console(body, i + 2, section))
+        else:
+            steps.append(Step("shown", section, i + 1, "\n".join(body) + "\n", path=language))
         i = j + 1
     return steps
 
@@ -220,6 +223,8 @@ class Session:
             if step.kind == "file":
                 self.write(step)
                 continue
+            if step.kind == "shown":
+                continue
             code, printed = self.command(step.text)
             self.log.append((step, code, printed))
             shown = "\n".join(printed)
@@ -268,15 +273,16 @@ def section(steps, title):
 
 def reader_env(bin_dir, shardrun, mpiexec, python_bin=None, base=None):
     """The environment of a reader who followed "What you need": shardrun on PATH (a link to `shardrun`),
-    `mpirun` (this machine's mpiexec, oversubscribing its 2 cores) and, when given, the folder of a Python
+    `mpirun` (this machine's, oversubscribing its 2 cores) and, when given, the folder of a Python
     with the packages the page lists first on PATH (as an activated venv puts it)."""
     os.makedirs(bin_dir, exist_ok=True)
     os.symlink(shardrun, os.path.join(bin_dir, "shardrun"))
-    with open(os.path.join(bin_dir, "mpirun"), "w") as f:
-        f.write(f'#!/bin/sh\nexec {mpiexec} --oversubscribe "$@"\n')
-    os.chmod(os.path.join(bin_dir, "mpirun"), 0o755)
+    # A link, so that the reader's `mpirun` starts it by name: Open MPI started by an absolute path acts as if
+    # given --prefix and puts its own bin folder first on the ranks' PATH, ahead of the reader's venv.
+    os.symlink(shutil.which("mpirun") or mpiexec, os.path.join(bin_dir, "mpirun"))
     env = dict(base if base is not None else os.environ)
     env["PATH"] = ":".join(p for p in (bin_dir, python_bin, env.get("PATH", "/usr/bin:/bin")) if p)
+    env["OMPI_MCA_rmaps_base_oversubscribe"] = "1"  # this machine's 2 cores
     return env
 
 
@@ -292,6 +298,8 @@ if __name__ == "__main__":
         for step in load(page):
             if step.kind == "file":
                 session.write(step)
+                continue
+            if step.kind == "shown":
                 continue
             code, printed = session.command(step.text)
             print(f"$ {step.text}    [exit {code}; page expects {step.exit_code}; "
