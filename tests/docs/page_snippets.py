@@ -39,7 +39,8 @@ TITLE = re.compile(r'title="(?P<title>[^"]+)"')
 EXITS = re.compile(r"#\s*exits\s+(?P<code>\d+)\s*$")
 HEADING = re.compile(r"^(#{1,6})\s+(?P<title>.*?)\s*(\{#[^}]*\})?\s*$")
 # A number that stands for any number: a decimal point or an exponent (not part of a word or a version).
-LOOSE_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+(?=[eE]))(?:[eE][-+]?\d+)?(?![\w.])")
+# A unit may follow it ("5.0s").
+LOOSE_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+(?=[eE][-+]?\d))(?:[eE][-+]?\d+)?(?![\d.])")
 ANY_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 
 

@@ -59,6 +59,8 @@ class MatchTest(unittest.TestCase):
         self.assertTrue(page_snippets.line_matches("done in 1.88 s: 33 ok", "done in 120.5 s: 33 ok"))
         self.assertTrue(page_snippets.line_matches("x 2.7986e+06", "x 12"))
         self.assertFalse(page_snippets.line_matches("33 ok", "32 ok"))
+        self.assertTrue(page_snippets.line_matches("[   5.0s] done 3/3", "[  10.1s] done 3/3"), "a unit may follow")
+        self.assertFalse(page_snippets.line_matches("v1.60", "v1.61"), "a version is not a number")
         self.assertFalse(page_snippets.line_matches("results/a.h5", "results/a.h6"))
 
     def test_spaces_and_dots_in_a_line(self):
