@@ -23,7 +23,8 @@ The quoted output matches the real one line by line, with these rules and no oth
 The commands run in bash, one after the other; `cd` and `export` carry over to the next command, as in
 the reader's terminal. Every process a command leaves behind is killed when the session ends.
 Used by the tests of docs/tutorials/*.md (tests/docs/*_test.py); `python3 page_snippets.py PAGE` runs a
-page in a scratch folder and prints what each command printed, for authors."""
+page in a scratch folder and prints what each command printed, for authors, and SHARDRUN_DOCS_SHOW=1 in a
+test's environment prints the same as the test runs (for pages whose test stands in for a cloud)."""
 import os
 import re
 import shutil
@@ -229,6 +230,8 @@ class Session:
             code, printed = self.command(step.text)
             self.log.append((step, code, printed))
             shown = "\n".join(printed)
+            if os.environ.get("SHARDRUN_DOCS_SHOW"):  # for authors: every command's real output, to quote
+                print(f"$ {step.text}    [exit {code}]\n{shown}", flush=True)
             if code != step.exit_code:
                 raise AssertionError(f"page line {step.line}: `{step.text}` exited {code}, the page says "
                                      f"{step.exit_code}; it printed:\n{shown}")

@@ -6,7 +6,7 @@ import os
 import sys
 
 import page_snippets
-from harness import MPIEXEC, SHARDRUN, SOURCE_DIR, clean_env, scratch_dir
+from harness import MPIEXEC, SHARDRUN, SOURCE_DIR, clean_env, scratch_dir  # noqa: F401 (scratch_dir: for the tests)
 
 PYENV = os.environ.get("SHARDRUN_PYENV", "/opt/shardrun-pyenv")
 SKIP = 77  # ctest SKIP_RETURN_CODE
