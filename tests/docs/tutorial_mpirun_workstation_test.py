@@ -1,5 +1,5 @@
 """docs/tutorials/mpirun-workstation.md as a reader follows it: the heat sweep's job file, `plan`, a run
-under mpirun drained by SIGUSR1 after 8 s (exit 3, tasks left), `status` (exit 3), `--resume` to the end,
+under mpirun drained by SIGUSR1 after 5 s (exit 3, tasks left), `status` (exit 3), `--resume` to the end,
 `table`, the xarray reads and `export --grid`, each command's quoted output checked against the real run.
 Then what the page claims beyond its quotes: the resumed output has every task ok exactly once, and the
 tasks the drain let finish were not run again."""
