@@ -32,8 +32,11 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 import uuid
+
+# The cloud tests' helpers find and kill processes by an entry of their environment.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cloud"))
+from cloud_servers import kill_processes_with_env, processes_with_env  # noqa: E402
 
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<info>.*)$")
 TITLE = re.compile(r'title="(?P<title>[^"]+)"')
@@ -219,16 +222,23 @@ class Session:
             pass  # the command ended the shell itself (exec, exit): nothing carries over
         return proc.returncode, out.splitlines()
 
+    def step(self, step):
+        """Does one step: writes a file, or runs a command and returns (exit code, printed lines); None otherwise."""
+        if step.kind == "file":
+            self.write(step)
+        elif step.kind == "command":
+            code, printed = self.command(step.text)
+            self.log.append((step, code, printed))
+            return code, printed
+        return None
+
     def run(self, steps):
         """Runs the steps in order; an AssertionError names the first one that did not do what the page says."""
         for step in steps:
-            if step.kind == "file":
-                self.write(step)
+            done = self.step(step)
+            if done is None:
                 continue
-            if step.kind == "shown":
-                continue
-            code, printed = self.command(step.text)
-            self.log.append((step, code, printed))
+            code, printed = done
             shown = "\n".join(printed)
             if os.environ.get("SHARDRUN_DOCS_SHOW"):  # for authors: every command's real output, to quote
                 print(f"$ {step.text}    [exit {code}]\n{shown}", flush=True)
@@ -240,28 +250,10 @@ class Session:
                                      f"--- the page:\n" + "\n".join(step.expected) + f"\n--- the run:\n{shown}")
 
     def processes(self):
-        pids = []
-        needle = self.token.encode()
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                with open(f"/proc/{pid}/environ", "rb") as f:
-                    if needle in f.read().split(b"\0"):
-                        pids.append(int(pid))
-            except OSError:
-                pass
-        return pids
+        return processes_with_env(self.token)
 
     def close(self):
-        deadline = time.time() + 30
-        while pids := self.processes():
-            if time.time() > deadline:
-                raise AssertionError(f"processes of the page's commands survived SIGKILL: {pids}")
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            time.sleep(0.1)
+        kill_processes_with_env(self.token)
         shutil.rmtree(self.state, ignore_errors=True)
         if self.owns_folder:
             shutil.rmtree(self.folder, ignore_errors=True)
@@ -300,12 +292,10 @@ if __name__ == "__main__":
     os.makedirs(session.folder)
     try:
         for step in load(page):
-            if step.kind == "file":
-                session.write(step)
+            done = session.step(step)
+            if done is None:
                 continue
-            if step.kind == "shown":
-                continue
-            code, printed = session.command(step.text)
+            code, printed = done
             print(f"$ {step.text}    [exit {code}; page expects {step.exit_code}; "
                   f"quote {'matches' if output_matches(step.expected, printed) else 'DIFFERS'}]")
             print("\n".join(printed))

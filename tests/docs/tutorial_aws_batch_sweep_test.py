@@ -64,7 +64,7 @@ class AwsBatchSweepTutorialTest(unittest.TestCase):
         out = self.run_container(runner, "merge", merge, {"AWS_BATCH_JOB_ID": "5eed-2", "AWS_BATCH_JOB_ATTEMPT": "1"})
         self.assertIn("merged 3 of 3 array element(s)", out)
 
-        session.run([s for s in steps if s.section.startswith("5.")])
+        session.run(page_snippets.section(steps, "5."))
         h5py = h5py_module()
         with h5py.File(os.path.join(session.cwd, "lr-sweep.h5"), "r") as f:
             self.assertTrue(bool(f.attrs["complete"]))

@@ -11,6 +11,7 @@ import os
 import unittest
 
 import cloud_servers
+import page_snippets
 import tutorial_support
 from element_runner import HostRunner
 
@@ -46,9 +47,10 @@ class GoogleBatchGpuTutorialTest(unittest.TestCase):
             self.assertEqual(code, 0, f"task {index}:\n{out}{err}")
         self.assertIn("merging the 2 array elements", err, "the last task merges")
 
-        session.run([s for s in steps if s.section.startswith("5.")])
+        session.run(page_snippets.section(steps, "5."))
         self.assertEqual(self.store.keys("gpu/gemm-gpu.h5.submit/gcp-batch/final/"), [], "the markers go once merged")
-        code, printed = session.command("""python3 -c 'import pandas; print(pandas.read_parquet("gemm-gpu.parquet").status.tolist())'""")
+        code, printed = session.command(
+            """python3 -c 'import pyarrow.parquet as pq; print(pq.read_table("gemm-gpu.parquet").to_pandas().status.tolist())'""")
         self.assertEqual((code, printed), (0, [str(["ok"] * TASKS)]), "every task ok once, read with the reader's pandas")
 
 

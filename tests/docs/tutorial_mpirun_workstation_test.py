@@ -6,7 +6,6 @@ tasks the drain let finish were not run again."""
 import os
 import unittest
 
-import page_snippets
 import tutorial_support
 from jobs import h5py_module
 
