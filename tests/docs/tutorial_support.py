@@ -1,0 +1,41 @@
+"""What the tutorial tests share: the page's path and a reader's terminal (page_snippets.Session) set up as
+the page's "What you need" leaves a reader: shardrun and mpirun on PATH, a Python with h5py, xarray,
+h5netcdf, pandas and pyarrow first on PATH (the venv scripts/install-deps makes, SHARDRUN_PYENV), and the
+checkout's `shardrun` Python package importable (what `pip install ./scripts/python` gives)."""
+import os
+import sys
+
+import page_snippets
+from harness import MPIEXEC, SHARDRUN, SOURCE_DIR, clean_env, scratch_dir  # noqa: F401 (scratch_dir: for the tests)
+
+PYENV = os.environ.get("SHARDRUN_PYENV", "/opt/shardrun-pyenv")
+SKIP = 77  # ctest SKIP_RETURN_CODE
+
+
+def page(name):
+    """The steps of docs/tutorials/<name>.md."""
+    return page_snippets.load(os.path.join(SOURCE_DIR, "docs", "tutorials", name + ".md"))
+
+
+def require_pyenv():
+    """Exits 77 with the reason when the reader's Python is not installed here."""
+    python = os.path.join(PYENV, "bin", "python3")
+    if not os.access(python, os.X_OK):
+        print(f"SKIPPED: {python} is missing (scripts/install-deps makes the venv with xarray, pandas, pyarrow)")
+        sys.exit(SKIP)
+
+
+def reader(test, extra_env=None):
+    """A fresh reader's terminal in a scratch folder, closed (its processes killed) when `test` ends."""
+    work = scratch_dir(test)
+    env = page_snippets.reader_env(os.path.join(work, "bin"), SHARDRUN, MPIEXEC, os.path.join(PYENV, "bin"),
+                                   base=clean_env())
+    env["PYTHONPATH"] = os.path.join(SOURCE_DIR, "scripts", "python")
+    env["HOME"] = os.path.join(work, "home")
+    os.makedirs(env["HOME"])
+    env.update(extra_env or {})
+    folder = os.path.join(work, "reader")
+    os.makedirs(folder)
+    session = page_snippets.Session(env, folder=folder)
+    test.addCleanup(session.close)
+    return session
