@@ -7,6 +7,7 @@
 #   share/shardrun/shardrun-report.py                            what `shardrun report` runs
 #   share/shardrun/aws-batch/entrypoint                          the cloud containers' entry point
 #   share/shardrun/modulefiles/shardrun/<version>.lua            module use <P>/share/shardrun/modulefiles
+#   share/man/man1/shardrun.1, shardrun-<command>.1               man pages (cmake/ShardrunManPages.cmake)
 #
 # find_package(shardrun) gives shardrun::shardrun: the runner library with everything it links
 # (collectives, kernels, io, MPI, HDF5, ...), the include path of the headers above, and
