@@ -88,7 +88,8 @@ std::string command_page(const Command& command)
                                    command.synopsis(), usage_line(command));
     if (!command.description().empty()) page += fmt::format("\n## Description\n\n{}\n", command.description());
     std::vector<std::vector<std::string>> rows;
-    for (const auto& option : command.options().options()) {
+    const auto options = command.options();  // held: a range-for over a temporary's member would dangle
+    for (const auto& option : options.options()) {
         const auto [names, argument] = option_cells(*option);
         rows.push_back({fmt::format("`{}`", names), argument.empty() ? "" : fmt::format("`{}`", argument),
                         markdown_cell(option->description())});
@@ -121,7 +122,8 @@ std::string man_help_text(const Command* command)
     text << "Usage: " << usage_line(*command) << "\n\n" << command->synopsis() << ".\n\n";
     if (!command->description().empty()) text << command->description() << "\n\n";
     po::options_description untitled;
-    for (const auto& option : command->options().options()) untitled.add(option);
+    const auto options = command->options();
+    for (const auto& option : options.options()) untitled.add(option);
     text << "Options:\n" << untitled;
     return text.str();
 }

@@ -65,7 +65,8 @@ TEST(CliPages, EveryCommandMainDispatchesHasAPageWithEveryOption)
         const auto page = command_page(*command);
         EXPECT_TRUE(page.starts_with("# shardrun " + name + "\n")) << page;
         EXPECT_TRUE(contains(page, "shardrun " + name + " [options]")) << page;
-        for (const auto& option : command->options().options()) {
+        const auto options = command->options();
+        for (const auto& option : options.options()) {
             const auto row = page.find("--" + option->long_name() + "` |");
             ASSERT_NE(row, std::string::npos) << name << " --" << option->long_name() << " has no row:\n" << page;
             const auto cells = markdown_row_cells(page.substr(page.rfind('\n', row) + 1, page.find('\n', row) - page.rfind('\n', row) - 1));
