@@ -19,6 +19,11 @@ def listed_commands():
     return [line.split()[0] for line in block.splitlines()]
 
 
+def read(path):
+    with open(path, encoding="utf-8") as stream:
+        return stream.read()
+
+
 def docs_reference(out, env=None):
     return subprocess.run([SCRIPT, out], capture_output=True, text=True, timeout=120,
                           env={**os.environ, **(env or {})})
@@ -38,18 +43,18 @@ class DocsReferenceTest(unittest.TestCase):
         self.assertNotIn("docs", commands)
         self.assertEqual(sorted(os.listdir(os.path.join(out, "cli"))),
                          sorted(["index.md"] + [f"{name}.md" for name in set(commands) | set(hidden)]))
-        index = open(os.path.join(out, "cli", "index.md")).read()
+        index = read(os.path.join(out, "cli", "index.md"))
         for name in commands:
-            page = open(os.path.join(out, "cli", f"{name}.md")).read()
+            page = read(os.path.join(out, "cli", f"{name}.md"))
             self.assertTrue(page.startswith(f"# shardrun {name}\n"), page[:200])
             self.assertIn("\n## Options\n", page)
             self.assertIn(f"[`{name}`]({name}.md)", index)
             # Every option --help prints has a row on the page.
             for option in re.findall(r"^\s+(?:-\w \[ )?--([a-z][a-z0-9-]*)", run([name, "--help"]).stdout, re.M):
                 self.assertIn(f"--{option}`", page, f"{name} --{option}")
-        job_file = open(os.path.join(out, "job-file.md")).read()
+        job_file = read(os.path.join(out, "job-file.md"))
         self.assertIn("| `schedule.kind` | choice | dynamic | static, block, cyclic, dynamic |", job_file)
-        kinds = open(os.path.join(out, "kinds.md")).read()
+        kinds = read(os.path.join(out, "kinds.md"))
         for line in run(["kinds"]).stdout.splitlines():
             if line and not line.startswith("'shardrun kinds"):
                 self.assertIn(f"\n## `{line.split()[0]}` ", kinds)
@@ -59,7 +64,7 @@ class DocsReferenceTest(unittest.TestCase):
 
         self.assertEqual(docs_reference(out, {"SHARDRUN_BIN": SHARDRUN}).returncode, 0)
 
-        page = open(os.path.join(out, "cli", "status.md")).read()
+        page = read(os.path.join(out, "cli", "status.md"))
         self.assertIn("| 4 | a run is writing it right now", page)
         self.assertIn("| 3 | not complete and no run is writing it", page)
 
@@ -95,7 +100,7 @@ class HelpNamesItsPageTest(unittest.TestCase):
 
         self.assertEqual(proc.returncode, 2)
         self.assertEqual(len(proc.stderr.splitlines()), 1, proc.stderr)
-        self.assertIn("docs: 'jobfile' is not a page; the pages: job-file, kinds, cli, man, commands", proc.stderr)
+        self.assertIn("docs: 'jobfile' is not a page; the pages: job-file, kinds, cli, man, man-include, commands", proc.stderr)
 
 
 if __name__ == "__main__":
