@@ -84,8 +84,8 @@ std::string cli_index_page()
 
 std::string command_page(const Command& command)
 {
-    std::string page = fmt::format("# shardrun {}\n\n{}.\n\n## Synopsis\n\n```\n{}\n```\n", command.name(),
-                                   command.synopsis(), usage_line(command));
+    std::string page = fmt::format("# shardrun {}\n\n{}\n\n## Synopsis\n\n```\n{}\n```\n", command.name(),
+                                   markdown_sentence(command.synopsis()), usage_line(command));
     if (!command.description().empty()) page += fmt::format("\n## Description\n\n{}\n", command.description());
     std::vector<std::vector<std::string>> rows;
     const auto options = command.options();  // held: a range-for over a temporary's member would dangle

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "runner/cli/markdown_table.hpp"
@@ -52,8 +53,10 @@ std::vector<std::string> row_of(const job::JobField& field)
     auto allowed = markdown_cell(job::job_field_allowed_text(field));
     // A top-level key whose keys have a section of their own links to it.
     if (field.section.empty() && has_rows(field.name)) allowed += fmt::format(" ([its keys](#{}))", field.name);
-    return {fmt::format("`{}`", job::job_field_path(field)), type_name(field.type),
-            markdown_cell(job::job_field_default_text(field)), allowed, markdown_cell(field.doc)};
+    auto fallback = job::job_field_default_text(field);
+    if (field.type == job::FieldType::duration && std::holds_alternative<double>(field.fallback)) fallback += "s";
+    return {fmt::format("`{}`", job::job_field_path(field)), type_name(field.type), markdown_cell(fallback), allowed,
+            markdown_cell(field.doc)};
 }
 
 }  // namespace

@@ -12,7 +12,7 @@ namespace {
 
 std::string kind_section(const tasks::TaskKindEntry& kind)
 {
-    std::string text = fmt::format("\n## `{0}` {{#{0}}}\n\n{1}.\n\n", kind.name, markdown_cell(kind.summary));
+    std::string text = fmt::format("\n## `{0}` {{#{0}}}\n\n{1}\n\n", kind.name, markdown_sentence(kind.summary));
     if (!kind.cpu_if.empty()) {
         text += fmt::format("Under `device: auto` its tasks run on the CPU when `{}`.\n\n", kind.cpu_if);
     }

@@ -19,6 +19,14 @@ std::string markdown_cell(std::string_view text)
     return cell;
 }
 
+std::string markdown_sentence(std::string_view text)
+{
+    auto sentence = markdown_cell(text);
+    if (!sentence.empty() && sentence[0] >= 'a' && sentence[0] <= 'z') sentence[0] = static_cast<char>(sentence[0] - 'a' + 'A');
+    if (!sentence.empty() && sentence.back() != '.') sentence += '.';
+    return sentence;
+}
+
 std::string markdown_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows)
 {
     std::string text = fmt::format("| {} |\n|", fmt::join(header, " | "));

@@ -12,6 +12,9 @@ namespace shardrun::cli {
  */
 std::string markdown_cell(std::string_view text);
 
+/** A one-line summary as a sentence of a page: its first letter upper case, a full stop at the end; escaped as a cell. */
+std::string markdown_sentence(std::string_view text);
+
 /**
  * A Markdown (GitHub / Python-Markdown "tables") table: the header row, the rule, then one line
  * per row, each cell already passed through markdown_cell() by the caller or written as Markdown.
