@@ -34,6 +34,7 @@ void DocsCommand::add_options(po::options_description& options, po::positional_o
 
 void DocsCommand::check(const po::variables_map& /*values*/)
 {
+    if (page_.empty()) SHARDRUN_THROW(UsageError, fmt::format("docs: name a page; the pages: {}", fmt::join(pages, ", ")));
     if (std::find(pages.begin(), pages.end(), page_) == pages.end()) {
         SHARDRUN_THROW(UsageError, fmt::format("docs: '{}' is not a page; the pages: {}", page_, fmt::join(pages, ", ")));
     }
