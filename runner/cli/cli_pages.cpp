@@ -106,7 +106,9 @@ std::string man_help_text(const Command* command)
 {
     std::ostringstream text;
     if (command == nullptr) {
-        text << "Usage: shardrun COMMAND [options] [arguments]\n  shardrun --help | --version\n\n"
+        // help2man reads "  or:" as a second usage line, and the next one-line paragraph as the NAME line.
+        text << "Usage: shardrun COMMAND [options] [arguments]\n  or:  shardrun --help | --version\n\n"
+                "run a job's tasks over array elements, MPI ranks and GPUs, results in one HDF5 file.\n\n"
                 "shardrun splits the tasks of a job file (a parameter sweep, a data range, or both) over array\n"
                 "elements, MPI ranks and GPUs, runs them, and writes every result into one HDF5 file.\n\n"
                 "Commands:\n";

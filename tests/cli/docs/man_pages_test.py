@@ -2,6 +2,7 @@
 every command into share/man/man1 of the prefix, and `man -l` renders one with its synopsis,
 options and exit status, made from the same option tables as --help."""
 import os
+import re
 import subprocess
 import unittest
 
@@ -46,6 +47,11 @@ class ManPagesTest(unittest.TestCase):
 
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertEqual(proc.stderr, "")
+        # groff -Tutf8 writes bold and underline as overstrikes ("N\bN"): keep the letters.
+        text = " ".join(re.sub(".\b", "", proc.stdout).split())
+        self.assertIn("shardrun - run a job's tasks over array elements, MPI ranks and GPUs, results in one HDF5 file",
+                      text.replace("\u2019", "'"))
+        self.assertIn("shardrun --help | --version", text)
         self.assertIn("submit", proc.stdout)
         self.assertIn("shardrun-COMMAND(1)", proc.stdout.replace("\u2010", "-"))
 
