@@ -1,12 +1,13 @@
 # `cmake --install <build> [--prefix P]` and the CMake package (included once from the top level).
 #
 #   bin/shardrun
-#   lib/libshardrun_{runner,job,result_decoding,collectives,kernels,io,io_types}.a  the libraries, static as built
+#   lib/libshardrun_{runner,job,job_reference,result_decoding,collectives,kernels,io,io_types}.a  the libraries, static as built
 #   include/shardrun/{base,runner,collectives,kernels,io}/...hpp a task kind's headers (and the rest)
 #   lib/cmake/shardrun/shardrun{Config,ConfigVersion,Targets}.cmake
 #   share/shardrun/shardrun-report.py                            what `shardrun report` runs
 #   share/shardrun/aws-batch/entrypoint                          the cloud containers' entry point
 #   share/shardrun/modulefiles/shardrun/<version>.lua            module use <P>/share/shardrun/modulefiles
+#   share/man/man1/shardrun.1, shardrun-<command>.1               man pages (cmake/ShardrunManPages.cmake)
 #
 # find_package(shardrun) gives shardrun::shardrun: the runner library with everything it links
 # (collectives, kernels, io, MPI, HDF5, ...), the include path of the headers above, and
@@ -20,7 +21,7 @@ set(SHARDRUN_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/shardrun)
 set(SHARDRUN_INSTALL_INCLUDEDIR include/shardrun)  # the libraries' $<INSTALL_INTERFACE:...>
 set(SHARDRUN_INSTALL_DATADIR ${CMAKE_INSTALL_DATADIR}/shardrun)
 
-set(_shardrun_libraries shardrun_runner shardrun_job shardrun_result_decoding shardrun_collectives shardrun_kernels
+set(_shardrun_libraries shardrun_runner shardrun_job shardrun_job_reference shardrun_result_decoding shardrun_collectives shardrun_kernels
   shardrun_io shardrun_io_types shardrun_base)
 if(TARGET shardrun_nccl)
   list(APPEND _shardrun_libraries shardrun_nccl)  # NCCL's include dir and library, an interface target

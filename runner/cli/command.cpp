@@ -62,15 +62,23 @@ constexpr int exact_options = po::command_line_style::default_style & ~po::comma
 
 }  // namespace
 
-std::string Command::help() const
+std::string Command::page() const { return fmt::format("docs/reference/cli/{}.md", name()); }
+
+po::options_description Command::options() const
 {
     po::options_description options(std::string("Options of 'shardrun ") + std::string(name()) + "'");
     po::positional_options_description positional;
+    // add_options() only declares; it binds values to members, which a declaration leaves alone.
     const_cast<Command*>(this)->add_options(options, positional);
     options.add_options()("help,h", "show this help");
+    return options;
+}
+
+std::string Command::help() const
+{
     std::ostringstream text;
     text << "usage: shardrun " << name() << " [options] " << arguments() << "\n  " << synopsis() << "\n\n"
-         << options;
+         << options() << "\nReference: " << page() << "\n";
     return text.str();
 }
 

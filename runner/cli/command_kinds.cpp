@@ -15,17 +15,6 @@ namespace po = boost::program_options;
 namespace shardrun::cli {
 namespace {
 
-const char* type_name(tasks::ParamType type)
-{
-    switch (type) {
-    case tasks::ParamType::integer: return "integer";
-    case tasks::ParamType::number: return "number";
-    case tasks::ParamType::choice: return "choice";
-    case tasks::ParamType::text: break;
-    }
-    return "text";
-}
-
 std::string allowed_text(const tasks::ParamSpec& param)
 {
     if (param.type == tasks::ParamType::choice) return fmt::format("{}", fmt::join(param.choices, " | "));
@@ -59,7 +48,7 @@ void print_table(std::ostream& out, const tasks::TaskKindEntry& kind)
     }
     std::vector<std::vector<std::string>> rows = {{"name", "type", "default", "allowed", "doc"}};
     for (const auto& param : kind.params->params) {
-        rows.push_back({param.name, type_name(param.type), param.default_text, allowed_text(param), param.doc});
+        rows.push_back({param.name, tasks::param_type_name(param.type), param.default_text, allowed_text(param), param.doc});
     }
     out << "\n";
     print_columns(out, rows);

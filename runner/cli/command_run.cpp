@@ -61,6 +61,21 @@ void RunCommand::check(const po::variables_map& values)
     }
 }
 
+std::vector<CommandExitCode> RunCommand::exit_codes() const
+{
+    // README "Exit codes" explains each at length; these are the lines a script branches on.
+    return {
+        {exit_ok, "every task succeeded"},
+        {exit_task_failed, "some tasks failed after their retries (the output is valid), the run gave up on its failures "
+                           "(max_failures, fail_fast), results could not be written, or a rank stalled or stopped responding"},
+        {exit_bad_input, "bad input or usage: one line file:line:col: field: what is wrong; what is allowed; nothing written"},
+        {exit_interrupted, "interrupted (SIGTERM, SIGINT, a SIGUSR1 drain, or the budget ran out) with tasks left; "
+                           "committed tasks are kept: run again with --resume"},
+        {exit_drained_without_progress, "drained before any task finished in this run and no task it cut short "
+                                        "checkpointed: the same time limit would cut it short again"},
+    };
+}
+
 int RunCommand::run()
 {
     // Before MPI starts threads: the guard is a fork of this process.

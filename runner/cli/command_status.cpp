@@ -51,6 +51,18 @@ int StatusCommand::run()
     return status_exit_code(report);
 }
 
+std::vector<CommandExitCode> StatusCommand::exit_codes() const
+{
+    return {
+        {status_all_ok, "complete: every task ok"},
+        {status_failed_tasks, "complete, but some tasks failed after their retries (run --resume retries them)"},
+        {exit_bad_input, "usage error, or no output at that path"},
+        {status_pending, "not complete and no run is writing it: tasks pending or array elements missing "
+                         "(run --resume, or run the missing elements, then merge)"},
+        {status_running, "a run is writing it right now (what it printed is a snapshot)"},
+    };
+}
+
 int status_exit_code(const io::StatusReport& report)
 {
     if (report.running()) return status_running;

@@ -34,6 +34,7 @@ public:
         return "show done / failed / pending tasks of an output, per array element and rank";
     }
     std::string_view arguments() const noexcept override { return "OUTPUT.h5"; }
+    std::vector<CommandExitCode> exit_codes() const override;
     /** @return status_exit_code() of the output */
     int run() override;
 

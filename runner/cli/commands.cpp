@@ -1,6 +1,7 @@
 #include "runner/cli/commands.hpp"
 
 #include "runner/cli/command_bench.hpp"
+#include "runner/cli/command_docs.hpp"
 #include "runner/cli/command_export.hpp"
 #include "runner/cli/command_info.hpp"
 #include "runner/cli/command_kinds.hpp"
@@ -32,6 +33,7 @@ const std::vector<CommandFactory>& command_factories()
         [] { return std::make_unique<KindsCommand>(); },
         [] { return std::make_unique<SelftestCommand>(); },
         [] { return std::make_unique<BenchCommand>(); },
+        [] { return std::make_unique<DocsCommand>(); },
     };
     return factories;
 }

@@ -30,10 +30,12 @@ void print_usage(std::ostream& out)
            "       shardrun --help | --version\n\ncommands:\n";
     for (const auto& factory : command_factories()) {
         const auto command = factory();
+        if (!command->listed()) continue;
         out << "  " << command->name() << std::string(10 - command->name().size(), ' ') << command->synopsis()
             << "\n";
     }
-    out << "\n'shardrun <command> --help' shows the options of a command.\n";
+    out << "\n'shardrun <command> --help' shows the options of a command.\n"
+           "Documentation: docs/index.md (a page per command under docs/reference/cli/)\n";
 }
 
 /** This process's rank as its launcher numbered it, read without MPI (env/scheduler); 0 when none. */
@@ -131,7 +133,9 @@ int main(int argc, char** argv)
     auto command = shardrun::cli::make_command(args[0]);
     if (!command) {
         std::vector<std::string> all;
-        for (const auto& factory : command_factories()) all.emplace_back(factory()->name());
+        for (const auto& factory : command_factories()) {
+            if (const auto listed = factory(); listed->listed()) all.emplace_back(listed->name());
+        }
         // Commands are lower case: `RUN` or `Status` is the command in the wrong case.
         std::string lower = args[0];
         for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

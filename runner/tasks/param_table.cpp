@@ -67,6 +67,17 @@ std::string numeric_problem(const ParamSpec& spec, const job::ParamValue& value)
 
 }  // namespace
 
+const char* param_type_name(ParamType type) noexcept
+{
+    switch (type) {
+    case ParamType::integer: return "integer";
+    case ParamType::number: return "number";
+    case ParamType::choice: return "choice";
+    case ParamType::text: break;
+    }
+    return "text";
+}
+
 std::string ParamRange::text() const
 {
     if (low && high) {

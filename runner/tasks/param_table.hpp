@@ -13,6 +13,9 @@ namespace shardrun::tasks {
 /** What a parameter's value must be. */
 enum class ParamType { integer, number, choice, text };
 
+/** "integer", "number", "choice", "text": the type column of `shardrun kinds NAME` and the kinds reference. */
+const char* param_type_name(ParamType type) noexcept;
+
 /** Bounds of a number or integer parameter; each side optional, open or closed. */
 struct ParamRange {
     std::optional<double> low, high;

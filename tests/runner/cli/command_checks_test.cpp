@@ -45,6 +45,10 @@ const std::multimap<std::string, Refusal>& refusals()
         {"selftest", {{"--device", "tpu"}, "--device 'tpu' is not allowed; allowed: cpu, cuda, all"}},
         {"bench", {{"allreduce", "--iters", "0"}, "must be at least 1"}},
         {"bench", {{"gather"}, "unknown benchmark; use allreduce"}},
+        {"docs", {{}, "docs: name a page; the pages: job-file, kinds, cli, man, man-include, commands"}},
+        {"docs", {{"jobfile"}, "docs: 'jobfile' is not a page"}},
+        {"docs", {{"kinds", "run"}, "docs: kinds takes no command; only cli, man and man-include do"}},
+        {"docs", {{"cli", "rnu"}, "docs: 'rnu' is not a command (see shardrun docs commands)"}},
     };
     return cases;
 }
