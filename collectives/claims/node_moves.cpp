@@ -33,13 +33,12 @@ double finish_estimate(const NodeLoad& load) noexcept
     return (static_cast<double>(load.unstarted) + claimers / 2) * load.seconds_per_id / claimers;
 }
 
-// A move ends both nodes about half the giver's remaining work per claimer earlier; the tail's
-// running tasks already scatter the ends by about a task. So a move is asked for only when the
-// giver's claimers need this many of the taker's tasks to start its unstarted ids. At 1 (before),
-// benchmarks/scheduler's work of one speed sent small moves at the very end and requests that
-// found nothing by the time the node was dry (1.03 x the round trips of claims within nodes);
-// at 2 some such requests were left; at 3 none, and the slow-node case is unchanged.
-constexpr double move_worth_tasks = 3.0;
+// A move ends both nodes about half the giver's remaining work per claimer earlier: it is asked
+// for only when that gain is at least one of the taker's tasks, so when the giver's claimers need
+// two of them to start its unstarted ids. At 1 (before), benchmarks/scheduler's work of one speed
+// sent small moves at the very end and requests that found nothing once the node was dry (1.03 x
+// the round trips of claims within nodes); at 2 none, and the slow-node case is unchanged.
+constexpr double move_worth_tasks = 2.0;
 
 bool worth_moving(const NodeLoad& giver, double taker_seconds_per_id) noexcept
 {

@@ -55,16 +55,16 @@ TEST(NodeMoves, LittleWorkPerClaimerIsNotWorthTwoRoundTrips)
     EXPECT_FALSE(worth_moving({0, 1.0, 2}, 0.1));
 }
 
-TEST(NodeMoves, AGiverWithinAFewOfTheTakersTasksIsNotAsked)
+TEST(NodeMoves, AGiverWithinTwoOfTheTakersTasksIsNotAsked)
 {
-    // 2 claimers at 1 s, 4 unstarted: they start the last within 2 s, two of a like taker's
-    // tasks; a move would end both about 1 s earlier, less than the tail's ends scatter anyway.
-    EXPECT_FALSE(worth_moving({4, 1.0, 2}, 1.0));
-    EXPECT_EQ(give_count({4, 1.0, 2}, 4, 1.0, 2), 0u);
-    // Three of the taker's tasks per claimer: worth it.
-    EXPECT_TRUE(worth_moving({6, 1.0, 2}, 1.0));
-    // A slow giver (10 x the taker's time per id) with 4 unstarted: 20 of the taker's tasks.
-    EXPECT_TRUE(worth_moving({4, 1.0, 2}, 0.1));
+    // 2 claimers at 1 s, 3 unstarted: they start the last within 1.5 s, under two of a like
+    // taker's tasks; a move would end both about 0.75 s earlier, less than one task.
+    EXPECT_FALSE(worth_moving({3, 1.0, 2}, 1.0));
+    EXPECT_EQ(give_count({3, 1.0, 2}, 3, 1.0, 2), 0u);
+    // Two of the taker's tasks per claimer: a task's time gained, worth it.
+    EXPECT_TRUE(worth_moving({4, 1.0, 2}, 1.0));
+    // A slow giver (10 x the taker's time per id) with 3 unstarted: 15 of the taker's tasks.
+    EXPECT_TRUE(worth_moving({3, 1.0, 2}, 0.1));
 }
 
 TEST(NodeMoves, GivingTakesTheBackOfTheOpenBlockFirst)
