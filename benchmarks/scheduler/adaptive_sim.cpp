@@ -29,7 +29,7 @@ public:
     AdaptiveRun(const TaskDurations& durations, const Cluster& cluster, const Schedule& schedule,
                 const ClaimCosts& costs, const std::vector<std::uint64_t>& starts)
         : durations_(durations), cluster_(cluster), schedule_(schedule), costs_(costs), starts_(starts),
-          per_node_(std::max(1, std::min(cluster.ranks_per_node, cluster.ranks))), path_(cluster, costs),
+          per_node_(std::max(1, std::min(cluster.ranks_per_node, cluster.ranks))), path_(cluster, costs, starts.size() - 1),
           nodes_(static_cast<std::size_t>((cluster.ranks + per_node_ - 1) / per_node_)),
           slots_(static_cast<std::size_t>(cluster.ranks)), seconds_per_task_(slots_.size(), 0.0),
           running_(slots_.size(), none), next_event_(slots_.size(), 0.0)
@@ -122,8 +122,11 @@ private:
         const bool across = schedule_.across_nodes && nodes_.size() > 1;
         // The refill that found the claim numbers used up (the service knows how many there are)
         // says too whether any node holds ids worth moving; when none does, no claimer of this
-        // node asks the service again.
-        if (across && used_up_now && find_victim(node, slots_[r].seconds_per_id) == nodes_.size() && !undetected_dead(at)) {
+        // node asks the service again. A lost node's ids waiting to be rerun are worth asking for.
+        // As in the runner, the refill tells the service its node's mean time per id, as a move request does.
+        if (across && used_up_now && orphans_.empty() &&
+            find_victim(node, collectives::node_load(nodes_[node], slots).seconds_per_id) == nodes_.size() &&
+            !undetected_dead(at)) {
             no_moves_[node] = true;
         }
         if (got > 0) return true;

@@ -32,8 +32,8 @@ double ClaimServiceModel::answer(double arrival)
     return idle_since_;
 }
 
-ClaimPath::ClaimPath(const Cluster& cluster, const ClaimCosts& costs)
-    : costs_(costs), ranks_per_node_(std::max(1, cluster.ranks_per_node)), service_(costs)
+ClaimPath::ClaimPath(const Cluster& cluster, const ClaimCosts& costs, std::uint64_t numbers)
+    : costs_(costs), ranks_per_node_(std::max(1, cluster.ranks_per_node)), service_(costs), numbers_(numbers)
 {
     const int nodes = (cluster.ranks + ranks_per_node_ - 1) / ranks_per_node_;
     pools_.resize(static_cast<std::size_t>(std::max(1, nodes)));
@@ -53,7 +53,8 @@ double ClaimPath::take(int rank, double t, std::uint64_t& number, double node_se
         const double answered = service_.answer(at + costs_.round_trip / 2);
         at = answered + costs_.round_trip / 2;
         speeds_.note(node, pool.claimers, node_seconds_per_id);
-        const auto grant = collectives::refill_grant(pool.claimers, node_seconds_per_id, speeds_.mean_seconds_per_id());
+        auto grant = collectives::refill_grant(pool.claimers, node_seconds_per_id, speeds_.mean_seconds_per_id());
+        if (numbers_ > 0) grant = std::min<std::uint64_t>(grant, numbers_ > next_grant_ ? numbers_ - next_grant_ : 0);
         pool.next = next_grant_;
         pool.end = next_grant_ + grant;
         next_grant_ += grant;

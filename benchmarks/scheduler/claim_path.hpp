@@ -37,7 +37,11 @@ private:
  */
 class ClaimPath {
 public:
-    ClaimPath(const Cluster& cluster, const ClaimCosts& costs);
+    /**
+     * @param numbers  claim numbers with ids: as the runner's service (its grant()), no refill
+     *                 grants past them, so the refill after the last says "used up" (0: unbounded)
+     */
+    ClaimPath(const Cluster& cluster, const ClaimCosts& costs, std::uint64_t numbers = 0);
     /**
      * Rank `rank` asks at time `t`; sets `number` and returns when the rank has it.
      * @param node_seconds_per_id  its node's claimers' mean time per id, as a refill tells the service (0: unknown)
@@ -70,6 +74,7 @@ private:
     std::vector<Pool> pools_;
     ClaimServiceModel service_;
     collectives::NodeSpeeds speeds_;
+    std::uint64_t numbers_ = 0;
     std::uint64_t next_grant_ = 0;
     std::uint64_t refills_ = 0;
     std::uint64_t messages_ = 0;

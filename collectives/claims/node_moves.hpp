@@ -47,13 +47,12 @@ double finish_estimate(const NodeLoad& load) noexcept;
 
 /**
  * Whether a dry node whose claimers take `taker_seconds_per_id` (0: unknown, taken as the
- * giver's) should ask this node for ids at all: it holds more unstarted work per claimer than
- * one of the taker's tasks (or has no measurement yet, and unstarted ids; a claim number its
- * pool holds counts as large as the last block it opened). Below that the
- * giver's own claimers start every id within a task's time of the taker's (or it holds a single
- * id), and a move would
- * cost two round trips for next to nothing: so on work of one speed across the nodes the
- * tail costs no messages beyond the claims of before.
+ * giver's) should ask this node for ids at all: it holds at least two of the taker's tasks'
+ * worth of unstarted work per claimer (or has no measurement yet, and unstarted ids; a claim
+ * number its pool holds counts as large as the last block it opened). Below that the giver's
+ * own claimers start every id within a few of the taker's tasks (or it holds a single id), and a
+ * move would cost two round trips to end both less than one task earlier: so on work of one speed
+ * across the nodes the tail costs no messages beyond the claims of before.
  */
 bool worth_moving(const NodeLoad& giver, double taker_seconds_per_id) noexcept;
 

@@ -18,7 +18,9 @@ import re
 import two_hosts
 from two_hosts import TwoHosts, _ip, _namespaces, _pid_alive
 
-PREFIX = "srnd"                       # every namespace this module creates starts with it
+# Every namespace this module creates starts with it (letters only; SHARDRUN_NHOSTS_PREFIX keeps
+# the namespaces of engineers sharing one machine apart).
+PREFIX = os.environ.get("SHARDRUN_NHOSTS_PREFIX", "srnd")
 _NAME = re.compile(rf"^{PREFIX}(\d+)[a-z]$")
 _SWITCH = "s"                         # the bridge's namespace: PREFIX + pid + "s"
 

@@ -179,6 +179,27 @@ TEST(NodeMoves, ASlowNodeGivesItsIdsToDryNodesAsTheMaxClaimOneRunDoes)
     EXPECT_LT(moves.wall, 2.1);   // at most 2 tasks on each slow rank
 }
 
+TEST(NodeMoves, WorkOfOneSpeedCostsNoRoundTripsBeyondClaimsWithinNodes)
+{
+    // benchmarks/scheduler's workload 3 at R = 1e4 (157 nodes of 64), the bench's costs: moves
+    // between nodes may not add a message on work of one speed (issue 36, point 2).
+    const DurationLaw law{DurationLaw::Kind::lognormal, 1.0, 1.0, 10};
+    const TaskDurations durations(law, 1'000'000);
+    const Cluster cluster{10000, 64};
+    const ClaimCosts costs{70.4e-9, 5.7e-6, 1.43e-6, 20e-6, 1e-3, 80e-6, 0.23e-6, 0.02, 10.0};
+    Schedule adaptive{Policy::dynamic, 1, 0};
+    adaptive.adaptive = true;
+    Schedule within = adaptive;
+    within.across_nodes = false;
+
+    const auto moves = simulate(durations, cluster, adaptive, costs);
+    const auto before = simulate(durations, cluster, within, costs);
+
+    EXPECT_EQ(moves.tasks, 1'000'000u);
+    EXPECT_LE(moves.refills, before.refills);
+    EXPECT_GE(moves.efficiency(10000), before.efficiency(10000) - 1e-3);
+}
+
 TEST(NodeMoves, ALostNodesIdsAreRerunElsewhereEachOnce)
 {
     const DurationLaw law{DurationLaw::Kind::lognormal, 1.0, 1.0, 10, 3};

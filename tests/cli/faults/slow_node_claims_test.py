@@ -26,14 +26,14 @@ sweep: {i: {range: [0, TASKS, 1]}}
 schedule: SCHEDULE
 output: {path: OUT/slow.h5}
 exec:
-  argv: [sh, -c, 'echo $SHARDRUN_PARAM_I >> OUT/ran; if [ "$(hostname)" = SLOW ]; then sleep 1; fi; echo "{{\"v\": $((SHARDRUN_PARAM_I + 1))}}" > $SHARDRUN_RESULT']
+  argv: [sh, -c, 'echo $SHARDRUN_PARAM_I >> OUT/ran; if [ "$(hostname)" = SLOW ]; then sleep SECONDS; fi; echo "{{\"v\": $((SHARDRUN_PARAM_I + 1))}}" > $SHARDRUN_RESULT']
   results: {v: int64}
 '''
 
 
-def slow_node_job(work, slow_host, schedule="dynamic", tasks=TASKS):
-    """The job file (written into `work`) benchmarks/run.d/slow_node.py runs too."""
-    text = JOB.replace("OUT", work).replace("TASKS", str(tasks)).replace("SLOW", slow_host)
+def slow_node_job(work, slow_host, schedule="dynamic", tasks=TASKS, seconds=1):
+    """The job file (written into `work`) benchmarks/run.d/slow_node.py runs too (the slow host's tasks sleep `seconds`)."""
+    text = JOB.replace("OUT", work).replace("TASKS", str(tasks)).replace("SLOW", slow_host).replace("SECONDS", f"{seconds:g}")
     return write_job(work, text.replace("SCHEDULE", schedule))
 
 

@@ -55,6 +55,18 @@ TEST(NodeMoves, LittleWorkPerClaimerIsNotWorthTwoRoundTrips)
     EXPECT_FALSE(worth_moving({0, 1.0, 2}, 0.1));
 }
 
+TEST(NodeMoves, AGiverWithinTwoOfTheTakersTasksIsNotAsked)
+{
+    // 2 claimers at 1 s, 3 unstarted: they start the last within 1.5 s, under two of a like
+    // taker's tasks; a move would end both about 0.75 s earlier, less than one task.
+    EXPECT_FALSE(worth_moving({3, 1.0, 2}, 1.0));
+    EXPECT_EQ(give_count({3, 1.0, 2}, 3, 1.0, 2), 0u);
+    // Two of the taker's tasks per claimer: a task's time gained, worth it.
+    EXPECT_TRUE(worth_moving({4, 1.0, 2}, 1.0));
+    // A slow giver (10 x the taker's time per id) with 3 unstarted: 15 of the taker's tasks.
+    EXPECT_TRUE(worth_moving({3, 1.0, 2}, 0.1));
+}
+
 TEST(NodeMoves, GivingTakesTheBackOfTheOpenBlockFirst)
 {
     NodeIds node{100, 120};
