@@ -74,7 +74,7 @@ TaskDevice task_device(const env::DeviceBinding& rank, const job::ParamValue* re
     if (rank.cuda) return {&rank, {}};
     // Running it on the CPU would record a CPU time as the GPU's: the task fails instead.
     return {&rank, fmt::format("params.device: cuda, but this rank has no CUDA device ({}); it is not run on the CPU "
-                               "instead: run it where a GPU is, or leave cuda out (e.g. --set sweep.device=[cpu])",
+                               "instead: run it where a GPU is, or leave cuda out (e.g. --set 'sweep.device=[cpu]')",
                                rank.reason)};
 }
 
