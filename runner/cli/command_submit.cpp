@@ -72,8 +72,8 @@ int SubmitCommand::run()
     if (options_.target->check_job != nullptr) options_.target->check_job(options_, job.spec);
     // A warning, not a refusal: a public image on Docker Hub is a choice some make on purpose.
     if (const auto warning = submit::image_registry_warning(options_); !warning.empty()) std::cerr << warning << '\n';
-    const auto files = submit::plan_files(options_, job.spec);
-    submit::write_job_copy(files, job.spec, options_);
+    auto files = submit::plan_files(options_, job.spec);
+    submit::write_job_copy(files, job.spec, options_, options_.target->stages_files && !options_.dry_run);
     return options_.target->submit(options_, files, std::cout);
 }
 

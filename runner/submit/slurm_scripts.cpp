@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <string_view>
 
 #include "io/layout/output_layout.hpp"
 #include "runner/errors.hpp"
@@ -11,6 +12,25 @@
 
 namespace shardrun::submit {
 namespace {
+
+// `text` as it must stand inside a bash "..." string to print as itself (a path in a hint).
+std::string in_double_quotes(std::string_view text)
+{
+    std::string escaped;
+    for (const char c : text) {
+        if (c == '\\' || c == '$' || c == '`' || c == '"') escaped += '\\';
+        escaped += c;
+    }
+    return escaped;
+}
+
+// How a user submits `script` of this submission again: its absolute path, quoted for the shell
+// and escaped for the echo "..." that prints it. Never $0: Slurm runs a spool copy of the script,
+// gone once the job ended.
+std::string script_in_hint(const SubmitFiles& files, const std::string& script)
+{
+    return in_double_quotes(shell_quote((files.dir / script).string()));
+}
 
 std::string common_header(const std::string& job_name)
 {
@@ -68,7 +88,9 @@ stop_requested=0
 # shellcheck disable=SC2317  # run by the trap
 on_usr1() {{
     stop_requested=1
-    left=$(squeue -h -j "${{SLURM_JOB_ID:-}}" -o %L 2>/dev/null || true)
+    # This element only ($self: <array job>_<element>): squeue -j <array job id> lists every element,
+    # and an array's own id is also the job id of one of its elements.
+    left=$(squeue -h -j "$self" -o %L 2>/dev/null | head -n 1)
     echo "shardrun: SIGUSR1 to the batch script (time left: ${{left:-unknown}}; --signal=B:USR1@{0} sends it {0} s before the time limit): draining array element $element; it will be requeued and resume if it made progress"
     scancel --signal=USR1 "$self" || echo "shardrun: scancel --signal=USR1 $self failed" >&2
 }}
@@ -80,10 +102,10 @@ trap on_usr1 USR1
 // A requeue repeats the element with the same time: worth it only when the run let a task
 // finish (exit 3). A drain before any task finished (exit 4) would repeat forever, each cycle
 // burning the whole allocation (issue 35, point 1), and --max-requeues caps the rest.
-std::string wait_and_requeue(long max_requeues, bool array)
+std::string wait_and_requeue(long max_requeues, const std::string& run_script, bool array)
 {
     // How to run this element again by hand (an element is named explicitly, see below).
-    const auto again = array ? "sbatch --array=$element $0" : "sbatch $0";
+    const auto again = (array ? "sbatch --array=$element " : "sbatch ") + run_script;
     return fmt::format(R"sh(step=$!
 # wait returns early when the trap runs; wait again until the step has really ended.
 while :; do
@@ -140,7 +162,7 @@ std::string slurm_run_script(const SubmitOptions& options, const SubmitFiles& fi
     // Since Slurm 22.05 a step no longer inherits the job's --cpus-per-task: srun is told again.
     const auto cpus = options.cpus_per_task > 0 ? fmt::format(" --cpus-per-task={}", options.cpus_per_task) : std::string();
     text += fmt::format("\nsrun --mpi=pmix{} \"$shardrun\" run \"$job\"{} $resume{} &\n", cpus, array, args);
-    text += wait_and_requeue(options.max_requeues, options.array > 1);
+    text += wait_and_requeue(options.max_requeues, script_in_hint(files, "run.sbatch"), options.array > 1);
     return text;
 }
 
@@ -152,13 +174,20 @@ std::string slurm_merge_script(const SubmitOptions& options, const SubmitFiles& 
     text += "#SBATCH --nodes=1\n#SBATCH --ntasks=1\n";
     text += fmt::format("#SBATCH --output={}\n", shell_quote((files.dir / "slurm-merge-%j.out").string()));
     text += preamble(files, "merge.sbatch");
+    // Merge names the elements it lacks on stderr (command_merge.cpp: "array elements never
+    // started: 1, 3; ..." and "... not finished: ..."); its exit code is 1 for those, for failed
+    // tasks and for a write that failed alike. So the rerun hint comes from those lines only:
+    // a full disk or a dead endpoint is not a missing element.
     text += R"(
-"$shardrun" merge "$output"
-status=$?
-if [ "$status" -ne 0 ]; then
-    echo "shardrun: MERGE INCOMPLETE (exit $status): $output lacks array elements; merge's lines above name them." >&2
-    echo "shardrun: rerun each of them with: sbatch --array=<element> )" +
-            shell_quote((files.dir / "run.sbatch").string()) + R"( (it resumes), then: $shardrun merge $output" >&2
+{ errors=$("$shardrun" merge "$output" 2>&1 1>&3 3>&-); status=$?; } 3>&1
+[ -n "$errors" ] && printf '%s\n' "$errors" >&2
+elements=$(printf '%s\n' "$errors" | sed -n 's/^shardrun: array elements \(never started\|not finished\): \([0-9, ]*\);.*/\2/p' | tr -d ' ' | paste -sd, -)
+if [ -n "$elements" ]; then
+    echo "shardrun: MERGE INCOMPLETE (exit $status): $output lacks array elements $elements (merge's lines above say why)." >&2
+    echo "shardrun: rerun them with: sbatch --array=$elements )" +
+            script_in_hint(files, "run.sbatch") + R"( (they resume), then: $shardrun merge $output" >&2
+elif [ "$status" -ne 0 ]; then
+    echo "shardrun: merge exited $status with no array element missing; its lines above say why (failed tasks, or an error such as a full disk); after fixing an error, merge again: $shardrun merge $output" >&2
 fi
 exit "$status"
 )";

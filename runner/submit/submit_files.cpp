@@ -141,16 +141,45 @@ SubmitFiles plan_files(const SubmitOptions& options, const job::JobSpec& spec)
     return files;
 }
 
-void write_job_copy(const SubmitFiles& files, const job::JobSpec& spec, const SubmitOptions& options)
+void write_job_copy(SubmitFiles& files, const job::JobSpec& spec, const SubmitOptions& options, bool staged)
 {
     std::error_code error;
     fs::create_directories(files.dir, error);
     if (error) SHARDRUN_THROW(Error, fmt::format("cannot create {}: {}", files.dir.string(), error.message()));
-    write_text_file(files.job, spec.text);
+    if (staged) {
+        write_staged_file(files, files.job, spec.text);
+    } else {
+        write_text_file(files.job, spec.text);
+    }
     if (const auto name = points_file(spec, options.overrides)) {
         const auto copy = files.dir / ("points" + fs::path(*name).extension().string());
-        fs::copy_file(points_source(spec, *name), copy, fs::copy_options::overwrite_existing, error);
-        if (error) SHARDRUN_THROW(Error, fmt::format("cannot copy the points file {} to {}: {}", *name, copy.string(), error.message()));
+        const auto target = staged ? fs::path(copy.string() + std::string(staged_suffix)) : copy;
+        fs::copy_file(points_source(spec, *name), target, fs::copy_options::overwrite_existing, error);
+        if (error) SHARDRUN_THROW(Error, fmt::format("cannot copy the points file {} to {}: {}", *name, target.string(), error.message()));
+        if (staged) files.staged.push_back(copy);
+    }
+}
+
+void write_staged_file(SubmitFiles& files, const fs::path& path, const std::string& text, bool executable)
+{
+    write_text_file(path.string() + std::string(staged_suffix), text, executable);
+    files.staged.push_back(path);
+}
+
+void publish_staged(const SubmitFiles& files)
+{
+    for (const auto& path : files.staged) {
+        std::error_code error;
+        fs::rename(path.string() + std::string(staged_suffix), path, error);
+        if (error) SHARDRUN_THROW(Error, fmt::format("cannot move {}{} onto {}: {}", path.string(), staged_suffix, path.string(), error.message()));
+    }
+}
+
+void discard_staged(const SubmitFiles& files) noexcept
+{
+    for (const auto& path : files.staged) {
+        std::error_code error;
+        fs::remove(path.string() + std::string(staged_suffix), error);
     }
 }
 

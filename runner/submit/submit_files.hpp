@@ -33,7 +33,13 @@ struct SubmitFiles {
     std::string remote_dir;      ///< <output URL>.submit/<target>; empty: the output is a local path
     std::string remote_workdir;  ///< <output URL>.submit/workdir, where --workdir goes; empty: none
     std::filesystem::path upload_workdir;  ///< --workdir, absolute; empty: none
+
+    /** The files written under their staged names (path + staged_suffix), to move in place with publish_staged(). */
+    std::vector<std::filesystem::path> staged;
 };
+
+/** What a staged file's name ends with, beside the file it replaces once the job is accepted. */
+inline constexpr std::string_view staged_suffix = ".new";
 
 /** True for the outputs the cloud containers reach through rclone: s3://, gs://, gcs://, rclone://. */
 bool is_remote_url(const std::string& path);
@@ -47,8 +53,19 @@ SubmitFiles plan_files(const SubmitOptions& options, const job::JobSpec& spec);
 /**
  * Creates <dir> and copies the job file there as job.yaml (its text, unchanged), and the
  * sweep's points_file next to it when it names one, so later edits do not change a queued run.
+ * `staged`: under their staged names (write_staged_file), for the target to publish or discard.
  */
-void write_job_copy(const SubmitFiles& files, const job::JobSpec& spec, const SubmitOptions& options);
+void write_job_copy(SubmitFiles& files, const job::JobSpec& spec, const SubmitOptions& options, bool staged = false);
+
+/** Writes `text` as path + staged_suffix and adds `path` to files.staged. @throws Error on failure */
+void write_staged_file(SubmitFiles& files, const std::filesystem::path& path, const std::string& text,
+                       bool executable = false);
+
+/** Moves every staged file onto its name (the scheduler took the job). @throws Error naming the first that failed */
+void publish_staged(const SubmitFiles& files);
+
+/** Removes the staged files (the scheduler refused the job): what was there before stays as it was. */
+void discard_staged(const SubmitFiles& files) noexcept;
 
 /** Writes `text` to `path` (replacing it); mode 0755 when `executable`. @throws Error on failure */
 void write_text_file(const std::filesystem::path& path, const std::string& text, bool executable = false);

@@ -41,6 +41,12 @@ struct TargetEntry {
     std::span<const OptionGroup* const> option_groups;
     /** Checks of the options against the job, before anything is written; none when null. @throws UsageError */
     void (*check_job)(const SubmitOptions& options, const job::JobSpec& spec) = nullptr;
+    /**
+     * true: the job copy is written staged (SubmitFiles::staged) and submit() moves it in place
+     * only once the scheduler took the job, so a refused submission leaves an earlier one's
+     * files as they were (a dry run writes them in place).
+     */
+    bool stages_files = false;
 };
 
 /** Every target, in the order `--help` and errors list them. */

@@ -30,10 +30,10 @@ int submit_slurm(const SubmitOptions& options, const SubmitFiles& files, std::os
 {
     const auto run_script = files.dir / "run.sbatch";
     const auto merge_script = files.dir / "merge.sbatch";
-    write_text_file(run_script, slurm_run_script(options, files), true);
-    write_text_file(merge_script, slurm_merge_script(options, files), true);
     const auto elements = options.array > 1 ? fmt::format(" (elements 0-{})", options.array - 1) : std::string();
     if (options.dry_run) {
+        write_text_file(run_script, slurm_run_script(options, files), true);
+        write_text_file(merge_script, slurm_merge_script(options, files), true);
         out << "# " << run_script.string() << "\n" << slurm_run_script(options, files) << "\n";
         out << "# " << merge_script.string() << "\n" << slurm_merge_script(options, files) << "\n";
         out << "# dry run: nothing submitted; these two commands would submit it:\n";
@@ -41,7 +41,22 @@ int submit_slurm(const SubmitOptions& options, const SubmitFiles& files, std::os
         out << "sbatch --parsable --dependency=afterany:<array job id> " << shell_quote(merge_script.string()) << "\n";
         return 0;
     }
-    const auto array_job = sbatch({"--parsable", run_script.string()});
+    // An earlier submission into this folder may still be queued, and its hints name run.sbatch:
+    // the new files (the job copy too) wait beside theirs, and replace them only once sbatch took
+    // the job. sbatch keeps its own copy of the script, so the staged name is all it needs; the
+    // job reads job.yaml only after Slurm started it and srun checked its plugins, long after the
+    // rename that follows sbatch's answer.
+    SubmitFiles staged = files;
+    write_staged_file(staged, run_script, slurm_run_script(options, files), true);
+    write_staged_file(staged, merge_script, slurm_merge_script(options, files), true);
+    std::string array_job;
+    try {
+        array_job = sbatch({"--parsable", run_script.string() + std::string(staged_suffix)});
+    } catch (const Error&) {
+        discard_staged(staged);
+        throw;
+    }
+    publish_staged(staged);
     std::string merge_job;
     try {
         merge_job = sbatch({"--parsable", "--dependency=afterany:" + array_job, merge_script.string()});
@@ -76,7 +91,8 @@ void add_slurm_options(boost::program_options::options_description& options, Sub
         ("merge-time", po::value<std::string>(&o.merge_time), "slurm: time limit of the merge job (default 1:00:00)")
         ("max-requeues", po::value<long>(&o.max_requeues),
          "slurm: requeues of one element after a drain, at most (default 20; 0: never); a drain before any task "
-         "finished is never requeued");
+         "finished or wrote to its checkpoint folder is never requeued, nor one sent by hand to a rank (send it to "
+         "the batch script: scancel --signal=USR1 --batch)");
 }
 
 const OptionGroup slurm_options{"Slurm (--to slurm)", add_slurm_options};
@@ -86,6 +102,6 @@ const OptionGroup* const slurm_option_groups[] = {&slurm_options};
 
 // extern: a namespace-scope const has internal linkage otherwise; submit_targets.cpp lists it.
 extern const TargetEntry slurm_target{"slurm", "Slurm", slurm_ranks, true, validate_slurm, submit_slurm,
-                                      slurm_option_groups, check_slurm_job};
+                                      slurm_option_groups, check_slurm_job, true};
 
 }  // namespace shardrun::submit

@@ -4,13 +4,13 @@ field, and bad options. The AWS entrypoint run as AWS would run it: submit_entry
 import json
 import os
 import signal
-import stat
 import subprocess
 import time
 import unittest
 
 from harness import SHARDRUN, SOURCE_DIR, clean_env, run, scratch_dir
 from jobs import write_job
+from fake_slurm import fake_slurm
 from submit_support import Submitted
 
 TASKS = 12
@@ -133,27 +133,7 @@ class SlurmScriptsTest(unittest.TestCase):
             self.assertIn(f"--set sweep.points_file={folder}/points.json &", f.read())
 
     def fake_slurm(self, work, pmix=True):
-        """srun, scancel and scontrol stand-ins that log their arguments; srun runs until SIGTERM (exit 3)."""
-        bin_dir = os.path.join(work, "fakebin")
-        os.makedirs(bin_dir)
-        scripts = {
-            "srun": f"""if [ "$1" = --mpi=list ]; then echo "srun: MPI types are..."; {'echo "srun: pmix"' if pmix else ''}
-                         exit 0; fi
-                        trap 'exit 3' TERM
-                        # srun.pid appears whole and only once the trap is set (the test waits for it).
-                        echo "$*" > {work}/srun.args; echo $$ > {work}/srun.pid.tmp; mv {work}/srun.pid.tmp {work}/srun.pid
-                        [ -n "${{FAKE_HOLD:-}}" ] && {{ while :; do sleep 0.1; done; }}
-                        exit 0""",
-            "scancel": f'echo "$*" > {work}/scancel.args; kill -TERM $(cat {work}/srun.pid)',
-            "scontrol": f'echo "$*" > {work}/scontrol.args',
-            "squeue": f'echo "$*" >> {work}/squeue.args',  # no steps left
-        }
-        for name, body in scripts.items():
-            path = os.path.join(bin_dir, name)
-            with open(path, "w") as f:
-                f.write("#!/bin/bash\n" + body + "\n")
-            os.chmod(path, os.stat(path).st_mode | stat.S_IEXEC)
-        return bin_dir
+        return fake_slurm(work, pmix)
 
     def run_script(self, s, bin_dir, **variables):
         env = clean_env({"PATH": bin_dir + ":" + os.environ["PATH"], **variables})
