@@ -47,10 +47,10 @@ int submit_slurm(const SubmitOptions& options, const SubmitFiles& files, std::os
     // job reads job.yaml only after Slurm started it and srun checked its plugins, long after the
     // rename that follows sbatch's answer.
     SubmitFiles staged = files;
-    write_staged_file(staged, run_script, slurm_run_script(options, files), true);
-    write_staged_file(staged, merge_script, slurm_merge_script(options, files), true);
     std::string array_job;
     try {
+        write_staged_file(staged, run_script, slurm_run_script(options, files), true);
+        write_staged_file(staged, merge_script, slurm_merge_script(options, files), true);
         array_job = sbatch({"--parsable", run_script.string() + std::string(staged_suffix)});
     } catch (const Error&) {
         discard_staged(staged);
@@ -91,8 +91,8 @@ void add_slurm_options(boost::program_options::options_description& options, Sub
         ("merge-time", po::value<std::string>(&o.merge_time), "slurm: time limit of the merge job (default 1:00:00)")
         ("max-requeues", po::value<long>(&o.max_requeues),
          "slurm: requeues of one element after a drain, at most (default 20; 0: never); a drain before any task "
-         "finished or wrote to its checkpoint folder is never requeued, nor one sent by hand to a rank (send it to "
-         "the batch script: scancel --signal=USR1 --batch)");
+         "finished or wrote to its checkpoint folder is never requeued, nor a USR1 sent by hand to a rank rather "
+         "than to the batch script (docs/launchers/slurm.md)");
 }
 
 const OptionGroup slurm_options{"Slurm (--to slurm)", add_slurm_options};
