@@ -1,11 +1,20 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace shardrun::job {
 
-/** Levenshtein distance: the insertions, deletions and substitutions that turn `a` into `b`. */
+/**
+ * Optimal string alignment distance: the insertions, deletions, substitutions and swaps of two
+ * adjacent characters that turn `a` into `b` (a swap counts one edit, as typing makes it:
+ * float46 is one edit from float64 and two from float32).
+ */
 std::size_t edit_distance(std::string_view a, std::string_view b);
+
+/** The allowed name closest to `word` by edit distance, or "" when none is close. */
+std::string closest_name(std::string_view word, const std::vector<std::string>& allowed);
 
 }  // namespace shardrun::job

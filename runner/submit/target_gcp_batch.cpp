@@ -33,6 +33,7 @@ void validate_gcp_batch(SubmitOptions& options)
                                                "(a CPU VM); add --gpus-per-rank N, or leave --gpu-type out",
                                                options.gpu_type));
     }
+    refuse_unknown_gpu_type(options);
     const auto* machine = gcp_machine_named(options.machine_type);
     if (options.given.count("gpu-type") && machine != nullptr && machine->bundled && machine->gpu_type != options.gpu_type) {
         SHARDRUN_THROW(UsageError, fmt::format("submit: --machine-type {} comes with {} GPUs, not --gpu-type {}; "
