@@ -16,6 +16,7 @@
 #include "collectives/mpi/environment.hpp"
 #include "collectives/mpi/mpi_communicator.hpp"
 #include "io/layout/output_layout.hpp"
+#include "io/layout/run_end_reason.hpp"
 #include "io/read/unfinished_run.hpp"
 #include "runner/env/launcher_banner.hpp"
 #include "runner/env/run_environment.hpp"
@@ -24,6 +25,7 @@
 #include "runner/gpu/telemetry_sampler.hpp"
 #include "runner/placement/placement.hpp"
 #include "runner/run/agreement.hpp"
+#include "runner/run/error_message.hpp"
 #include "runner/run/interrupt.hpp"
 #include "runner/run/loop/device_health.hpp"
 #include "runner/run/loop/failure_budget.hpp"
@@ -413,33 +415,20 @@ struct Said {
     job::NotifySpec notify;
 };
 
-/**
- * Everything collective of a run: every MPI object it makes is gone when it returns, so that
- * MPI_Finalize (timed) can follow. Fills `said` on rank 0; returns the exit code.
- */
-int run_collectively(const RunOptions& options, EndPhases& phases, Said& said)
+/** Phases 3 to 5 of run_collectively(), once the output is open: services, the loop, the ending. */
+int run_with_output(const RunOptions& options, EndPhases& phases, Said& said, collectives::Communicator& world,
+                    collectives::Communicator& node, Environment& environment, Output& output,
+                    std::filesystem::file_time_type run_start)
 {
-    install_interrupt_handlers();
-    const auto run_start = std::filesystem::file_time_type::clock::now();  // a checkpoint written since is progress
-    // The run's communicators, built once: the world, the ranks of this node, and (in
-    // RankLoopSetup) this rank's group.
-    const auto world = collectives::mpi::world();
-    const auto node = collectives::mpi::split_by_node(*world);
-    said.print_phases = options.progress == ProgressMode::json && world->rank() == 0;
-
-    Environment environment;
-    prepare_environment(options, *world, *node, environment);
-    Output output;
-    open_output(options, *world, environment, output);
-    Services services(*world, *node, options, environment, output);
+    Services services(world, node, options, environment, output);
 
     // Before any rank's first claim: each GPU's admission check (issue 38); a refused GPU's rank takes no task.
-    auto admission = admit_rank_gpus(*world, environment.job.spec, environment.machine, services.health());
+    auto admission = admit_rank_gpus(world, environment.job.spec, environment.machine, services.health());
 
     // Phase 4, the loop: this rank's tasks, then what a quarantined GPU's rank gave back.
     auto& loop = services.loop();
     auto stats = loop.run(output.session->sink());
-    auto quarantine_reason = run_given_back(*world, loop, output.session->sink(), stats, services.health());
+    auto quarantine_reason = run_given_back(world, loop, output.session->sink(), stats, services.health());
     if (quarantine_reason.empty() && admission.every_rank_refused) {
         quarantine_reason = "every GPU of this job was refused by the admission check (named above), so no task ran; "
                             "--resume runs them once a GPU passes (gpu_admission: off skips the check)";
@@ -449,17 +438,17 @@ int run_collectively(const RunOptions& options, EndPhases& phases, Said& said)
     loop.finish();
 
     const auto ending = agree_on_ending(
-        *world, RunEnding{claims_closed().load(), stats.failed > 0 || !quarantine_reason.empty(),
+        world, RunEnding{claims_closed().load(), stats.failed > 0 || !quarantine_reason.empty(),
                           stats.ok + stats.failed + stats.already_done, first_signal() != 0, stats.ok + stats.failed,
                           first_signal() == SIGUSR1,
                           checkpointed_now(std::filesystem::absolute(output.session->tasks_dir()).string(), stats, run_start)});
     services.ending_reached();
-    environment.sharing->finish(*node);  // every task of the job has ended: the MPS daemon goes
-    auto stop_reason = stop_reason_of(*world, services.failures());
+    environment.sharing->finish(node);  // every task of the job has ended: the MPS daemon goes
+    auto stop_reason = stop_reason_of(world, services.failures());
     if (stop_reason.empty()) stop_reason = quarantine_reason;  // the same on every rank
     const bool incomplete = ending.accounted < output.element.size();
     // A budget's drain is an interruption (exit 3): a raised budget resumes it.
-    const auto budget_reason = first_reason(*world, services.budget_reason());
+    const auto budget_reason = first_reason(world, services.budget_reason());
     const bool budget_drained = stop_reason.empty() && !budget_reason.empty() && incomplete;
     if (budget_drained) stop_reason = budget_reason;
     // The budget's drain counts even when no rank's loop saw the claims close (it started no task at all).
@@ -473,7 +462,7 @@ int run_collectively(const RunOptions& options, EndPhases& phases, Said& said)
                           : ending.failed ? exit_task_failed
                                           : exit_ok;
     services.stop_progress();
-    auto all_stats = gather_stats(*world, stats);
+    auto all_stats = gather_stats(world, stats);
     // The end is timed from the job's last task (README, "The end of a run"); the latest is rank 0's to know.
     said.rank0 = environment.machine.topology.world_rank == 0;
     // The rank whose task ended last committed after it, in its loop: that commit is the last one's.
@@ -500,6 +489,35 @@ int run_collectively(const RunOptions& options, EndPhases& phases, Said& said)
         said.notify = environment.job.spec.notify;
     }
     return exit_code;
+}
+
+
+/**
+ * Everything collective of a run: every MPI object it makes is gone when it returns, so that
+ * MPI_Finalize (timed) can follow. Fills `said` on rank 0; returns the exit code.
+ */
+int run_collectively(const RunOptions& options, EndPhases& phases, Said& said)
+{
+    install_interrupt_handlers();
+    const auto run_start = std::filesystem::file_time_type::clock::now();  // a checkpoint written since is progress
+    // The run's communicators, built once: the world, the ranks of this node, and (in
+    // RankLoopSetup) this rank's group.
+    const auto world = collectives::mpi::world();
+    const auto node = collectives::mpi::split_by_node(*world);
+    said.print_phases = options.progress == ProgressMode::json && world->rank() == 0;
+
+    Environment environment;
+    prepare_environment(options, *world, *node, environment);
+    Output output;
+    open_output(options, *world, environment, output);
+    try {
+        return run_with_output(options, phases, said, *world, *node, environment, output, run_start);
+    } catch (const std::exception& error) {
+        // This rank ends before any summary (a full disk): the output keeps why, for status and --resume.
+        const auto local = output.remote ? output.remote->local_path() : environment.job.spec.output.path;
+        io::record_run_end_reason(local, static_cast<int>(environment.machine.array.index), user_message(error));
+        throw;
+    }
 }
 
 }  // namespace
