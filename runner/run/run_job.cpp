@@ -415,6 +415,12 @@ struct Said {
     job::NotifySpec notify;
 };
 
+/** The output's path on this machine: io/ writes it (a bucket's mirror for a remote output). */
+std::string output_local_path(const Environment& environment, const Output& output)
+{
+    return output.remote ? output.remote->local_path() : environment.job.spec.output.path;
+}
+
 /** Phases 3 to 5 of run_collectively(), once the output is open: services, the loop, the ending. */
 int run_with_output(const RunOptions& options, EndPhases& phases, Said& said, collectives::Communicator& world,
                     collectives::Communicator& node, Environment& environment, Output& output,
@@ -476,6 +482,8 @@ int run_with_output(const RunOptions& options, EndPhases& phases, Said& said, co
         RunTotals totals{environment.job.spec.name, output.element.size(), 0, interrupted, output.session->path()};
         totals.array_index = environment.machine.array.index;
         totals.array_count = environment.machine.array.count;
+        // The mirror holds the bucket's master when there is one (fetched with the element), else the file itself.
+        totals.merged_exists = totals.array_count > 1 && std::filesystem::exists(output_local_path(environment, output));
         totals.exit_code = exit_code;
         totals.no_progress = no_progress;
         totals.launcher_banner_follows = exit_code != exit_ok && env::open_mpi_banner_follows();
@@ -514,8 +522,8 @@ int run_collectively(const RunOptions& options, EndPhases& phases, Said& said)
         return run_with_output(options, phases, said, *world, *node, environment, output, run_start);
     } catch (const std::exception& error) {
         // This rank ends before any summary (a full disk): the output keeps why, for status and --resume.
-        const auto local = output.remote ? output.remote->local_path() : environment.job.spec.output.path;
-        io::record_run_end_reason(local, static_cast<int>(environment.machine.array.index), user_message(error));
+        io::record_run_end_reason(output_local_path(environment, output), static_cast<int>(environment.machine.array.index),
+                                  user_message(error));
         throw;
     }
 }
