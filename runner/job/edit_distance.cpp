@@ -25,18 +25,4 @@ std::size_t edit_distance(std::string_view a, std::string_view b)
     return row[b.size()];
 }
 
-std::string closest_name(std::string_view word, const std::vector<std::string>& allowed)
-{
-    std::string best;
-    std::size_t best_distance = std::max<std::size_t>(2, word.size() / 3) + 1;
-    for (const auto& name : allowed) {
-        const std::size_t distance = edit_distance(word, name);
-        if (distance < best_distance) {
-            best_distance = distance;
-            best = name;
-        }
-    }
-    return best;
-}
-
 }  // namespace shardrun::job

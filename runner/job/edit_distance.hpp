@@ -1,9 +1,7 @@
 #pragma once
 
 #include <cstddef>
-#include <string>
 #include <string_view>
-#include <vector>
 
 namespace shardrun::job {
 
@@ -13,8 +11,5 @@ namespace shardrun::job {
  * float46 is one edit from float64 and two from float32).
  */
 std::size_t edit_distance(std::string_view a, std::string_view b);
-
-/** The allowed name closest to `word` by edit distance, or "" when none is close. */
-std::string closest_name(std::string_view word, const std::vector<std::string>& allowed);
 
 }  // namespace shardrun::job

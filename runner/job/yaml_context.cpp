@@ -28,6 +28,20 @@ std::string one_line(std::string_view text)
     return out;
 }
 
+std::string closest_name(std::string_view word, const std::vector<std::string>& allowed)
+{
+    std::string best;
+    size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
+    for (const auto& name : allowed) {
+        const size_t distance = edit_distance(word, name);
+        if (distance < best_distance) {
+            best_distance = distance;
+            best = name;
+        }
+    }
+    return best;
+}
+
 std::string join_path(std::string_view parent, std::string_view child)
 {
     return parent.empty() ? std::string(child) : fmt::format("{}.{}", parent, child);

@@ -7,8 +7,6 @@
 #include <string_view>
 #include <vector>
 
-#include "runner/job/edit_distance.hpp"  // closest_name, for the did-you-mean of each field
-
 namespace shardrun::job {
 
 /**
@@ -59,6 +57,9 @@ std::string located(std::string_view where, std::string_view path, std::string_v
  * quoted from the job file ("a\nb": 1) keeps an error message the one line it must be.
  */
 std::string one_line(std::string_view text);
+
+/** The allowed name closest to `word` by edit distance, or "" when none is close. */
+std::string closest_name(std::string_view word, const std::vector<std::string>& allowed);
 
 /** `parent.child`, or `child` when parent is empty. */
 std::string join_path(std::string_view parent, std::string_view child);

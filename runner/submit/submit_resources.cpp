@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "runner/errors.hpp"
-#include "runner/job/edit_distance.hpp"
+#include "runner/job/yaml_context.hpp"  // closest_name
 #include "runner/submit/cloud_container.hpp"
 
 namespace shardrun::submit {
