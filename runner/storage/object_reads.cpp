@@ -7,6 +7,7 @@
 
 #include "runner/process/unique_fd.hpp"
 #include "runner/storage/rclone.hpp"
+#include "runner/storage/transfer_failure.hpp"
 
 namespace shardrun::storage {
 namespace {

@@ -1,4 +1,5 @@
 #include "runner/storage/rclone.hpp"
+#include "runner/storage/transfer_failure.hpp"
 
 #include <unistd.h>
 

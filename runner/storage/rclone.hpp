@@ -62,14 +62,6 @@ RcloneResult run_rclone(const std::vector<std::string>& args, double limit_secon
                         int stdout_fd = -1);
 
 /**
- * Every failed rclone call's one message (issue 39: plan, run, status and submit said it three
- * ways): "cannot <what>: rclone exited N: <cause>; check the credentials, the endpoint
- * (<the endpoint variables set>) and that the bucket exists". The docs pointer follows from the
- * TransferError it is thrown in (run/error_message.hpp).
- */
-std::string transfer_failure(const std::string& what, const RcloneResult& result);
-
-/**
  * The line of rclone's stderr `text` that names why it failed, without rclone's time stamps and
  * retry prefixes: the last one that names a known cause (NoCredentialProviders, InvalidAccessKeyId,
  * SignatureDoesNotMatch, NoSuchBucket, AccessDenied, GCS's googleapi errors, connection errors),

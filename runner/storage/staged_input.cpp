@@ -14,6 +14,7 @@
 #include "runner/process/unique_fd.hpp"
 #include "runner/storage/local_mirror.hpp"
 #include "runner/storage/rclone.hpp"
+#include "runner/storage/transfer_failure.hpp"
 #include "runner/storage/remote_input.hpp"
 
 namespace fs = std::filesystem;
