@@ -16,7 +16,7 @@ name: rerun
 task: exec
 sweep: {a: {range: [0, 6, 1]}}
 exec:
-  argv: [sh, -c, 'echo "{\\"v\\": $SHARDRUN_PARAM_A}" > $SHARDRUN_RESULT']
+  argv: [sh, -c, 'echo "{{\\"v\\": $SHARDRUN_PARAM_A}}" > $SHARDRUN_RESULT']
   results: {v: float64}
 """
 NOT_YET = "does not exist until the elements are merged"

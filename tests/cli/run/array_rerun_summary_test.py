@@ -12,7 +12,7 @@ JOB = """\
 task: exec
 sweep: {a: {range: [0, 6, 1]}}
 exec:
-  argv: [sh, -c, 'echo "{\\"v\\": $SHARDRUN_PARAM_A}" > $SHARDRUN_RESULT']
+  argv: [sh, -c, 'echo "{{\\"v\\": $SHARDRUN_PARAM_A}}" > $SHARDRUN_RESULT']
   results: {v: float64}
 output: {path: OUT}
 """
