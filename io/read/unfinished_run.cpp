@@ -13,6 +13,7 @@
 
 #include "io/layout/element_manifest.hpp"
 #include "io/layout/output_layout.hpp"
+#include "io/layout/run_end_reason.hpp"
 #include "io/layout/running_index.hpp"
 
 namespace shardrun::io {
@@ -62,6 +63,7 @@ std::optional<UnfinishedRun> unfinished_run(const std::string& path, int array_i
     }
     UnfinishedRun run;
     run.holder = holder_of(path, array_index);
+    run.reason = run_end_reason(path, array_index);
     for (const int rank : layout::rank_indexes(path, array_index)) {
         const auto segments = layout::segments(layout::rank_dir(path, array_index, rank));
         if (!segments.empty()) run.last_commits.emplace_back(rank, modified_seconds(segments.back()));
@@ -73,8 +75,13 @@ std::optional<UnfinishedRun> unfinished_run(const std::string& path, int array_i
 std::string unfinished_run_line(const UnfinishedRun& run)
 {
     std::ostringstream line;
-    line << "the last run ended without a summary (its ranks ended at once: a rank was killed, and one rank's "
-            "death ends them all under mpirun; a second stop signal; or a host crashed)";
+    if (!run.reason.empty()) {
+        // A rank said why before it ended (a full disk): no guessing at a kill.
+        line << "the last run ended without a summary on an error: " << run.reason;
+    } else {
+        line << "the last run ended without a summary (its ranks ended at once: a rank was killed, and one rank's "
+                "death ends them all under mpirun; a second stop signal; or a host crashed)";
+    }
     if (!run.holder.empty()) line << "; it was " << run.holder;
     if (run.last_commits.empty()) line << "; no rank committed anything;";
     for (std::size_t i = 0; i < run.last_commits.size(); ++i) {

@@ -16,6 +16,7 @@ namespace shardrun::io {
 struct UnfinishedRun {
     std::string holder;  ///< the lock file's line: "pid 4711 on node-a since 2026-11-28 19:20:00 UTC"
     std::vector<std::pair<int, double>> last_commits;  ///< per rank: its last committed segment (seconds since the epoch)
+    std::string reason;  ///< the error that ended it, when a rank said it (run_end_reason.hpp); "" after a kill
     std::vector<std::uint64_t> running_tasks;  ///< exec tasks a slot's running index named when the run ended (.scratch-<slot>.running)
 };
 

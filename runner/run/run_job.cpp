@@ -16,6 +16,7 @@
 #include "collectives/mpi/environment.hpp"
 #include "collectives/mpi/mpi_communicator.hpp"
 #include "io/layout/output_layout.hpp"
+#include "io/layout/run_end_reason.hpp"
 #include "io/read/unfinished_run.hpp"
 #include "runner/env/launcher_banner.hpp"
 #include "runner/env/run_environment.hpp"
@@ -24,6 +25,7 @@
 #include "runner/gpu/telemetry_sampler.hpp"
 #include "runner/placement/placement.hpp"
 #include "runner/run/agreement.hpp"
+#include "runner/run/error_message.hpp"
 #include "runner/run/interrupt.hpp"
 #include "runner/run/loop/device_health.hpp"
 #include "runner/run/loop/failure_budget.hpp"
@@ -413,6 +415,91 @@ struct Said {
     job::NotifySpec notify;
 };
 
+/** The output's path on this machine: io/ writes it (a bucket's mirror for a remote output). */
+std::string output_local_path(const Environment& environment, const Output& output)
+{
+    return output.remote ? output.remote->local_path() : environment.job.spec.output.path;
+}
+
+/** Phases 3 to 5 of run_collectively(), once the output is open: services, the loop, the ending. */
+int run_with_output(const RunOptions& options, EndPhases& phases, Said& said, collectives::Communicator& world,
+                    collectives::Communicator& node, Environment& environment, Output& output,
+                    std::filesystem::file_time_type run_start)
+{
+    Services services(world, node, options, environment, output);
+
+    // Before any rank's first claim: each GPU's admission check (issue 38); a refused GPU's rank takes no task.
+    auto admission = admit_rank_gpus(world, environment.job.spec, environment.machine, services.health());
+
+    // Phase 4, the loop: this rank's tasks, then what a quarantined GPU's rank gave back.
+    auto& loop = services.loop();
+    auto stats = loop.run(output.session->sink());
+    auto quarantine_reason = run_given_back(world, loop, output.session->sink(), stats, services.health());
+    if (quarantine_reason.empty() && admission.every_rank_refused) {
+        quarantine_reason = "every GPU of this job was refused by the admission check (named above), so no task ran; "
+                            "--resume runs them once a GPU passes (gpu_admission: off skips the check)";
+    }
+    stats.gpu_checks = std::move(admission.rows);
+    stats.signal = first_signal();
+    loop.finish();
+
+    const auto ending = agree_on_ending(
+        world, RunEnding{claims_closed().load(), stats.failed > 0 || !quarantine_reason.empty(),
+                          stats.ok + stats.failed + stats.already_done, first_signal() != 0, stats.ok + stats.failed,
+                          first_signal() == SIGUSR1,
+                          checkpointed_now(std::filesystem::absolute(output.session->tasks_dir()).string(), stats, run_start)});
+    services.ending_reached();
+    environment.sharing->finish(node);  // every task of the job has ended: the MPS daemon goes
+    auto stop_reason = stop_reason_of(world, services.failures());
+    if (stop_reason.empty()) stop_reason = quarantine_reason;  // the same on every rank
+    const bool incomplete = ending.accounted < output.element.size();
+    // A budget's drain is an interruption (exit 3): a raised budget resumes it.
+    const auto budget_reason = first_reason(world, services.budget_reason());
+    const bool budget_drained = stop_reason.empty() && !budget_reason.empty() && incomplete;
+    if (budget_drained) stop_reason = budget_reason;
+    // The budget's drain counts even when no rank's loop saw the claims close (it started no task at all).
+    const bool interrupted =
+        incomplete && (budget_drained || (ending.claims_closed && (stop_reason.empty() || ending.signalled)));
+    // A drain that let no task finish and no cut-short task checkpoint: a requeue with the same
+    // time would cut the same task short again.
+    const bool no_progress = interrupted && ending.drained && ending.finished_now == 0 && ending.saved_now == 0;
+    int exit_code = no_progress   ? exit_drained_without_progress
+                          : interrupted ? exit_interrupted
+                          : ending.failed ? exit_task_failed
+                                          : exit_ok;
+    services.stop_progress();
+    auto all_stats = gather_stats(world, stats);
+    // The end is timed from the job's last task (README, "The end of a run"); the latest is rank 0's to know.
+    said.rank0 = environment.machine.topology.world_rank == 0;
+    // The rank whose task ended last committed after it, in its loop: that commit is the last one's.
+    const RankStats* last = &stats;
+    for (const auto& rank : all_stats) last = rank.last_task_end > last->last_task_end ? &rank : last;
+    phases.start("wind_down", last->last_task_end, last->final_commit_seconds);
+    // The bucket's verdict: an outage that outlasted SHARDRUN_UPLOAD_PATIENCE (3), another writer (2).
+    const auto bucket = output.session->finish(interrupted, all_stats, phases);
+    if (bucket.exit_code != 0) exit_code = bucket.exit_code;
+    if (said.rank0) {
+        RunTotals totals{environment.job.spec.name, output.element.size(), 0, interrupted, output.session->path()};
+        totals.array_index = environment.machine.array.index;
+        totals.array_count = environment.machine.array.count;
+        // The mirror holds the bucket's master when there is one (fetched with the element), else the file itself.
+        totals.merged_exists = totals.array_count > 1 && std::filesystem::exists(output_local_path(environment, output));
+        totals.exit_code = exit_code;
+        totals.no_progress = no_progress;
+        totals.launcher_banner_follows = exit_code != exit_ok && env::open_mpi_banner_follows();
+        totals.stop_reason = stop_reason;
+        totals.budget_stop = budget_drained;
+        totals.bucket_note = bucket.note;
+        said.totals = std::move(totals);
+        said.stats = std::move(all_stats);
+        said.remote = output.remote != nullptr;
+        said.scheduler = environment.machine.scheduler;
+        said.notify = environment.job.spec.notify;
+    }
+    return exit_code;
+}
+
+
 /**
  * Everything collective of a run: every MPI object it makes is gone when it returns, so that
  * MPI_Finalize (timed) can follow. Fills `said` on rank 0; returns the exit code.
@@ -431,75 +518,14 @@ int run_collectively(const RunOptions& options, EndPhases& phases, Said& said)
     prepare_environment(options, *world, *node, environment);
     Output output;
     open_output(options, *world, environment, output);
-    Services services(*world, *node, options, environment, output);
-
-    // Before any rank's first claim: each GPU's admission check (issue 38); a refused GPU's rank takes no task.
-    auto admission = admit_rank_gpus(*world, environment.job.spec, environment.machine, services.health());
-
-    // Phase 4, the loop: this rank's tasks, then what a quarantined GPU's rank gave back.
-    auto& loop = services.loop();
-    auto stats = loop.run(output.session->sink());
-    auto quarantine_reason = run_given_back(*world, loop, output.session->sink(), stats, services.health());
-    if (quarantine_reason.empty() && admission.every_rank_refused) {
-        quarantine_reason = "every GPU of this job was refused by the admission check (named above), so no task ran; "
-                            "--resume runs them once a GPU passes (gpu_admission: off skips the check)";
+    try {
+        return run_with_output(options, phases, said, *world, *node, environment, output, run_start);
+    } catch (const std::exception& error) {
+        // This rank ends before any summary (a full disk): the output keeps why, for status and --resume.
+        io::record_run_end_reason(output_local_path(environment, output), static_cast<int>(environment.machine.array.index),
+                                  user_message(error));
+        throw;
     }
-    stats.gpu_checks = std::move(admission.rows);
-    stats.signal = first_signal();
-    loop.finish();
-
-    const auto ending = agree_on_ending(
-        *world, RunEnding{claims_closed().load(), stats.failed > 0 || !quarantine_reason.empty(),
-                          stats.ok + stats.failed + stats.already_done, first_signal() != 0, stats.ok + stats.failed,
-                          first_signal() == SIGUSR1,
-                          checkpointed_now(std::filesystem::absolute(output.session->tasks_dir()).string(), stats, run_start)});
-    services.ending_reached();
-    environment.sharing->finish(*node);  // every task of the job has ended: the MPS daemon goes
-    auto stop_reason = stop_reason_of(*world, services.failures());
-    if (stop_reason.empty()) stop_reason = quarantine_reason;  // the same on every rank
-    const bool incomplete = ending.accounted < output.element.size();
-    // A budget's drain is an interruption (exit 3): a raised budget resumes it.
-    const auto budget_reason = first_reason(*world, services.budget_reason());
-    const bool budget_drained = stop_reason.empty() && !budget_reason.empty() && incomplete;
-    if (budget_drained) stop_reason = budget_reason;
-    // The budget's drain counts even when no rank's loop saw the claims close (it started no task at all).
-    const bool interrupted =
-        incomplete && (budget_drained || (ending.claims_closed && (stop_reason.empty() || ending.signalled)));
-    // A drain that let no task finish and no cut-short task checkpoint: a requeue with the same
-    // time would cut the same task short again.
-    const bool no_progress = interrupted && ending.drained && ending.finished_now == 0 && ending.saved_now == 0;
-    int exit_code = no_progress   ? exit_drained_without_progress
-                          : interrupted ? exit_interrupted
-                          : ending.failed ? exit_task_failed
-                                          : exit_ok;
-    services.stop_progress();
-    auto all_stats = gather_stats(*world, stats);
-    // The end is timed from the job's last task (README, "The end of a run"); the latest is rank 0's to know.
-    said.rank0 = environment.machine.topology.world_rank == 0;
-    // The rank whose task ended last committed after it, in its loop: that commit is the last one's.
-    const RankStats* last = &stats;
-    for (const auto& rank : all_stats) last = rank.last_task_end > last->last_task_end ? &rank : last;
-    phases.start("wind_down", last->last_task_end, last->final_commit_seconds);
-    // The bucket's verdict: an outage that outlasted SHARDRUN_UPLOAD_PATIENCE (3), another writer (2).
-    const auto bucket = output.session->finish(interrupted, all_stats, phases);
-    if (bucket.exit_code != 0) exit_code = bucket.exit_code;
-    if (said.rank0) {
-        RunTotals totals{environment.job.spec.name, output.element.size(), 0, interrupted, output.session->path()};
-        totals.array_index = environment.machine.array.index;
-        totals.array_count = environment.machine.array.count;
-        totals.exit_code = exit_code;
-        totals.no_progress = no_progress;
-        totals.launcher_banner_follows = exit_code != exit_ok && env::open_mpi_banner_follows();
-        totals.stop_reason = stop_reason;
-        totals.budget_stop = budget_drained;
-        totals.bucket_note = bucket.note;
-        said.totals = std::move(totals);
-        said.stats = std::move(all_stats);
-        said.remote = output.remote != nullptr;
-        said.scheduler = environment.machine.scheduler;
-        said.notify = environment.job.spec.notify;
-    }
-    return exit_code;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "runner/process/unique_fd.hpp"
 #include "runner/storage/rclone.hpp"
+#include "runner/storage/transfer_failure.hpp"
 
 namespace shardrun::storage {
 namespace {
@@ -31,8 +32,7 @@ std::string rclone_stdout(const std::vector<std::string>& args, const RemotePath
     if (out.get() < 0) SHARDRUN_THROW(TransferError, "cannot read " + remote.url + ": memfd_create failed", exit_bad_input);
     const auto result = run_rclone(args, 0, "", out.get());
     if (!result.ok()) {
-        SHARDRUN_THROW(TransferError, "cannot read " + remote.url + ": rclone exited " + std::to_string(result.exit_code) +
-                                          ": " + result.error + "; check the URL and the credentials", exit_bad_input);
+        SHARDRUN_THROW(TransferError, transfer_failure("read " + remote.url, result), exit_bad_input);
     }
     return read_all(out.get());
 }

@@ -1,4 +1,5 @@
 #include "runner/storage/rclone.hpp"
+#include "runner/storage/transfer_failure.hpp"
 
 #include <unistd.h>
 
@@ -142,14 +143,27 @@ namespace {
 
 void check(const RcloneResult& result, const std::string& what)
 {
-    if (!result.ok()) {
-        SHARDRUN_THROW(TransferError, "cannot " + what + ": rclone exited " + std::to_string(result.exit_code) + ": " +
-                                          result.error + "; check the credentials, the endpoint and that the bucket exists",
-                       exit_task_failed, result.error);
+    if (!result.ok()) SHARDRUN_THROW(TransferError, transfer_failure(what, result), exit_task_failed, result.error);
+}
+
+/** " (AWS_ENDPOINT_URL=http://...)": the endpoint variables set, which rclone calls instead of the clouds' own. */
+std::string endpoint_note()
+{
+    std::string named;
+    for (const char* name : {"AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL", "RCLONE_S3_ENDPOINT", "STORAGE_EMULATOR_HOST",
+                             "RCLONE_GCS_ENDPOINT"}) {
+        if (const auto value = env_or(name); !value.empty()) named += (named.empty() ? "" : ", ") + std::string(name) + "=" + value;
     }
+    return named.empty() ? std::string() : " (" + named + ")";
 }
 
 }  // namespace
+
+std::string transfer_failure(const std::string& what, const RcloneResult& result)
+{
+    return "cannot " + what + ": rclone exited " + std::to_string(result.exit_code) + ": " + result.error +
+           "; check the credentials, the endpoint" + endpoint_note() + " and that the bucket exists";
+}
 
 std::vector<std::string> rclone_environment()
 {

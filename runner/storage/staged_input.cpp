@@ -14,6 +14,7 @@
 #include "runner/process/unique_fd.hpp"
 #include "runner/storage/local_mirror.hpp"
 #include "runner/storage/rclone.hpp"
+#include "runner/storage/transfer_failure.hpp"
 #include "runner/storage/remote_input.hpp"
 
 namespace fs = std::filesystem;
@@ -55,7 +56,7 @@ std::string stage_object(const RemotePath& remote, const std::function<void(cons
     if (key.empty() || read_text(dir / "launch") != key || !fs::exists(local, error)) {
         const auto result = run_rclone({"copyto", remote.rclone, local.string()});
         if (!result.ok()) {
-            SHARDRUN_THROW(TransferError, "cannot download " + remote.url + ": " + result.error + "; check the URL and the credentials", exit_bad_input);
+            SHARDRUN_THROW(TransferError, transfer_failure("download " + remote.url, result), exit_bad_input);
         }
         // rclone takes a key that names nothing for an empty folder: it copies nothing and exits 0.
         if (!fs::is_regular_file(local, error)) {

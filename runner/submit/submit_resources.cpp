@@ -1,13 +1,17 @@
 #include "runner/submit/submit_resources.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <regex>
+#include <string>
+#include <vector>
 
 #include "runner/errors.hpp"
+#include "runner/job/yaml_context.hpp"  // closest_name
 #include "runner/submit/cloud_container.hpp"
 
 namespace shardrun::submit {
@@ -93,6 +97,23 @@ const GcpMachine* gcp_machine_named(std::string_view name)
         if (machine.name == name) return &machine;
     }
     return nullptr;
+}
+
+void refuse_unknown_gpu_type(const SubmitOptions& options)
+{
+    if (!options.given.count("gpu-type")) return;
+    std::vector<std::string> types;
+    for (const auto& row : machine_table) {
+        if (std::find(types.begin(), types.end(), row.gpu_type) == types.end()) types.emplace_back(row.gpu_type);
+    }
+    if (std::find(types.begin(), types.end(), options.gpu_type) != types.end()) return;
+    if (!options.machine_type.empty() && gcp_machine_named(options.machine_type) == nullptr) return;
+    const auto near = job::closest_name(options.gpu_type, types);
+    SHARDRUN_THROW(UsageError, fmt::format("submit: --gpu-type {} is no GPU type of the machine table{}; the types: {} "
+                                           "(a type newer than these: name its VM with --machine-type too; see "
+                                           "docs/launchers/sizes-spot.md)",
+                                           options.gpu_type, near.empty() ? "" : fmt::format(" (did you mean {}?)", near),
+                                           fmt::join(types, ", ")));
 }
 
 void resolve_cloud_sizes(SubmitOptions& options, const GcpMachine* limit)

@@ -45,6 +45,14 @@ const GcpMachine* gcp_machine_for(std::string_view gpu_type, long gpus);
 const GcpMachine* gcp_machine_named(std::string_view name);
 
 /**
+ * Refuses a --gpu-type the machine table does not know (a typo would otherwise go into the job as
+ * an accelerator no VM has), with the closest type and the list. A type newer than the table passes
+ * only beside a --machine-type the table does not know either: the user names the VM by hand.
+ * @throws UsageError one line
+ */
+void refuse_unknown_gpu_type(const SubmitOptions& options);
+
+/**
  * Fills vcpus, memory_mib and shm_mib from the options given and the defaults above, never more
  * than `limit` holds (the machine type, when known), and checks them.
  * @throws UsageError when a size is not one, does not fit the machine, or /dev/shm exceeds the memory

@@ -33,6 +33,7 @@ void validate_gcp_batch(SubmitOptions& options)
                                                "(a CPU VM); add --gpus-per-rank N, or leave --gpu-type out",
                                                options.gpu_type));
     }
+    refuse_unknown_gpu_type(options);
     const auto* machine = gcp_machine_named(options.machine_type);
     if (options.given.count("gpu-type") && machine != nullptr && machine->bundled && machine->gpu_type != options.gpu_type) {
         SHARDRUN_THROW(UsageError, fmt::format("submit: --machine-type {} comes with {} GPUs, not --gpu-type {}; "
@@ -71,7 +72,8 @@ void add_gcp_options(boost::program_options::options_description& options, Submi
     namespace po = boost::program_options;
     options.add_options()
         ("gpu-type", po::value<std::string>(&o.gpu_type)->default_value(std::string(default_gpu_type)),
-         "gcp-batch: accelerator type of the --gpus-per-rank GPUs (default nvidia-tesla-t4)")
+         "gcp-batch: accelerator type of the --gpus-per-rank GPUs, one of the machine table's "
+         "(docs/launchers/sizes-spot.md)")
         ("machine-type", po::value<std::string>(&o.machine_type),
          "gcp-batch: machine type (default: from --gpu-type and the GPUs per VM, e.g. g2-standard-8 for one nvidia-l4)");
 }

@@ -136,6 +136,14 @@ std::string element_lines(const RunTotals& totals)
                                   totals.array_count, ending_word(totals),
                                   totals.array_count - 1);
     if (totals.output_path.empty()) return out;
+    if (totals.merged_exists) {
+        // A rerun of an element already merged (a cloud array's last element merges itself).
+        out += fmt::format("  its results: {} ({} holds the elements merged before this run)\n", element_folder(totals),
+                           totals.output_path);
+        out += fmt::format("  to merge again, when all {} elements have finished: {}\n", totals.array_count,
+                           merge_command(totals.output_path));
+        return out;
+    }
     out += fmt::format("  its results: {} ({} does not exist until the elements are merged)\n",
                        element_folder(totals), totals.output_path);
     out += fmt::format("  when all {} elements have finished: {}\n", totals.array_count, merge_command(totals.output_path));

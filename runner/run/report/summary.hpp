@@ -23,6 +23,8 @@ struct RunTotals {
     /** Set when the run gave up on its failures (max_failures, fail_fast): why, in one sentence. */
     std::string stop_reason;
     long array_count = 1;  ///< more than 1: the run is one element; its results wait for `shardrun merge`
+    /** An element's run: the merged output_path exists already (an earlier merge, or a cloud array's last element). */
+    bool merged_exists = false;
     int exit_code = 0;     ///< what shardrun exits with (README, "Exit codes")
     /** Open MPI's mpirun will print its non-zero-exit note after the summary (it was not run with -q). */
     bool launcher_banner_follows = false;

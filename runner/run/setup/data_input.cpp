@@ -4,9 +4,11 @@
 
 #include "io/input/dataset_reader.hpp"
 #include "io/input/line_index.hpp"
+#include "base/documented_error.hpp"
 #include "runner/errors.hpp"
 #include "runner/job/remote_path.hpp"
 #include "runner/job/yaml_context.hpp"
+#include "runner/run/error_message.hpp"
 #include "runner/run/setup/parquet_input.hpp"
 #include "runner/storage/remote_dataset.hpp"
 #include "runner/storage/remote_line_input.hpp"
@@ -45,6 +47,10 @@ io::DatasetInfo read_input(const job::JobSpec& spec)
                                                        : io::describe_dataset(io::parse_dataset_location(spec.data.input));
         }
     } catch (const Error& error) {  // InputError, and for a remote input UsageError or TransferError
+        // A bucket's failure keeps its docs pointer (#bucket-errors), as status and run give it.
+        if (const char* docs = docs_of(error)) {
+            SHARDRUN_THROW_DOCUMENTED(JobFileError, docs, job::located(where, "data.input", error.what()));
+        }
         SHARDRUN_THROW(JobFileError, job::located(where, "data.input", error.what()));
     }
     if (info.dims.empty()) {

@@ -119,6 +119,11 @@ class GcpSizesTest(unittest.TestCase):
         s = Submitted(self, "gcp-batch", "--gpus-per-rank", "1", "--machine-type", "n1-standard-16", "--memory", "50G")
         self.assertEqual(self.policy(s)["policy"], {"machineType": "n1-standard-16",
                                                     "accelerators": [{"type": "nvidia-tesla-t4", "count": 1}]})
+        # A GPU type newer than the table passes only with a machine type the table does not know either.
+        s = Submitted(self, "gcp-batch", "--gpus-per-rank", "1", "--machine-type", "n1-standard-16",
+                      "--gpu-type", "nvidia-tesla-k80")
+        self.assertEqual(self.policy(s)["policy"], {"machineType": "n1-standard-16",
+                                                    "accelerators": [{"type": "nvidia-tesla-k80", "count": 1}]})
         # Without GPUs: 1 vCPU and 2 GiB per rank; Spot alone still makes an allocationPolicy.
         s = Submitted(self, "gcp-batch", "--ranks-per-node", "4", "--spot")
         self.assertEqual(s.json("job.json")["allocationPolicy"], {"instances": [{"policy": {"provisioningModel": "SPOT"}}]})
@@ -140,6 +145,14 @@ class GcpSizesTest(unittest.TestCase):
                        needle="3 GPUs of nvidia-l4 per VM is no machine type (there are 1, 2, 4, 8)")
         expect_refused(self, "--to", "gcp-batch", "--gpu-type", "nvidia-h100-mega-80gb", "--gpus-per-rank", "1",
                        needle="1 GPUs of nvidia-h100-mega-80gb per VM is no machine type (there are 8)")
+        # A GPU type not in the table (a typo) is refused before anything is written or uploaded.
+        line = expect_refused(self, "--to", "gcp-batch", "--gpus-per-rank", "1", "--gpu-type", "nvidia-l5",
+                              needle="--gpu-type nvidia-l5 is no GPU type of the machine table (did you mean nvidia-l4?)")
+        self.assertIn("nvidia-l4, nvidia-tesla-a100, nvidia-a100-80gb", line)
+        self.assertIn("docs/launchers/sizes-spot.md", line)
+        expect_refused(self, "--to", "gcp-batch", "--gpus-per-rank", "1", "--gpu-type", "nvidia-tesla-t5",
+                       "--machine-type", "n1-highmem-8",
+                       needle="--gpu-type nvidia-tesla-t5 is no GPU type of the machine table (did you mean nvidia-tesla-t4?)")
         expect_refused(self, "--to", "gcp-batch", "--machine-type", "a2-highgpu-2g", "--gpus-per-rank", "1",
                        needle="--machine-type a2-highgpu-2g carries 2 nvidia-tesla-a100 GPU(s)")
         expect_refused(self, "--to", "gcp-batch", "--gpu-type", "nvidia-l4", "--gpus-per-rank", "1", "--vcpus", "9",

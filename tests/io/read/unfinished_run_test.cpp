@@ -10,6 +10,7 @@
 
 #include "io/layout/element_manifest.hpp"
 #include "io/layout/output_layout.hpp"
+#include "io/layout/run_end_reason.hpp"
 #include "io/layout/running_index.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -62,6 +63,35 @@ TEST(UnfinishedRun, NamesTheHolderTheRanksAndTheTasksLeftRunning)
               std::string::npos)
         << line;
     EXPECT_NE(line.find("; tasks running then: 3, 17; --resume runs what did not finish"), std::string::npos) << line;
+}
+
+TEST(UnfinishedRun, AReasonARankKeptIsSaidInsteadOfTheGuess)
+{
+    const testing::TempDir dir;
+    const auto path = killed_output(dir);
+    const std::string reason = "cannot commit results to out.h5.shards/a0/r0/00000002.h5.tmp: No space left on device; "
+                               "free disk space and rerun with --resume (see docs/troubleshooting.md#disk-full)";
+    record_run_end_reason(path, 0, "a longer reason\nof two lines, which a second rank then replaces with its own");
+    record_run_end_reason(path, 0, reason);
+
+    EXPECT_EQ(run_end_reason(path, 0), reason);
+    const auto run = unfinished_run(path, 0);
+    ASSERT_TRUE(run.has_value());
+    EXPECT_EQ(run->holder, "pid 4711 on node-a since 2026-11-28 19:19:58 UTC") << "the holder's line stays";
+    const auto line = unfinished_run_line(*run);
+    EXPECT_EQ(line.rfind("the last run ended without a summary on an error: " + reason + "; it was pid 4711", 0), 0u)
+        << line;
+    EXPECT_EQ(line.find("a rank was killed"), std::string::npos) << line;
+}
+
+TEST(UnfinishedRun, NoReasonWithoutAHolderLine)
+{
+    // An empty lock file (its line never written: the disk was full at the start) has no block to use.
+    const testing::TempDir dir;
+    const auto path = killed_output(dir);
+    std::ofstream(layout::lock_path(path, 0), std::ios::trunc);
+    record_run_end_reason(path, 0, "cannot commit ...");
+    EXPECT_EQ(run_end_reason(path, 0), "");
 }
 
 TEST(UnfinishedRun, AFinishedElementHasNone)
