@@ -64,6 +64,10 @@ RANKS = 2  # submit --ranks-per-node 2 (CloudJobsBase)
 class StopBase(cloud_jobs.CloudJobsBase):
     square = SQUARE
 
+    def start(self, name, command, variables):
+        # Names of its own: cleanup kills by SHARDRUN_TEST_MACHINE=<name>, which cloud_jobs_test's a0-1... share.
+        return super().start("stop-" + name, command, variables)
+
     def wrapper(self, text):
         """A SHARDRUN_BIN script and the prefix of the marks its ranks leave."""
         folder = scratch_dir(self)
