@@ -59,6 +59,7 @@ class CloudJobsBase:
     target = None
     backend = None
     count = None
+    square = SQUARE  # tools/square.sh of the submitted project
 
     def setUp(self):
         self._runner = None
@@ -70,7 +71,7 @@ class CloudJobsBase:
         # The submitting machine: a project in a git work tree under its own HOME.
         self.home = os.path.join(self.work, "submitter")
         self.project = os.path.join(self.home, "proj")
-        write(os.path.join(self.project, "tools", "square.sh"), SQUARE, 0o755)
+        write(os.path.join(self.project, "tools", "square.sh"), self.square, 0o755)
         write(os.path.join(self.project, "jobs", "job.yaml"), JOB.replace("URL", self.url))
         write(os.path.join(self.project, "jobs", "points.json"), json.dumps([{"x": x} for x in range(TASKS)]))
         write(os.path.join(self.project, "big.bin"), "ignored by git\n")
