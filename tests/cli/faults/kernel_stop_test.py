@@ -1,0 +1,126 @@
+"""A stop reaches the built-in kernels (issue 39's new-user trial): SIGTERM to a rank, or a
+SIGUSR1 drain whose drain_timeout runs out, ends a running heat2d or montecarlo task between its
+steps; it is recorded interrupted (pending, its attempt marked interrupted), never ok, and the
+job exits 3. And the orphan guard: its command line is its own, not a copy of the rank's, and a
+stop signal sent to it reaches its rank.
+
+Each job: four short tasks, then two whose natural length is hours (10^8 heat2d steps, 10^12
+Monte Carlo paths); the signal comes once the short ones are committed and a long one runs.
+A long task counted ok, or a job that does not end, is the bug."""
+import os
+import signal
+import subprocess
+import time
+import unittest
+
+from harness import MPIEXEC, SHARDRUN, clean_env, rank_pid, scratch_dir, status_json, task_running
+from jobs import h5py_module, write_job
+
+LENGTHS = {"heat2d": (100, 100_000_000), "montecarlo": (1000, 1_000_000_000_000)}  # (short, long)
+SWEPT = {"heat2d": "steps", "montecarlo": "paths"}
+PARAMS = {"heat2d": "{nx: 128, ny: 128}", "montecarlo": "{}"}
+
+
+def write_kernel_job(work, kind):
+    short, long = LENGTHS[kind]
+    values = [short] * 4 + [long] * 2
+    return write_job(work, f"""
+name: kstop
+task: {kind}
+params: {PARAMS[kind]}
+sweep: {{{SWEPT[kind]}: {values}}}
+schedule: dynamic
+timeout_grace: 1s
+drain_timeout: 1s
+output: {{path: {work}/kstop.h5}}
+""")
+
+
+def guard_of(rank):
+    """The pid of `rank`'s orphan guard: its child whose comm is shardrun-guard."""
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                after_name = f.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{pid}/comm") as f:
+                comm = f.read().strip()
+        except OSError:
+            continue
+        if int(after_name[1]) == rank and comm == "shardrun-guard":
+            return int(pid)
+    raise AssertionError(f"rank {rank} has no orphan guard")
+
+
+def ps_args(pid):
+    return subprocess.run(["ps", "-o", "args=", "-p", str(pid)], capture_output=True, text=True).stdout.strip()
+
+
+class KernelStopTest(unittest.TestCase):
+    def signal_while_long_tasks_run(self, kind, sig, target, check_target=None):
+        """Runs the job at 2 ranks; once the 4 short tasks are committed and a long one runs,
+        sends `sig` to target(rank 0's pid); returns (exit code, stderr, output path)."""
+        work = scratch_dir()
+        job = write_kernel_job(work, kind)
+        out = os.path.join(work, "kstop.h5")
+        proc = subprocess.Popen([MPIEXEC, "--oversubscribe", "-np", "2", SHARDRUN, "run", job, "-q"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env())
+        try:
+            rank = rank_pid(job, 0, time.time() + 60)
+            deadline = time.time() + 120
+            while time.time() < deadline:
+                report = status_json(out)[1]
+                if report and report.get("ok", 0) == 4 and (task_running(out, 4) or task_running(out, 5)):
+                    break
+                time.sleep(0.2)
+            else:
+                self.fail("the short tasks never finished, or no long task started")
+            pid = target(rank)
+            if check_target:
+                check_target(rank, pid)
+            os.kill(pid, sig)
+            # Far longer than any stop takes, far shorter than the long tasks: no timing is
+            # asserted; a job still running then is one the stop never reached.
+            _, err = proc.communicate(timeout=300)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        return proc.returncode, err, out
+
+    def assert_long_tasks_interrupted(self, code, err, out):
+        self.assertEqual(code, 3, err)
+        report = status_json(out)[1]
+        self.assertEqual(report["ok"], 4, report)
+        self.assertEqual(report["pending"], 2, f"a long task ran to its end, or failed: {report}")
+        with h5py_module().File(out, "r") as f:
+            self.assertFalse(bool(f.attrs["complete"]))
+            status = f["tasks/status"][:].tolist()
+            ok_code = status[0]
+            self.assertEqual(status[:4], [ok_code] * 4)
+            self.assertNotIn(ok_code, status[4:], "a long task was counted ok")
+            # The task that ran when the stop came has its attempt recorded as interrupted.
+            cut = [task for task, interrupted in zip(f["attempts/task"][:].tolist(),
+                                                      f["attempts/interrupted"][:].tolist()) if interrupted]
+            self.assertTrue(cut, "no attempt recorded interrupted")
+            self.assertTrue(set(cut) <= {4, 5}, cut)
+
+    def test_sigterm_to_a_rank_stops_running_heat2d(self):
+        self.assert_long_tasks_interrupted(*self.signal_while_long_tasks_run("heat2d", signal.SIGTERM, lambda r: r))
+
+    def test_drain_timeout_running_out_stops_running_montecarlo(self):
+        self.assert_long_tasks_interrupted(*self.signal_while_long_tasks_run("montecarlo", signal.SIGUSR1, lambda r: r))
+
+    def test_sigusr1_to_the_guard_drains_the_run(self):
+        def guard_differs(rank, guard):
+            rank_args, guard_args = ps_args(rank), ps_args(guard)
+            self.assertIn(" run ", rank_args)
+            self.assertNotEqual(guard_args, rank_args)
+            self.assertTrue(guard_args.startswith("shardrun-guard"), guard_args)
+            self.assertNotIn(" run ", guard_args)
+
+        self.assert_long_tasks_interrupted(
+            *self.signal_while_long_tasks_run("heat2d", signal.SIGUSR1, guard_of, guard_differs))
+
+
+if __name__ == "__main__":
+    unittest.main()
