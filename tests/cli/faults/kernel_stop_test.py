@@ -7,13 +7,14 @@ stop signal sent to it reaches its rank.
 Each job: four short tasks, then two whose natural length is hours (10^8 heat2d steps, 10^12
 Monte Carlo paths); the signal comes once the short ones are committed and a long one runs.
 A long task counted ok, or a job that does not end, is the bug."""
+import json
 import os
 import signal
 import subprocess
 import time
 import unittest
 
-from harness import MPIEXEC, SHARDRUN, clean_env, rank_pid, scratch_dir, status_json, task_running
+from harness import MPIEXEC, SHARDRUN, clean_env, kill_every_rank, rank_pid, scratch_dir, status_json
 from jobs import h5py_module, write_job
 
 LENGTHS = {"heat2d": (100, 100_000_000), "montecarlo": (1000, 1_000_000_000_000)}  # (short, long)
@@ -34,6 +35,21 @@ timeout_grace: 1s
 drain_timeout: 1s
 output: {{path: {work}/kstop.h5}}
 """)
+
+
+def long_task_running(proc, deadline):
+    """Reads rank 0's JSON progress lines until the four short tasks are done and one task runs."""
+    while time.time() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            return False
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if event.get("event") == "progress" and event.get("ok", 0) >= 4 and event.get("running", 0) > 0:
+            return True
+    return False
 
 
 def guard_of(rank):
@@ -58,37 +74,39 @@ def ps_args(pid):
 class KernelStopTest(unittest.TestCase):
     def signal_while_long_tasks_run(self, kind, sig, target, check_target=None):
         """Runs the job at 2 ranks; once the 4 short tasks are committed and a long one runs,
-        sends `sig` to target(rank 0's pid); returns (exit code, stderr, output path)."""
+        sends `sig` to target(rank 0's pid); returns (exit code, what it said, output path)."""
         work = scratch_dir()
         job = write_kernel_job(work, kind)
         out = os.path.join(work, "kstop.h5")
-        proc = subprocess.Popen([MPIEXEC, "--oversubscribe", "-np", "2", SHARDRUN, "run", job, "-q"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env())
+        with open(os.path.join(work, "stderr"), "w") as stderr:
+            proc = subprocess.Popen([MPIEXEC, "--oversubscribe", "-np", "2", SHARDRUN, "run", job, "--progress", "json",
+                                     "--progress-interval", "0.2"],
+                                    stdout=subprocess.PIPE, stderr=stderr, text=True, env=clean_env())
         try:
             rank = rank_pid(job, 0, time.time() + 60)
-            deadline = time.time() + 120
-            while time.time() < deadline:
-                report = status_json(out)[1]
-                if report and report.get("ok", 0) == 4 and (task_running(out, 4) or task_running(out, 5)):
-                    break
-                time.sleep(0.2)
-            else:
-                self.fail("the short tasks never finished, or no long task started")
+            self.assertTrue(long_task_running(proc, time.time() + 120),
+                            "the short tasks never finished, or no long task started")
             pid = target(rank)
             if check_target:
                 check_target(rank, pid)
             os.kill(pid, sig)
             # Far longer than any stop takes, far shorter than the long tasks: no timing is
             # asserted; a job still running then is one the stop never reached.
-            _, err = proc.communicate(timeout=300)
+            try:
+                said = proc.communicate(timeout=120)[0][-2000:]  # the summary, on stdout with --progress json
+            except subprocess.TimeoutExpired:
+                self.fail(f"{kind}: the job still ran 120 s after {signal.Signals(sig).name}: the stop never reached it")
+            with open(os.path.join(work, "stderr")) as f:
+                said += f.read()[-2000:]
         finally:
             if proc.poll() is None:
                 proc.kill()
                 proc.communicate()
-        return proc.returncode, err, out
+                kill_every_rank(job)  # mpiexec's SIGKILL leaves its ranks running
+        return proc.returncode, said, out
 
-    def assert_long_tasks_interrupted(self, code, err, out):
-        self.assertEqual(code, 3, err)
+    def assert_long_tasks_interrupted(self, code, said, out):
+        self.assertEqual(code, 3, said)
         report = status_json(out)[1]
         self.assertEqual(report["ok"], 4, report)
         self.assertEqual(report["pending"], 2, f"a long task ran to its end, or failed: {report}")
