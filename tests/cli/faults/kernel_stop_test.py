@@ -89,7 +89,10 @@ class KernelStopTest(unittest.TestCase):
             pids = target(rank)
             if check_target:
                 check_target(rank, pids)
-            for pid in pids:
+            for n, pid in enumerate(pids):
+                # Apart by 0.3 s: two pending signals of one number would merge into one, and
+                # the rank's handler is to tell two arrivals apart.
+                time.sleep(0.3 if n else 0)
                 os.kill(pid, sig)
             # Far longer than any stop takes, far shorter than the long tasks: no timing is
             # asserted; a job still running then is one the stop never reached.
@@ -147,7 +150,7 @@ class KernelStopTest(unittest.TestCase):
         # not count as a second signal, which would turn the drain into a stop. The long tasks
         # (2 x 10^5 steps, seconds) fit in a drain_timeout of 10 minutes: a drain ends 0, all ok.
         code, said, out = self.signal_while_long_tasks_run(
-            "heat2d", signal.SIGUSR1, lambda r: [r, guard_of(r)], long=200_000, drain_timeout="600s")
+            "heat2d", signal.SIGUSR1, lambda r: [guard_of(r), r], long=200_000, drain_timeout="600s")
         self.assertEqual(code, 0, said[-3000:])
         report = status_json(out)[1]
         self.assertEqual((report["ok"], report["pending"]), (6, 0), report)
