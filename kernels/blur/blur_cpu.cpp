@@ -172,9 +172,10 @@ void horizontal_row(const BlurShape& s, const std::vector<float>& weights, const
     weighted_rows(weights, taps.data(), w, ring.row(j));
 }
 
-// Output rows [begin, end) of the flattened images × height rows.
-void blur_rows(const BlurShape& s, const std::vector<float>& weights, const float* input, float* output,
-               std::int64_t begin, std::int64_t end)
+// Output rows [begin, end) of the flattened images × height rows; false when `stop` ended it
+// first (a relaxed load a row pair: nothing beside the row's own work).
+bool blur_rows(const BlurShape& s, const std::vector<float>& weights, const float* input, float* output,
+               std::int64_t begin, std::int64_t end, const StopToken& stop)
 {
     const int radius = static_cast<int>(weights.size() / 2);
     const std::int64_t h = s.height, w = s.width;
@@ -184,6 +185,7 @@ void blur_rows(const BlurShape& s, const std::vector<float>& weights, const floa
     ring.data.resize(ring.stride * ring.slots);
     std::int64_t filled = 0;  // the ring holds this image's blurred rows up to `filled`
     for (std::int64_t row = begin; row < end;) {
+        if (stop.stop_requested()) return false;
         const std::int64_t image = row / h, y = row % h;
         const float* plane = input + image * h * w;
         const std::int64_t count = (row + 1 < end && y + 1 < h) ? 2 : 1;
@@ -200,20 +202,24 @@ void blur_rows(const BlurShape& s, const std::vector<float>& weights, const floa
         }
         row += count;
     }
+    return true;
 }
 
 }  // namespace
 
-void blur(const Device&, const BlurShape& shape, const float* input, float* output)
+void blur(const Device& device, const BlurShape& shape, const float* input, float* output)
 {
     validate_blur(shape);
     const auto weights = blur_weights(shape.sigma);
     const std::int64_t rows = shape.images * shape.height;
-#pragma omp parallel
+    bool finished = true;
+#pragma omp parallel reduction(&& : finished)
     {
         const std::int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
-        blur_rows(shape, weights, input, output, rows * t / threads, rows * (t + 1) / threads);
+        finished = blur_rows(shape, weights, input, output, rows * t / threads, rows * (t + 1) / threads, device.stop);
     }
+    // Exceptions may not leave the parallel region: the threads stop, then the call throws.
+    if (!finished) SHARDRUN_THROW(Stopped, "blur: stopped before it finished");
 }
 
 }  // namespace cpu

@@ -29,10 +29,11 @@ SHARDRUN_CUDA_KERNELS(SHARDRUN_KERNEL_TABLE_SIGNATURE)
 namespace shardrun::kernels::cuda {
 
 /**
- * Raise whenever a hand-written entry is added, removed or changes type; the kernels' entries
- * change with the kernel folders, which `size` catches (library and binary come from one build).
+ * Raise whenever a hand-written entry is added, removed or changes type, or a type every entry
+ * takes changes layout (3: Device carries its stop token); the kernels' entries change with the
+ * kernel folders, which `size` catches (library and binary come from one build).
  */
-inline constexpr std::uint32_t kernel_table_abi_version = 2;
+inline constexpr std::uint32_t kernel_table_abi_version = 3;
 
 /** Name of the getter the library exports: `const KernelTable* (std::uint32_t abi_version)`. */
 inline constexpr const char* kernel_table_symbol = "shardrun_cuda_kernel_table";

@@ -44,11 +44,12 @@ void blas_call(const GemmShape& s, const double* a, const double* b, double* c)
 }
 
 template <typename T>
-GemmTiming timed_gemm(const GemmShape& shape, const T* a, const T* b, T* c, int repeats)
+GemmTiming timed_gemm(const Device& device, const GemmShape& shape, const T* a, const T* b, T* c, int repeats)
 {
     validate_gemm(shape, repeats, sizeof(T));
     double best = std::numeric_limits<double>::infinity();
     for (int r = 0; r < repeats; ++r) {
+        device.stop.throw_if_stopped("gemm");  // between repeats: one BLAS call is not cut
         const auto start = std::chrono::steady_clock::now();
         blas_call(shape, a, b, c);
         const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
@@ -60,14 +61,14 @@ GemmTiming timed_gemm(const GemmShape& shape, const T* a, const T* b, T* c, int 
 
 }  // namespace
 
-GemmTiming gemm(const Device&, const GemmShape& shape, const float* a, const float* b, float* c, int repeats)
+GemmTiming gemm(const Device& device, const GemmShape& shape, const float* a, const float* b, float* c, int repeats)
 {
-    return timed_gemm(shape, a, b, c, repeats);
+    return timed_gemm(device, shape, a, b, c, repeats);
 }
 
-GemmTiming gemm(const Device&, const GemmShape& shape, const double* a, const double* b, double* c, int repeats)
+GemmTiming gemm(const Device& device, const GemmShape& shape, const double* a, const double* b, double* c, int repeats)
 {
-    return timed_gemm(shape, a, b, c, repeats);
+    return timed_gemm(device, shape, a, b, c, repeats);
 }
 
 }  // namespace cpu

@@ -46,7 +46,10 @@ GemmTiming timed_gemm(const Device& device, const GemmShape& shape, const T* a, 
     SHARDRUN_CUDA_CHECK(cudaEventCreate(&start));
     SHARDRUN_CUDA_CHECK(cudaEventCreate(&stop));
     double best = std::numeric_limits<double>::infinity();
+    bool stopped = false;  // between repeats; thrown once the events are gone
     for (int r = 0; r < repeats; ++r) {
+        stopped = device.stop.stop_requested();
+        if (stopped) break;
         SHARDRUN_CUDA_CHECK(cudaEventRecord(start, stream));
         cublas_call(handle, shape, da.get(), db.get(), dc.get());
         SHARDRUN_CUDA_CHECK(cudaEventRecord(stop, stream));
@@ -57,6 +60,7 @@ GemmTiming timed_gemm(const Device& device, const GemmShape& shape, const T* a, 
     }
     SHARDRUN_CUDA_CHECK(cudaEventDestroy(start));
     SHARDRUN_CUDA_CHECK(cudaEventDestroy(stop));
+    if (stopped) SHARDRUN_THROW(Stopped, "gemm: stopped before it finished");
     SHARDRUN_CUDA_CHECK(cudaMemcpyAsync(staging.get(), dc.get(), nc * sizeof(T), cudaMemcpyDeviceToHost, stream));
     SHARDRUN_CUDA_CHECK(cudaStreamSynchronize(stream));
     std::memcpy(c, staging.get(), nc * sizeof(T));

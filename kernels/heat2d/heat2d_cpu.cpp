@@ -140,7 +140,7 @@ inline void copy_boundary(const double* from, double* to, std::int64_t j, std::i
 
 }  // namespace
 
-void heat2d(const Device&, const Heat2dParams& params, double* field)
+void heat2d(const Device& device, const Heat2dParams& params, double* field)
 {
     validate_heat2d(params);
     const std::int64_t nx = params.nx, ny = params.ny;
@@ -156,6 +156,10 @@ void heat2d(const Device&, const Heat2dParams& params, double* field)
     // Only the boundaries are copied: every sweep writes the whole interior. The pages are
     // first touched by the threads that write them.
     std::unique_ptr<double[]> scratch(new double[points]);
+    // Shared: every thread leaves the steps at the same sweep. Sweep k's answer is in
+    // stop_seen[k % 2]: the next write to it, two sweeps on, comes after every thread's read.
+    bool stop_seen[2] = {false, false};
+    bool stopped = false;
     // A step of a small grid is shorter than an OpenMP barrier: keep those on one thread.
 #pragma omp parallel if (nx * ny >= parallel_points)
     {
@@ -166,17 +170,27 @@ void heat2d(const Device&, const Heat2dParams& params, double* field)
         std::vector<double> ring(static_cast<std::size_t>(3 * (depth - 1) * nx));
         double* current = field;
         double* next = scratch.get();
-        for (std::int64_t done = 0; done < params.steps;) {
+        std::int64_t sweeps = 0, done = 0;
+        for (; done < params.steps;) {
             const int levels = static_cast<int>(std::min<std::int64_t>(depth, params.steps - done));
             if (a < b) advance_band(stepper, current, next, a, b, levels, ring.data());
             if (stepper.streaming) streaming_fence();  // this thread's rows, before the others read them
-#pragma omp barrier
+            // The barrier every sweep needs is this single's: one thread looks at the stop
+            // token, and all see its answer after the barrier.
+            bool& seen = stop_seen[sweeps++ % 2];
+#pragma omp single
+            seen = device.stop.stop_requested();
             std::swap(current, next);
             done += levels;
+            if (seen) break;
         }
 #pragma omp single
-        if (current != field) std::copy(current, current + nx * ny, field);
+        {
+            stopped = done < params.steps;
+            if (current != field && !stopped) std::copy(current, current + nx * ny, field);
+        }
     }
+    if (stopped) SHARDRUN_THROW(Stopped, "heat2d: stopped before it finished");
 }
 
 }  // namespace cpu

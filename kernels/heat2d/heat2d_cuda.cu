@@ -41,6 +41,9 @@ void heat2d(const Device& device, const Heat2dParams& params, double* field)
     double* current = a.get();
     double* next = b.get();
     for (std::int64_t step = 0; step < params.steps; ++step) {
+        // Between launches: the launch queue is bounded, so the host stays at most a queue ahead
+        // of the GPU, and a stop ends the kernel that long after it is set.
+        if (step % 64 == 0) device.stop.throw_if_stopped("heat2d");
         heat2d_step<<<grid, block, 0, stream>>>(nx, ny, r, dt_source, current, next);
         SHARDRUN_CUDA_CHECK_LAUNCH();
         std::swap(current, next);

@@ -7,7 +7,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -90,6 +93,52 @@ int kill_pass(const std::string& token)
 
 // The write end of the pipe to the orphan guard; -1 when none was started.
 int guard_pipe = -1;
+// The guard's pid (in the rank), the rank's pid (in the guard); 0 when none.
+std::atomic<pid_t> guard_pid{0};
+pid_t guarded_rank = 0;
+
+// In the guard: a stop signal sent to it is meant for its rank (a user's `kill` or `pkill -f`
+// that found the guard), so it passes it on, marked as passed on (interrupt.cpp tells it from
+// the same signal sent to both). Not once the rank is gone: its pid may be another's by then.
+extern "C" void forward_to_rank(int signal)
+{
+    if (getppid() != guarded_rank) return;
+    sigval value{};
+    value.sival_int = guard_forward_mark;
+    sigqueue(guarded_rank, signal, value);
+}
+
+// The guard's command line, which it shares with its rank after fork: rewritten in place (the
+// argv strings' memory, /proc/self/stat's arg_start..arg_end), so that ps and pgrep -f tell
+// it from the rank. Cut to the room the rank's own arguments took; unchanged if unreadable.
+void retitle_guard(pid_t rank)
+{
+    std::ifstream stat("/proc/self/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const auto close = text.rfind(')');
+    if (close == std::string::npos) return;
+    std::istringstream fields(text.substr(close + 2));
+    std::string field;
+    unsigned long long arg_start = 0, arg_end = 0;
+    for (int i = 3; i <= 49 && fields >> field; ++i) {
+        if (i == 48) arg_start = std::strtoull(field.c_str(), nullptr, 10);
+        if (i == 49) arg_end = std::strtoull(field.c_str(), nullptr, 10);
+    }
+    if (arg_start == 0 || arg_end <= arg_start) return;
+    std::string title = "shardrun-guard (";
+    for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"}) {
+        if (const char* value = std::getenv(name)) {
+            title += "rank " + std::string(value) + ", ";
+            break;
+        }
+    }
+    title += "guards pid " + std::to_string(rank) + ")";
+    auto* area = reinterpret_cast<char*>(static_cast<std::uintptr_t>(arg_start));
+    const std::size_t room = arg_end - arg_start;
+    const std::size_t kept = std::min(title.size(), room - 1);
+    std::memcpy(area, title.data(), kept);
+    std::memset(area + kept, 0, room - kept);
+}
 
 void close_all_but(int keep)
 {
@@ -155,13 +204,21 @@ void start_orphan_guard()
         // that a task is about to start (arm_orphan_guard).
         close(ends[0]);
         guard_pipe = ends[1];
+        guard_pid.store(pid);
         return;
     }
     // The guard: out of the terminal's reach and holding no descriptor of the rank's (an
-    // inherited stdout would keep mpirun waiting for end-of-file).
+    // inherited stdout would keep mpirun waiting for end-of-file). It outlives no signal that
+    // would leave tasks behind; the stop signals go on to the rank, which stops as asked.
+    guarded_rank = getppid();
     setsid();
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGPIPE, SIGQUIT}) signal(sig, SIG_IGN);
+    for (int sig : {SIGHUP, SIGUSR2, SIGPIPE, SIGQUIT}) signal(sig, SIG_IGN);
+    struct sigaction forward {};
+    forward.sa_handler = forward_to_rank;
+    sigemptyset(&forward.sa_mask);
+    for (int sig : {SIGINT, SIGTERM, SIGUSR1}) sigaction(sig, &forward, nullptr);
     prctl(PR_SET_NAME, "shardrun-guard");
+    retitle_guard(guarded_rank);
     close_all_but(ends[0]);
     char byte = 0;
     bool armed = false;
@@ -180,6 +237,8 @@ void start_orphan_guard()
     }
     _exit(0);
 }
+
+pid_t orphan_guard_pid() noexcept { return guard_pid.load(); }
 
 void arm_orphan_guard()
 {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -39,6 +41,16 @@ int kill_tagged(const std::string& token);
  * token. So no task outlives the rank that started it. Call once, early, before MPI starts.
  */
 void start_orphan_guard();
+
+/** The guard's pid in its rank; 0 when none was started. Safe in a signal handler. */
+pid_t orphan_guard_pid() noexcept;
+
+/**
+ * The guard passes SIGINT, SIGTERM and SIGUSR1 it receives on to its rank with sigqueue() and
+ * this value, so that the rank can tell one signal sent to both (Slurm's scancel signals every
+ * process of the step) from two signals (run/interrupt.cpp counts the first only).
+ */
+inline constexpr int guard_forward_mark = 0x53524744;  // "SRGD"
 
 /**
  * Tells the guard that a task is about to start, so it looks for leftovers when this process

@@ -1,9 +1,12 @@
 #include "runner/run/interrupt.hpp"
 
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
+
+#include "runner/process/process_tree.hpp"
 
 namespace shardrun::run {
 namespace {
@@ -25,8 +28,45 @@ void raise_to(StopLevel level) noexcept
     if (level >= StopLevel::stop) stop_flag.store(true);
 }
 
-extern "C" void on_stop_signal(int signal)
+// The last stop signal: its number, when (monotonic ns) and whether the guard passed it on.
+std::atomic<int> last_signal{0};
+std::atomic<std::int64_t> last_signal_ns{0};
+std::atomic<bool> last_forwarded{false};
+// A signal and the guard's copy of it arrive this close together when one kill reached both.
+constexpr std::int64_t same_signal_ns = 1'000'000'000;
+
+std::int64_t monotonic_ns() noexcept
 {
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);  // async-signal-safe
+    return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
+bool from_guard(const siginfo_t* info) noexcept
+{
+    const pid_t guard = process::orphan_guard_pid();
+    return info != nullptr && guard != 0 && info->si_code == SI_QUEUE && info->si_pid == guard &&
+           info->si_value.sival_int == process::guard_forward_mark;
+}
+
+// One signal sent to the rank and its guard both (Slurm's scancel signals every process of the
+// step; `pkill -f` finds both) arrives twice, once passed on by the guard: it counts once, or a
+// drain would become a stop. A second signal the user sends counts as the docs say.
+bool copy_of_last(int signal, bool forwarded) noexcept
+{
+    const auto now = monotonic_ns();
+    const bool copy = last_signal.load() == signal && last_forwarded.load() != forwarded &&
+                      now - last_signal_ns.load() < same_signal_ns;
+    last_signal.store(signal);
+    last_signal_ns.store(now);
+    last_forwarded.store(forwarded);
+    if (copy) last_signal.store(0);  // a third arrival is a new signal
+    return copy;
+}
+
+extern "C" void on_stop_signal(int signal, siginfo_t* info, void*)
+{
+    if (copy_of_last(signal, from_guard(info))) return;
     int expected = 0;
     first_signal_value.compare_exchange_strong(expected, signal);
     const bool seen_before = signals_seen.fetch_add(1) > 0;
@@ -64,7 +104,8 @@ std::string signal_name(int signal)
 void install_interrupt_handlers()
 {
     struct sigaction action {};
-    action.sa_handler = on_stop_signal;
+    action.sa_sigaction = on_stop_signal;
+    action.sa_flags = SA_SIGINFO;
     sigemptyset(&action.sa_mask);
     sigaction(SIGINT, &action, nullptr);
     sigaction(SIGTERM, &action, nullptr);

@@ -132,7 +132,7 @@ TaskOutcome BlurKind::run(const TaskContext& context) const
         shape.images = static_cast<std::int64_t>(end - start);
         const auto images = load_images(context, shape, start, end);
         std::vector<float> blurred(images.size());
-        const auto device = device_of(context.device);
+        const auto device = device_of(context);
         const double seconds = kernel_seconds(device, [&] {
             kernels::blur(device, shape, images.data(), blurred.data());  // G_sigma * image
         });

@@ -151,7 +151,7 @@ TaskOutcome EmbedKind::run(const TaskContext& context) const
         }
         const auto weights = load_weights(*context.params, shape);
         std::vector<float> embedding(shape.rows * shape.output_dim);
-        const auto device = device_of(context.device);
+        const auto device = device_of(context);
         const double seconds = kernel_seconds(device, [&] {
             kernels::embed(device, shape, rows.data(), weights.data(), embedding.data());  // E = normalise(act(X · W))
         });

@@ -96,7 +96,7 @@ TaskOutcome GemmKind::run(const TaskContext& context) const
 {
     return run_guarded(name(), [&] {
         const auto job = read_params(*context.params);
-        const auto device = device_of(context.device);
+        const auto device = device_of(context);
         return job.double_precision ? run_gemm<double>(job, device) : run_gemm<float>(job, device);
     });
 }

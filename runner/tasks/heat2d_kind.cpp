@@ -93,7 +93,7 @@ TaskOutcome Heat2dKind::run(const TaskContext& context) const
         const auto p = read_params(*context.params);
         const auto stride = read_stride(*context.params);
         auto u = kernels::heat2d_initial(p);
-        const auto device = device_of(context.device);
+        const auto device = device_of(context);
         const double seconds = kernel_seconds(device, [&] {
             kernels::heat2d(device, p, u.data());  // u(t) after p.steps explicit steps
         });

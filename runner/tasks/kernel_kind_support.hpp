@@ -27,6 +27,16 @@ inline kernels::Device device_of(const env::DeviceBinding& binding)
     return binding.cuda ? kernels::Device::cuda(binding.ordinal) : kernels::Device::cpu();
 }
 
+/**
+ * The task's device, whose kernels poll the run's stop flag (TaskContext::stop): a stopped
+ * run's kernel throws kernels::Stopped between its steps, and run_guarded makes that a failed
+ * outcome, which the loop records as interrupted (the stop is set), never as ok.
+ */
+inline kernels::Device device_of(const TaskContext& context)
+{
+    return device_of(context.device).stoppable(kernels::StopToken(context.stop));
+}
+
 /** The `seconds` result field of every built-in kernel kind: the kernel's own wall time. */
 inline io::FieldSpec seconds_field() { return {"seconds", io::DType::float64, {}, "s"}; }
 
@@ -103,6 +113,8 @@ TaskOutcome run_guarded(std::string_view kind, Body&& body)
         TaskOutcome outcome;
         outcome.values = body();
         return outcome;
+    } catch (const kernels::Stopped& e) {
+        return TaskOutcome::failure(1, e.what());  // already "<kernel>: stopped before it finished"
     } catch (const std::exception& e) {
         return TaskOutcome::failure(1, std::string(kind) + ": " + e.what());
     }

@@ -82,7 +82,7 @@ TaskOutcome MonteCarloKind::run(const TaskContext& context) const
 {
     return run_guarded(name(), [&] {
         const auto [option, paths, seed] = read_pricing(*context.params);
-        const auto device = device_of(context.device);
+        const auto device = device_of(context);
         kernels::MonteCarloSums sums;
         const double seconds = kernel_seconds(device, [&] {
             // Σ payoff over paths [0, paths): exact integer sums, the same bits on any rank

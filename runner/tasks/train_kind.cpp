@@ -127,9 +127,11 @@ TaskOutcome TrainKind::run(const TaskContext& context) const
     const auto backend = read_backend(*context.params);
     const bool on_gpu = backend == "nccl" || (backend == "auto" && context.device.cuda);
     if (on_gpu && !context.device.cuda) return TaskOutcome::failure(1, "train: backend nccl, but this rank is bound to the CPU");
+    // Either device carries the run's stop flag: the steps end early once it is set.
+    const kernels::StopToken stop(context.stop);
     const auto result = on_gpu ? train::train_mlp(config, *group, device_group(*group, context.device.ordinal),
-                                                  kernel_support::device_of(context.device))
-                               : train::train_mlp(config, *group);
+                                                  kernel_support::device_of(context))
+                               : train::train_mlp(config, *group, *group, kernels::Device::cpu().stoppable(stop));
     if (!result.failure.empty()) return TaskOutcome::failure(1, "train: " + result.failure);
     return {io::TaskStatus::ok, 0, "",
             {array_bytes(result.loss.data(), result.loss.size(), result.loss.size()),

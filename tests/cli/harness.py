@@ -104,7 +104,7 @@ def rank_pid(job, rank, deadline):
             try:
                 with open(f"/proc/{pid}/comm", "rb") as f:
                     if f.read().strip() == b"shardrun-guard":
-                        continue  # the rank's orphan guard, a fork of it with the same command line
+                        continue  # the rank's orphan guard: a fork of it, with the rank's command line until it retitles itself
                 with open(f"/proc/{pid}/cmdline", "rb") as f:
                     cmdline = f.read().split(b"\0")
                 with open(f"/proc/{pid}/environ", "rb") as f:
@@ -173,7 +173,8 @@ def task_processes(work):
 
 
 def rank_processes(job):
-    """Pids of live `shardrun run JOB` processes (ranks and their orphan guards)."""
+    """Pids of live `shardrun run JOB` processes: the ranks (their orphan guards rewrite their
+    command line to `shardrun-guard (...)` as they start, and end by themselves after their rank)."""
     return live_processes("cmdline", lambda cmdline: cmdline[:2] == [SHARDRUN.encode(), b"run"] and job.encode() in cmdline)
 
 

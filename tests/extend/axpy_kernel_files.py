@@ -182,7 +182,7 @@ public:
             const kernels::AxpyShape shape{params.integer("n"), params.number("a")};
             std::vector<double> x(static_cast<std::size_t>(shape.n)), y(x.size(), 1.0);
             std::iota(x.begin(), x.end(), 0.0);
-            const auto device = device_of(context.device);
+            const auto device = device_of(context);  // carries the run's stop token
             const double seconds = kernel_seconds(device, [&] { kernels::axpy(device, shape, x.data(), y.data()); });
             return io::TaskValues{scalar_bytes(std::accumulate(y.begin(), y.end(), 0.0)), scalar_bytes(seconds)};
         });

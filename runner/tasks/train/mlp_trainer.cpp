@@ -209,6 +209,15 @@ std::string config_problem(const TrainConfig& c, int group_size)
     return "";
 }
 
+namespace {
+// A run's stop cut the training short after `epochs` whole epochs: a failure, never a result.
+TrainResult& stopped(TrainResult& result, int epochs)
+{
+    result.failure = fmt::format("stopped before it finished, after {} whole epochs", epochs);
+    return result;
+}
+}  // namespace
+
 TrainResult train_mlp(const TrainConfig& c, collectives::Communicator& group)
 {
     return train_mlp(c, group, group, kernels::Device::cpu());
@@ -223,9 +232,13 @@ TrainResult train_mlp(const TrainConfig& c, collectives::Communicator& group, co
     auto b = make_buckets(c, m, device_group);
     TrainResult result;
     const auto started = Clock::now();
+    // Alone, a stop ends the steps at once; a group's members agree on it at the end of an
+    // epoch (its sums' third entry), as one leaving the steps early would hang the others.
+    const bool alone = group.size() == 1;
     for (int epoch = 0; epoch < c.epochs; ++epoch) {
-        std::array<double, 2> sums{0, 0};  // loss, correct
+        std::array<double, 3> sums{0, 0, 0};  // loss, correct, members stopping
         for (int s = 0; s < steps; ++s) {
+            if (alone && device.stop.stop_requested()) return stopped(result, epoch);
             const auto row = static_cast<std::size_t>(s) * c.batch + static_cast<std::size_t>(group.rank()) * local;
             forward(m, data, row, local);
             const auto score = m.ops.softmax_cross_entropy(local, c.classes, floats(m.activations.back()),
@@ -239,7 +252,9 @@ TrainResult train_mlp(const TrainConfig& c, collectives::Communicator& group, co
             result.comm_exposed_seconds += times.exposed;
             update(c, m, *b.buckets, epoch * steps + s + 1);
         }
+        sums[2] = device.stop.stop_requested() ? 1 : 0;
         group.allreduce(std::span<double>(sums), collectives::ReduceOp::sum);
+        if (sums[2] > 0 && epoch + 1 < c.epochs) return stopped(result, epoch + 1);
         result.loss.push_back(sums[0] / (static_cast<double>(steps) * c.batch));
         result.train_accuracy = sums[1] / (static_cast<double>(steps) * c.batch);
         if (!std::isfinite(result.loss.back())) {

@@ -44,7 +44,7 @@ struct TrainResult {
     double comm_seconds = 0;         ///< gradient allreduce time, first bucket start to last done
     double comm_exposed_seconds = 0; ///< of that, not hidden behind the backward pass
     std::vector<std::vector<float>> params;  ///< W0, b0, W1, b1, ... after the last step
-    std::string failure;             ///< set when training diverged ("loss is NaN in epoch 3")
+    std::string failure;             ///< set when training diverged ("loss is NaN in epoch 3") or the device's stop token cut it short
 };
 
 /** Checks a config; returns "field: problem" or "" (group_size: members sharing the batch). */
