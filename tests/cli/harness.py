@@ -226,3 +226,19 @@ def stored_result_files(out):
     """Every file under OUT.shards/ that holds results: segments, temporaries, single files, params."""
     files = glob.glob(os.path.join(out + ".shards", "a*", "r*", "*"))
     return files + glob.glob(os.path.join(out + ".shards", "a*", "*.h5"))
+
+
+def progress_reaches(proc, deadline, holds):
+    """Reads rank 0's `--progress json` lines from proc.stdout until a progress event for which
+    holds(event) is true (True), or the output ends or the deadline passes (False)."""
+    while time.time() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            return False
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if event.get("event") == "progress" and holds(event):
+            return True
+    return False

@@ -9,15 +9,8 @@ import unittest
 from harness import run, scratch_dir
 from jobs import write_job
 
-# The job of full_disk_test.py: 200 tasks of 4 KiB of results, three times the disk.
-JOB = r"""
-task: exec
-sweep: {a: {range: [0, 200, 1]}}
-exec:
-  argv: [sh, -c, 'printf "{{\"v\": [%s" $SHARDRUN_PARAM_A > $SHARDRUN_RESULT; for i in $(seq 511); do printf ", %s" $i; done >> $SHARDRUN_RESULT; echo "]}}" >> $SHARDRUN_RESULT']
-  results: {v: [float64, 512]}
-output: {path: DISK/out.h5}
-"""
+from full_disk_test import JOB  # the same job: 200 tasks whose results are three times the disk
+
 KILL_GUESS = "a rank was killed"
 
 

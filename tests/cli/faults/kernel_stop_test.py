@@ -14,7 +14,8 @@ import subprocess
 import time
 import unittest
 
-from harness import MPIEXEC, SHARDRUN, clean_env, kill_every_rank, rank_pid, scratch_dir, status_json
+from harness import (MPIEXEC, SHARDRUN, clean_env, kill_every_rank, progress_reaches, rank_pid, scratch_dir,
+                     status_json)
 from jobs import write_job
 
 LENGTHS = {"heat2d": (100, 100_000_000), "montecarlo": (1000, 100_000_000_000)}  # (short, long)
@@ -38,18 +39,8 @@ output: {{path: {work}/kstop.h5}}
 
 
 def long_task_running(proc, deadline):
-    """Reads rank 0's JSON progress lines until the four short tasks are done and one task runs."""
-    while time.time() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            return False
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if event.get("event") == "progress" and event.get("ok", 0) >= 4 and event.get("running", 0) > 0:
-            return True
-    return False
+    """True once the four short tasks are done and one task runs (rank 0's JSON progress lines)."""
+    return progress_reaches(proc, deadline, lambda e: e.get("ok", 0) >= 4 and e.get("running", 0) > 0)
 
 
 def guard_of(rank):

@@ -1,7 +1,6 @@
 """A group member that stops (SIGSTOP, as a hung node looks) during a `train` task: the other
 member names it and its host within collective_timeout, the job ends (nothing hangs), and
 what was committed before stays readable."""
-import json
 import os
 import signal
 import socket
@@ -9,7 +8,7 @@ import subprocess
 import time
 import unittest
 
-from harness import MPIEXEC, SHARDRUN, clean_env, rank_pid, scratch_dir
+from harness import MPIEXEC, SHARDRUN, clean_env, progress_reaches, rank_pid, scratch_dir
 from jobs import write_job
 
 JOB = """
@@ -24,18 +23,8 @@ output: {path: OUT/stall.h5}
 
 
 def task_running(proc, deadline):
-    """Reads rank 0's JSON progress lines until one counts a running task."""
-    while time.time() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            return False
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if event.get("event") == "progress" and event.get("running", 0) > 0:
-            return True
-    return False
+    """True once one of rank 0's JSON progress lines counts a running task."""
+    return progress_reaches(proc, deadline, lambda e: e.get("running", 0) > 0)
 
 
 class StallTest(unittest.TestCase):
