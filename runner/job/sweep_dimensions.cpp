@@ -128,6 +128,10 @@ ParamMap parse_point(const YAML::Node& node, const YamlContext& context, const s
     if (!node.IsMap()) context.fail(node, path, "a point must be a mapping of parameter names to values");
     ParamMap point;
     for (const auto& entry : node) {
+        // `- : 1` has a null key; as<std::string>() would call it "null", which no lookup finds later.
+        if (!entry.first.IsScalar()) {
+            context.fail(entry.first, path, "a value needs a parameter name before its colon (name: value)");
+        }
         const auto key = entry.first.as<std::string>();
         if (!entry.second.IsScalar()) context.fail(entry.second, join_path(path, key), "must be a scalar value");
         point.set(key, scalar_value(entry.second));
