@@ -22,6 +22,9 @@ CASES = ((300, 1.0), (1200, 0.2))  # (tasks, the slow host's seconds a task)
 def rows(ctx):
     binary = ctx.binary("shardrun")
     os.environ.setdefault("SHARDRUN_BIN", binary)  # tests/cli/harness.py reads it when imported
+    # NHosts.run_mpi passes this process's environment to mpirun, which refuses root without these
+    # (ctest sets them for the tests; benchmarks/run must set them itself).
+    os.environ.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     for folder in ("tests/cli", "tests/cli/faults"):
         sys.path.insert(0, os.path.join(ROOT, folder))
     from n_hosts import NHosts
@@ -54,7 +57,7 @@ def _measure(ctx, hosts, row, tasks, seconds):
             proc = hosts.run_mpi(HOSTS * SLOTS, ["run", job, "-q"], timeout=600)
             wall = time.perf_counter() - start
             if proc.returncode != 0:
-                raise RuntimeError(f"shardrun exited {proc.returncode}: {proc.stderr.strip()[-200:]}")
+                raise RuntimeError(f"shardrun exited {proc.returncode}: {proc.stderr.strip()[-2000:]}")
             with h5py_module().File(os.path.join(work, "slow.h5"), "r") as f:
                 slow_counts[name].append(task_labels(f, "host").count(slow))
             shutil.rmtree(work, ignore_errors=True)
