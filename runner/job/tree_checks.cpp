@@ -79,9 +79,10 @@ private:
                 child_json = &(*identity)[name];
             }
             if (!entry.first.IsScalar()) {
-                // A null key (`? ` or `~:`): no reader takes it, so its value is left unchecked.
-                if (child_json) *child_json = to_json(entry.second);
-                continue;
+                // A null key (`: 1`, `? ` or `~:`): no reader takes it, and every later step would
+                // meet it as the word "null" (or throw on its value's own odd keys).
+                context_.fail(entry.first, path.empty() ? "(key)" : path,
+                              "a key is missing before its colon; write name: value");
             }
             const auto key = entry.first.Scalar();
             const auto child = join_path(path, key);
