@@ -57,7 +57,9 @@ def _measure(ctx, hosts, row, tasks, seconds):
             proc = hosts.run_mpi(HOSTS * SLOTS, ["run", job, "-q"], timeout=600)
             wall = time.perf_counter() - start
             if proc.returncode != 0:
-                raise RuntimeError(f"shardrun exited {proc.returncode}: {proc.stderr.strip()[-2000:]}")
+                # The first words that are not a banner's dashes (mpirun's refusals are boxed).
+                words = " ".join(line for line in proc.stderr.splitlines() if line.strip("- "))
+                raise RuntimeError(f"shardrun exited {proc.returncode}: {words[:300]}")
             with h5py_module().File(os.path.join(work, "slow.h5"), "r") as f:
                 slow_counts[name].append(task_labels(f, "host").count(slow))
             shutil.rmtree(work, ignore_errors=True)
