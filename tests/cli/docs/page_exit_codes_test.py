@@ -2,8 +2,11 @@
 command is run into a case, and the code it exits with must be on its page (`shardrun docs cli CMD`, the
 same text as --help and the man page) with a meaning that names that case. Among them: `status` of a
 missing file (2), `merge` of an array with an element never run (1, then 0 once it ran), `status` of
-that output (3, then 0), `logs` of a task that printed nothing (1), and each command's bad input (2)."""
+that output (3, then 0) and of a bucket it cannot reach (1), `logs` of a task that printed nothing
+(1), and each command's bad input (2). docs/concepts.md's tables of `run` and `status` agree with
+the pages, and it links every other command's codes."""
 import os
+import socket
 import unittest
 
 from harness import SOURCE_DIR, run, scratch_dir
@@ -102,6 +105,20 @@ class ExitCodesOnThePagesTest(unittest.TestCase):
         self.assert_listed(["logs", self.out, "2"], 0, "printed the task's output")
         self.assert_listed(["logs", self.out, "1"], 1, "the task kept no output on that stream")
         self.assert_listed(["logs", self.out, "4"], 2, "no such task id")
+
+    def test_status_of_a_bucket_it_cannot_reach(self):
+        # A port nothing listens on: rclone's connection is refused at once. status then has printed
+        # nothing and exits 1, which its page says is not only "complete with failed tasks".
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            endpoint = f"http://127.0.0.1:{probe.getsockname()[1]}"
+        env = {"AWS_ENDPOINT_URL_S3": endpoint, "AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "y"}
+
+        done = run(["status", "s3://bucket/codes.h5"], env=env, timeout=120)
+
+        self.assertEqual(done.returncode, 1, done.stdout + done.stderr)
+        self.assertEqual(done.stdout, "")
+        self.assertIn("an output in a bucket that could not be downloaded", page_exit_codes("status")[1])
 
     def test_what_prints_and_checks_exits_0(self):
         self.assert_listed(["plan", self.job, "--ranks", "2"], 0, "the plan was printed")
