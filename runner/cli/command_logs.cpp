@@ -38,7 +38,7 @@ CommandDoc LogsCommand::doc() const
             "output it reads what the bucket keeps: the output of failed attempts.\n\n"
             "Reach for it when `status` or `table` shows a task that failed or runs long and you want to read what "
             "the program said, without searching the output folder by hand.",
-        .example = "shardrun logs results/heat-sweep.h5 12 --stderr",
+        .example = "shardrun logs results/ml-sweep.h5 3 --stderr",
         .exit_codes = {
             {exit_ok, "printed the task's output (with --follow: followed it to the task's end)"},
             {exit_task_failed, "the task kept no output on that stream: not started yet, it wrote none, or its run "
