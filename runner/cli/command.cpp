@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "runner/cli/help_text.hpp"
 #include "runner/errors.hpp"
 #include "runner/job/url_typos.hpp"
 #include "runner/job/yaml_context.hpp"
@@ -76,9 +77,18 @@ po::options_description Command::options() const
 
 std::string Command::help() const
 {
+    // Prose wrapped to Boost's 80 columns, indented under the usage line as the options are.
+    constexpr std::size_t width = 80;
+    const auto doc = this->doc();
     std::ostringstream text;
-    text << "usage: shardrun " << name() << " [options] " << arguments() << "\n  " << synopsis() << "\n\n"
-         << options() << "\nReference: " << page() << "\n";
+    text << "usage: shardrun " << name() << " [options] " << arguments() << "\n  " << synopsis() << "\n";
+    for (const auto& paragraph : paragraphs(doc.description)) text << "\n" << wrapped(plain_text(paragraph), width, 2, 2) << "\n";
+    text << "\nExample:\n  " << doc.example << "\n\n" << options() << "\nExit codes:\n";
+    for (const auto& [code, meaning] : doc.exit_codes) {
+        const auto tag = fmt::format("  {}  ", code);  // then the meaning, its further lines under its first
+        text << tag << wrapped(plain_text(meaning), width, tag.size(), tag.size()).substr(tag.size()) << "\n";
+    }
+    text << "\nReference: " << page() << "\n";
     return text.str();
 }
 

@@ -9,10 +9,28 @@
 
 namespace shardrun::cli {
 
-/** One exit code a command has of its own, for its reference page and man page. */
+/** One exit code of a command and what it means for that command. */
 struct CommandExitCode {
     int code;
     std::string_view meaning;
+};
+
+/**
+ * What `--help`, the command's reference page (docs/reference/cli/<name>.md) and its man page
+ * shardrun-<name>(1) say beyond the options: written once, beside the command's option table,
+ * so that the three cannot say different things (issue 39, points 3 and 6).
+ */
+struct CommandDoc {
+    /**
+     * What the command does and when a user reaches for it: paragraphs separated by a blank line,
+     * each one line of text; `code` in backticks is the only markup (no links, lists or '<'), as
+     * --help and the man page show it as plain text.
+     */
+    std::string_view description;
+    /** One command line a user can copy, e.g. "shardrun status results/heat.h5". */
+    std::string_view example;
+    /** Every code the command exits with, in ascending order, and what each means for this command. */
+    std::vector<CommandExitCode> exit_codes;
 };
 
 /**
@@ -28,13 +46,8 @@ public:
     virtual std::string_view synopsis() const noexcept = 0;
     /** Arguments shown after the subcommand name in its usage line, e.g. "JOB.yaml". */
     virtual std::string_view arguments() const noexcept { return ""; }
-    /**
-     * Paragraphs for the reference page and man page beyond the synopsis (blank-line separated,
-     * Markdown); empty: the synopsis says it all.
-     */
-    virtual std::string_view description() const noexcept { return ""; }
-    /** The exit codes this command gives that differ from every command's 0 / 1 / 2 (README "Exit codes"). */
-    virtual std::vector<CommandExitCode> exit_codes() const { return {}; }
+    /** Its description, example and exit codes; kept in command_<name>.cpp next to add_options(). */
+    virtual CommandDoc doc() const = 0;
     /** False for a command `shardrun --help` does not list (`docs`, which the docs build runs). */
     virtual bool listed() const noexcept { return true; }
 
@@ -50,7 +63,10 @@ public:
 
     virtual int run() = 0;
 
-    /** The subcommand's usage line, option table and, last, the line naming its page(). */
+    /**
+     * The subcommand's usage line, synopsis, description, example, option table and exit codes
+     * and, last, the line naming its page().
+     */
     std::string help() const;
 
     /** Every option the command takes, --help included, with Boost's help texts. */

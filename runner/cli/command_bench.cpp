@@ -99,6 +99,30 @@ void BenchCommand::add_options(po::options_description& options, po::positional_
     positional.add("collective", 1);
 }
 
+CommandDoc BenchCommand::doc() const
+{
+    return {
+        .description =
+            "Measures allreduce on the ranks it was started on, as nccl-tests' `all_reduce_perf` does: for each "
+            "size from `--min` to `--max` it times `--iters` allreduces after `--warmup` untimed ones and prints the "
+            "time, the algorithm and bus bandwidth, and `#wrong`, the elements whose result was not the expected "
+            "sum. `--backend mpi` reduces host memory through MPI, `--backend nccl` GPU memory through NCCL; "
+            "`--group G` runs groups of G consecutive ranks at once, as the ranks of a multi-GPU task are grouped. "
+            "Start it under `mpirun` or `srun`; `--json` also writes the rows to a file.\n\n"
+            "Reach for it to check the network or the GPU interconnect of a cluster before a multi-GPU or "
+            "multi-node job, or to compare it with nccl-tests' numbers for the same machines.",
+        .example = "mpirun -np 4 shardrun bench allreduce --max 64M",
+        .exit_codes = {
+            {exit_ok, "every element of every allreduce was right"},
+            {exit_task_failed, "an element was wrong (#wrong above 0), or the --json file could not be written to "
+                               "the end"},
+            {exit_bad_input, "usage error: no or an unknown benchmark, sizes or counts out of range, --backend nccl "
+                             "without CUDA, NCCL or a visible GPU, a --group that does not divide the ranks, a --json "
+                             "file it cannot open (one line)"},
+        },
+    };
+}
+
 void BenchCommand::check(const po::variables_map&)
 {
     if (collective_.empty()) SHARDRUN_THROW(UsageError, "bench: name what to measure; use: shardrun bench allreduce [options]");

@@ -14,6 +14,7 @@ public:
         return "measure allreduce bandwidth like nccl-tests (size, time, algbw, busbw, #wrong)";
     }
     std::string_view arguments() const noexcept override { return "allreduce"; }
+    CommandDoc doc() const override;
     int run() override;
 
 protected:

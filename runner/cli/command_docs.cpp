@@ -32,6 +32,26 @@ void DocsCommand::add_options(po::options_description& options, po::positional_o
     positional.add("page", 1).add("command", 1);
 }
 
+CommandDoc DocsCommand::doc() const
+{
+    return {
+        .description =
+            "Prints a reference page as Markdown, written from the tables this program itself runs on: `job-file` "
+            "(every job-file field), `kinds` (every task kind's parameters), `cli` (the command index, or with a "
+            "COMMAND its page); or `man` (the text help2man makes shardrun(1) or shardrun-COMMAND(1) of), "
+            "`man-include` (those pages' EXIT STATUS and SEE ALSO) and `commands` (every command's name). It reads "
+            "no file, starts no MPI, and `shardrun --help` does not list it.\n\n"
+            "The docs build runs it (`scripts/docs-reference`, and the man pages at build time); reach for it to "
+            "read a reference page in a terminal, or to see what the site will say after changing a table.",
+        .example = "shardrun docs cli status",
+        .exit_codes = {
+            {exit_ok, "the page was printed"},
+            {exit_bad_input, "usage error: no page named, a page that is not one, or a COMMAND that is not one (one "
+                             "line naming what there is)"},
+        },
+    };
+}
+
 void DocsCommand::check(const po::variables_map& /*values*/)
 {
     if (page_.empty()) SHARDRUN_THROW(UsageError, fmt::format("docs: name a page; the pages: {}", fmt::join(pages, ", ")));

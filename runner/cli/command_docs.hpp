@@ -21,6 +21,7 @@ public:
     }
     std::string_view arguments() const noexcept override { return "job-file | kinds | cli [COMMAND] | man [COMMAND] | man-include [COMMAND] | commands"; }
     bool listed() const noexcept override { return false; }
+    CommandDoc doc() const override;
     int run() override;
 
 protected:

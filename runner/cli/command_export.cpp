@@ -105,6 +105,30 @@ void ExportCommand::add_options(po::options_description& options, po::positional
     positional.add("output", 1);
 }
 
+CommandDoc ExportCommand::doc() const
+{
+    return {
+        .description =
+            "Writes a results file in a form other tools open directly. `--grid FILE.nc` writes the results of a "
+            "cartesian sweep as netCDF-4 variables over the sweep's axes (one dimension per swept param), which "
+            "`xarray.open_dataset` reads as they are. `--parquet FILE.parquet` writes params, per-task columns and "
+            "results joined in one table, one row per task (per item for a rows field), through `python3 -m "
+            "shardrun.export` with pyarrow (`SHARDRUN_PYTHON` picks the Python). While a run writes the output, it "
+            "exports what was committed so far (tasks not run yet hold the fill value) and says so on stderr.\n\n"
+            "Reach for it to hand results to xarray, pandas, Spark or DuckDB, or to plot a sweep over its axes, "
+            "without reading the HDF5 layout yourself.",
+        .example = "shardrun export results/heat-sweep.h5 --grid heat-sweep.nc",
+        .exit_codes = {
+            {exit_ok, "the file was written"},
+            {exit_task_failed, "--parquet: the Python program that writes it failed (its own message, e.g. a "
+                               "traceback); or an output in a bucket could not be downloaded"},
+            {exit_bad_input, "usage error; no results file at that path; --grid of a job that is not a cartesian "
+                             "sweep (a data job, zip:, points:) or a FILE.nc it cannot write; --parquet without a "
+                             "python3 that has pyarrow, h5py and numpy"},
+        },
+    };
+}
+
 void ExportCommand::check(const po::variables_map& values)
 {
     if (!values.count("output")) SHARDRUN_THROW(UsageError, "export: name the results file, e.g. shardrun export results/x.h5 --grid x.nc");

@@ -22,6 +22,7 @@ public:
                "tasks and results joined as Parquet (--parquet FILE)";
     }
     std::string_view arguments() const noexcept override { return "OUTPUT.h5 --grid FILE.nc | --parquet FILE.parquet"; }
+    CommandDoc doc() const override;
     int run() override;
 
 protected:

@@ -12,6 +12,7 @@
 #include "runner/env/launch_check.hpp"
 #include "runner/env/rapl_energy.hpp"
 #include "runner/env/run_environment.hpp"
+#include "runner/errors.hpp"
 #include "runner/gpu/nvml_report.hpp"
 #include "runner/gpu/nvidia_tools.hpp"
 #include "runner/run/agreement.hpp"
@@ -24,6 +25,28 @@ void InfoCommand::add_options(po::options_description& options, po::positional_o
 {
     options.add_options()("json", po::bool_switch(&json_), "print one JSON object instead of a table");
     add_array_options(options);
+}
+
+CommandDoc InfoCommand::doc() const
+{
+    return {
+        .description =
+            "Prints what a run started the same way would see: every rank with its node, local rank and the device "
+            "it binds to, the scheduler found (Slurm, AWS Batch, Google Batch, ...) and this process's array "
+            "element, the GPUs and MIG instances, whether GPU telemetry and CPU energy can be read, and the build's "
+            "features (CUDA, NCCL, versions). Start it the way you start `run`, e.g. under `mpirun` or `srun`; "
+            "`--json` prints the same for a script.\n\n"
+            "Reach for it when a job lands on the wrong devices or nodes, or before the first run on a new cluster "
+            "or image, to check that ranks, GPUs and the array position are what the scheduler was asked for.",
+        .example = "mpirun -np 2 shardrun info",
+        .exit_codes = {
+            {exit_ok, "the report was printed"},
+            {exit_task_failed, "MPI or a device could not be set up (the message says what)"},
+            {exit_bad_input, "usage error, or a launch or environment it cannot run in: an array index or count out "
+                             "of range, a scheduler variable that does not parse, srun without PMI support (one line "
+                             "naming it)"},
+        },
+    };
 }
 
 void InfoCommand::check(const po::variables_map& values) { overrides_ = read_array_options(values); }

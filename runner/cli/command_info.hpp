@@ -13,6 +13,7 @@ public:
     {
         return "show ranks, nodes, GPUs, scheduler, array position and build features";
     }
+    CommandDoc doc() const override;
     int run() override;
 
 protected:

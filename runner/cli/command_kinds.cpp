@@ -62,6 +62,25 @@ void KindsCommand::add_options(po::options_description& options, po::positional_
     positional.add("kind", 1);
 }
 
+CommandDoc KindsCommand::doc() const
+{
+    return {
+        .description =
+            "Lists the task kinds this shardrun can run (the job file's `task:`), each with one line on what it "
+            "does; with a NAME, prints the parameters that kind takes (`params:` and sweep axes): each one's type, "
+            "default, allowed values and meaning, from the same table the job-file check uses. A program that "
+            "registers kinds of its own lists them too. It needs no job file and no `mpirun`.\n\n"
+            "Reach for it while writing a job file, to find the kind for a task and the exact names and ranges of "
+            "its parameters.",
+        .example = "shardrun kinds heat2d",
+        .exit_codes = {
+            {exit_ok, "the list or the kind's parameters were printed"},
+            {exit_bad_input, "usage error, or NAME is not a task kind (one line with the closest name and the kinds "
+                             "there are)"},
+        },
+    };
+}
+
 void KindsCommand::check(const po::variables_map& /*values*/)
 {
     if (kind_.empty() || tasks::find_task_kind(kind_)) return;

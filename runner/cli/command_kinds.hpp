@@ -15,6 +15,7 @@ public:
         return "list the task kinds, or the parameters one of them takes";
     }
     std::string_view arguments() const noexcept override { return "[NAME]"; }
+    CommandDoc doc() const override;
     int run() override;
 
 protected:

@@ -27,6 +27,27 @@ void LogsCommand::add_options(po::options_description& options, po::positional_o
     positional.add("output", 1).add("task", 1);
 }
 
+CommandDoc LogsCommand::doc() const
+{
+    return {
+        .description =
+            "Prints the stdout (or, with `--stderr`, the stderr) of one task by its id: while the task runs, from "
+            "its live file; after it ended, from the copy kept in `OUTPUT.h5.tasks/ID/` (one per attempt, the "
+            "latest unless `--attempt N`; kept only when the task wrote something). `--follow` prints new lines as "
+            "they come until the task ends; `--member M` reads a group member's output. For an `s3://` or `gs://` "
+            "output it reads what the bucket keeps: the output of failed attempts.\n\n"
+            "Reach for it when `status` or `table` shows a task that failed or runs long and you want to read what "
+            "the program said, without searching the output folder by hand.",
+        .example = "shardrun logs results/ml-sweep.h5 3 --stderr",
+        .exit_codes = {
+            {exit_ok, "printed the task's output (with --follow: followed it to the task's end)"},
+            {exit_task_failed, "the task kept no output on that stream: not started yet, it wrote none, or its run "
+                               "ended without finishing it (said on stderr); or an output in a bucket that could not be read"},
+            {exit_bad_input, "usage error, no output at that path, or no such task id in its job"},
+        },
+    };
+}
+
 void LogsCommand::check(const po::variables_map& values)
 {
     if (!values.count("output") || !values.count("task")) {

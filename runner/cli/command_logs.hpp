@@ -21,6 +21,7 @@ public:
         return "print a task's stdout or stderr by task id, while it runs or after; --follow streams it";
     }
     std::string_view arguments() const noexcept override { return "OUTPUT.h5 TASK"; }
+    CommandDoc doc() const override;
     /** @return 0 when output was found (or followed to the task's end), 1 when the task kept none */
     int run() override;
 

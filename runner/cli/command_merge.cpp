@@ -27,6 +27,32 @@ void MergeCommand::add_options(po::options_description& options, po::positional_
     positional.add("output", 1);
 }
 
+CommandDoc MergeCommand::doc() const
+{
+    return {
+        .description =
+            "Joins the outputs of the array elements of one job (the shards each element wrote beside the results "
+            "file) into the one results file, a row per task, and says how many tasks are ok, failed and pending. "
+            "Elements never started or not finished are named on stderr; their tasks stay pending in the file, so "
+            "it never looks complete when it is not. Once the file is complete, the elements' own result files "
+            "are removed. An `s3://` or `gs://` output is merged in a copy and published back.\n\n"
+            "Reach for it after the elements of an array job ended, when their results were not joined yet (a "
+            "Slurm job from `shardrun submit` runs a merge job for you), and again after rerunning some elements. "
+            "Running it twice is safe.",
+        .example = "shardrun merge results/heat-sweep.h5",
+        .exit_codes = {
+            {exit_ok, "every array element finished and every task has a final status (ok or failed: status tells "
+                      "which)"},
+            {exit_task_failed, "the file was written, but array elements are missing or not finished (named on "
+                               "stderr) or tasks are still pending: run them, then merge again; or it could not be "
+                               "written (a full disk)"},
+            {exit_bad_input, "usage error; no array element of that output has finished, so there is nothing to learn "
+                             "the job from (no output at that path included); or elements of another job or array "
+                             "count are there (named; nothing merged)"},
+        },
+    };
+}
+
 void MergeCommand::check(const po::variables_map& values)
 {
     if (!values.count("output")) SHARDRUN_THROW(UsageError, "merge: name the results file, e.g. shardrun merge results/heat.h5");

@@ -12,6 +12,7 @@ public:
     std::string_view name() const noexcept override { return "merge"; }
     std::string_view synopsis() const noexcept override { return "join the outputs of all array elements into one file"; }
     std::string_view arguments() const noexcept override { return "OUTPUT.h5"; }
+    CommandDoc doc() const override;
     /** @return 0 when every element finished and every task has a final status, 1 otherwise */
     int run() override;
 

@@ -35,6 +35,26 @@ void PlanCommand::add_options(po::options_description& options, po::positional_o
     positional.add("job", 1);
 }
 
+CommandDoc PlanCommand::doc() const
+{
+    return {
+        .description =
+            "Reads and checks a job file exactly as `run` would, then prints where its tasks would run for the ranks, "
+            "nodes, GPUs and array elements you give: the tasks of each array element and rank, the groups of a "
+            "multi-GPU job, how tasks share a GPU, and which tasks go to which device. It runs no task, needs no "
+            "`mpirun` and writes nothing.\n\n"
+            "Reach for it before a large or expensive run: to check a job file, and to see that the tasks split "
+            "evenly over the ranks and array elements you mean to ask the scheduler for. `--json` gives the same "
+            "plan to a script.",
+        .example = "shardrun plan examples/heat-sweep.yaml --ranks 8 --ranks-per-node 4 --array-count 2",
+        .exit_codes = {
+            {exit_ok, "the plan was printed: the job file is valid"},
+            {exit_bad_input, "bad input or usage: the job file does not validate (one line file:line:col: field: what "
+                             "is wrong), an input or points file it names is missing, or an option is wrong"},
+        },
+    };
+}
+
 void PlanCommand::check(const po::variables_map& values)
 {
     array_ = read_array_options(values);

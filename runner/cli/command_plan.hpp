@@ -16,6 +16,7 @@ public:
         return "show how a job's tasks split over array elements and ranks; runs nothing";
     }
     std::string_view arguments() const noexcept override { return "JOB.yaml --ranks R [--ranks-per-node N]"; }
+    CommandDoc doc() const override;
     int run() override;
 
 protected:

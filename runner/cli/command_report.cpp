@@ -129,6 +129,30 @@ void ReportCommand::add_options(po::options_description& options, po::positional
     positional.add("output", 1);
 }
 
+CommandDoc ReportCommand::doc() const
+{
+    return {
+        .description =
+            "Draws a picture of a run from its results file: a timeline of every attempt per rank (resumed runs "
+            "marked), the distribution of task durations, and busy and idle time per rank, into a PNG (by default "
+            "beside the output, `.report.png` for `.h5`); `--html` also writes an HTML page that embeds it, "
+            "and `--stats` the numbers behind it as JSON. It runs `shardrun-report.py` with a Python "
+            "that has h5py and matplotlib (`SHARDRUN_PYTHON` picks it). While a run writes the output, it draws "
+            "what was committed so far.\n\n"
+            "Reach for it when a run took longer than it should: to see idle ranks, a slow host, stragglers at the "
+            "end, or retries, before changing the schedule or the number of ranks.",
+        .example = "shardrun report results/heat-sweep.h5 --png heat-sweep.png --html heat-sweep.html",
+        .exit_codes = {
+            {exit_ok, "the picture (and --html, --stats) was written"},
+            {exit_task_failed, "the report script failed (its own message, e.g. a Python traceback) or was killed; or "
+                               "an output in a bucket could not be downloaded"},
+            {exit_bad_input, "usage error; no results file at that path, or only the shards of a job not merged yet; "
+                             "no Python with h5py and matplotlib, or the script not found; a folder to write into "
+                             "that does not exist or is not writable"},
+        },
+    };
+}
+
 void ReportCommand::check(const po::variables_map& values)
 {
     if (!values.count("output")) SHARDRUN_THROW(UsageError, "report: name the results file, e.g. shardrun report results/heat.h5");

@@ -24,6 +24,7 @@ public:
         return "draw a run: tasks per rank over time, task durations, busy time per rank (PNG, HTML)";
     }
     std::string_view arguments() const noexcept override { return "OUTPUT.h5"; }
+    CommandDoc doc() const override;
     /** @return the script's exit code: 0 written, 2 bad input (one line on stderr) */
     int run() override;
 

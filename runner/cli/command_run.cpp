@@ -38,6 +38,36 @@ void RunCommand::add_options(po::options_description& options, po::positional_op
     positional.add("job", 1);
 }
 
+CommandDoc RunCommand::doc() const
+{
+    return {
+        .description =
+            "Runs every task of a job file on the ranks of the MPI world it was started in (`mpirun`, `srun`, a "
+            "Slurm array element, an AWS Batch or Google Batch array job), each task on its rank's GPU or CPU, and "
+            "writes every result into the HDF5 output the job names (`output.path`). It prints progress while it "
+            "goes and a summary at the end. A task that fails is retried and recorded, and does not stop the others "
+            "unless the job asks so (`fail_fast`, `max_failures`).\n\n"
+            "Reach for it to run a job: under `mpirun -np N` for N ranks (started alone it is one rank). After a "
+            "crash, a time limit or a stop, `--resume` runs only the tasks not committed yet. `--task ID` runs one "
+            "task by hand on this process and prints its output, to see why it fails. Check a job with `shardrun "
+            "plan` before a large run, and follow it with `shardrun status`.",
+        .example = "mpirun -np 4 shardrun run examples/heat-sweep.yaml",
+        // docs/concepts.md "Exit codes" explains each at length; these are the lines a script branches on.
+        .exit_codes = {
+            {exit_ok, "every task succeeded"},
+            {exit_task_failed, "some tasks failed after their retries (the output is valid), the run gave up on its "
+                               "failures (max_failures, fail_fast), results could not be written, or a rank stalled or "
+                               "stopped responding"},
+            {exit_bad_input, "bad input or usage: one line file:line:col: field: what is wrong; what is allowed; "
+                             "nothing written"},
+            {exit_interrupted, "interrupted (SIGTERM, SIGINT, a SIGUSR1 drain, or the budget ran out) with tasks left; "
+                               "committed tasks are kept: run again with --resume"},
+            {exit_drained_without_progress, "drained before any task finished in this run and no task it cut short "
+                                            "checkpointed: the same time limit would cut it short again"},
+        },
+    };
+}
+
 void RunCommand::check(const po::variables_map& values)
 {
     options_.array = read_array_options(values);
@@ -59,21 +89,6 @@ void RunCommand::check(const po::variables_map& values)
         SHARDRUN_THROW(UsageError, "--resume and --force contradict each other: --resume keeps the committed results of the "
                                    "same job, --force deletes them and starts over; pass one");
     }
-}
-
-std::vector<CommandExitCode> RunCommand::exit_codes() const
-{
-    // README "Exit codes" explains each at length; these are the lines a script branches on.
-    return {
-        {exit_ok, "every task succeeded"},
-        {exit_task_failed, "some tasks failed after their retries (the output is valid), the run gave up on its failures "
-                           "(max_failures, fail_fast), results could not be written, or a rank stalled or stopped responding"},
-        {exit_bad_input, "bad input or usage: one line file:line:col: field: what is wrong; what is allowed; nothing written"},
-        {exit_interrupted, "interrupted (SIGTERM, SIGINT, a SIGUSR1 drain, or the budget ran out) with tasks left; "
-                           "committed tasks are kept: run again with --resume"},
-        {exit_drained_without_progress, "drained before any task finished in this run and no task it cut short "
-                                        "checkpointed: the same time limit would cut it short again"},
-    };
 }
 
 int RunCommand::run()

@@ -15,7 +15,7 @@ public:
     std::string_view name() const noexcept override { return "run"; }
     std::string_view synopsis() const noexcept override { return "run a job file's tasks over the MPI ranks"; }
     std::string_view arguments() const noexcept override { return "JOB.yaml"; }
-    std::vector<CommandExitCode> exit_codes() const override;
+    CommandDoc doc() const override;
     int run() override;
 
 protected:

@@ -34,6 +34,25 @@ void SelftestCommand::add_options(po::options_description& options, po::position
                           "cpu, cuda or all (every CUDA device found, and the CPU)");
 }
 
+CommandDoc SelftestCommand::doc() const
+{
+    return {
+        .description =
+            "Runs every built-in kernel on small random inputs on the CPU and on each CUDA device it finds, and "
+            "compares each result with a float64 reference computed on the CPU: a table of kernel, device, type, "
+            "size, error and threshold, each row pass or FAIL. Without a GPU (or a CUDA build) it checks the CPU "
+            "and says why there is no GPU. It needs no job file and no `mpirun`, and writes nothing.\n\n"
+            "Reach for it on a new machine, driver or image before trusting its results, or when a kernel's results "
+            "look wrong on one node and not on another.",
+        .example = "shardrun selftest --device all",
+        .exit_codes = {
+            {exit_ok, "every check passed"},
+            {exit_task_failed, "a check failed (its row says FAIL, the last line how many)"},
+            {exit_bad_input, "usage error, or --device cuda where no CUDA device is available (one line saying why)"},
+        },
+    };
+}
+
 void SelftestCommand::check(const po::variables_map&)
 {
     if (device_ != "cpu" && device_ != "cuda" && device_ != "all") {

@@ -17,6 +17,7 @@ public:
     {
         return "check every kernel on this machine's CPU and GPUs against a float64 reference";
     }
+    CommandDoc doc() const override;
     int run() override;
 
 protected:

@@ -23,6 +23,33 @@ void StatusCommand::add_options(po::options_description& options, po::positional
     positional.add("output", 1);
 }
 
+CommandDoc StatusCommand::doc() const
+{
+    return {
+        .description =
+            "Reads an output (the results file, or the shards of array elements beside it, written by a run that "
+            "may still be going) and prints how many tasks are done, failed and pending, per array element and per "
+            "rank (per host with `--by-host`), the last stderr lines of each failed task, and the array elements "
+            "never started. It only reads files and needs no `mpirun`, so it runs on a login node while the job "
+            "runs; an `s3://` or `gs://` output is read through a downloaded copy.\n\n"
+            "Reach for it to follow a run and to decide what comes next. Its exit code says whether the output is "
+            "complete, has failed tasks, needs a `run --resume` or a `merge`, or is being written right now, so a "
+            "script can branch on it.",
+        .example = "shardrun status results/heat-sweep.h5",
+        .exit_codes = {
+            // docs/concepts.md "Exit codes" quotes these rows as they are (tests/cli/docs/page_exit_codes_test.py).
+            {status_all_ok, "complete: every task ok"},
+            {status_failed_tasks, "complete, but some tasks failed after their retries (`run --resume` retries "
+                                  "them); also an output in a bucket that could not be downloaded (one line quoting "
+                                  "rclone, nothing printed)"},
+            {exit_bad_input, "usage error, or no output at that path"},
+            {status_pending, "not complete and no run is writing it: tasks are pending or array elements missing "
+                             "(`run --resume`, or run the missing elements, then `merge`)"},
+            {status_running, "a run is writing it right now (what it printed is a snapshot)"},
+        },
+    };
+}
+
 void StatusCommand::check(const po::variables_map& values)
 {
     if (!values.count("output")) SHARDRUN_THROW(UsageError, "status: name the results file, e.g. shardrun status results/heat.h5");
@@ -49,18 +76,6 @@ int StatusCommand::run()
     const auto text = json_ ? io::status_json(report) : io::status_text(report, by_host_);
     std::cout << (remote ? remote->named(text) : text);
     return status_exit_code(report);
-}
-
-std::vector<CommandExitCode> StatusCommand::exit_codes() const
-{
-    return {
-        {status_all_ok, "complete: every task ok"},
-        {status_failed_tasks, "complete, but some tasks failed after their retries (run --resume retries them)"},
-        {exit_bad_input, "usage error, or no output at that path"},
-        {status_pending, "not complete and no run is writing it: tasks pending or array elements missing "
-                         "(run --resume, or run the missing elements, then merge)"},
-        {status_running, "a run is writing it right now (what it printed is a snapshot)"},
-    };
 }
 
 int status_exit_code(const io::StatusReport& report)

@@ -12,8 +12,8 @@ struct StatusReport;
 namespace shardrun::cli {
 
 /**
- * `status`'s exit codes (README, "Exit codes"): what the output needs next, so a script can
- * branch on it. 2 is a usage error or an unreadable path, as for every command.
+ * `status`'s exit codes (explained in StatusCommand::doc()): what the output needs next, so a
+ * script can branch on it. 2 is a usage error or an unreadable path, as for every command.
  */
 enum StatusExit : int {
     status_all_ok = 0,        ///< complete, every task ok
@@ -34,7 +34,7 @@ public:
         return "show done / failed / pending tasks of an output, per array element and rank";
     }
     std::string_view arguments() const noexcept override { return "OUTPUT.h5"; }
-    std::vector<CommandExitCode> exit_codes() const override;
+    CommandDoc doc() const override;
     /** @return status_exit_code() of the output */
     int run() override;
 

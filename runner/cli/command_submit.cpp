@@ -41,6 +41,31 @@ void SubmitCommand::add_options(po::options_description& options, po::positional
     positional.add("job", 1);
 }
 
+CommandDoc SubmitCommand::doc() const
+{
+    return {
+        .description =
+            "Checks a job file as `run` would, copies it into `OUTPUT.h5.submit/TARGET/` and writes there what the "
+            "target named by `--to` runs: for Slurm an array script and a merge script, which it submits with "
+            "`sbatch` (the merge job waits for every element); for AWS Batch and Google Cloud Batch the job "
+            "definitions and an entrypoint, printed with the `aws` or `gcloud` commands that submit them (it submits "
+            "nothing to a cloud itself). With an `s3://` or `gs://` output it uploads the job, and `--workdir`, "
+            "next to it. `--dry-run` writes the files and prints what would be submitted.\n\n"
+            "Reach for it instead of writing `sbatch` scripts or cloud job JSON by hand: array size, nodes, ranks, "
+            "GPUs and time limit come from its options, and the files run `shardrun run` the way each scheduler "
+            "needs, requeue and resume included.",
+        .example = "shardrun submit examples/heat-sweep.yaml --to slurm --array 4 --nodes 2 --time 1:00:00",
+        .exit_codes = {
+            {exit_ok, "the files were written (for Slurm: and both jobs queued; --dry-run submits nothing)"},
+            {exit_task_failed, "a submission step failed (named, with its own message): sbatch refused the job, the "
+                               "array job was queued but its merge job was not (the command to queue it is printed), "
+                               "the upload to the bucket failed, or a file could not be written"},
+            {exit_bad_input, "bad input or usage: the job file does not validate, or an option does not fit the "
+                             "target (one line naming it); nothing written or submitted"},
+        },
+    };
+}
+
 std::string_view SubmitCommand::synopsis() const noexcept
 {
     static const std::string text = "write a job's " + submit::target_titles() + " files and submit it";

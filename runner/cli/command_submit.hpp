@@ -16,6 +16,7 @@ public:
     std::string_view name() const noexcept override { return "submit"; }
     std::string_view synopsis() const noexcept override;
     std::string_view arguments() const noexcept override;
+    CommandDoc doc() const override;
     int run() override;
 
 protected:

@@ -45,6 +45,32 @@ void TableCommand::add_options(po::options_description& options, po::positional_
     positional.add("output", 1);
 }
 
+CommandDoc TableCommand::doc() const
+{
+    return {
+        .description =
+            "Prints a results file as a table, one row per task: its params, its scalar results and its status, or "
+            "the columns `--columns` names (any param, result or per-task column such as attempts, host, exit_code "
+            "or seconds). `--where` keeps the rows an expression holds for, `--sort` and `--top` order and cut them, "
+            "and `--pivot` turns one param's values into columns (a GPU-vs-CPU table with its ratio). `--csv` and "
+            "`--json` print what pandas reads. While a run writes the output it prints what was committed so far, "
+            "and says so on stderr; `--watch` prints that again every few seconds until the run ends.\n\n"
+            "Reach for it to look at results without writing Python: the best points of a sweep, the failed tasks "
+            "and their messages, the slowest hosts, or a CSV for a spreadsheet.",
+        .example = "shardrun table results/heat-sweep.h5 --sort total_heat --desc --top 5",
+        .exit_codes = {
+            {exit_ok, "the table was printed (of a running job: the tasks committed so far); --watch stopped with "
+                      "Ctrl-C too"},
+            {exit_task_failed, "an output in a bucket could not be downloaded (one line quoting rclone), or the "
+                               "file's columns disagree with each other (a damaged file)"},
+            {exit_bad_input, "usage error; no results file at that path, a file that is not a readable shardrun "
+                             "results file, or only the shards of a job with no results file yet (merge it, or "
+                             "--resume it); a column, --where expression or --pivot it does not know (one line naming "
+                             "the columns there are)"},
+        },
+    };
+}
+
 void TableCommand::check(const po::variables_map& values)
 {
     if (!values.count("output")) SHARDRUN_THROW(UsageError, "table: name the results file, e.g. shardrun table results/heat.h5");

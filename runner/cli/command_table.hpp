@@ -24,6 +24,7 @@ public:
         return "print params, scalar results and status, one row per task (sort, filter, CSV, JSON)";
     }
     std::string_view arguments() const noexcept override { return "OUTPUT.h5"; }
+    CommandDoc doc() const override;
     int run() override;
 
 protected:

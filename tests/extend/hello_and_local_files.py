@@ -44,6 +44,7 @@ class HelloCommand : public Command {
 public:
     std::string_view name() const noexcept override { return "hello"; }
     std::string_view synopsis() const noexcept override { return "say hello"; }
+    CommandDoc doc() const override;
     int run() override;
 
 protected:
@@ -70,6 +71,15 @@ namespace shardrun::cli {
 void HelloCommand::add_options(po::options_description& options, po::positional_options_description& /*positional*/)
 {
     options.add_options()("times", po::value<long>(&times_)->default_value(1), "how many times");
+}
+
+CommandDoc HelloCommand::doc() const
+{
+    return {
+        .description = "Prints hello, once per --times.\n\nReach for it to see a new subcommand work end to end.",
+        .example = "shardrun hello --times 3",
+        .exit_codes = {{exit_ok, "said hello"}, {exit_bad_input, "usage error: --times below 1"}},
+    };
 }
 
 void HelloCommand::check(const po::variables_map& /*values*/)

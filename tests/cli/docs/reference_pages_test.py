@@ -1,7 +1,8 @@
 """scripts/docs-reference (issue 39, points 2, 3 and 6): from the built binary it writes job-file.md,
 kinds.md, cli/index.md and one cli/<command>.md per command `shardrun --help` lists (and per hidden
-one); without a binary it says so in one line and writes nothing. Every `<command> --help` ends with
-its page, `shardrun --help` with docs/index.md."""
+one), each with its sections Description, Options, Exit codes and Example; without a binary it says so
+in one line and writes nothing. Every `<command> --help` shows the same description, example and exit
+codes as its page and ends with that page, `shardrun --help` with docs/index.md."""
 import os
 import re
 import subprocess
@@ -47,7 +48,14 @@ class DocsReferenceTest(unittest.TestCase):
         for name in commands:
             page = read(os.path.join(out, "cli", f"{name}.md"))
             self.assertTrue(page.startswith(f"# shardrun {name}\n"), page[:200])
-            self.assertIn("\n## Options\n", page)
+            # Each page has its sections in this order, none of them empty (issue 39, points 3 and 6).
+            self.assertEqual(re.findall(r"^## (.+)$", page, re.M),
+                             ["Synopsis", "Description", "Options", "Exit codes", "Example"], name)
+            for section in re.split(r"^## .+$", page, flags=re.M)[1:]:
+                self.assertGreater(len(section.split()), 2, f"{name}: an empty section")
+            self.assertRegex(page, r"\n## Exit codes\n\n\| code \| meaning \|\n\|---\|---\|\n\| 0 \| ", name)
+            self.assertRegex(page, r"\n\| 2 \| [^|\n]*usage", name)
+            self.assertRegex(page, rf"\n## Example\n\n```bash\n[^\n]*shardrun {name}\b", name)
             self.assertIn(f"[`{name}`]({name}.md)", index)
             # Every option --help prints has a row on the page.
             for option in re.findall(r"^\s+(?:-\w \[ )?--([a-z][a-z0-9-]*)", run([name, "--help"]).stdout, re.M):
@@ -88,6 +96,22 @@ class HelpNamesItsPageTest(unittest.TestCase):
 
             self.assertEqual(proc.returncode, 0, name)
             self.assertEqual(proc.stdout.splitlines()[-1], f"Reference: docs/reference/cli/{name}.md")
+
+    def test_every_command_help_has_its_description_example_and_exit_codes(self):
+        for name in listed_commands() + ["docs"]:
+            help_text = run([name, "--help"]).stdout
+            page = run(["docs", "cli", name]).stdout
+
+            # The description's words, as the page has them (without the backticks), wrapped to 80 columns.
+            description = page.split("\n## Description\n\n", 1)[1].split("\n## ", 1)[0]
+            self.assertIn(" ".join(description.replace("`", "").split()), " ".join(help_text.split()), name)
+            wrapped = help_text.split("\n\n", 1)[1].split("\nExample:\n", 1)[0]
+            self.assertTrue(all(len(line) <= 80 for line in wrapped.splitlines()), f"{name}:\n{wrapped}")
+            example = page.split("\n## Example\n\n```bash\n", 1)[1].split("\n", 1)[0]
+            self.assertIn(f"\nExample:\n  {example}\n", help_text, name)
+            codes = re.findall(r"^\| (\d+) \| ", page.split("\n## Exit codes\n", 1)[1], re.M)
+            listed = re.findall(r"^  (\d+)  \S", help_text.split("\nExit codes:\n", 1)[1], re.M)
+            self.assertEqual(listed, codes, name)
 
     def test_main_help_ends_with_the_index(self):
         proc = run(["--help"])
