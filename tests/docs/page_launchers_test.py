@@ -1,7 +1,6 @@
 """The launcher pages that need no cloud and no cluster, as a reader follows them, each in a fresh
 folder: docs/launchers/index.md (`submit --to slurm --dry-run` and options a target cannot honour),
-mpirun.md (4 ranks, unpinned, two array elements by hand and their merge), slurm.md (`--dry-run`'s
-scripts, a time limit no longer than the drain lead, a wrong `--sbatch signal`), aws-batch.md and
+mpirun.md (4 ranks, unpinned, two array elements by hand and their merge), aws-batch.md and
 google-batch.md (the files for a shared file system, read back by the pages' scripts; refusals and the
 image warning), sizes-spot.md (the default sizes and retries of `--dry-run` files; refusals) and
 image.md (build-image's refusals of bad options, which stop before anything is built); each quoted
@@ -14,10 +13,6 @@ import unittest
 import tutorial_support
 from harness import SOURCE_DIR
 from jobs import h5py_module
-
-PAGES = ["launchers/index.md", "launchers/mpirun.md", "launchers/slurm.md", "launchers/aws-batch.md",
-         "launchers/google-batch.md", "launchers/sizes-spot.md", "launchers/image.md"]
-
 
 class LauncherPagesTest(unittest.TestCase):
     def follow(self, page, extra_env=None):
@@ -39,9 +34,6 @@ class LauncherPagesTest(unittest.TestCase):
                 prices[name] = f["results/price"][:].tolist()
         self.assertEqual(prices["unbound"], prices["pricing"])
         self.assertEqual(prices["by-hand"], prices["pricing"], "the same bits on any rank count and split")
-
-    def test_slurm(self):
-        self.follow("launchers/slurm.md")
 
     def test_aws_batch(self):
         self.follow("launchers/aws-batch.md")
