@@ -17,6 +17,11 @@ def page(name):
     return page_snippets.load(os.path.join(SOURCE_DIR, "docs", "tutorials", name + ".md"))
 
 
+def docs_page(path):
+    """The steps of docs/<path>, a page outside tutorials/ ("gpus.md", "launchers/slurm.md")."""
+    return page_snippets.load(os.path.join(SOURCE_DIR, "docs", path))
+
+
 def require_pyenv():
     """Exits 77 with the reason when the reader's Python is not installed here."""
     python = os.path.join(PYENV, "bin", "python3")

@@ -11,6 +11,7 @@ namespace shardrun::run {
 RoutePlan route_plan(const PreparedJob& job, int gpus_per_node)
 {
     RoutePlan plan;
+    plan.automatic = job.spec.device == job::DevicePreference::automatic;
     plan.gpus = gpus_per_node > 0 && job.spec.device != job::DevicePreference::cpu;
     const auto route = route_of(job.spec);
     if (route) {
@@ -33,7 +34,7 @@ RoutePlan route_plan(const PreparedJob& job, int gpus_per_node)
 
 std::string route_plan_text(const RoutePlan& plan)
 {
-    if (plan.rule.empty() && !plan.gpus) return "";
+    if (!plan.automatic || (plan.rule.empty() && !plan.gpus)) return "";
     if (!plan.gpus) {
         return fmt::format("routing (device: auto): no GPU planned, so all {} tasks on the CPU (rule {}: \"{}\" applies "
                            "on ranks with a GPU)\n",

@@ -10,6 +10,7 @@
 namespace shardrun::run {
 
 struct RoutePlan {
+    bool automatic = false;      ///< the job's device is auto; a job naming cpu or cuda routes nothing
     bool gpus = false;           ///< the planned nodes have GPUs (--gpus-per-node)
     std::string rule;            ///< the CPU rule, empty when the job has none
     std::string origin;          ///< where the rule comes from

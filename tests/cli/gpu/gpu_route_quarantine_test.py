@@ -147,5 +147,30 @@ class GpuRouteQuarantineTest(unittest.TestCase):
         self.assertIn("after 3 device faults (gpu_fault_limit: 3)", proc.stdout)
 
 
+class PlanRoutingTest(unittest.TestCase):
+    """`plan` only describes made-up nodes (--gpus-per-node), so it needs no CUDA backend and runs in
+    every build."""
+
+    def test_a_job_that_names_its_device_routes_nothing(self):
+        # It printed "routing (device: auto): 0 tasks on the CPU, 8 on the GPU; no CPU rule for this kind"
+        # for a device: cuda job, whose kind (gemm) has a rule (found by docs/gpus.md's test).
+        for device in ("cuda", "cpu"):
+            with self.subTest(device=device):
+                work = scratch_dir()
+                job = write_job(work, f"name: named\ntask: gemm\ndevice: {device}\nsweep: {{n: [64, 4096]}}\n"
+                                      f"output: {{path: {os.path.join(work, 'out.h5')}}}\n")
+                proc = run(["plan", job, "--gpus-per-node", "4"])
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                self.assertNotIn("routing", proc.stdout)
+
+    def test_device_auto_still_shows_the_kinds_rule(self):
+        work = scratch_dir()
+        job = write_job(work, f"name: auto\ntask: gemm\nsweep: {{n: [64, 4096]}}\noutput: {{path: {os.path.join(work, 'out.h5')}}}\n")
+        proc = run(["plan", job, "--gpus-per-node", "4"])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn('routing (device: auto): 1 tasks on the CPU, 1 on the GPU; gemm\'s built-in rule: '
+                      '"m < 1024 and n < 1024 and k < 1024"', proc.stdout)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
