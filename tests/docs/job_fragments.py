@@ -9,10 +9,23 @@ A `<!-- docs-test: ... -->` comment on the line before the fence changes that:
 - `<!-- docs-test: base NAME -->`: merge it into the test's base job NAME instead of the first one (a
   fragment of an exec job's `exec:` keys needs `task: exec`)."""
 import os
+import re
 
 import yaml
 
 NOT_A_JOB = "not a job"
+
+
+class _Yaml12Loader(yaml.SafeLoader):
+    """PyYAML's safe loader, but with YAML 1.2's booleans (true/false only), as yaml-cpp reads a job:
+    YAML 1.1 would read notify's `on:` key as the boolean True."""
+
+
+_Yaml12Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+_Yaml12Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+                                    list("tTfF"))
 
 
 def fragments(steps):
@@ -42,7 +55,7 @@ def check(test, session, steps, bases):
         if note.startswith(NOT_A_JOB):
             continue
         base = bases[note.split()[1]] if note.startswith("base ") else bases[default]
-        fragment = yaml.safe_load(step.text)
+        fragment = yaml.load(step.text, Loader=_Yaml12Loader)
         test.assertIsInstance(fragment, dict, f"page line {step.line}: a fragment is a mapping of job keys")
         job = os.path.join(session.cwd, f"fragment-{step.line}.yaml")
         with open(job, "w") as f:

@@ -7,6 +7,8 @@ note kept with the block after it; a job-file fragment merged into a base job ke
 import os
 import unittest
 
+import yaml
+
 import job_fragments
 import page_snippets
 from harness import scratch_dir
@@ -70,6 +72,10 @@ class ParseTest(unittest.TestCase):
         base = {"name": "f", "task": "exec", "exec": {"argv": ["true"]}}
         self.assertEqual(job_fragments._merged(base, {"exec": {"mode": "worker"}, "retries": 2}),
                          {"name": "f", "task": "exec", "exec": {"argv": ["true"], "mode": "worker"}, "retries": 2})
+
+    def test_a_fragment_is_read_as_yaml_cpp_reads_a_job(self):
+        fragment = yaml.load("notify:\n  on: [end]\nflag: yes\nkeep: true\n", Loader=job_fragments._Yaml12Loader)
+        self.assertEqual(fragment, {"notify": {"on": ["end"]}, "flag": "yes", "keep": True}, "YAML 1.2: `on` is a word")
 
     def test_an_unclosed_block_is_an_error(self):
         with self.assertRaisesRegex(ValueError, "never closed"):
