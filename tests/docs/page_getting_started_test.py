@@ -60,6 +60,20 @@ class GettingStartedPageTest(unittest.TestCase):
         self.assertGreaterEqual(len(ran), 9, ran)
         self.assertTrue(os.path.exists(os.path.join(session.folder, "heat.nc")), "export --grid wrote heat.nc")
 
+    def test_the_failed_task_quote_is_concepts_checked_one(self):
+        """"Using it" quotes `status` of a failed task: the lines of Concepts' quote of its failing job, which
+        docs_page_concepts_placement checks against a real run (so the two cannot drift apart)."""
+        shown = [s for s in page_snippets.section(tutorial_support.docs_page("getting-started.md"), "Using it")
+                 if s.kind == "shown" and s.path == "text"]
+        self.assertEqual(len(shown), 1)
+        status = [s for s in tutorial_support.docs_page("concepts.md")
+                  if s.kind == "command" and s.text.startswith("shardrun status results/exits.h5")]
+        self.assertEqual(len(status), 1)
+        quoted = shown[0].text.rstrip("\n").split("\n")
+        checked = status[0].expected[-len(quoted):]
+        for pattern, line in zip(checked, quoted):
+            self.assertTrue(page_snippets.line_matches(pattern, line), f"{line!r} is not Concepts' {pattern!r}")
+
     def test_what_run_example_prints(self):
         steps = tutorial_support.docs_page("getting-started.md")
         quote = [s for s in page_snippets.section(steps, "Two commands") if s.kind == "shown" and s.path == "text"]
