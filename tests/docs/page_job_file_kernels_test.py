@@ -2,7 +2,8 @@
 length from a parameter: the two refusals, the run, the h5py/xarray reading of task 1's curve) and its
 misspelled program stopped by fail_fast, each quoted output checked against the real run; then each
 page's job-file fragments (job_fragments.py): notify's keys merged into a noop job and train's
-`params:` into a train job, each through `shardrun plan` (exit 0). The every-key block at the top of
+`params:` into a train job, each through `shardrun plan` (exit 0). Kernels' train sweep runs from a built
+clone at -np 4 (about 10 s here). The every-key block at the top of
 job-file.md is no job (its note says so); JobFields.* holds its keys to the parser's table."""
 import os
 import unittest
@@ -33,6 +34,7 @@ class JobFilePageTest(unittest.TestCase):
 class KernelsPageTest(unittest.TestCase):
     def test_the_page_as_written(self):
         session = tutorial_support.reader(self)
+        tutorial_support.clone(session.folder)  # the page's train sweep runs from a built clone
         steps = tutorial_support.docs_page("kernels.md")
         session.run(steps)
         planned = job_fragments.check(self, session, steps, {"train": {"name": "fragment", "task": "train"}})
