@@ -66,9 +66,16 @@ std::variant<std::uint64_t, std::string> parameter_extent(const Sweep& sweep, co
     for (const auto& [known_name, value] : params.entries()) known.push_back(known_name);
     std::sort(known.begin(), known.end());
     const auto suggestion = closest_name(name, known);
+    // The list says what is allowed, so it names only the parameters that could size a dimension (a float
+    // or text parameter is one the next error would refuse); the suggestion may be any name (a typo).
+    std::vector<std::string> integers;
+    for (const auto& known_name : known) {
+        const auto extent = parameter_extent(sweep, params, known_name);
+        if (std::holds_alternative<std::uint64_t>(extent)) integers.push_back(known_name);
+    }
     return fmt::format("{{{}}} names no parameter{}; allowed: an integer parameter of params: or sweep:{}", name,
                        suggestion.empty() ? "" : fmt::format(" (did you mean '{}'?)", suggestion),
-                       known.empty() ? " (this job has none)" : fmt::format(" ({})", fmt::join(known, ", ")));
+                       integers.empty() ? " (this job has none)" : fmt::format(" ({})", fmt::join(integers, ", ")));
 }
 
 void resolve_param_shapes(JobRead& job, const YamlContext& context)

@@ -7,8 +7,18 @@ the page quotes against the real run. The conventions (tests/docs/README.md says
   continues it on the next line), and the lines after it, up to the next "$ ", are what it prints
   (stdout and stderr together, as a terminal shows them). A command must exit 0, unless its last line
   ends with the comment "# exits N": then it must exit N.
+- A ```pycon block is a PYTHON SESSION, as the interactive interpreter shows one: a line starting with
+  ">>> " is a statement (lines starting with "... " right after it continue it), and the lines after it,
+  up to the next ">>> ", are what it prints (an expression's value as the interpreter shows it, its
+  prints, a traceback). The block's statements run one after the other in one `python3` (the first on the
+  reader's PATH), in the folder the commands are in at that point; each statement's output is compared
+  by the rule below.
 - Every other block (```bash, ```text, ```json without a title, ...) is shown only, never run: use it for
-  commands that need what a test cannot reach (a real cloud account, a GPU).
+  commands that need what a test cannot reach (a real cloud account, a GPU). A page's test may check
+  such a block in its own way (job_fragments.py checks a page's ```yaml fragments).
+- An HTML comment `<!-- docs-test: ... -->` on the line before a block's fence (a blank line between
+  them allowed) is the block's `note` (invisible on the site), for a test that checks the block its own
+  way (job_fragments.py's conventions).
 
 The quoted output matches the real one line by line, with these rules and no others:
 - a line that is only "..." stands for any number of lines (none included); without one at the start
@@ -22,9 +32,11 @@ The quoted output matches the real one line by line, with these rules and no oth
 
 The commands run in bash, one after the other; `cd` and `export` carry over to the next command, as in
 the reader's terminal. Every process a command leaves behind is killed when the session ends.
-Used by the tests of docs/tutorials/*.md (tests/docs/*_test.py); `python3 page_snippets.py PAGE` runs a
-page in a scratch folder and prints what each command printed, for authors, and SHARDRUN_DOCS_SHOW=1 in a
-test's environment prints the same as the test runs (for pages whose test stands in for a cloud)."""
+Used by the tests of docs/tutorials/*.md and the other pages (tests/docs/*_test.py); `python3
+page_snippets.py PAGE` runs a page in a scratch folder and prints what each command printed, for authors,
+and SHARDRUN_DOCS_SHOW=1 in a test's environment prints the same as the test runs (for pages whose test
+stands in for a cloud)."""
+import json
 import os
 import re
 import shutil
@@ -41,6 +53,7 @@ from cloud_servers import kill_processes_with_env, processes_with_env  # noqa: E
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<info>.*)$")
 TITLE = re.compile(r'title="(?P<title>[^"]+)"')
 EXITS = re.compile(r"#\s*exits\s+(?P<code>\d+)\s*$")
+NOTE = re.compile(r"^\s*<!--\s*docs-test:\s*(?P<note>.*?)\s*-->\s*$")
 HEADING = re.compile(r"^(#{1,6})\s+(?P<title>.*?)\s*(\{#[^}]*\})?\s*$")
 # A number that stands for any number: a decimal point or an exponent (not part of a word or a version).
 # A unit may follow it ("5.0s").
@@ -48,18 +61,39 @@ LOOSE_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+(?=[eE][-+]?\d))
 ANY_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 
 
-class Step:
-    """One thing the reader does: write a file (kind "file") or type a command (kind "command"); or a block
-    that is shown only (kind "shown", its language in `path`), which a test may check in its own way."""
+# Runs a ```pycon block's statements as the interactive interpreter does ("single" mode prints an
+# expression's value with sys.displayhook; an exception prints its traceback and the session goes on),
+# with a marker line before each statement's output so that each is compared on its own.
+_PYCON_DRIVER = """import json, sys, traceback
+statements, marker = json.load(open(sys.argv[1])), sys.argv[2]
+namespace = {"__name__": "__main__"}
+for source in statements:
+    print(marker, flush=True)
+    try:
+        exec(compile(source + "\\n", "<stdin>", "single"), namespace)
+    except Exception:
+        traceback.print_exc()
+    sys.stdout.flush()
+    sys.stderr.flush()
+"""
 
-    def __init__(self, kind, section, line, text, path=None, expected=None, exit_code=0):
-        self.kind = kind
+
+class Step:
+    """One thing the reader does: write a file (kind "file"), type a command (kind "command") or a Python
+    session's statements (kind "python"); or a block that is shown only (kind "shown", its language in
+    `path`), which a test may check in its own way."""
+
+    def __init__(self, kind, section, line, text, path=None, expected=None, exit_code=0, note=None,
+                 statements=None):
+        self.kind = kind  # "file", "command", "python" (a ```pycon block) or "shown"
         self.section = section  # the heading the step is under
         self.line = line  # the page's line number of the block or command, for messages
         self.text = text  # the file's text, or the command
         self.path = path
         self.expected = expected or []
         self.exit_code = exit_code
+        self.note = note  # the text of a `<!-- docs-test: ... -->` comment right before the block, or None
+        self.statements = statements or []  # a python step's (page line, source, expected lines)
 
     def __repr__(self):
         return f"{self.kind} at line {self.line}: {self.path or self.text}"
@@ -91,6 +125,26 @@ def _parse_console(lines, first_line, section):
     return result
 
 
+def _parse_pycon(lines, first_line):
+    """A ```pycon block's statements: (page line, source, the lines it prints)."""
+    statements = []
+    for number, line in enumerate(lines, first_line):
+        if line.startswith(">>> ") or line == ">>>":
+            statements.append((number, [line[4:]], []))
+        elif statements and not statements[-1][2] and line.startswith("... "):
+            statements[-1][1].append(line[4:])  # a continuation line, before any output
+        elif statements:
+            statements[-1][2].append(line)
+        elif line.strip():
+            raise ValueError(f"line {number}: a pycon block's output comes before any `>>> ` statement: {line!r}")
+    result = []
+    for number, source, expected in statements:
+        while expected and not expected[-1].strip():
+            expected.pop()
+        result.append((number, "\n".join(source), expected))
+    return result
+
+
 def parse(text):
     """The steps of a page's text, in order."""
     steps = []
@@ -115,12 +169,18 @@ def parse(text):
             raise ValueError(f"line {i + 1}: the block is never closed")
         language = info.split()[0].strip("{.") if info.split() else ""
         title = TITLE.search(info)
+        before = next((line for line in reversed(lines[max(0, i - 2):i]) if line.strip()), "")
+        note = NOTE.match(before)
+        note = note.group("note") if note else None
         if title:
-            steps.append(Step("file", section, i + 1, "\n".join(body) + "\n", path=title.group("title")))
+            steps.append(Step("file", section, i + 1, "\n".join(body) + "\n", path=title.group("title"), note=note))
         elif language == "console":
             steps.extend(_parse_console(body, i + 2, section))
+        elif language == "pycon":
+            steps.append(Step("python", section, i + 1, "\n".join(body) + "\n", note=note,
+                              statements=_parse_pycon(body, i + 2)))
         else:
-            steps.append(Step("shown", section, i + 1, "\n".join(body) + "\n", path=language))
+            steps.append(Step("shown", section, i + 1, "\n".join(body) + "\n", path=language, note=note))
         i = j + 1
     return steps
 
@@ -222,14 +282,42 @@ class Session:
             pass  # the command ended the shell itself (exec, exit): nothing carries over
         return proc.returncode, out.splitlines()
 
+    def python(self, step):
+        """Runs a ```pycon block's statements in one `python3` of the reader's PATH, in the current folder;
+        returns what each printed (a list of lines per statement, in order)."""
+        marker = f"---- statement {uuid.uuid4().hex} ----"
+        with open(os.path.join(self.state, "pycon.json"), "w") as f:
+            json.dump([source for _, source, _ in step.statements], f)
+        with open(os.path.join(self.state, "pycon.py"), "w") as f:
+            f.write(_PYCON_DRIVER)
+        code, printed = self.command(f"python3 -u {self.state}/pycon.py {self.state}/pycon.json '{marker}' 2>&1")
+        if code != 0 or marker not in printed:
+            raise AssertionError(f"page line {step.line}: the Python session did not run (exit {code}):\n"
+                                 + "\n".join(printed))
+        outputs = []
+        for line in printed[printed.index(marker):]:
+            if line == marker:
+                outputs.append([])
+            else:
+                outputs[-1].append(line)
+        if len(outputs) != len(step.statements):
+            raise AssertionError(f"page line {step.line}: the Python session ended after {len(outputs)} of its "
+                                 f"{len(step.statements)} statements:\n" + "\n".join(printed))
+        return outputs
+
     def step(self, step):
-        """Does one step: writes a file, or runs a command and returns (exit code, printed lines); None otherwise."""
+        """Does one step: writes a file, or runs a command and returns (exit code, printed lines), or runs a
+        Python session and returns what each statement printed; None otherwise."""
         if step.kind == "file":
             self.write(step)
         elif step.kind == "command":
             code, printed = self.command(step.text)
             self.log.append((step, code, printed))
             return code, printed
+        elif step.kind == "python":
+            outputs = self.python(step)
+            self.log.append((step, 0, [line for output in outputs for line in output]))
+            return outputs
         return None
 
     def run(self, steps):
@@ -237,6 +325,9 @@ class Session:
         for step in steps:
             done = self.step(step)
             if done is None:
+                continue
+            if step.kind == "python":
+                self._check_python(step, done)
                 continue
             code, printed = done
             shown = "\n".join(printed)
@@ -248,6 +339,15 @@ class Session:
             if not output_matches(step.expected, printed):
                 raise AssertionError(f"page line {step.line}: `{step.text}` printed what the page does not quote.\n"
                                      f"--- the page:\n" + "\n".join(step.expected) + f"\n--- the run:\n{shown}")
+
+    @staticmethod
+    def _check_python(step, outputs):
+        for (line, source, expected), printed in zip(step.statements, outputs):
+            if os.environ.get("SHARDRUN_DOCS_SHOW"):
+                print(f">>> {source}\n" + "\n".join(printed), flush=True)
+            if not output_matches(expected, printed):
+                raise AssertionError(f"page line {line}: `>>> {source}` printed what the page does not quote.\n"
+                                     f"--- the page:\n" + "\n".join(expected) + "\n--- the run:\n" + "\n".join(printed))
 
     def processes(self):
         return processes_with_env(self.token)
@@ -294,6 +394,11 @@ if __name__ == "__main__":
         for step in load(page):
             done = session.step(step)
             if done is None:
+                continue
+            if step.kind == "python":
+                for (_, source, expected), printed in zip(step.statements, done):
+                    print(f">>> {source}    [quote {'matches' if output_matches(expected, printed) else 'DIFFERS'}]")
+                    print("\n".join(printed))
                 continue
             code, printed = done
             print(f"$ {step.text}    [exit {code}; page expects {step.exit_code}; "

@@ -1,10 +1,15 @@
 """The docs extractor's own rules (page_snippets.py), on made-up pages: which blocks are files, commands
 or shown only; the exit-code comment; `cd` and `export` carrying over; the output-matching rule (elided
 lines, "..." in a line, numbers with a decimal point standing for any number, integers exact); a page
-whose quote differs from the run, or whose command exits otherwise, fails naming its line."""
+whose quote differs from the run, or whose command exits otherwise, fails naming its line; a ```pycon
+block run statement by statement, each printed value compared on its own; a `<!-- docs-test: ... -->`
+note kept with the block after it; a job-file fragment merged into a base job key by key."""
 import os
 import unittest
 
+import yaml
+
+import job_fragments
 import page_snippets
 from harness import scratch_dir
 
@@ -48,6 +53,29 @@ class ParseTest(unittest.TestCase):
         self.assertEqual(steps[2].expected, ["took 9.5 s: 3 ok", "...", "line three"])
         self.assertEqual(steps[5].exit_code, 3)
         self.assertIn("\nthree", steps[5].text, "a trailing backslash continues the command")
+
+    def test_a_pycon_block_is_a_python_session(self):
+        steps = page_snippets.parse("```pycon\n>>> x = [1.5,\n...      2]\n>>> x\n[1.5, 2]\n"
+                                    ">>> for k in x:\n...     print(k)\n1.5\n...\n```\n")
+        self.assertEqual([s.kind for s in steps], ["python"])
+        self.assertEqual(steps[0].statements, [(2, "x = [1.5,\n     2]", []), (4, "x", ["[1.5, 2]"]),
+                                               (6, "for k in x:\n    print(k)", ["1.5", "..."])],
+                         "a '... ' line right after a statement continues it; a bare '...' later is the elision")
+
+    def test_a_note_before_the_fence_is_kept(self):
+        steps = page_snippets.parse("<!-- docs-test: exits 2 -->\n```yaml\nretries: -1\n```\n\n"
+                                    "<!-- docs-test: not a job: why -->\n\n```yaml\na: 1\n```\n\n"
+                                    "text\n```yaml\nb: 1\n```\n")
+        self.assertEqual([s.note for s in steps], ["exits 2", "not a job: why", None])
+
+    def test_a_fragment_merges_key_by_key(self):
+        base = {"name": "f", "task": "exec", "exec": {"argv": ["true"]}}
+        self.assertEqual(job_fragments._merged(base, {"exec": {"mode": "worker"}, "retries": 2}),
+                         {"name": "f", "task": "exec", "exec": {"argv": ["true"], "mode": "worker"}, "retries": 2})
+
+    def test_a_fragment_is_read_as_yaml_cpp_reads_a_job(self):
+        fragment = yaml.load("notify:\n  on: [end]\nflag: yes\nkeep: true\n", Loader=job_fragments._Yaml12Loader)
+        self.assertEqual(fragment, {"notify": {"on": ["end"]}, "flag": "yes", "keep": True}, "YAML 1.2: `on` is a word")
 
     def test_an_unclosed_block_is_an_error(self):
         with self.assertRaisesRegex(ValueError, "never closed"):
@@ -100,6 +128,14 @@ class SessionTest(unittest.TestCase):
         steps = page_snippets.parse("```console\n$ exit 3\n```\n")
         with self.assertRaisesRegex(AssertionError, "exited 3, the page says 0"):
             self.session().run(steps)
+
+    def test_a_python_session_runs_statement_by_statement(self):
+        session = self.session()
+        session.run(page_snippets.parse("```pycon\n>>> import math\n>>> math.pi, 2 + 1\n(3.14, 3)\n"
+                                        ">>> for k in range(2):\n...     print(k)\n0\n1\n>>> 1 / 0\n...\n"
+                                        "ZeroDivisionError: division by zero\n```\n"))
+        with self.assertRaisesRegex(AssertionError, "page line 4: `>>> 2 \\+ 1` printed what the page does not quote"):
+            self.session().run(page_snippets.parse("```pycon\n>>> 1\n1\n>>> 2 + 1\n4\n```\n"))
 
     def test_left_processes_are_killed(self):
         session = self.session()

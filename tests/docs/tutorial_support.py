@@ -1,7 +1,8 @@
-"""What the tutorial tests share: the page's path and a reader's terminal (page_snippets.Session) set up as
-the page's "What you need" leaves a reader: shardrun and mpirun on PATH, a Python with h5py, xarray,
-h5netcdf, pandas and pyarrow first on PATH (the venv scripts/install-deps makes, SHARDRUN_PYENV), and the
-checkout's `shardrun` Python package importable (what `pip install ./scripts/python` gives)."""
+"""What the page tests share (the tutorials' and the other pages' under docs/): the page's path and a
+reader's terminal (page_snippets.Session) set up as the page's "What you need" leaves a reader: shardrun
+and mpirun on PATH, a Python with h5py, xarray, h5netcdf, pandas and pyarrow first on PATH (the venv
+scripts/install-deps makes, SHARDRUN_PYENV), and the checkout's `shardrun` Python package importable
+(what `pip install ./scripts/python` gives)."""
 import os
 import sys
 
@@ -18,8 +19,19 @@ def page(name):
 
 
 def docs_page(path):
-    """The steps of docs/<path>, a page outside tutorials/ ("gpus.md", "launchers/slurm.md")."""
+    """The steps of docs/<path> (a page outside the tutorials: "getting-started.md")."""
     return page_snippets.load(os.path.join(SOURCE_DIR, "docs", path))
+
+
+def clone(folder):
+    """Makes `folder` look like a built checkout to the page's commands, without writing into the real one:
+    `build/shardrun` (a link to the binary under test) and links to the checkout's `examples/` and
+    `scripts/`. Outputs go where the reader runs, as the pages say."""
+    os.makedirs(os.path.join(folder, "build"), exist_ok=True)
+    os.symlink(SHARDRUN, os.path.join(folder, "build", "shardrun"))
+    for name in ("examples", "scripts"):
+        os.symlink(os.path.join(SOURCE_DIR, name), os.path.join(folder, name))
+    return folder
 
 
 def require_pyenv():

@@ -67,6 +67,21 @@ exec: {argv: [/bin/true], results: {v: [float32, "{n}"]}}
     EXPECT_EQ(spec.exec.results[0].shape, (std::vector<std::size_t>{38}));
 }
 
+TEST(ParamShapes, AnUnknownNameListsOnlyTheParametersThatCouldSizeIt)
+{
+    // docs/job-file.md's curves.yaml: lr (floats), tag (text) and n (0) can size no dimension, so the
+    // allowed list names epochs alone (it once listed every parameter, lr included).
+    const auto error = error_of("task: exec\nparams: {tag: a, n: 0}\nsweep: {epochs: [3, 5], lr: [0.1, 0.2]}\n"
+                                "exec: {argv: [x], results: {loss: [float64, \"{epoch}\"]}}\n");
+    EXPECT_TRUE(error.ends_with("{epoch} names no parameter (did you mean 'epochs'?); allowed: an integer parameter "
+                                "of params: or sweep: (epochs)"))
+        << error;
+    EXPECT_NE(error_of("task: exec\nsweep: {lr: [0.1, 0.2]}\nexec: {argv: [x], results: {loss: [float64, \"{epochs}\"]}}\n")
+                  .find("{epochs} names no parameter; allowed: an integer parameter of params: or sweep: (this job has "
+                        "none)"),
+              std::string::npos);
+}
+
 TEST(ParamShapes, EachBadDimensionNamesItsPlaceAndWhatIsAllowed)
 {
     EXPECT_NE(error_of("task: exec\nsweep: {epochs: [3, 5]}\nexec: {argv: [x], results: {loss: [float64, \"{epoch}\"]}}\n")
