@@ -14,15 +14,8 @@ import unittest
 
 from harness import MPIEXEC, SHARDRUN, clean_env, kill_task_processes, rank_pid, run, scratch_dir, task_running
 from jobs import write_job
+from signal_drain_test import LONG_JOB
 
-JOB = """
-name: long
-task: exec
-drain_timeout: 1s
-sweep: {{a: [0, 1, 2, 3]}}
-exec: {{argv: [sleep, "30"]}}
-output: {{path: {work}/long.h5}}
-"""
 BUSY = re.compile(r"busy per rank: min ([0-9.]+) s, mean ([0-9.]+) s, max ([0-9.]+) s")
 CUT = re.compile(r"NO PROGRESS: no task finished in this run; task #\d+ ran ([0-9.]+)s and was cut short by the drain")
 
@@ -31,7 +24,7 @@ class DrainedBeforeAnyCommitTest(unittest.TestCase):
     def setUp(self):
         self.work = scratch_dir(self)
         self.out = os.path.join(self.work, "long.h5")
-        self.job = write_job(self.work, JOB.format(work=self.work))
+        self.job = write_job(self.work, LONG_JOB.format(work=self.work))
         self.addCleanup(kill_task_processes, self.work)
 
     def drain_when_both_run(self):
