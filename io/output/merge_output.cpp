@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <set>
 
 #include "base/documented_error.hpp"
 #include "io/gather/task_stream.hpp"
@@ -12,6 +13,7 @@
 #include "io/layout/element_manifest.hpp"
 #include "io/layout/element_match.hpp"
 #include "io/layout/output_layout.hpp"
+#include "io/layout/stopped_note.hpp"
 #include "io/master/master_file.hpp"
 #include "io/output/consolidation.hpp"
 #include "io/params/file_param_source.hpp"
@@ -143,8 +145,12 @@ MergeReport merge_output(const std::string& path)
     auto elements = read_elements(path);
     if (!elements.reference) {
         // Name what is there (a whole-array scancel leaves elements started and none finished).
+        std::set<int> indexes;
+        for (const auto& [index, manifest] : elements.present) indexes.insert(index);
+        // An element stopped before it wrote anything left only its note: started, all the same.
+        for (const auto& [index, note] : stopped_notes(path)) indexes.insert(index);
         std::string started;
-        for (const auto& [index, manifest] : elements.present) started += (started.empty() ? "" : ", ") + std::to_string(index);
+        for (const int index : indexes) started += (started.empty() ? "" : ", ") + std::to_string(index);
         SHARDRUN_THROW_DOCUMENTED(OutputError, "docs/troubleshooting.md#not-merged",
                                   "no array element of " + path + " has finished (nothing in " + layout::shards_dir(path).string() +
                                   " to learn the job from); " +

@@ -71,6 +71,7 @@ void element_lines(std::ostringstream& out, const StatusReport& report)
 /** `status --by-host`: one row per host; a mean task time far above the others' is a slow node. */
 void host_lines(std::ostringstream& out, const StatusReport& report)
 {
+    if (report.hosts.empty()) return;  // nothing committed yet: a header over no row says nothing
     out << "  host                       ranks        ok    failed    busy (s)   mean task (s)\n";
     for (const auto& host : report.hosts) {
         const auto tasks = host.ok + host.failed;
@@ -99,7 +100,10 @@ std::string status_text(const StatusReport& report, bool by_host)
     if (any_skipped) out << report.skipped << " skipped, ";
     out << report.pending << " pending — " << (report.complete ? "complete" : "NOT complete") << "\n";
     if (by_host) host_lines(out, report);
-    if (!by_host) out << "  element  rank        ok    failed" << (any_skipped ? "   skipped" : "") << "\n";
+    // Rows are the ranks that committed a task; before any commit there are none, and no header either.
+    if (!by_host && !report.ranks.empty()) {
+        out << "  element  rank        ok    failed" << (any_skipped ? "   skipped" : "") << "\n";
+    }
     for (const auto& row : by_host ? std::vector<RankCounts>{} : report.ranks) {
         char line[96];
         std::snprintf(line, sizeof line, "  %7d  %4d  %8llu  %8llu", row.array_index, row.rank,

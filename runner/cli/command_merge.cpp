@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "io/job_output.hpp"
+#include "io/layout/stopped_note.hpp"
 #include "runner/errors.hpp"
 #include "runner/storage/remote_copy.hpp"
 
@@ -69,9 +70,21 @@ int MergeCommand::run()
               << " ok, " << s.failed << " failed, "
               // shardrun writes `skipped` for no task (README, "Task states"): named only when an older file has some.
               << (s.skipped > 0 ? std::to_string(s.skipped) + " skipped, " : std::string()) << s.pending << " pending\n";
-    if (!report.missing_elements.empty()) {
-        std::cerr << "shardrun: array elements never started: " << join(report.missing_elements)
+    // A missing element the platform stopped while its ranks started left only its note: started, nothing committed.
+    const auto notes = io::stopped_notes(path_);
+    std::vector<int> never_started;
+    for (const int index : report.missing_elements) {
+        if (!notes.contains(index)) never_started.push_back(index);
+    }
+    if (!never_started.empty()) {
+        std::cerr << "shardrun: array elements never started: " << join(never_started)
                   << "; run them (--array-index N), then merge again\n";
+    }
+    for (const int index : report.missing_elements) {
+        const auto note = notes.find(index);
+        if (note == notes.end()) continue;
+        std::cerr << "shardrun: array element " << index << " started, and was " << note->second
+                  << ": nothing of it was committed; run it (--array-index " << index << "), then merge again\n";
     }
     if (!report.incomplete_elements.empty()) {
         std::cerr << "shardrun: array elements not finished: " << join(report.incomplete_elements)

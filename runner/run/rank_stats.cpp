@@ -32,12 +32,16 @@ void RankStats::add(std::uint64_t task_id, double seconds, bool success, int exi
         ++failed;
         if (failures.size() < failures_kept) failures.push_back({task_id, exit_code, message});
     }
-    if (slowest.size() < slowest_kept || seconds > slowest.back().first) keep_longest(slowest, {{seconds, task_id}}, slowest_kept);
+    // The slowest tasks that did their work: a failure (a program not found, 0.000 s) is listed as failed, not as slow.
+    if (success && (slowest.size() < slowest_kept || seconds > slowest.back().first)) {
+        keep_longest(slowest, {{seconds, task_id}}, slowest_kept);
+    }
 }
 
 void RankStats::add_interrupted(std::uint64_t task_id, double seconds)
 {
     ++interrupted;
+    busy_seconds += seconds;  // the rank was busy with it until the stop, though the task runs again
     keep_longest(cut_short, {{seconds, task_id}}, cut_short_kept);
 }
 

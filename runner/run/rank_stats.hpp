@@ -30,7 +30,7 @@ struct RankStats {
     std::uint64_t interrupted = 0;   ///< cut short by a stop; left pending for --resume
     int signal = 0;                  ///< the first stop signal this rank received, 0 if none
     bool drain_ran_out = false;      ///< this rank stopped its tasks when drain_timeout ran out
-    double busy_seconds = 0;     ///< summed wall time of its tasks
+    double busy_seconds = 0;     ///< summed wall time of its tasks, the attempts a stop cut short included
     /** When its last task ended (Unix seconds; 0: none ended in this run): where the run's end is timed from. */
     double last_task_end = 0;
     /** Its loop's last commit, after its last task (layout single: the collective write of every row). */
@@ -40,7 +40,7 @@ struct RankStats {
     double cpu_seconds = 0;
     std::uint64_t measured_tasks = 0;
     std::int64_t mem_peak = -1;  ///< the largest /tasks/mem_peak of its tasks; -1: none measured
-    std::vector<std::pair<double, std::uint64_t>> slowest;  ///< (seconds, task id), longest first
+    std::vector<std::pair<double, std::uint64_t>> slowest;  ///< ok tasks (seconds, task id), longest first
     /** Interrupted tasks (seconds they ran, task id), longest first: the ones a drain could not wait for. */
     std::vector<std::pair<double, std::uint64_t>> cut_short;
     std::vector<FailedTask> failures;                       ///< first failures, capped

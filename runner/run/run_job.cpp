@@ -490,6 +490,7 @@ int run_with_output(const RunOptions& options, EndPhases& phases, Said& said, co
         totals.stop_reason = stop_reason;
         totals.budget_stop = budget_drained;
         totals.bucket_note = bucket.note;
+        totals.scheduler = environment.machine.scheduler.name;
         said.totals = std::move(totals);
         said.stats = std::move(all_stats);
         said.remote = output.remote != nullptr;

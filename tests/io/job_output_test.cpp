@@ -11,6 +11,7 @@
 
 #include "io/checksum/checksum.hpp"
 #include "io/gather/task_stream.hpp"
+#include "io/layout/stopped_note.hpp"
 #include "io/read/live_snapshot.hpp"
 #include "io/read/results_table.hpp"
 #include "output_test_support.hpp"
@@ -406,6 +407,45 @@ TEST(Merge, NamesMissingElementsAndFails)
     EXPECT_EQ(report.missing_elements, std::vector<int>{1});
     EXPECT_FALSE(report.summary.complete);
     EXPECT_EQ(report.summary.pending, 10u);
+}
+
+// Issue 39's trials: an element the platform stopped while its ranks started left only its note
+// (scripts/aws-batch/entrypoint writes it beside its folder); merge still counts it missing, and the
+// note tells `shardrun merge` to name it as started.
+TEST(Merge, AnElementStoppedBeforeItWroteAnythingLeavesOnlyItsNote)
+{
+    const auto dir = testing::scratch_dir();
+    const OutputOptions options{dir + "/results.h5"};
+    run_element(options, test_metadata(30, 3, 0));
+    std::ofstream(stopped_note_path(options.path, 1)) << "stopped (SIGTERM) on its last attempt before any task finished\n";
+
+    const auto report = merge_output(options.path);
+
+    EXPECT_EQ(report.exit_code(), 1);
+    EXPECT_EQ(report.missing_elements, (std::vector<int>{1, 2}));
+    const auto notes = stopped_notes(options.path);
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_EQ(notes.at(1), "stopped (SIGTERM) on its last attempt before any task finished");
+    EXPECT_EQ(stopped_note_path(options.path, 1), fs::path(options.path + ".shards/a1.stopped"));
+}
+
+// Issue 39's trials: before any commit there is no rank row, so no header over nothing.
+TEST(Status, NoRankHeaderBeforeAnyCommit)
+{
+    const auto dir = testing::scratch_dir();
+    const OutputOptions options{dir + "/results.h5"};
+    const auto metadata = test_metadata(20);
+    {
+        auto lock = prepare_output(options, metadata);
+        auto sink = open_rank_sink(options, metadata, test_fields(), 0, 1);
+    }
+
+    const auto report = status_report(options.path);
+
+    EXPECT_TRUE(report.ranks.empty());
+    EXPECT_EQ(report.pending, 20u);
+    EXPECT_EQ(status_text(report).find("element  rank"), std::string::npos) << status_text(report);
+    EXPECT_EQ(status_text(report, true).find("mean task"), std::string::npos) << status_text(report, true);
 }
 
 TEST(Status, CountsPerElementAndRankAndShowsStderr)

@@ -4,6 +4,7 @@
 #include "io/layout/output_layout.hpp"
 #include "runner/job/duration.hpp"
 #include "runner/run/interrupt.hpp"
+#include "runner/run/report/summary_advice.hpp"
 
 #include <fmt/format.h>
 
@@ -136,6 +137,7 @@ std::string element_lines(const RunTotals& totals)
                                   totals.array_count, ending_word(totals),
                                   totals.array_count - 1);
     if (totals.output_path.empty()) return out;
+    if (!totals.bucket_note.empty()) return out + "  " + bucket_hint(totals.exit_code) + "\n";  // nothing to merge yet
     if (totals.merged_exists) {
         // A rerun of an element already merged (a cloud array's last element merges itself).
         out += fmt::format("  its results: {} ({} holds the elements merged before this run)\n", element_folder(totals),
@@ -206,8 +208,12 @@ std::string format_summary(const RunTotals& totals, const std::vector<RankStats>
     std::string out = fmt::format("shardrun: {} {} in {:.2f} s: {} of {} tasks\n", totals.job_name,
                                   ending_word(totals), totals.wall_seconds,
                                   counts_text(totals, all), totals.tasks);
-    out += fmt::format("  busy per rank: min {:.2f} s, mean {:.2f} s, max {:.2f} s; imbalance {:.2f} (max/mean)\n",
-                       all.busy_min, all.busy_mean, all.busy_max, all.busy_mean > 0 ? all.busy_max / all.busy_mean : 1.0);
+    // Only when a task ran in this run (a cut-short one counts its time): 0.00 s would say nothing.
+    if (all.ok + all.failed + all.interrupted > 0) {
+        out += fmt::format("  busy per rank: min {:.2f} s, mean {:.2f} s, max {:.2f} s; imbalance {:.2f} (max/mean)\n",
+                           all.busy_min, all.busy_mean, all.busy_max,
+                           all.busy_mean > 0 ? all.busy_max / all.busy_mean : 1.0);
+    }
     if (auto startup = startup_line(ranks); !startup.empty()) out += startup;
     if (all.measured_tasks > 0) {
         out += fmt::format("  CPU time of {} measured tasks: {:.2f} s; largest peak memory of one: {:.1f} MB (/tasks/cpu_time, mem_peak)\n",
@@ -251,13 +257,16 @@ std::string format_summary(const RunTotals& totals, const std::vector<RankStats>
                               ? std::string("the drain came before any task started")
                               : fmt::format("task #{} ran {} and was cut short by the drain", all.cut_short.front().second,
                                             job::duration_text(all.cut_short.front().first));
+        // The time limit to raise is the launcher's own: Slurm's --time, the cloud job's timeout; mpirun has none.
         out += fmt::format("  NO PROGRESS: no task finished in this run; {}. Running it again with as little time "
-                           "cannot finish it: give the job more time (Slurm: --time), checkpoint inside the task, or "
-                           "split it into smaller tasks (data.chunk, more sweep points)\n",
-                           what);
+                           "cannot finish it: {}checkpoint inside the task, or split it into smaller tasks (data.chunk, "
+                           "more sweep points)\n",
+                           what, more_time_advice(totals.scheduler));
     }
     if (totals.array_count > 1) {
         out += element_lines(totals);
+    } else if (!totals.output_path.empty() && !totals.bucket_note.empty()) {
+        out += "  " + bucket_hint(totals.exit_code) + "\n";  // not readable as results: no report to draw
     } else if (!totals.output_path.empty()) {
         out += fmt::format("  results: {}\n", totals.output_path);
         out += fmt::format("  picture: shardrun report {}\n", totals.output_path);

@@ -34,6 +34,8 @@ struct RunTotals {
     bool no_progress = false;
     /** An output in object storage that did not get everything: what is not in the bucket and why (exit 3, or 2). */
     std::string bucket_note;
+    /** How the run was started (env::SchedulerInfo::name: slurm, aws-batch, gcp-batch, mpirun, ...): whose time limit to name. */
+    std::string scheduler;
     /** The run's end, phase by phase, from the last task's end to MPI_Finalize's return. */
     std::vector<EndPhase> end_phases;
 };

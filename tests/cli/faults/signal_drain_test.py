@@ -21,6 +21,17 @@ exec:
 output: {path: OUT/drain.h5}
 """
 
+# Four tasks of 30 s on 2 ranks, and 1 s of drain: no task can finish in a drained run (also
+# drained_before_any_commit_test's job).
+LONG_JOB = """
+name: long
+task: exec
+drain_timeout: 1s
+sweep: {{a: [0, 1, 2, 3]}}
+exec: {{argv: [sleep, "30"]}}
+output: {{path: {work}/long.h5}}
+"""
+
 
 def committed_ok(out):
     """Tasks committed ok so far, as `shardrun status` reads them while the job runs."""
@@ -80,14 +91,7 @@ class SignalDrainTest(unittest.TestCase):
         # Issue 35, point 1: the run a Slurm element would requeue forever. Each task needs 30 s;
         # the drain gives it 1 s: no task can finish, whatever the run is given next time.
         work = scratch_dir()
-        job = write_job(work, f"""
-name: long
-task: exec
-drain_timeout: 1s
-sweep: {{a: [0, 1, 2, 3]}}
-exec: {{argv: [sleep, "30"]}}
-output: {{path: {work}/long.h5}}
-""")
+        job = write_job(work, LONG_JOB.format(work=work))
         # 2 s: both ranks' tasks are running.
         code, out_text, err = run_and_signal_rank(["run", job, "--progress", "plain"], job, 0, signal.SIGUSR1, after=2)
         said = out_text + err

@@ -32,5 +32,29 @@ TEST(RankStats, FailuresKeepTheirExitCodeAndMessage)
     EXPECT_EQ(stats.failures[0].message, "timed out after 1 s");
 }
 
+TEST(RankStats, SlowestHoldsOkTasksOnly)
+{
+    RankStats stats;
+
+    stats.add(0, 0.5, true, 0, "");
+    stats.add(1, 0.0, false, 127, "command not found");
+    stats.add(2, 9.0, false, 124, "timed out after 9 s");
+
+    ASSERT_EQ(stats.slowest.size(), 1u);
+    EXPECT_EQ(stats.slowest.front().second, 0u);
+    EXPECT_EQ(stats.failures.size(), 2u);
+}
+
+TEST(RankStats, InterruptedAttemptsCountAsBusy)
+{
+    RankStats stats;
+
+    stats.add(0, 1.0, true, 0, "");
+    stats.add_interrupted(1, 2.5);
+
+    EXPECT_DOUBLE_EQ(stats.busy_seconds, 3.5);
+    EXPECT_EQ(stats.interrupted, 1u);
+}
+
 }  // namespace
 }  // namespace shardrun::run
