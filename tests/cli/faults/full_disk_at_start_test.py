@@ -12,9 +12,9 @@ import unittest
 from harness import run, scratch_dir
 from jobs import write_job
 
+import full_disk_status_test  # (the module, not its TestCase: unittest.main() would run that here too)
+from full_disk_status_test import assert_says_the_disk_was_full
 from full_disk_test import JOB  # 200 tasks whose results are three times the disk
-
-KILL_GUESS = "a rank was killed"
 
 
 def fill(disk):
@@ -32,13 +32,7 @@ def fill(disk):
 
 class FullDiskAtStartTest(unittest.TestCase):
     def mount(self):
-        work = scratch_dir(self)
-        disk = os.path.join(work, "disk")
-        os.mkdir(disk)
-        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", disk], check=True)
-        # Registered at once: the disk goes whatever the test does after this line.
-        self.addCleanup(lambda: subprocess.run(["umount", disk], check=False) if os.path.ismount(disk) else None)
-        return work, disk
+        return full_disk_status_test.FullDiskStatusTest.mount(self, "256k")  # unmounted in every exit path
 
     def assert_one_disk_full_line(self, proc):
         self.assertEqual(proc.returncode, 1, proc.stderr)
@@ -76,11 +70,7 @@ class FullDiskAtStartTest(unittest.TestCase):
         self.assertEqual(len(banner), 1, resumed.stderr)
         self.assertIn("No space left on device", banner[0])
         status = run(["status", out])
-        said = status.stdout + status.stderr
-        self.assertIn("the last run ended without a summary on an error", said)
-        self.assertIn("No space left on device", said)
-        self.assertIn("docs/troubleshooting.md#disk-full", said)
-        self.assertNotIn(KILL_GUESS, said)
+        assert_says_the_disk_was_full(self, status.stdout + status.stderr)
 
         # Room again: the next --resume finishes.
         os.remove(os.path.join(disk, "filler"))
