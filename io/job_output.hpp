@@ -60,6 +60,21 @@ private:
 OutputLock prepare_output(const OutputOptions& options, const JobMetadata& metadata);
 
 /**
+ * prepare_output() in its two steps, for a caller that acts while it holds the lock when the
+ * second fails (the runner keeps why in the lock file: io/layout/run_end_reason.hpp).
+ * lock_output(): the checks that come before anything is created, the folders, the lock.
+ * @throws OutputError  (nothing is held then)
+ */
+OutputLock lock_output(const OutputOptions& options, const JobMetadata& metadata);
+
+/**
+ * The rest, under `lock`: an existing output refused, resumed or deleted (force), the holder
+ * named in the lock file, the element's manifest written.
+ * @throws OutputError; WriteError when the disk is full (the lock is still held)
+ */
+void prepare_locked_output(const OutputOptions& options, const JobMetadata& metadata, const OutputLock& lock);
+
+/**
  * Rank 0, on resume: the ids in [first_task, end_task) whose status is ok in committed
  * batches of this array element, sorted. Every segment is read whole and its checksums
  * verified; a truncated or corrupt one is reported on stderr and renamed <seg>.invalid,

@@ -25,20 +25,31 @@ namespace fs = std::filesystem;
 namespace shardrun::io {
 namespace {
 
+/** What to do after a write that failed with `error_number`: a full disk is no wrong path. */
+std::string remedy(int error_number)
+{
+    const bool full = error_number == ENOSPC || error_number == EDQUOT;
+    return full ? "free disk space, then rerun with --resume" : "choose a writable output.path";
+}
+
 void make_dirs(const fs::path& dir, const std::string& path)
 {
     std::error_code error;
     fs::create_directories(dir, error);
     if (error) {
-        SHARDRUN_THROW(OutputError, "cannot create " + dir.string() + " for output " + path + ": " + error.message() +
-                                    "; choose a writable output.path");
+        // A full disk (or quota, or I/O error) is a WriteError, exit 1; permissions an OutputError, exit 2.
+        layout::throw_write_error("cannot create " + dir.string() + " for output " + path, error.value(),
+                                  remedy(error.value()));
     }
 }
 
 /**
  * Writes who holds the lock into its file ("pid 4711 on node-a since 2026-11-28 16:50:01 UTC"),
  * so that a refused run names it (issue 35, point 11). The lock is the flock, not the text: a
- * failure to write it loses only the name.
+ * failure to write it loses only the name. Written over the earlier run's text, then cut to its
+ * length: the file keeps its block, so on a disk that is already full the name is still written,
+ * and so is the reason a full disk ends this run with (run_end_reason.hpp). Cutting it to 0
+ * first would give the block back and leave an empty file that nothing can be written into.
  */
 void name_holder(int fd)
 {
@@ -48,7 +59,8 @@ void name_holder(int fd)
     char when[32] = {};
     std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&now));
     const auto text = "pid " + std::to_string(getpid()) + " on " + host + " since " + when + "\n";
-    if (::ftruncate(fd, 0) == 0 && ::pwrite(fd, text.data(), text.size(), 0) < 0) return;
+    if (::pwrite(fd, text.data(), text.size(), 0) != static_cast<ssize_t>(text.size())) return;
+    if (::ftruncate(fd, static_cast<off_t>(text.size())) != 0) return;  // an earlier reason's line may trail it
 }
 
 OutputLock take_lock(const OutputOptions& options, int array_index)
@@ -56,8 +68,8 @@ OutputLock take_lock(const OutputOptions& options, int array_index)
     const auto file = layout::lock_path(options.path, array_index);
     const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) {
-        SHARDRUN_THROW(OutputError, "cannot write " + file.string() + ": " + std::strerror(errno) +
-                                    "; choose a writable output.path");
+        const int error_number = errno;
+        layout::throw_write_error("cannot write " + file.string(), error_number, remedy(error_number));
     }
     OutputLock lock(fd);
     // A reader (status, table) probes the lock by taking it for a moment (layout::lock_held):
@@ -231,13 +243,24 @@ OutputLock::~OutputLock()
 
 OutputLock prepare_output(const OutputOptions& options, const JobMetadata& metadata)
 {
+    auto lock = lock_output(options, metadata);
+    prepare_locked_output(options, metadata, lock);
+    return lock;
+}
+
+OutputLock lock_output(const OutputOptions& options, const JobMetadata& metadata)
+{
     check_path_kind(options);
     // Before anything is created: an element of another job or array count writes nothing.
     check_element_fits(options.path, metadata);
     const auto master = fs::absolute(options.path);
     make_dirs(master.parent_path(), options.path);
     make_dirs(layout::shards_dir(options.path), options.path);
-    auto lock = take_lock(options, metadata.array_index);
+    return take_lock(options, metadata.array_index);
+}
+
+void prepare_locked_output(const OutputOptions& options, const JobMetadata& metadata, const OutputLock& lock)
+{
     check_existing(options, metadata);
     name_holder(lock.fd());  // only a run that goes on writes: a refused one leaves the file as it was
     make_dirs(layout::element_dir(options.path, metadata.array_index), options.path);
@@ -253,7 +276,6 @@ OutputLock prepare_output(const OutputOptions& options, const JobMetadata& metad
     manifest.stopped = 0;
     manifest.complete = false;
     write_manifest(options.path, manifest);
-    return lock;
 }
 
 }  // namespace shardrun::io

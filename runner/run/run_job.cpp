@@ -16,7 +16,6 @@
 #include "collectives/mpi/environment.hpp"
 #include "collectives/mpi/mpi_communicator.hpp"
 #include "io/layout/output_layout.hpp"
-#include "io/layout/run_end_reason.hpp"
 #include "io/read/unfinished_run.hpp"
 #include "runner/env/launcher_banner.hpp"
 #include "runner/env/run_environment.hpp"
@@ -25,7 +24,6 @@
 #include "runner/gpu/telemetry_sampler.hpp"
 #include "runner/placement/placement.hpp"
 #include "runner/run/agreement.hpp"
-#include "runner/run/error_message.hpp"
 #include "runner/run/interrupt.hpp"
 #include "runner/run/loop/device_health.hpp"
 #include "runner/run/loop/failure_budget.hpp"
@@ -518,13 +516,12 @@ int run_collectively(const RunOptions& options, EndPhases& phases, Said& said)
     Environment environment;
     prepare_environment(options, *world, *node, environment);
     Output output;
-    open_output(options, *world, environment, output);
+    open_output(options, *world, environment, output);  // keeps why it failed itself, once it holds the element
     try {
         return run_with_output(options, phases, said, *world, *node, environment, output, run_start);
     } catch (const std::exception& error) {
         // This rank ends before any summary (a full disk): the output keeps why, for status and --resume.
-        io::record_run_end_reason(output_local_path(environment, output), static_cast<int>(environment.machine.array.index),
-                                  user_message(error));
+        output.session->keep_end_reason(error);
         throw;
     }
 }

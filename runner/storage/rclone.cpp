@@ -209,7 +209,7 @@ std::vector<std::string> rclone_environment()
 }
 
 RcloneResult run_rclone(const std::vector<std::string>& args, double limit_seconds, const std::string& stdout_path,
-                        int stdout_fd)
+                        int stdout_fd, const std::string& stdin_path)
 {
     const TempFile errors;
     process::ProcessSpec spec;
@@ -225,6 +225,7 @@ RcloneResult run_rclone(const std::vector<std::string>& args, double limit_secon
     spec.env.push_back(std::string(process::task_token_variable) + "=" + spec.token);
     spec.stdout_path = stdout_path.empty() ? "/dev/null" : stdout_path;
     spec.stdout_fd = stdout_fd;
+    spec.stdin_path = stdin_path;
     spec.stderr_path = errors.path();
     spec.timeout_seconds = limit_seconds;
     spec.grace_seconds = 1;

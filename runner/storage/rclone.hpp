@@ -57,9 +57,10 @@ struct RcloneResult {
  *                       fails with exit 124 ("no answer within N s")
  * @param stdout_path    where rclone's stdout goes (empty: nowhere)
  * @param stdout_fd      else this open file takes it (`rclone cat`'s bytes into a memfd); -1: none
+ * @param stdin_path     what rclone reads as its stdin (`rclone rcat`'s bytes); empty: /dev/null
  */
 RcloneResult run_rclone(const std::vector<std::string>& args, double limit_seconds = 0, const std::string& stdout_path = "",
-                        int stdout_fd = -1);
+                        int stdout_fd = -1, const std::string& stdin_path = "");
 
 /**
  * The line of rclone's stderr `text` that names why it failed, without rclone's time stamps and

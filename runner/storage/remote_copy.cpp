@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -10,8 +12,10 @@
 #include "io/errors.hpp"
 #include "io/layout/element_manifest.hpp"
 #include "io/layout/output_layout.hpp"
+#include "runner/storage/claim_end.hpp"
 #include "runner/storage/local_mirror.hpp"
 #include "runner/storage/rclone.hpp"
+#include "runner/storage/writer_claim.hpp"
 
 namespace fs = std::filesystem;
 
@@ -31,6 +35,23 @@ std::string bucket_problem(const RemotePath& remote)
     const auto result = run_rclone({"lsf", "--max-depth", "1", "--dirs-only", bucket, "--retries", "1"});
     if (result.ok()) return {};
     return result.not_found() ? "; the bucket " + bucket.substr(colon + 1) + " does not exist" : "; " + result.error;
+}
+
+/**
+ * The errors that ended the elements' last runs (a full disk), which their writer claims keep in
+ * the bucket, written where status reads them beside a local output: each element's lock file.
+ */
+void claim_ends_to_locks(const std::string& local)
+{
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(io::layout::shards_dir(local), error)) {
+        const long index = io::layout::element_index(entry.path().filename().string());
+        if (index < 0 || !entry.is_directory()) continue;
+        std::ifstream claim(entry.path() / writer_claim_name);
+        if (!claim) continue;
+        const std::string text((std::istreambuf_iterator<char>(claim)), std::istreambuf_iterator<char>());
+        claim_end_to_lock(text, local, static_cast<int>(index));
+    }
 }
 
 }  // namespace
@@ -59,6 +80,7 @@ RemoteCopy::RemoteCopy(RemotePath remote) : remote_(std::move(remote))
         SHARDRUN_THROW(io::OutputError, remote_.url + ": no such output (neither " + remote_.name + " nor " + shards +
                                             "/ is in the bucket" + bucket_problem(remote_) + "); check the URL");
     }
+    claim_ends_to_locks(local_);
 }
 
 RemoteCopy::~RemoteCopy()

@@ -6,6 +6,7 @@
 
 #include "io/layout/output_layout.hpp"
 #include "runner/process/worker_log.hpp"
+#include "runner/storage/claim_end.hpp"
 #include "runner/storage/local_mirror.hpp"
 #include "runner/storage/rclone.hpp"
 
@@ -57,6 +58,10 @@ void RemoteOutput::fetch(bool resume, bool force)
     std::vector<std::string> includes{exact_pattern(element) + "/**"};
     if (rank_.rank == 0) includes.push_back(exact_pattern(remote_.name));
     download(remote_.parent, root, includes);
+    // The error that ended the last run, which its claim kept: the --resume banner says it.
+    if (rank_.rank == 0 && claim_ && claim_->previous_claim()) {
+        claim_end_to_lock(*claim_->previous_claim(), local_, rank_.array_index);
+    }
     // The claim this run just took is the bucket's, not the output's: a first run's element folder
     // holding only it is no earlier output ("already exists").
     const auto element_dir = fs::path(root) / element;
@@ -79,6 +84,11 @@ void RemoteOutput::set_writer(const WriterRun& run)
 void RemoteOutput::take_claim()
 {
     if (claim_) claim_->take();
+}
+
+void RemoteOutput::keep_end_reason(const std::string& reason)
+{
+    if (claim_) claim_->keep_end(named(reason));
 }
 
 void RemoteOutput::publish_start(bool force)

@@ -61,6 +61,12 @@ public:
     void set_writer(const WriterRun& run);
     /** Rank 0, next: the element's claim (WriterClaim::take(): exit 2 while another run holds it). */
     void take_claim();
+    /**
+     * Any rank ending the run on an error (a full scratch disk): the element's claim keeps
+     * `reason` (the mirror's paths named by the URL), for `status` and the next --resume
+     * (WriterClaim::keep_end). Best effort.
+     */
+    void keep_end_reason(const std::string& reason);
     /** Node leaders, after take_claim(). */
     void fetch(bool resume, bool force);
     void publish_start(bool force);

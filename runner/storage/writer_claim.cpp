@@ -17,6 +17,7 @@
 
 #include "base/error.hpp"
 #include "runner/storage/local_mirror.hpp"
+#include "runner/storage/object_text_upload.hpp"
 #include "runner/storage/rclone.hpp"
 
 namespace fs = std::filesystem;
@@ -29,13 +30,15 @@ struct Claim {
     WriterRun run;
     std::int64_t beat = 0;
     bool released = false;
+    std::string ended;  ///< the error that ended the run, when a rank kept it (keep_end)
 };
 
 std::optional<Claim> parse_claim(const std::string& text)
 {
     try {
         const auto j = nlohmann::json::parse(text);
-        return Claim{{j.at("run"), j.at("host"), j.at("started")}, j.at("beat"), j.value("released", false)};
+        return Claim{{j.at("run"), j.at("host"), j.at("started")}, j.at("beat"), j.value("released", false),
+                     j.value("ended", std::string())};
     } catch (const nlohmann::json::exception&) {
         return std::nullopt;  // not ours to read (a torn write cannot happen: an object is whole or absent)
     }
@@ -69,6 +72,7 @@ void WriterClaim::take()
         SHARDRUN_THROW(TransferError, "cannot read " + object_ + " (which run writes " + element_ + "): " + result.error);
     }
     auto other = text ? parse_claim(*text) : std::nullopt;
+    if (other && !other->released && !other->ended.empty()) previous_ = *text;  // status and --resume say it
     if (other && !other->released && other->run.id != me_.id) {
         // A claim of another run: alive while its heartbeat moves. Watched for stale_seconds at most.
         const double since = steady_seconds();
@@ -106,7 +110,14 @@ WriterClaim::Check WriterClaim::check(std::string& detail)
         return Check::unreachable;
     }
     const auto claim = text ? parse_claim(*text) : std::nullopt;
-    if (claim && claim->run.id == me_.id) return Check::ours;
+    if (claim && claim->run.id == me_.id) {
+        // Another rank of this run kept the error that ends it: rank 0's heartbeats keep it too.
+        if (!claim->ended.empty()) {
+            std::lock_guard lock(write_mutex_);
+            if (ended_.empty()) ended_ = claim->ended;
+        }
+        return Check::ours;
+    }
     detail = claim ? "another run: " + claim->run.describe()
                    : "its claim " + object_ + " is gone (another run with --force?)";
     return Check::taken;
@@ -137,15 +148,35 @@ void WriterClaim::release()
     }
 }
 
-void WriterClaim::write(bool released)
+std::string WriterClaim::next_text(bool released)
 {
     ++beat_;
-    const nlohmann::json j = {{"run", me_.id}, {"host", me_.host}, {"started", me_.started}, {"beat", beat_},
-                              {"released", released}};
+    nlohmann::json j = {{"run", me_.id}, {"host", me_.host}, {"started", me_.started}, {"beat", beat_},
+                        {"released", released}};
+    if (!ended_.empty()) j["ended"] = ended_;
+    return j.dump() + "\n";
+}
+
+void WriterClaim::keep_end(const std::string& reason)
+{
+    std::lock_guard lock(write_mutex_);
+    ended_ = reason;
+    try {
+        // From memory: the scratch folder, where write() stages a heartbeat, may be the full disk.
+        upload_text(next_text(false), object_, single_attempt_flags());
+    } catch (const TransferError&) {
+        // The bucket is away too: the run's own stderr said why; status will guess instead.
+    }
+}
+
+void WriterClaim::write(bool released)
+{
+    std::lock_guard lock(write_mutex_);
+    const auto text = next_text(released);
     const auto file = (fs::path(scratch_dir()) / fmt::format("shardrun-claim-{}-{}", getpid(), me_.id.substr(me_.id.rfind(':') + 1))).string();
     {
         std::ofstream out(file);
-        out << j.dump() << "\n";
+        out << text;
         if (!out) SHARDRUN_THROW(TransferError, "cannot write " + file + "; set SHARDRUN_SCRATCH to a writable folder");
     }
     try {

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
+#include <optional>
 #include <string>
 
 namespace shardrun::storage {
@@ -65,18 +67,34 @@ public:
     /** Rank 0, at the end of a run whose commits are all in the bucket: a retry may start at once. Errors are ignored. */
     void release();
 
+    /**
+     * Any rank that ends the run on an error (a full disk): the claim says it ("ended"), for
+     * `status` and the next run's --resume banner, as a local output's lock file does
+     * (io/layout/run_end_reason.hpp). Written from memory, not through the scratch folder, which
+     * may be the full disk; later heartbeats keep it. Best effort: errors are ignored.
+     */
+    void keep_end(const std::string& reason);
+
+    /** What the claim take() found said of its run's end, when that run ended on an error (claim_end.hpp). */
+    const std::optional<std::string>& previous_claim() const noexcept { return previous_; }
+
     /** Seconds between heartbeats, and without a moving heartbeat after which a claim counts as dead. */
     static constexpr double heartbeat_seconds = 5;
     static constexpr double stale_seconds = 20;
 
 private:
     void write(bool released);
+    /** The claim's next text (the heartbeat raised); under write_mutex_. */
+    std::string next_text(bool released);
 
     std::string object_;
     std::string element_;
     WriterRun me_;
+    std::mutex write_mutex_;  // keep_end() on a failing rank's thread, heartbeats on the uploader's
     std::int64_t beat_ = 0;
     double last_beat_ = 0;  // steady seconds of the last heartbeat written
+    std::string ended_;     // the error that ends this run, once a rank said it (keep_end, or seen by check)
+    std::optional<std::string> previous_;  // the claim text take() found, when its run ended on an error
 };
 
 /** This run, on rank 0: a fresh id, this host, now. Rank 0 sends it to the others. */

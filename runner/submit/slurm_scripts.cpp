@@ -74,8 +74,10 @@ fi
 )";
 }
 
-// --signal=B:USR1@<lead> sends USR1 to this shell only, <lead> seconds before the time limit
-// (the job's drain_timeout + 30 s unless --sbatch signal= says otherwise). The trap passes it on
+// --signal=B:USR1@<lead> sends USR1 to this shell only, <lead> seconds before the time limit or
+// up to 60 s earlier (sbatch(1), --signal: "Due to the resolution of event handling by Slurm,
+// the signal may be sent up to 60 seconds earlier than specified"); the lead is the job's
+// drain_timeout + 30 s unless --sbatch signal= says otherwise. The trap passes it on
 // to this element's steps through scancel (srun itself would turn a signal it gets into SIGKILL
 // for its tasks): shardrun drains, letting running tasks finish within drain_timeout, flushes
 // what is committed and exits 3. Once the step has ended, the element is requeued and starts
@@ -91,7 +93,7 @@ on_usr1() {{
     # This element only ($self: <array job>_<element>): squeue -j <array job id> lists every element,
     # and an array's own id is also the job id of one of its elements.
     left=$(squeue -h -j "$self" -o %L 2>/dev/null | head -n 1)
-    echo "shardrun: SIGUSR1 to the batch script (time left: ${{left:-unknown}}; --signal=B:USR1@{0} sends it {0} s before the time limit): draining array element $element; it will be requeued and resume if it made progress"
+    echo "shardrun: SIGUSR1 to the batch script (time left: ${{left:-unknown}}; --signal=B:USR1@{0}: Slurm sends it {0} s before the time limit, or up to 60 s earlier): draining array element $element; it will be requeued and resume if it made progress"
     scancel --signal=USR1 "$self" || echo "shardrun: scancel --signal=USR1 $self failed" >&2
 }}
 trap on_usr1 USR1

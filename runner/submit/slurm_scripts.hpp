@@ -10,7 +10,8 @@ namespace shardrun::submit {
 /**
  * run.sbatch: one array element per Slurm array task. Checks that srun has the pmix plugin,
  * resumes when requeued or when the element's shard folder exists, and on SIGUSR1 (sent to
- * the batch shell 120 s before the time limit) stops the step gracefully and requeues itself.
+ * the batch shell the lead, 120 s by default, before the time limit, or up to 60 s earlier:
+ * Slurm's resolution) drains the step and requeues itself.
  */
 std::string slurm_run_script(const SubmitOptions& options, const SubmitFiles& files);
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <csignal>
 #include <cstring>
 #include <optional>
 
@@ -16,11 +17,20 @@ constexpr int exit_timeout = 124;
 
 bool stopping(const TaskContext& context) { return context.stop != nullptr && context.stop->load(); }
 
+/**
+ * A worker killed by a stop or drain signal: Slurm's scancel reaches the worker with its rank,
+ * and the worker may die before the rank knows of the stop. No row's doing.
+ */
+bool stop_signal_exit(int exit_code)
+{
+    return exit_code == 128 + SIGTERM || exit_code == 128 + SIGINT || exit_code == 128 + SIGUSR1;
+}
+
 /** `failed` may be its rows' doing: its worker died on it or answered failed, and nothing else cut it short. */
 bool row_caused(const TaskOutcome& failed, const TaskContext& context)
 {
     return failed.status != io::TaskStatus::ok && failed.exit_code != 0 && failed.exit_code != exit_timeout &&
-           context.group.size == 1 && !stopping(context);
+           !stop_signal_exit(failed.exit_code) && context.group.size == 1 && !stopping(context);
 }
 
 /** The search over one chunk: what it assembled, what it found, what it may still spend. */

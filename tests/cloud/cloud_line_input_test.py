@@ -117,8 +117,8 @@ class CloudLineInputTest(unittest.TestCase):
         parquet = os.path.join(self.project, "out.parquet")
         proc = run(["export", output, "--parquet", parquet], env=self.env())
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
-        import pandas as pd
-        frame = pd.read_parquet(parquet, engine="pyarrow").set_index("id")
+        import pyarrow.parquet as pq  # not pd.read_parquet: docs/troubleshooting.md#parquet-abort
+        frame = pq.read_table(parquet).to_pandas().set_index("id")
         np.testing.assert_array_equal(np.stack(frame.loc[["doc-00007", "doc-09999"], "e"].to_numpy()),
                                       reference[[7, 9999]])
 

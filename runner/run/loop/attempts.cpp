@@ -4,6 +4,7 @@
 #include "runner/core/rank_fatal.hpp"
 #include "runner/process/process.hpp"
 #include "runner/run/loop/device_health.hpp"
+#include "runner/run/loop/stop_signal_death.hpp"
 #include "runner/run/loop/task_record.hpp"
 
 #include <fmt/format.h>
@@ -53,12 +54,14 @@ struct Agreed {
 };
 
 // Alone: this rank's own outcome. In a group: one allgather of (ok, exit code, stopping).
-Agreed agree(const LoopSettings& settings, const tasks::TaskOutcome& outcome)
+// `cut_short`: the attempt died of the job's stop or drain signal (stop_signal_death.hpp).
+Agreed agree(const LoopSettings& settings, const tasks::TaskOutcome& outcome, bool cut_short)
 {
     const bool ok = outcome.status == io::TaskStatus::ok;
-    if (!in_group(settings)) return {ok, settings.stopping(), ok ? -1 : 0, outcome.exit_code};
+    const bool stop = settings.stopping() || cut_short;
+    if (!in_group(settings)) return {ok, stop, ok ? -1 : 0, outcome.exit_code};
     auto& group = *settings.group;
-    const std::array<std::int32_t, 3> mine{ok ? 1 : 0, outcome.exit_code, settings.stopping() ? 1 : 0};
+    const std::array<std::int32_t, 3> mine{ok ? 1 : 0, outcome.exit_code, stop ? 1 : 0};
     std::vector<std::int32_t> all(mine.size() * static_cast<size_t>(group.size()));
     group.allgather(std::span<const std::int32_t>(mine), std::span<std::int32_t>(all));
     Agreed agreed;
@@ -112,7 +115,8 @@ AttemptsEnd run_attempts(const LoopSettings& settings, tasks::TaskContext& conte
             }
         }
         std::string fault = health != nullptr ? health->after(context.device, faults_before, outcome) : std::string();
-        const auto agreed = agree(settings, outcome);
+        // Before agreeing or retrying: the stop's signal may kill the task before it reaches this rank.
+        const auto agreed = agree(settings, outcome, cut_short_by_stop_signal(settings, outcome));
         end.stop = agreed.stop;
         if (!agreed.all_ok && outcome.status == io::TaskStatus::ok) {
             outcome = tasks::TaskOutcome::failure(
@@ -143,7 +147,8 @@ AttemptsEnd run_attempts(const LoopSettings& settings, tasks::TaskContext& conte
     }
     context.attempt = std::min(context.attempt, settings.retries + 1);
     outcome.startup_seconds = startup_seconds;
-    if (!grouped) end.stop = settings.stopping();
+    // A stop that came during the last attempt counts too (it ended it, or will end the rank's loop).
+    if (!grouped) end.stop = end.stop || settings.stopping();
     return end;
 }
 

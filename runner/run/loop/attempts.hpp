@@ -16,7 +16,10 @@ namespace shardrun::run {
 /** How the attempts of one task ended. */
 struct AttemptsEnd {
     tasks::TaskOutcome outcome;  ///< the last attempt's, shaped: failed when its values do not fit the fields
-    /** This rank, or a member of its group, is stopping: a failed outcome was cut short, not final. */
+    /**
+     * This rank, or a member of its group, is stopping, or the last attempt died of the signal of a
+     * stop or drain that reached it (stop_signal_death.hpp): a failed outcome was cut short, not final.
+     */
     bool stop = false;
     /** Every attempt made, numbered from context.attempt_base + 1 (this rank's view; the leader's is recorded). */
     std::vector<io::AttemptRecord> attempts;

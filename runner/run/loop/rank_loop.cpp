@@ -47,7 +47,7 @@ void run_slot(const LoopSettings& settings, LoopState& state)
             state.give_back(*id);  // its GPU failed it: another rank runs it, with all its retries
             continue;
         }
-        const bool cut_short = interrupted(settings, end);
+        const bool cut_short = interrupted(end);
         fill_reason(record, end, cut_short);  // marks a cut-short attempt, which is no failure
         if (settings.on_attempts_end) settings.on_attempts_end(context.task_dir, end.attempts);
         state.finish(record, end.outcome, cut_short);
@@ -92,7 +92,7 @@ void run_group_member(const LoopSettings& settings, LoopState& state)
             if (settings.on_attempts_end) settings.on_attempts_end(context.task_dir, end.attempts);
             continue;
         }
-        const bool cut_short = interrupted(settings, end);
+        const bool cut_short = interrupted(end);
         fill_reason(record, end, cut_short);  // marks a cut-short attempt, which is no failure
         if (settings.on_attempts_end) settings.on_attempts_end(context.task_dir, end.attempts);
         state.finish(record, end.outcome, cut_short);

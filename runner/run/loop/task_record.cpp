@@ -4,10 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <csignal>
 #include <filesystem>
 #include <iostream>
-#include <thread>
 
 #include "io/layout/output_layout.hpp"
 #include "runner/process/task_folder.hpp"
@@ -119,23 +117,13 @@ void fill_reason(io::TaskRecord& record, AttemptsEnd& end, bool cut_short)
     record.attempt_log = io::encode_attempts(end.attempts) + io::encode_row_failures(end.outcome.row_failures);
 }
 
-// Slurm's `scancel --signal=USR1` (the batch script's
-// way of passing on --signal=B:USR1@120) reaches every process of the step, the tasks' too.
-bool interrupted(const LoopSettings& settings, const AttemptsEnd& end)
+bool interrupted(const AttemptsEnd& end)
 {
-    if (end.outcome.status == io::TaskStatus::ok) return false;
-    if (end.stop) return true;
-    if (end.outcome.exit_code != 128 + SIGUSR1 || settings.claims_closed == nullptr) return false;
-    // The task may die of the drain's SIGUSR1 before this rank knows of the drain: scancel signals
-    // the step's processes one by one, and another rank's drain arrives through the stop watcher
-    // (every 20 ms). So a task killed by SIGUSR1 waits a little for the drain before it is judged;
-    // a SIGUSR1 that was no drain's costs that wait once and is a failure.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-    while (!settings.claims_closed->load()) {
-        if (std::chrono::steady_clock::now() >= deadline) return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return true;
+    // end.stop: a stop reached the rank (or its group), or the last attempt died of the signal of
+    // a stop or drain that reached it (SIGUSR1 included: Slurm's `scancel --signal=USR1`, the batch
+    // script's way of passing on --signal=B:USR1@N, reaches every process of the step), which
+    // run_attempts waited for (stop_signal_death.hpp).
+    return end.outcome.status != io::TaskStatus::ok && end.stop;
 }
 
 }  // namespace shardrun::run

@@ -55,8 +55,9 @@ void fill_reason(io::TaskRecord& record, AttemptsEnd& end, bool cut_short);
 
 /**
  * A task that did not succeed was interrupted, not failed, when the stop cut it short, or when
- * it died of SIGUSR1 while the job drains (waits up to 2 s for the drain to reach this rank).
+ * its last attempt died of the signal of a stop or drain that reached this rank (run_attempts
+ * waited up to 2 s for it: see stop_signal_death.hpp).
  */
-bool interrupted(const LoopSettings& settings, const AttemptsEnd& end);
+bool interrupted(const AttemptsEnd& end);
 
 }  // namespace shardrun::run

@@ -11,7 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "base/documented_error.hpp"
+#include "io/layout/run_end_reason.hpp"
 #include "runner/run/agreement.hpp"
+#include "runner/run/error_codes.hpp"
 #include "runner/run/error_message.hpp"
 #include "runner/run/interrupt.hpp"
 #include "runner/run/setup/job_param_source.hpp"
@@ -104,26 +106,59 @@ OutputSession::OutputSession(collectives::Communicator& world, const PreparedJob
     metadata_ = make_metadata(world, job, environment, element);
     run_agreed(world_, [&] {
         if (rank_ != 0) return;
-        try {
-            lock_ = io::prepare_output(options_, metadata_);
-        } catch (const io::OutputError& error) {
-            if (!remote_) throw;
-            // The URL, not the mirror; the docs pointer stays.
-            if (const char* docs = docs_of(error)) {
-                throw Documented<io::OutputError>(docs, error.file(), error.line(), remote_->named(error.what()));
-            }
-            throw io::OutputError(error.file(), error.line(), remote_->named(error.what()));
-        }
-        // Now, not only at the end: readers of the running job label its rows with them.
-        io::publish_params(options_, metadata_, JobParamSource(job));
-        if (remote_) remote_->publish_start(force);
-        if (remote_ && force && metadata_.array_count == 1) remote_->delete_task_logs();  // as io/ did locally
+        with_remote_names([&] { lock_ = io::lock_output(options_, metadata_); });
+        // From here on the element is this run's: a write that fails (a disk already full when the
+        // run starts) is kept in its lock, as one that fails later is (run_job.cpp).
+        keeping_end_reason([&] {
+            with_remote_names([&] { io::prepare_locked_output(options_, metadata_, lock_); });
+            // Now, not only at the end: readers of the running job label its rows with them.
+            io::publish_params(options_, metadata_, JobParamSource(job));
+            if (remote_) remote_->publish_start(force);
+            if (remote_ && force && metadata_.array_count == 1) remote_->delete_task_logs();  // as io/ did locally
+        });
     });
     if (resume) load_committed(element);
     run_agreed(world_, [&] {
-        sink_ = io::open_rank_sink(options_, metadata_, job.fields, world_);
-        if (remote_) remote_->start_uploads([] { request_stop(); });  // another run took the element
+        keeping_end_reason([&] {
+            sink_ = io::open_rank_sink(options_, metadata_, job.fields, world_);
+            if (remote_) remote_->start_uploads([] { request_stop(); });  // another run took the element
+        });
     });
+}
+
+void OutputSession::with_remote_names(const std::function<void()>& step) const
+{
+    try {
+        step();
+    } catch (const io::OutputError& error) {
+        if (!remote_) throw;
+        // The URL, not the mirror; the docs pointer stays.
+        if (const char* docs = docs_of(error)) {
+            throw Documented<io::OutputError>(docs, error.file(), error.line(), remote_->named(error.what()));
+        }
+        throw io::OutputError(error.file(), error.line(), remote_->named(error.what()));
+    }
+}
+
+void OutputSession::keeping_end_reason(const std::function<void()>& step) const
+{
+    try {
+        step();
+    } catch (const std::exception& error) {
+        keep_end_reason(error);
+        throw;
+    }
+}
+
+void OutputSession::keep_end_reason(const std::exception& error) const
+{
+    // Bad input (exit 2: the output exists, another run writes it) ends a run that wrote nothing:
+    // the lock's text is still the earlier run's, whose own reason must stay.
+    if (exit_code_of(error) == exit_bad_input) return;
+    const auto reason = user_message(error);
+    if (reason.empty()) return;  // another rank's failure, agreed (CollectiveFailure): that rank keeps its own
+    io::record_run_end_reason(place_.local, metadata_.array_index, reason);
+    if (remote_) remote_->keep_end_reason(reason);
 }
 
 OutputSession::~OutputSession() = default;

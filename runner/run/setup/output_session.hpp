@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -69,8 +71,21 @@ public:
      */
     BucketEnding finish(bool interrupted, const std::vector<RankStats>& ranks, EndPhases& phases);
 
+    /**
+     * Keeps why this rank ends on `error` (a full disk) where `status` and the next run's
+     * --resume banner find it: the element's lock file (io/layout/run_end_reason.hpp) and, for an
+     * output in a bucket, the element's writer claim. Only while this run holds the element
+     * (construction took its lock); an error that says nothing (another rank's failure, agreed)
+     * is not kept, so it cannot hide that rank's. Best effort.
+     */
+    void keep_end_reason(const std::exception& error) const;
+
 private:
     void load_committed(placement::IdRange element);
+    /** Runs `step`; an io::OutputError it throws names the bucket's URL instead of the mirror's path. */
+    void with_remote_names(const std::function<void()>& step) const;
+    /** Runs `step`; what it throws is kept (keep_end_reason) and thrown on. */
+    void keeping_end_reason(const std::function<void()>& step) const;
 
     collectives::Communicator& world_;
     const PreparedJob& job_;

@@ -14,6 +14,14 @@ from full_disk_test import JOB  # the same job: 200 tasks whose results are thre
 KILL_GUESS = "a rank was killed"
 
 
+def assert_says_the_disk_was_full(test, said):
+    """What `status` says of a run a full disk ended: that, with its docs page, and no guessed kill."""
+    test.assertIn("the last run ended without a summary on an error", said)
+    test.assertIn("No space left on device", said)
+    test.assertIn("docs/troubleshooting.md#disk-full", said)
+    test.assertNotIn(KILL_GUESS, said)
+
+
 class FullDiskStatusTest(unittest.TestCase):
     def mount(self, size):
         work = scratch_dir(self)
@@ -33,11 +41,7 @@ class FullDiskStatusTest(unittest.TestCase):
         self.assertIn("No space left on device", proc.stderr)
 
         status = run(["status", out])
-        said = status.stdout + status.stderr
-        self.assertIn("the last run ended without a summary on an error", said)
-        self.assertIn("No space left on device", said)
-        self.assertIn("docs/troubleshooting.md#disk-full", said)
-        self.assertNotIn(KILL_GUESS, said)
+        assert_says_the_disk_was_full(self, status.stdout + status.stderr)
 
         # Room again: --resume says why the last run ended, then finishes it.
         subprocess.run(["mount", "-o", "remount,size=64m", disk], check=True)

@@ -84,6 +84,8 @@ class TimeLeftTest(unittest.TestCase):
         line = [line for line in out.splitlines() if "SIGUSR1 to the batch script" in line]
         self.assertEqual(len(line), 1, out)
         self.assertIn("(time left: 0:30; --signal=B:USR1@120", line[0])
+        # Exact about Slurm's timing (sbatch(1), --signal): the lead, or up to 60 s more.
+        self.assertIn("Slurm sends it 120 s before the time limit, or up to 60 s earlier)", line[0])
         self.assertNotIn("1:00", out)
         self.assertNotIn("0:45", out)
 
