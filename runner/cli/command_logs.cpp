@@ -1,7 +1,12 @@
 #include "runner/cli/command_logs.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "io/layout/output_layout.hpp"
 #include "io/read/recorded_job.hpp"
@@ -27,8 +32,34 @@ void LogsCommand::add_options(po::options_description& options, po::positional_o
     positional.add("output", 1).add("task", 1);
 }
 
+namespace {
+
+// The exec workers' logs (<output>.tasks/worker-rank<r>.log, one per rank, exec.mode: worker), sorted:
+// a user who asks `logs OUT` for a worker that never started finds them here, not under a task id.
+std::vector<std::string> worker_logs_of(const std::string& output)
+{
+    namespace fs = std::filesystem;
+    std::vector<std::string> logs;
+    std::error_code error;
+    for (fs::directory_iterator it(io::layout::tasks_dir(output), error), end; !error && it != end; it.increment(error)) {
+        const auto name = it->path().filename().string();
+        if (name.starts_with("worker-rank") && name.ends_with(".log")) logs.push_back(it->path().string());
+    }
+    std::sort(logs.begin(), logs.end());
+    return logs;
+}
+
+}  // namespace
+
 void LogsCommand::check(const po::variables_map& values)
 {
+    if (values.count("output") && !values.count("task") && !storage::is_remote(path_)) {
+        if (const auto logs = worker_logs_of(path_); !logs.empty()) {
+            SHARDRUN_THROW(UsageError, fmt::format("logs: name a task id too, e.g. shardrun logs {} 3; the exec "
+                                                   "workers' own output is in their logs: {}",
+                                                   path_, fmt::join(logs, ", ")));
+        }
+    }
     if (!values.count("output") || !values.count("task")) {
         SHARDRUN_THROW(UsageError, "logs: name the results file and a task id, e.g. shardrun logs results/heat.h5 3");
     }
