@@ -82,13 +82,13 @@ void check_params(const job::JobSpec& spec, const tasks::ParamTable& table)
 void refuse_unset_rule_param(const job::UnsetRuleParamError& error, const tasks::ParamTable& table)
 {
     if (table.open || table.find(error.name()) == nullptr) throw JobFileError(error.file(), error.line(), error.what());
-    // A rule compares the values the job gives its tasks; a kind's default is the same for all of them.
+    // A rule compares the values the job gives its tasks, not a kind's defaults (job/gpu_checks.cpp, rule_names).
     const auto& set = error.set();
     SHARDRUN_THROW(JobFileError,
                    job::located(error.place(), "auto_device.cpu_if",
-                                fmt::format("'{0}' is a parameter of {1} that this job does not set, so every task has "
-                                            "its default and the rule cannot tell them apart; set it under params: "
-                                            "({0}: ...) or sweep it (sweep: {{{0}: [...]}}){2}",
+                                fmt::format("'{0}' is a parameter of {1} that this job does not set (a rule compares "
+                                            "only the values the job sets); set it in params (params: {{{0}: ...}}) or "
+                                            "sweep it (sweep: {{{0}: [...]}}){2}",
                                             error.name(), error.task(),
                                             set.empty() ? std::string()
                                                         : fmt::format(", or compare what the job sets: {}", fmt::join(set, ", ")))));
