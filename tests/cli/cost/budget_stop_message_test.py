@@ -3,6 +3,8 @@ message is printed in the final summary, after the tasks it counted as running h
 must not speak of "the tasks still running" (it did: "$0.251 more expected of the tasks still
 running" under a summary with nothing running). It gives the figures of the moment it stopped new
 tasks, and says so; what was spent then is at most what the results hold once those tasks finished."""
+import csv
+import io
 import re
 import unittest
 
@@ -47,11 +49,11 @@ class BudgetStopMessageTest(unittest.TestCase):
         # What was spent when new tasks stopped is at most what the finished tasks' rows add up to.
         table = run(["table", out, "--csv", "--columns", "status,cost_usd"])
         self.assertEqual(table.returncode, 0, table.stdout + table.stderr)
-        rows = [line.split(",") for line in table.stdout.splitlines()[1:]]
-        final = sum(float(cost) for status, cost in rows if status == "ok")
+        ok = [row for row in csv.DictReader(io.StringIO(table.stdout)) if row["status"] == "ok"]
+        final = sum(float(row["cost_usd"]) for row in ok)
         self.assertGreater(final, 0, table.stdout)
         self.assertLessEqual(float(found["spent"]), final + 0.01, (lines[0], table.stdout))
-        self.assertLess(sum(1 for status, _ in rows if status == "ok"), TASKS, table.stdout)
+        self.assertLess(len(ok), TASKS, table.stdout)
 
 
 if __name__ == "__main__":
