@@ -59,6 +59,7 @@ class WorkerLogPointerTest(unittest.TestCase):
         logs = run(["logs", self.out])
         self.assertEqual(logs.returncode, 2, logs.stdout + logs.stderr)
         self.assertEqual(logs.stdout, "")
+        self.assertEqual(len(logs.stderr.strip().splitlines()), 1, logs.stderr)
         self.assertIn(f"the exec workers' own output is in their logs: {log}", logs.stderr)
 
     def test_logs_without_a_task_and_no_worker_logs_keeps_its_message(self):
