@@ -1,7 +1,12 @@
 #include "runner/cli/command_logs.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "io/layout/output_layout.hpp"
 #include "io/read/recorded_job.hpp"
@@ -27,6 +32,25 @@ void LogsCommand::add_options(po::options_description& options, po::positional_o
     positional.add("output", 1).add("task", 1);
 }
 
+namespace {
+
+// The exec workers' logs (<output>.tasks/worker-rank<r>.log, one per rank, exec.mode: worker), sorted:
+// a user who asks `logs OUT` for a worker that never started finds them here, not under a task id.
+std::vector<std::string> worker_logs_of(const std::string& output)
+{
+    namespace fs = std::filesystem;
+    std::vector<std::string> logs;
+    std::error_code error;
+    for (fs::directory_iterator it(io::layout::tasks_dir(output), error), end; !error && it != end; it.increment(error)) {
+        const auto name = it->path().filename().string();
+        if (name.starts_with("worker-rank") && name.ends_with(".log")) logs.push_back(it->path().string());
+    }
+    std::sort(logs.begin(), logs.end());
+    return logs;
+}
+
+}  // namespace
+
 CommandDoc LogsCommand::doc() const
 {
     return {
@@ -35,7 +59,8 @@ CommandDoc LogsCommand::doc() const
             "its live file; after it ended, from the copy kept in `OUTPUT.h5.tasks/ID/` (one per attempt, the "
             "latest unless `--attempt N`; kept only when the task wrote something). `--follow` prints new lines as "
             "they come until the task ends; `--member M` reads a group member's output. For an `s3://` or `gs://` "
-            "output it reads what the bucket keeps: the output of failed attempts.\n\n"
+            "output it reads what the bucket keeps: the output of failed attempts. Asked for no task id where exec "
+            "workers ran, it names the workers' own logs (`OUTPUT.h5.tasks/worker-rank<R>.log`).\n\n"
             "Reach for it when `status` or `table` shows a task that failed or runs long and you want to read what "
             "the program said, without searching the output folder by hand.",
         .example = "shardrun logs results/ml-sweep.h5 3 --stderr",
@@ -50,6 +75,13 @@ CommandDoc LogsCommand::doc() const
 
 void LogsCommand::check(const po::variables_map& values)
 {
+    if (values.count("output") && !values.count("task") && !storage::is_remote(path_)) {
+        if (const auto logs = worker_logs_of(path_); !logs.empty()) {
+            SHARDRUN_THROW(UsageError, fmt::format("logs: name a task id too, e.g. shardrun logs {} 3; the exec "
+                                                   "workers' own output is in their logs: {}",
+                                                   path_, fmt::join(logs, ", ")));
+        }
+    }
     if (!values.count("output") || !values.count("task")) {
         SHARDRUN_THROW(UsageError, "logs: name the results file and a task id, e.g. shardrun logs results/heat.h5 3");
     }

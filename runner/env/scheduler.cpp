@@ -112,6 +112,17 @@ SchedulerInfo detect_scheduler(const EnvLookup& env)
     return info;
 }
 
+namespace {
+
+// What to do about an index outside the array: the options fix a scheduler's position, but when the user
+// already passed them the fix is a different --array-index (or a larger --array-count).
+std::string out_of_range_hint(bool overridden)
+{
+    return overridden ? "; pass an --array-index below --array-count" : ", or pass --array-index/--array-count";
+}
+
+}  // namespace
+
 ArrayPosition resolve_array(const SchedulerInfo& scheduler, const ArrayOverrides& overrides)
 {
     ArrayPosition position;
@@ -134,7 +145,7 @@ ArrayPosition resolve_array(const SchedulerInfo& scheduler, const ArrayOverrides
         SHARDRUN_THROW(UsageError, "array index " + std::to_string(position.index) + " (from " + source +
                                    ") is outside 0.." + std::to_string(position.count - 1) + " for an array of " +
                                    std::to_string(position.count) +
-                                   " elements; indices are zero-based, or pass --array-index/--array-count");
+                                   " elements; indices are zero-based" + out_of_range_hint(overridden));
     }
     return position;
 }

@@ -37,15 +37,19 @@ std::optional<std::string> nvidia_smi_list()
 
 std::string mig_report()
 {
+    // info's lines under the rank table are "  label       value" (telemetry, GPM, CPU energy):
+    // MIG's line keeps their columns, and its devices are indented like NVML's GPUs.
+    const std::string label = "  MIG         ";
+    const std::string continued(label.size(), ' ');
     const auto listing = nvidia_smi_list();
-    if (!listing) return "MIG: unknown (nvidia-smi is not on PATH, or failed)\n";
+    if (!listing) return label + "unknown (nvidia-smi is not on PATH, or failed)\n";
     const auto gpus = parse_gpu_list(*listing);
     if (mig_bind_targets(gpus).empty()) {
-        return "MIG: off (" + std::to_string(gpus.size()) + " whole GPU" + (gpus.size() == 1 ? "" : "s") +
+        return label + "off (" + std::to_string(gpus.size()) + " whole GPU" + (gpus.size() == 1 ? "" : "s") +
                " listed by nvidia-smi)\n";
     }
-    std::string text = "MIG devices (ranks bind to one each, by UUID in CUDA_VISIBLE_DEVICES):\n";
-    for (const auto& line : mig_lines(gpus)) text += "  " + line + "\n";
+    std::string text = label + "on: ranks bind to one device each, by UUID in CUDA_VISIBLE_DEVICES\n";
+    for (const auto& line : mig_lines(gpus)) text += continued + line + "\n";
     return text;
 }
 

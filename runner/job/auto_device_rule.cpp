@@ -67,7 +67,7 @@ CpuComparison comparison_at(const std::vector<Token>& tokens, std::size_t& i, st
     if (std::find(known.begin(), known.end(), name.text) == known.end()) {
         const auto near = job::closest_name(name.text, known);
         const auto hint = near.empty() ? std::string() : fmt::format("did you mean '{}'? ", near);
-        throw CpuRuleError(name.column, fmt::format("'{}' is not a parameter of this job; {}known: {}", name.text, hint,
+        throw UnknownRuleParamError(name.column, name.text, fmt::format("'{}' is not a parameter of this job; {}known: {}", name.text, hint,
                                                     known.empty() ? std::string("none") : fmt::format("{}", fmt::join(known, ", "))));
     }
     if (++i >= tokens.size()) missing(fmt::format("an operator ({}) after '{}'", allowed_ops, name.text));

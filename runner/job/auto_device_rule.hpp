@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/error.hpp"
@@ -43,6 +44,20 @@ public:
 
 private:
     std::size_t column_;
+};
+
+/** A rule compares a name the job does not set; the runner says whether the task kind takes it. */
+class UnknownRuleParamError : public CpuRuleError {
+public:
+    UnknownRuleParamError(std::size_t column, std::string name, const std::string& message,
+                          const char* file = __builtin_FILE(), int line = __builtin_LINE())
+        : CpuRuleError(column, message, file, line), name_(std::move(name))
+    {
+    }
+    const std::string& name() const noexcept { return name_; }
+
+private:
+    std::string name_;
 };
 
 /**

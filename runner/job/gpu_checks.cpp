@@ -6,6 +6,7 @@
 #include "runner/errors.hpp"
 #include "runner/job/auto_device_rule.hpp"
 #include "runner/job/job_checks.hpp"
+#include "runner/job/unset_rule_param_error.hpp"
 
 namespace shardrun::job {
 namespace {
@@ -46,8 +47,9 @@ void check_auto_device(const JobRead& job, const YamlContext& context)
         context.fail(node, "auto_device", "cannot route single tasks with exec.mode: worker (one process per rank sees "
                                           "one set of GPUs); use exec.mode: task, or leave auto_device out");
     }
+    const auto names = rule_names(spec);
     try {
-        parse_cpu_rule(spec.auto_device_cpu_if, rule_names(spec));
+        parse_cpu_rule(spec.auto_device_cpu_if, names);
     } catch (const CpuRuleError& error) {
         // The column of the rule's text: past its opening quote when it has one.
         const auto mark = job.marks.value("auto_device.cpu_if");
@@ -59,7 +61,11 @@ void check_auto_device(const JobRead& job, const YamlContext& context)
         const auto place = in_file ? fmt::format("{}:{}", where.substr(0, at),
                                                  mark.column + 1 + (quoted ? 1 : 0) + static_cast<int>(error.column()))
                                    : where;
-        SHARDRUN_THROW(JobFileError, located(place, "auto_device.cpu_if", one_line(error.what())));
+        const auto line = located(place, "auto_device.cpu_if", one_line(error.what()));
+        if (const auto* unknown = dynamic_cast<const UnknownRuleParamError*>(&error)) {
+            throw UnsetRuleParamError(__FILE__, __LINE__, line, place, spec.task, unknown->name(), names);
+        }
+        SHARDRUN_THROW(JobFileError, line);
     }
 }
 

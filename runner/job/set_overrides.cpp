@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <sstream>
+#include <string_view>
 
 #include "runner/errors.hpp"
 #include "runner/job/yaml_text.hpp"
@@ -29,6 +31,22 @@ void set_path(YAML::Node node, const std::vector<std::string>& parts, size_t i, 
     set_path(node[parts[i]], parts, i + 1, value);
 }
 
+bool opens_collection(std::string_view text)
+{
+    const auto first = text.find_first_not_of(" \t");
+    return first != std::string_view::npos && (text[first] == '[' || text[first] == '{');
+}
+
+// ", an unclosed '['" when the brackets of that kind do not balance (quotes aside: a rough count that
+// only adds words to the parser's own message).
+std::string unclosed_bracket(std::string_view text)
+{
+    const auto count = [&](char c) { return std::count(text.begin(), text.end(), c); };
+    if (count('[') > count(']')) return ": an unclosed '['";
+    if (count('{') > count('}')) return ": an unclosed '{'";
+    return "";
+}
+
 std::string apply_override(YAML::Node& root, const std::string& assignment)
 {
     const auto equals = assignment.find('=');
@@ -40,7 +58,15 @@ std::string apply_override(YAML::Node& root, const std::string& assignment)
     const auto text = assignment.substr(equals + 1);
     try {
         value = YAML::Load(text);
-    } catch (const YAML::Exception&) {
+    } catch (const YAML::Exception& error) {
+        // A value that starts a list or a mapping is meant as one: its syntax error is the message, not
+        // a check of the section later that sees one long string. Other text (`@host`) stays a string.
+        if (opens_collection(text)) {
+            SHARDRUN_THROW(UsageError, fmt::format("--set {}: the value '{}' is not valid YAML ({}{}); write a list as "
+                                                   "[a, b] and a mapping as {{k: v}} (and quote the whole --set "
+                                                   "argument for the shell)",
+                                                   key, text, error.msg, unclosed_bracket(text)));
+        }
         value = YAML::Node(text);
     }
     if (unclosed_quote(text)) {

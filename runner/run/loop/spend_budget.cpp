@@ -77,12 +77,15 @@ bool SpendBudget::check(const collectives::SpendTally& tally, std::int64_t next)
     const auto projected = spent + tally.running + next;
     if (projected <= limit_) return false;
     const auto left = std::max<std::int64_t>(0, limit_ - spent);
+    // The reason is printed at the end of the run, when the tasks counted as running have finished: its
+    // figures are said as of the moment of the decision, not as if they were still running.
     reason_ = fmt::format(
-        "budget {} reached: spent {}, {} more expected of the tasks still running, {} left (a task costs about {}); "
-        "no new task was started. Go on with a raised budget: --resume --set budget=... (see docs/troubleshooting.md#budget)",
+        "budget {} reached: spent {} when it stopped new tasks, with {} more expected of the tasks running then (they "
+        "were let finish), {} left{}; no new task was started. Go on with a raised budget: --resume --set budget=... "
+        "(see docs/troubleshooting.md#budget)",
         spec_.text(spec_.limit), spec_.text(from_units(static_cast<double>(spent))),
         spec_.text(from_units(static_cast<double>(tally.running))), spec_.text(from_units(static_cast<double>(left))),
-        spec_.text(from_units(static_cast<double>(next))));
+        next > 0 ? fmt::format(" (a task costs about {})", spec_.text(from_units(static_cast<double>(next)))) : std::string());
     exhausted_.store(true);
     if (counters_ != nullptr) counters_->request_stop(collectives::StopLevel::drain);
     return true;

@@ -79,6 +79,21 @@ void check_params(const job::JobSpec& spec, const tasks::ParamTable& table)
     for (const auto& axis : spec.sweep.dimensions()) check_axis(*axis, table);
 }
 
+void refuse_unset_rule_param(const job::UnsetRuleParamError& error, const tasks::ParamTable& table)
+{
+    if (table.open || table.find(error.name()) == nullptr) throw JobFileError(error.file(), error.line(), error.what());
+    // A rule compares the values the job gives its tasks, not a kind's defaults (job/gpu_checks.cpp, rule_names).
+    const auto& set = error.set();
+    SHARDRUN_THROW(JobFileError,
+                   job::located(error.place(), "auto_device.cpu_if",
+                                fmt::format("'{0}' is a parameter of {1} that this job does not set (a rule compares "
+                                            "only the values the job sets); set it in params (params: {{{0}: ...}}) or "
+                                            "sweep it (sweep: {{{0}: [...]}}){2}",
+                                            error.name(), error.task(),
+                                            set.empty() ? std::string()
+                                                        : fmt::format(", or compare what the job sets: {}", fmt::join(set, ", ")))));
+}
+
 std::string locate_kind_error(const job::JobSpec& spec, std::uint64_t point, const std::string& message)
 {
     const auto colon = message.find(": ");

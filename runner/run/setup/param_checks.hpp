@@ -4,6 +4,7 @@
 #include <string>
 
 #include "runner/job/job_spec.hpp"
+#include "runner/job/unset_rule_param_error.hpp"
 #include "runner/tasks/param_table.hpp"
 
 namespace shardrun::run {
@@ -24,5 +25,13 @@ void check_params(const job::JobSpec& spec, const tasks::ParamTable& table);
  * @param message  what TaskKind::validate() threw
  */
 std::string locate_kind_error(const job::JobSpec& spec, std::uint64_t point, const std::string& message);
+
+/**
+ * An auto_device rule that compares a name the job does not set: when `table` (the job's kind's)
+ * takes that name, says so ("'m' is a parameter of gemm that this job does not set; set it under
+ * params: or sweep it"), not that it does not exist; otherwise the job reader's line as it is.
+ * @throws JobFileError  always
+ */
+[[noreturn]] void refuse_unset_rule_param(const job::UnsetRuleParamError& error, const tasks::ParamTable& table);
 
 }  // namespace shardrun::run

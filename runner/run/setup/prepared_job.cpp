@@ -53,7 +53,13 @@ PreparedJob prepare_job(const std::string& file, const std::vector<std::string>&
                         InputAccess input_access)
 {
     PreparedJob job;
-    job.spec = job::load_job(file, overrides, tasks::task_kind_names(), job_dir);
+    try {
+        job.spec = job::load_job(file, overrides, tasks::task_kind_names(), job_dir);
+    } catch (const job::UnsetRuleParamError& error) {
+        const auto* kind = tasks::find_task_kind(error.task());
+        if (kind == nullptr) throw;
+        refuse_unset_rule_param(error, *kind->params);
+    }
     job.kind = tasks::make_task_kind(job.spec);
     if (const auto kind = tasks::find_task_kind(job.spec.task)) check_params(job.spec, *kind->params);
     check_task_devices(job.spec);  // every kind, exec and noop included

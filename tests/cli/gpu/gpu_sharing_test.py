@@ -172,7 +172,7 @@ class GpuSharingTest(GpuSharingCase):
     def test_info_without_nvidia_smi_says_so(self):
         env = self.env()
         env["PATH"] = "/usr/bin:/bin"
-        self.assertIn("MIG: unknown (nvidia-smi is not on PATH", run(["info"], env=env).stdout)
+        self.assertIn("  MIG         unknown (nvidia-smi is not on PATH", run(["info"], env=env).stdout)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
 
 #include "runner/errors.hpp"
 #include "runner/job/job_parser.hpp"
+#include "runner/job/unset_rule_param_error.hpp"
 #include "tests/runner/job/job_file_error.hpp"
 
 namespace shardrun::job {
@@ -51,6 +52,23 @@ TEST(GpuFields, BadOperatorsNumbersAndShapesAreOneLine)
     EXPECT_NE(error_of("task: exec\nsweep: {n: [1]}\nexec: {argv: [/bin/true], mode: worker}\nauto_device: {cpu_if: \"n < 1\"}\n")
                   .find("exec.mode: worker"),
               std::string::npos);
+}
+
+TEST(GpuFields, AnUnsetNameCarriesWhatTheRunnerNeedsToTellAKindsParameterFromATypo)
+{
+    // The job alone cannot know gemm's parameters: the error keeps the name, the kind, the place and
+    // what the job sets, so the runner can say "'m' is a parameter of gemm that this job does not set".
+    try {
+        parse_job("bad.yaml", exec_job + "auto_device: {cpu_if: \"m < 3\"}\n", {}, known_tasks);
+        FAIL() << "expected UnsetRuleParamError";
+    } catch (const UnsetRuleParamError& error) {
+        EXPECT_EQ(error.name(), "m");
+        EXPECT_EQ(error.task(), "exec");
+        EXPECT_EQ(error.place(), "bad.yaml:4:24");
+        EXPECT_EQ(error.set(), std::vector<std::string>{"n"});
+        EXPECT_EQ(std::string(error.what()).rfind("bad.yaml:4:24: auto_device.cpu_if: 'm' is not a parameter of this job", 0), 0u)
+            << error.what();
+    }
 }
 
 TEST(GpuFields, ARuleFromSetIsNamedBySet)
