@@ -60,7 +60,7 @@ CommandDoc LogsCommand::doc() const
             "latest unless `--attempt N`; kept only when the task wrote something). `--follow` prints new lines as "
             "they come until the task ends; `--member M` reads a group member's output. For an `s3://` or `gs://` "
             "output it reads what the bucket keeps: the output of failed attempts. Asked for no task id where exec "
-            "workers ran, it names the workers' own logs (`OUTPUT.h5.tasks/worker-rank<R>.log`).\n\n"
+            "workers ran, it names the workers' own logs (`OUTPUT.h5.tasks/worker-rank0.log`, one per rank).\n\n"
             "Reach for it when `status` or `table` shows a task that failed or runs long and you want to read what "
             "the program said, without searching the output folder by hand.",
         .example = "shardrun logs results/ml-sweep.h5 3 --stderr",
