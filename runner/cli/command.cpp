@@ -88,7 +88,9 @@ std::string Command::help() const
         const auto tag = fmt::format("  {}  ", code);  // then the meaning, its further lines under its first
         text << tag << wrapped(plain_text(meaning), width, tag.size(), tag.size()).substr(tag.size()) << "\n";
     }
-    text << "\nReference: " << page() << "\n";
+    // The page is generated (not in a checkout): say where a reader finds it and its man twin.
+    text << "\nThe same as a page of the site scripts/docs builds, and as man shardrun-" << name()
+         << " after cmake --install:\nReference: " << page() << "\n";
     return text.str();
 }
 

@@ -35,7 +35,8 @@ void print_usage(std::ostream& out)
             << "\n";
     }
     out << "\n'shardrun <command> --help' shows the options of a command.\n"
-           "Documentation: docs/index.md (a page per command under docs/reference/cli/)\n";
+           "Each command's reference is a page of the site scripts/docs builds (docs/reference/cli/) and\n"
+           "man shardrun-<command> after cmake --install. Documentation: docs/index.md\n";
 }
 
 /** This process's rank as its launcher numbered it, read without MPI (env/scheduler); 0 when none. */
