@@ -62,6 +62,7 @@ std::string job_field_default_text(const JobField& field)
         std::string operator()(double value) const { return fmt::format("{}", value); }
         std::string operator()(std::string_view value) const { return std::string(value); }
     };
+    if (!field.shown.empty()) return std::string(field.shown);
     return std::visit(Text{}, field.fallback);
 }
 

@@ -222,6 +222,12 @@ LoopSettings loop_settings(const PreparedJob& job, const env::RunEnvironment& ma
  * failure budget, GPU telemetry and the fault source it feeds, the rank loop with its groups
  * and work source, the heartbeat ring, progress on rank 0, and quarantine's watch.
  */
+/** The output's path on this machine: io/ writes it (a bucket's mirror for a remote output). */
+std::string output_local_path(const Environment& environment, const Output& output)
+{
+    return output.remote ? output.remote->local_path() : environment.job.spec.output.path;
+}
+
 class Services {
 public:
     Services(collectives::Communicator& world, collectives::Communicator& node, const RunOptions& options,
@@ -269,11 +275,14 @@ public:
             world, job.spec.rank_timeout_seconds,
             collectives::allgather_strings(world, fmt::format("rank {} on {}", topo.world_rank, topo.host)),
             collectives::mpi::threads_may_call_mpi(),
-            [](const std::string& line) {
+            [path = output_local_path(environment, output), index = static_cast<int>(machine.array.index)](
+                const std::string& line) {
                 // A stop came first (a signal here, or another rank's stop): mpirun is ending the job
                 // itself, or a rank asked twice ended at once; ranks going is part of it.
                 if (first_signal() == SIGTERM || first_signal() == SIGINT || stop_level() == StopLevel::stop) return;
                 std::cerr << "shardrun: " << line << std::endl;
+                // The job ends without a summary: status and --resume quote this, not a guess at a kill.
+                io::record_run_end_reason(path, index, line);
                 request_stop();
                 std::this_thread::sleep_for(std::chrono::seconds(2));  // the ranks commit what finished
                 collectives::mpi::abort_job(exit_task_failed);
@@ -415,12 +424,6 @@ struct Said {
     job::NotifySpec notify;
 };
 
-/** The output's path on this machine: io/ writes it (a bucket's mirror for a remote output). */
-std::string output_local_path(const Environment& environment, const Output& output)
-{
-    return output.remote ? output.remote->local_path() : environment.job.spec.output.path;
-}
-
 /** Phases 3 to 5 of run_collectively(), once the output is open: services, the loop, the ending. */
 int run_with_output(const RunOptions& options, EndPhases& phases, Said& said, collectives::Communicator& world,
                     collectives::Communicator& node, Environment& environment, Output& output,
@@ -500,6 +503,14 @@ int run_with_output(const RunOptions& options, EndPhases& phases, Said& said, co
 }
 
 
+/** Keeps why this run ends before its summary in the output's lock file (io/layout/run_end_reason.hpp). */
+void record_end_reason(const Environment& environment, const Output& output, const std::string& reason)
+{
+    if (reason.empty()) return;  // nothing said is better than a blank that hides another rank's reason
+    io::record_run_end_reason(output_local_path(environment, output), static_cast<int>(environment.machine.array.index),
+                              reason);
+}
+
 /**
  * Everything collective of a run: every MPI object it makes is gone when it returns, so that
  * MPI_Finalize (timed) can follow. Fills `said` on rank 0; returns the exit code.
@@ -520,10 +531,14 @@ int run_collectively(const RunOptions& options, EndPhases& phases, Said& said)
     open_output(options, *world, environment, output);
     try {
         return run_with_output(options, phases, said, *world, *node, environment, output, run_start);
+    } catch (const CollectiveFailure& error) {
+        // An agreed failure (a master the full disk refused): only the rank that met it has its
+        // message; another rank's empty one must not overwrite the reason it kept.
+        if (error.print_here()) record_end_reason(environment, output, user_message(error));
+        throw;
     } catch (const std::exception& error) {
         // This rank ends before any summary (a full disk): the output keeps why, for status and --resume.
-        io::record_run_end_reason(output_local_path(environment, output), static_cast<int>(environment.machine.array.index),
-                                  user_message(error));
+        record_end_reason(environment, output, user_message(error));
         throw;
     }
 }

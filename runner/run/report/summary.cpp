@@ -189,6 +189,17 @@ std::string startup_line(const std::vector<RankStats>& ranks)
     return fmt::format("  worker start-up per rank: min {:.2f} s, max {:.2f} s (not counted in the tasks' seconds)\n", low, high);
 }
 
+/**
+ * What to do after fail_fast or max_failures stopped a run. A fixed job file is a changed job,
+ * which --resume refuses (it may only add sweep values): so the advice names both fixes.
+ */
+std::string failure_stop_advice()
+{
+    return "committed results are kept; once the program or its environment is fixed, --resume reruns the failed "
+           "tasks and runs those not started; a change to the job file (exec.argv, params) needs --force, which "
+           "reruns every task, or a new output.path";
+}
+
 }  // namespace
 
 std::vector<RankStats> gather_stats(collectives::Communicator& world, const RankStats& mine)
@@ -236,9 +247,8 @@ std::string format_summary(const RunTotals& totals, const std::vector<RankStats>
     if (totals.budget_stop) {
         out += fmt::format("  {}\n", totals.stop_reason);  // it ends with the one way to go on: a raised budget
     } else if (!totals.stop_reason.empty()) {
-        out += fmt::format("  {}; committed results are kept; fix the cause, then run again (--resume runs the tasks "
-                           "not started, --force starts over)\n",
-                           totals.stop_reason);
+        // --resume refuses a changed job file (only added sweep values): the advice says which fix takes which.
+        out += fmt::format("  {}; {}\n", totals.stop_reason, failure_stop_advice());
     }
     if (totals.interrupted && !totals.budget_stop) {
         out += fmt::format("  interrupted by {}: committed tasks are kept; run again with --resume to finish\n",
