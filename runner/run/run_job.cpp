@@ -56,8 +56,8 @@ void print_summary(const RunOptions& options, const RunTotals& totals, const std
         std::cout << summary_json(totals, stats) << std::endl;
     } else if (options.progress != ProgressMode::quiet) {
         std::cout << format_summary(totals, stats) << std::flush;
-    } else if (!totals.stop_reason.empty()) {
-        std::cerr << "shardrun: " << totals.stop_reason << "\n";  // -q keeps no summary, but why it stopped is kept
+    } else if (const auto line = quiet_summary_line(totals, stats); !line.empty()) {
+        std::cerr << "shardrun: " << line << "\n";  // -q keeps no summary, but why it stopped is kept
     }
 }
 

@@ -279,6 +279,20 @@ std::string format_summary(const RunTotals& totals, const std::vector<RankStats>
     return out;
 }
 
+std::string quiet_summary_line(const RunTotals& totals, const std::vector<RankStats>& ranks)
+{
+    if (!totals.stop_reason.empty()) return totals.stop_reason;
+    if (!totals.interrupted) return "";
+    // A stop's words from the summary, with how much is left, since that is all -q prints.
+    const auto all = aggregate(ranks);
+    const auto accounted = all.ok + all.failed + all.already_done;
+    const auto pending = totals.tasks > accounted ? totals.tasks - accounted : 0;
+    if (pending == 0) return "";  // a drain that came after the last task: nothing to resume
+    return fmt::format("{} stopped by {}: {} of {} tasks pending (interrupted or not started); committed tasks are "
+                       "kept; run again with --resume to finish",
+                       totals.job_name, stop_cause(all), pending, totals.tasks);
+}
+
 std::string summary_json(const RunTotals& totals, const std::vector<RankStats>& ranks)
 {
     const auto all = aggregate(ranks);

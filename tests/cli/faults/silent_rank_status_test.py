@@ -16,11 +16,11 @@ KILL_GUESS = "a rank was killed"
 JOB = """
 name: silent
 task: exec
-sweep: {a: {range: [0, 40, 1]}}
+sweep: {a: {range: [0, 60, 1]}}
 schedule: dynamic
 rank_timeout: 3s
 exec:
-  argv: [sh, -c, 'sleep 0.1; echo "{\\"v\\": $SHARDRUN_PARAM_A}" > $SHARDRUN_RESULT']
+  argv: [sh, -c, 'sleep 0.5; echo "{\\"v\\": $SHARDRUN_PARAM_A}" > $SHARDRUN_RESULT']
   results: {v: float64}
 output: {path: OUT/silent.h5}
 """
