@@ -18,6 +18,7 @@
 #include "base/error.hpp"
 #include "runner/storage/local_mirror.hpp"
 #include "runner/storage/rclone.hpp"
+#include "runner/storage/transfer_failure.hpp"
 
 namespace fs = std::filesystem;
 
@@ -66,7 +67,9 @@ void WriterClaim::take()
     RcloneResult result;
     auto text = read_object(object_, 30, result);
     if (!text && !result.not_found()) {
-        SHARDRUN_THROW(TransferError, "cannot read " + object_ + " (which run writes " + element_ + "): " + result.error);
+        // The line every failed transfer gives: the endpoint and credentials to check (transfer_failure.hpp).
+        SHARDRUN_THROW(TransferError, transfer_failure("read " + object_ + " (which run writes " + element_ + ")", result),
+                       exit_task_failed, result.error);
     }
     auto other = text ? parse_claim(*text) : std::nullopt;
     if (other && !other->released && other->run.id != me_.id) {
