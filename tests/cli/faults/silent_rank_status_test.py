@@ -20,7 +20,7 @@ sweep: {a: {range: [0, 60, 1]}}
 schedule: dynamic
 rank_timeout: 3s
 exec:
-  argv: [sh, -c, 'sleep 0.5; echo "{\\"v\\": $SHARDRUN_PARAM_A}" > $SHARDRUN_RESULT']
+  argv: [sh, -c, 'sleep 0.5; echo "{{\\"v\\": $SHARDRUN_PARAM_A}}" > $SHARDRUN_RESULT']
   results: {v: float64}
 output: {path: OUT/silent.h5}
 """
