@@ -217,17 +217,17 @@ LoopSettings loop_settings(const PreparedJob& job, const env::RunEnvironment& ma
     };
 }
 
-/**
- * Phase 3, the services around the loop, in the order they start (and stop in reverse): the
- * failure budget, GPU telemetry and the fault source it feeds, the rank loop with its groups
- * and work source, the heartbeat ring, progress on rank 0, and quarantine's watch.
- */
 /** The output's path on this machine: io/ writes it (a bucket's mirror for a remote output). */
 std::string output_local_path(const Environment& environment, const Output& output)
 {
     return output.remote ? output.remote->local_path() : environment.job.spec.output.path;
 }
 
+/**
+ * Phase 3, the services around the loop, in the order they start (and stop in reverse): the
+ * failure budget, GPU telemetry and the fault source it feeds, the rank loop with its groups
+ * and work source, the heartbeat ring, progress on rank 0, and quarantine's watch.
+ */
 class Services {
 public:
     Services(collectives::Communicator& world, collectives::Communicator& node, const RunOptions& options,
