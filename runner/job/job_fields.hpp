@@ -60,12 +60,6 @@ struct JobField {
     std::string_view allowed;
     std::string_view doc;  ///< one line
     std::int64_t minimum = 0;  ///< integer: the smallest value
-    /**
-     * The default as the reference shows it, when the typed one is not a value a user may write:
-     * a sentinel for absence the parser refuses (max_failures' 0: "(none: no limit)"), or a
-     * number whose unit the type does not carry (telemetry_interval's 1: "1s"). "": the typed one.
-     */
-    std::string_view shown = {};
 };
 
 // clang-format off
@@ -97,9 +91,9 @@ inline constexpr JobField job_fields[] = {
     {"", "drain_timeout", FieldType::duration, 90.0, "a duration",
      "after SIGUSR1, running tasks may finish this long before they are stopped (fits Slurm's --signal=B:USR1@120)"},
     {"", "telemetry_interval", FieldType::special, 1.0, "off (or 0), or a period of at least 100ms",
-     "GPU telemetry (NVML) sampling period of each rank with a GPU", 0, "1s"},
+     "GPU telemetry (NVML) sampling period of each rank with a GPU"},
     {"", "max_failures", FieldType::integer, std::int64_t{0}, "absent: no limit",
-     "stop taking tasks after this many failed (after their retries)", 1, "(none: no limit)"},
+     "stop taking tasks after this many failed (after their retries)", 1},
     {"", "fail_fast", FieldType::special, std::int64_t{5}, "true (= 5) | false | K >= 1",
      "stop when the first K tasks to finish all failed with one exit code"},
     {"", "output", FieldType::mapping, Absent{}, "{path, layout}", "where the results go"},
@@ -124,8 +118,7 @@ inline constexpr JobField job_fields[] = {
     {"schedule", "kind", FieldType::choice, std::string_view("dynamic"), "static|block|cyclic|dynamic",
      "static and block: contiguous blocks; cyclic: round robin; dynamic: claims of a shrinking size"},
     {"schedule", "min_claim", FieldType::integer, std::int64_t{1}, "", "dynamic: the smallest claim (the tail)", 1},
-    {"schedule", "max_claim", FieldType::integer, std::int64_t{0}, "at least min_claim; absent: no cap", "dynamic: the largest claim", 1,
-     "(none: no cap)"},
+    {"schedule", "max_claim", FieldType::integer, std::int64_t{0}, "at least min_claim; absent: no cap", "dynamic: the largest claim", 1},
 
     {"gpu_admission", "min_fraction", FieldType::special, 0.8, "a number above 0 and at most 1",
      "a GPU whose GEMM or copy is below this fraction of the median of the job's GPUs of its model takes no task"},

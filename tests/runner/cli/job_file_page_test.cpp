@@ -106,6 +106,7 @@ TEST(JobFilePage, EveryRowHasATypeADefaultAndADescription)
  */
 std::string needed_beside(const std::string& path)
 {
+    if (path.starts_with("exec.worker_")) return "argv: [true], mode: worker, ";
     if (path.starts_with("exec.")) return path == "exec.argv" ? "" : "argv: [true], ";
     if (path.starts_with("notify.")) return path == "notify.command" ? "" : "command: 'true', ";
     if (path.starts_with("data.")) return path == "data.chunk" ? "items: 4, " : "chunk: 1, ";
