@@ -17,13 +17,14 @@ const JobField& row(std::string_view path)
 
 /**
  * Defaults the reference shows otherwise than typed, because the typed one is no value a user
- * may write: a sentinel for absence that the parser refuses (max_failures' 0), or a number
+ * may write: a sentinel for absence that the parser refuses (max_failures' and gpu_memory's 0), or a number
  * whose unit the type does not carry (telemetry_interval's 1). Words in parentheses say what
  * absence means.
  */
 constexpr std::pair<std::string_view, std::string_view> shown_defaults[] = {
     {"telemetry_interval", "1s"},
     {"max_failures", "(none: no limit)"},
+    {"gpu_memory", "(none: no limit)"},
     {"schedule.max_claim", "(none: no cap)"},
 };
 
