@@ -70,6 +70,27 @@ TEST(Summary, InterruptedRunNamesTheSignalTheRankAndTheTaskStates)
     EXPECT_EQ(json["stopped"], "interrupted by SIGUSR1 to rank 1, then drain_timeout ran out");
 }
 
+TEST(Summary, QuietLineOfAStopCountsWhatIsPending)
+{
+    RunTotals totals{"heat", 10, 1.0, true, ""};
+    auto ranks = two_ranks();
+    ranks[0].already_done = 2;
+    ranks[1].interrupted = 1;
+    ranks[1].signal = SIGTERM;
+
+    // -q prints no summary: a stop still says itself (issue 39's trial). 3 ok + 1 failed + 2 done of 10.
+    EXPECT_EQ(quiet_summary_line(totals, ranks),
+              "heat stopped by SIGTERM to rank 1: 4 of 10 tasks pending (interrupted or not started); committed tasks "
+              "are kept; run again with --resume to finish");
+    totals.stop_reason = "stopped after 3 failed tasks";
+    EXPECT_EQ(quiet_summary_line(totals, ranks), "stopped after 3 failed tasks");
+    totals.stop_reason.clear();
+    totals.tasks = 6;  // a drain that came after the last task: nothing to say
+    EXPECT_EQ(quiet_summary_line(totals, ranks), "");
+    totals.interrupted = false;
+    EXPECT_EQ(quiet_summary_line(totals, ranks), "");
+}
+
 TEST(Summary, EndsWithANoteWhenMpirunsBannerFollows)
 {
     RunTotals totals{"heat", 4, 1.0, false, "results/heat.h5"};
