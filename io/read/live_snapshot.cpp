@@ -143,6 +143,12 @@ std::string running_line(std::uint64_t committed, std::uint64_t task_count)
 
 std::string LiveSnapshot::note() const
 {
+    if (stopped_ && committed_ == task_count_) {
+        // Nothing is left to run: what is missing is the file (a full disk refused it).
+        return "shardrun: stopped: " + std::to_string(committed_) + " of " + std::to_string(task_count_) +
+               " committed (every task, but its run ended before it wrote the results file; "
+               "`shardrun run JOB --resume` writes it)";
+    }
     if (stopped_) {
         return "shardrun: stopped: " + std::to_string(committed_) + " of " + std::to_string(task_count_) +
                " committed (its run ended before it finished, without writing the results file; "

@@ -121,6 +121,11 @@ std::string status_text(const StatusReport& report, bool by_host)
         out << "  unfinished array elements (rerun with --resume): " << join(report.unfinished_elements) << "\n";
     }
     for (const auto& line : report.unfinished_runs) out << "  " << line << "\n";
+    if (report.master_missing) {
+        // The line above (when there is one) says why the run ended; this one, what is missing.
+        out << "  the results file " << report.path << " is missing: every task is committed, but the run ended "
+            << "before it wrote the file; `shardrun run JOB --resume` writes it\n";
+    }
     for (const auto& problem : report.element_problems) {
         out << "  does not belong (not counted; merge refuses it): " << problem << "; rerun that element with this "
             << "job and --array-count (--force), or delete its folder\n";
@@ -165,6 +170,7 @@ std::string status_json(const StatusReport& report)
     }
     nlohmann::json j{{"path", report.path},         {"task_count", report.task_count},
                      {"master_problem", report.master_problem},
+                     {"master_missing", report.master_missing},
                      {"array_count", report.array_count}, {"ok", report.ok},
                      {"failed", report.failed},     {"skipped", report.skipped},
                      {"pending", report.pending},   {"complete", report.complete},

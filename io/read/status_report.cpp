@@ -259,7 +259,12 @@ StatusReport status_report(const std::string& path, std::size_t stderr_lines)
                                     " exists); check the path");
     }
     report.complete = report.pending == 0 && report.missing_elements.empty() && report.mismatched_elements.empty();
-    // What users open is the master: the shards may be complete while it is torn or foreign.
+    // What users open is the master: every task committed is not complete while it is missing
+    // (the run that committed them could not write it: a full disk) or torn or foreign.
+    if (report.array_count == 1 && !fs::exists(path) && report.complete && !report.running()) {
+        report.master_missing = true;
+        report.complete = false;
+    }
     if (report.array_count == 1 && fs::exists(path)) {
         try {
             StatusReport master;

@@ -65,6 +65,8 @@ struct StatusReport {
     std::vector<std::string> scheduler;
     /** Set when <path> exists but cannot be opened as results (then complete is false). */
     std::string master_problem;
+    /** Every task committed, but <path> was never written (its run ended first): complete is false; --resume writes it. */
+    bool master_missing = false;
     bool complete = false;
 
     /** A run is writing the output now: what was read is a snapshot of what it committed so far. */

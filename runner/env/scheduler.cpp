@@ -9,6 +9,9 @@ bool has(const EnvLookup& env, const char* name) { return env(name).has_value();
 
 void detect_launcher(const EnvLookup& env, SchedulerInfo& info)
 {
+    // `shardrun run` started by itself: Open MPI's singleton init gives the one process a PMIx
+    // server of its own (PMIX_RANK=0), but no launcher started it, and it records none.
+    if (env("OMPI_MCA_ess").value_or("") == "singleton") return;
     if (has(env, "OMPI_COMM_WORLD_SIZE")) {
         info.launcher = "open-mpi";
         info.launcher_rank = env_integer(env, "OMPI_COMM_WORLD_RANK");

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <set>
+#include <vector>
 
 #include "runner/job/argv_template.hpp"
 #include "runner/job/job_checks.hpp"
@@ -17,9 +18,12 @@ void check_template(const std::string& text, const YAML::Mark& mark, const YamlC
     try {
         for (const auto& name : placeholders_in(text)) {
             if (known.count(name) == 0) {
+                // A misspelled parameter ({alpah}) is named as every other misspelled name is.
+                const auto suggestion = closest_name(name, std::vector<std::string>(known.begin(), known.end()));
                 context.fail(mark, path,
-                             fmt::format("{{{}}} names no parameter; known: {} (write {{{{ and }}}} for literal braces)",
-                                         name, fmt::join(known, ", ")));
+                             fmt::format("{{{}}} names no parameter{}; known: {} (write {{{{ and }}}} for literal braces)",
+                                         name, suggestion.empty() ? "" : fmt::format(" (did you mean '{}'?)", suggestion),
+                                         fmt::join(known, ", ")));
             }
             if (per_task.count(name) != 0) {
                 context.fail(mark, path,

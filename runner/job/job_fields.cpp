@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <stdexcept>
+#include <utility>
 
 namespace shardrun::job {
 namespace {
@@ -13,6 +14,28 @@ const JobField& row(std::string_view path)
     // A reader naming a path that is not in the table is a bug here, not in the job file.
     throw std::logic_error(fmt::format("job_fields: no row for '{}'", path));
 }
+
+/**
+ * Defaults the reference shows otherwise than typed, because the typed one is no value a user
+ * may write: a sentinel for absence that the parser refuses (max_failures' and gpu_memory's 0), or a number
+ * whose unit the type does not carry (telemetry_interval's 1). Words in parentheses say what
+ * absence means.
+ */
+constexpr std::pair<std::string_view, std::string_view> shown_defaults[] = {
+    {"telemetry_interval", "1s"},
+    {"max_failures", "(none: no limit)"},
+    {"gpu_memory", "(none: no limit)"},
+    {"schedule.max_claim", "(none: no cap)"},
+};
+
+constexpr bool every_shown_default_is_a_row()
+{
+    for (const auto& [path, shown] : shown_defaults) {
+        if (find_job_field(path) == nullptr) return false;
+    }
+    return true;
+}
+static_assert(every_shown_default_is_a_row(), "shown_defaults names a path that is no row of job_fields");
 
 }  // namespace
 
@@ -62,6 +85,10 @@ std::string job_field_default_text(const JobField& field)
         std::string operator()(double value) const { return fmt::format("{}", value); }
         std::string operator()(std::string_view value) const { return std::string(value); }
     };
+    const auto path = job_field_path(field);
+    for (const auto& [shown_path, shown] : shown_defaults) {
+        if (shown_path == path) return std::string(shown);
+    }
     return std::visit(Text{}, field.fallback);
 }
 

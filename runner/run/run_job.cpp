@@ -54,8 +54,8 @@ void print_summary(const RunOptions& options, const RunTotals& totals, const std
         std::cout << summary_json(totals, stats) << std::endl;
     } else if (options.progress != ProgressMode::quiet) {
         std::cout << format_summary(totals, stats) << std::flush;
-    } else if (!totals.stop_reason.empty()) {
-        std::cerr << "shardrun: " << totals.stop_reason << "\n";  // -q keeps no summary, but why it stopped is kept
+    } else if (const auto line = quiet_summary_line(totals, stats); !line.empty()) {
+        std::cerr << "shardrun: " << line << "\n";  // -q keeps no summary, but why it stopped is kept
     }
 }
 
@@ -215,6 +215,12 @@ LoopSettings loop_settings(const PreparedJob& job, const env::RunEnvironment& ma
     };
 }
 
+/** The output's path on this machine: io/ writes it (a bucket's mirror for a remote output). */
+std::string output_local_path(const Environment& environment, const Output& output)
+{
+    return output.remote ? output.remote->local_path() : environment.job.spec.output.path;
+}
+
 /**
  * Phase 3, the services around the loop, in the order they start (and stop in reverse): the
  * failure budget, GPU telemetry and the fault source it feeds, the rank loop with its groups
@@ -267,11 +273,14 @@ public:
             world, job.spec.rank_timeout_seconds,
             collectives::allgather_strings(world, fmt::format("rank {} on {}", topo.world_rank, topo.host)),
             collectives::mpi::threads_may_call_mpi(),
-            [](const std::string& line) {
+            [path = output_local_path(environment, output), index = static_cast<int>(machine.array.index)](
+                const std::string& line) {
                 // A stop came first (a signal here, or another rank's stop): mpirun is ending the job
                 // itself, or a rank asked twice ended at once; ranks going is part of it.
                 if (first_signal() == SIGTERM || first_signal() == SIGINT || stop_level() == StopLevel::stop) return;
                 std::cerr << "shardrun: " << line << std::endl;
+                // The job ends without a summary: status and --resume quote this, not a guess at a kill.
+                io::record_run_end_reason(path, index, line);
                 request_stop();
                 std::this_thread::sleep_for(std::chrono::seconds(2));  // the ranks commit what finished
                 collectives::mpi::abort_job(exit_task_failed);
@@ -413,12 +422,6 @@ struct Said {
     job::NotifySpec notify;
 };
 
-/** The output's path on this machine: io/ writes it (a bucket's mirror for a remote output). */
-std::string output_local_path(const Environment& environment, const Output& output)
-{
-    return output.remote ? output.remote->local_path() : environment.job.spec.output.path;
-}
-
 /** Phases 3 to 5 of run_collectively(), once the output is open: services, the loop, the ending. */
 int run_with_output(const RunOptions& options, EndPhases& phases, Said& said, collectives::Communicator& world,
                     collectives::Communicator& node, Environment& environment, Output& output,
@@ -519,6 +522,11 @@ int run_collectively(const RunOptions& options, EndPhases& phases, Said& said)
     open_output(options, *world, environment, output);  // keeps why it failed itself, once it holds the element
     try {
         return run_with_output(options, phases, said, *world, *node, environment, output, run_start);
+    } catch (const CollectiveFailure& error) {
+        // An agreed failure (a master the full disk refused): only the rank that met it has its
+        // message; another rank's empty one must not overwrite the reason it kept.
+        if (error.print_here()) output.session->keep_end_reason(error);
+        throw;
     } catch (const std::exception& error) {
         // This rank ends before any summary (a full disk): the output keeps why, for status and --resume.
         output.session->keep_end_reason(error);

@@ -9,6 +9,7 @@
 #include "runner/storage/claim_end.hpp"
 #include "runner/storage/local_mirror.hpp"
 #include "runner/storage/rclone.hpp"
+#include "runner/storage/transfer_failure.hpp"
 
 namespace fs = std::filesystem;
 
@@ -97,8 +98,11 @@ void RemoteOutput::publish_start(bool force)
         // io deleted the element and the master in the mirror (prepare_output): the bucket follows.
         const auto result = run_rclone({"purge", io::layout::element_dir(remote_.rclone, rank_.array_index).string()});
         if (!result.ok() && !result.not_found()) {
-            SHARDRUN_THROW(TransferError, "cannot delete " + io::layout::element_dir(remote_.url, rank_.array_index).string() +
-                                              " (--force): " + result.error);
+            SHARDRUN_THROW(TransferError,
+                           transfer_failure("delete " + io::layout::element_dir(remote_.url, rank_.array_index).string() +
+                                                " (--force)",
+                                            result),
+                           exit_task_failed, result.error);
         }
         delete_files(remote_.parent, {remote_.name});
         if (claim_) claim_->renew();  // the purge took this run's claim with the element's objects
@@ -112,7 +116,8 @@ void RemoteOutput::delete_task_logs()
     const auto tasks = io::layout::tasks_dir(remote_.rclone).string();
     const auto result = run_rclone({"purge", tasks});
     if (!result.ok() && !result.not_found()) {
-        SHARDRUN_THROW(TransferError, "cannot delete " + io::layout::tasks_dir(remote_.url).string() + " (--force): " + result.error);
+        SHARDRUN_THROW(TransferError, transfer_failure("delete " + io::layout::tasks_dir(remote_.url).string() + " (--force)", result),
+                       exit_task_failed, result.error);
     }
 }
 

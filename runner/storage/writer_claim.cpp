@@ -19,6 +19,7 @@
 #include "runner/storage/local_mirror.hpp"
 #include "runner/storage/object_text_upload.hpp"
 #include "runner/storage/rclone.hpp"
+#include "runner/storage/transfer_failure.hpp"
 
 namespace fs = std::filesystem;
 
@@ -69,7 +70,9 @@ void WriterClaim::take()
     RcloneResult result;
     auto text = read_object(object_, 30, result);
     if (!text && !result.not_found()) {
-        SHARDRUN_THROW(TransferError, "cannot read " + object_ + " (which run writes " + element_ + "): " + result.error);
+        // The line every failed transfer gives: the endpoint and credentials to check (transfer_failure.hpp).
+        SHARDRUN_THROW(TransferError, transfer_failure("read " + object_ + " (which run writes " + element_ + ")", result),
+                       exit_task_failed, result.error);
     }
     auto other = text ? parse_claim(*text) : std::nullopt;
     if (other && !other->released && !other->ended.empty()) previous_ = *text;  // status and --resume say it

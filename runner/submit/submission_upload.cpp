@@ -12,6 +12,7 @@
 #include "runner/process/process.hpp"
 #include "runner/job/remote_path.hpp"
 #include "runner/storage/rclone.hpp"
+#include "runner/storage/transfer_failure.hpp"
 
 extern char** environ;
 
@@ -110,9 +111,7 @@ void rclone(const std::vector<std::string>& args, const SubmitOptions& options, 
     const auto result = storage::run_rclone(args);
     if (!result.ok()) {
         SHARDRUN_THROW_DOCUMENTED(Error, "docs/troubleshooting.md#submit-errors",
-                                  fmt::format("submit: cannot upload {}: rclone exited {}: {}; check the credentials and "
-                                              "that the bucket exists, then submit again", what, result.exit_code,
-                                              result.error));
+                                  "submit: " + storage::transfer_failure("upload " + what, result) + ", then submit again");
     }
 }
 

@@ -1,5 +1,5 @@
-"""A dead endpoint (issue 39): `plan` of a job whose data.input is in a bucket and `status` of an
-output there say the failure alike: rclone's cause, the endpoint variable that names where it
+"""A dead endpoint (issue 39): `plan` of a job whose data.input is in a bucket, and `status` and
+`run` of an output there say the failure alike: rclone's cause, the endpoint variable that names where it
 went, and the docs pointer (docs/troubleshooting.md#bucket-errors); plan's line starts with the
 job file's place of data.input. No server: a port nothing listens on (a free one, closed again)."""
 import os
@@ -47,6 +47,20 @@ class DeadEndpointTest(unittest.TestCase):
         self.assertIn("cannot read s3://bucket/in/data.h5: rclone exited", plan)
         status = self.one_line(run(["status", "s3://bucket/out.h5"], env=self.env))
         self.assertIn("rclone exited", status)
+
+    def test_run_says_it_as_status_does(self):
+        # Issue 39's trial: run's line had rclone's cause but not where to look.
+        job = write_job(self.work, """\
+            task: exec
+            sweep: {a: [1, 2]}
+            exec:
+              argv: [sh, -c, 'echo "{{\\"n\\": 1}}" > $SHARDRUN_RESULT']
+              results: {n: int64}
+            output: {path: "s3://bucket/out.h5"}
+            """)
+        proc = run(["run", job, "-q"], env=self.env)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("rclone exited", self.one_line(proc))
 
 
 if __name__ == "__main__":

@@ -191,6 +191,17 @@ std::string startup_line(const std::vector<RankStats>& ranks)
     return fmt::format("  worker start-up per rank: min {:.2f} s, max {:.2f} s (not counted in the tasks' seconds)\n", low, high);
 }
 
+/**
+ * What to do after fail_fast or max_failures stopped a run. A fixed job file is a changed job,
+ * which --resume refuses (it may only add sweep values): so the advice names both fixes.
+ */
+std::string failure_stop_advice()
+{
+    return "committed results are kept; once the program or its environment is fixed, --resume reruns the failed "
+           "tasks and runs those not started; a change to the job file (exec.argv, params) needs --force, which "
+           "reruns every task, or a new output.path";
+}
+
 }  // namespace
 
 std::vector<RankStats> gather_stats(collectives::Communicator& world, const RankStats& mine)
@@ -242,9 +253,8 @@ std::string format_summary(const RunTotals& totals, const std::vector<RankStats>
     if (totals.budget_stop) {
         out += fmt::format("  {}\n", totals.stop_reason);  // it ends with the one way to go on: a raised budget
     } else if (!totals.stop_reason.empty()) {
-        out += fmt::format("  {}; committed results are kept; fix the cause, then run again (--resume runs the tasks "
-                           "not started, --force starts over)\n",
-                           totals.stop_reason);
+        // --resume refuses a changed job file (only added sweep values): the advice says which fix takes which.
+        out += fmt::format("  {}; {}\n", totals.stop_reason, failure_stop_advice());
     }
     if (totals.interrupted && !totals.budget_stop) {
         out += fmt::format("  interrupted by {}: committed tasks are kept; run again with --resume to finish\n",
@@ -276,6 +286,20 @@ std::string format_summary(const RunTotals& totals, const std::vector<RankStats>
                            totals.exit_code);
     }
     return out;
+}
+
+std::string quiet_summary_line(const RunTotals& totals, const std::vector<RankStats>& ranks)
+{
+    if (!totals.stop_reason.empty()) return totals.stop_reason;
+    if (!totals.interrupted) return "";
+    // A stop's words from the summary, with how much is left, since that is all -q prints.
+    const auto all = aggregate(ranks);
+    const auto accounted = all.ok + all.failed + all.already_done;
+    const auto pending = totals.tasks > accounted ? totals.tasks - accounted : 0;
+    if (pending == 0) return "";  // a drain that came after the last task: nothing to resume
+    return fmt::format("{} stopped by {}: {} of {} tasks pending (interrupted or not started); committed tasks are "
+                       "kept; run again with --resume to finish",
+                       totals.job_name, stop_cause(all), pending, totals.tasks);
 }
 
 std::string summary_json(const RunTotals& totals, const std::vector<RankStats>& ranks)

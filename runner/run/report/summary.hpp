@@ -43,6 +43,13 @@ struct RunTotals {
 /** The human summary printed by rank 0 at the end. */
 std::string format_summary(const RunTotals& totals, const std::vector<RankStats>& ranks);
 
+/**
+ * What `run -q` prints instead of the summary: why the run stopped early, when it did (its
+ * failures or budget, a signal's stop or drain), in one line without the "shardrun: " prefix;
+ * "" for a run that ended normally (-q loses nothing but the summary of a finished run).
+ */
+std::string quiet_summary_line(const RunTotals& totals, const std::vector<RankStats>& ranks);
+
 /** The same as one JSON line ({"event":"summary",...}) for --progress=json. */
 std::string summary_json(const RunTotals& totals, const std::vector<RankStats>& ranks);
 

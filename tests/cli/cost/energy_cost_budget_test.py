@@ -163,7 +163,7 @@ class EnergyCostBudgetTest(unittest.TestCase):
         self.assertIn("left", proc.stdout + proc.stderr)
         self.assertIn("--resume --set budget=", proc.stdout + proc.stderr)
         # The budget's own way to go on, not the generic hints of a failure stop or a signal.
-        self.assertNotIn("--force starts over", proc.stdout + proc.stderr)
+        self.assertNotIn("needs --force", proc.stdout + proc.stderr)
         self.assertNotIn("interrupted by", proc.stdout)
 
         got = self.table()

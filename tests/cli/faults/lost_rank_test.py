@@ -50,6 +50,8 @@ class LostRankTest(unittest.TestCase):
         self.assertEqual(len(status["unfinished_runs"]), 1, status)
         said = status["unfinished_runs"][0]
         self.assertTrue(said.startswith("the last run ended without a summary"), said)
+        self.assertIn("rank 1 on", said, "status guesses instead of quoting the line the run recorded")
+        self.assertIn(" is gone (", said, "status guesses instead of quoting the line the run recorded")
         self.assertIn(f" on {socket.gethostname()} since ", said, "the lock's holder is not named")
         self.assertRegex(said, r"last commit per rank \(UTC\): rank 0 \d\d:\d\d:\d\d")
         text = run(["status", self.out])

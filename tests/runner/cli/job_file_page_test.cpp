@@ -100,6 +100,50 @@ TEST(JobFilePage, EveryRowHasATypeADefaultAndADescription)
     }
 }
 
+/**
+ * What a row's key needs beside it to be read at all (issue 39's trial): the section's required
+ * keys, and the keys a field applies only with.
+ */
+std::string needed_beside(const std::string& path)
+{
+    if (path.starts_with("exec.worker_")) return "argv: [true], mode: worker, ";
+    if (path.starts_with("exec.")) return path == "exec.argv" ? "" : "argv: [true], ";
+    if (path.starts_with("notify.")) return path == "notify.command" ? "" : "command: 'true', ";
+    if (path.starts_with("data.")) return path == "data.chunk" ? "items: 4, " : "chunk: 1, ";
+    return "";
+}
+
+/** A job file that sets `path` (a dotted row path) to `value`, as a user would write it. */
+std::string job_setting(const std::string& path, const std::string& value)
+{
+    const auto dot = path.find('.');
+    const auto section = dot == std::string::npos ? std::string() : path.substr(0, dot);
+    const auto key = path.substr(dot == std::string::npos ? 0 : dot + 1);
+    std::string text = section == "exec" ? "task: exec\n" : "task: noop\n";
+    if (path == "gpu_threads" || path == "gpu_memory") {
+        text += "gpu_sharing: mps\n";  // gpu_threads and gpu_memory apply only with it
+    }
+    if (section.empty()) return text + key + ": " + value + "\n";
+    return text + section + ": {" + needed_beside(path) + key + ": " + value + "}\n";
+}
+
+TEST(JobFilePage, EveryDefaultShownAsAValueIsOneTheParserAccepts)
+{
+    // A default is a value a user may write, or a word in parentheses saying what absence means:
+    // never a sentinel the parser refuses (max_failures' 0 was shown, and refused).
+    std::size_t fed = 0;
+    for (const auto& row : page_rows(job_file_page())) {
+        const auto path = row.cells.at(0).substr(1, row.cells.at(0).size() - 2);
+        const auto shown = row.cells.at(2);
+        if (shown.starts_with("(")) continue;
+        ASSERT_NE(job::find_job_field(path), nullptr) << path;
+        const auto text = job_setting(path, shown == "results/&lt;name&gt;.h5" ? "results/heat.h5" : shown);
+        EXPECT_EQ(job::job_file_error(text, known_tasks), "") << path << " = " << shown << " (the default shown), in:\n" << text;
+        ++fed;
+    }
+    EXPECT_GT(fed, 20u) << "few defaults were fed back: the page's table changed shape";
+}
+
 TEST(JobFilePage, CellsKeepTheirBarsAndAngleBrackets)
 {
     const auto page = job_file_page();

@@ -34,6 +34,15 @@ TEST(Scheduler, MpirunIsDetectedFromOpenMpiVariables)
     EXPECT_EQ(info.launcher_local_rank, 1);
 }
 
+TEST(Scheduler, OpenMpiSingletonIsNoLauncher)
+{
+    // `shardrun run` by itself: after MPI_Init, Open MPI's singleton has PMIx variables of its own.
+    const auto info = detect_scheduler(env_from_map({{"OMPI_MCA_ess", "singleton"}, {"PMIX_RANK", "0"}, {"PMIX_NAMESPACE", "9"}}));
+
+    EXPECT_EQ(info.name, "none");
+    EXPECT_EQ(info.launcher, "");
+}
+
 TEST(Scheduler, MpirunInsideABatchScriptKeepsItsOwnRankNumbers)
 {
     const auto info = detect_scheduler(env_from_map({{"SLURM_JOB_ID", "12"}, {"SLURM_PROCID", "0"}, {"SLURM_LOCALID", "0"},

@@ -65,6 +65,10 @@ TEST(JobFields, TypedDefaultsMatchTheirTypeAndMinimum)
                 // 0 stands for "none" in the few fields whose minimum is 1 and whose absence means no limit.
                 EXPECT_TRUE(*value >= field.minimum || (*value == 0 && contains(std::string(field.allowed), "absent")))
                     << path;
+                // Such a 0 is no value to write (the parser refuses it): the reference says what absence means.
+                if (*value < field.minimum) {
+                    EXPECT_TRUE(job_field_default_text(field).starts_with("(")) << path << ": shows " << job_field_default_text(field);
+                }
             }
         }
         if (field.type == FieldType::choice) {

@@ -22,6 +22,16 @@ std::vector<RankStats> two_ranks()
     return {first, second};
 }
 
+/** two_ranks() after `signal` reached rank 1: 2 tasks already done by an earlier run, 1 interrupted. */
+std::vector<RankStats> signalled_ranks(int signal)
+{
+    auto ranks = two_ranks();
+    ranks[0].already_done = 2;
+    ranks[1].interrupted = 1;
+    ranks[1].signal = signal;
+    return ranks;
+}
+
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 TEST(Summary, CountsBusyTimeSlowestAndFailures)
@@ -52,10 +62,7 @@ TEST(Summary, InterruptedRunSaysHowToResume)
 TEST(Summary, InterruptedRunNamesTheSignalTheRankAndTheTaskStates)
 {
     RunTotals totals{"heat", 10, 1.0, true, ""};
-    auto ranks = two_ranks();
-    ranks[0].already_done = 2;
-    ranks[1].interrupted = 1;
-    ranks[1].signal = SIGUSR1;
+    auto ranks = signalled_ranks(SIGUSR1);
     ranks[1].drain_ran_out = true;
 
     const auto text = format_summary(totals, ranks);
@@ -69,6 +76,24 @@ TEST(Summary, InterruptedRunNamesTheSignalTheRankAndTheTaskStates)
     EXPECT_EQ(json["interrupted"], 1);
     EXPECT_EQ(json["already_done"], 2);
     EXPECT_EQ(json["stopped"], "interrupted by SIGUSR1 to rank 1, then drain_timeout ran out");
+}
+
+TEST(Summary, QuietLineOfAStopCountsWhatIsPending)
+{
+    RunTotals totals{"heat", 10, 1.0, true, ""};
+    const auto ranks = signalled_ranks(SIGTERM);
+
+    // -q prints no summary: a stop still says itself (issue 39's trial). 3 ok + 1 failed + 2 done of 10.
+    EXPECT_EQ(quiet_summary_line(totals, ranks),
+              "heat stopped by SIGTERM to rank 1: 4 of 10 tasks pending (interrupted or not started); committed tasks "
+              "are kept; run again with --resume to finish");
+    totals.stop_reason = "stopped after 3 failed tasks";
+    EXPECT_EQ(quiet_summary_line(totals, ranks), "stopped after 3 failed tasks");
+    totals.stop_reason.clear();
+    totals.tasks = 6;  // a drain that came after the last task: nothing to say
+    EXPECT_EQ(quiet_summary_line(totals, ranks), "");
+    totals.interrupted = false;
+    EXPECT_EQ(quiet_summary_line(totals, ranks), "");
 }
 
 TEST(Summary, EndsWithANoteWhenMpirunsBannerFollows)
