@@ -16,6 +16,7 @@
 #include "collectives/mpi/environment.hpp"
 #include "collectives/mpi/mpi_communicator.hpp"
 #include "io/layout/output_layout.hpp"
+#include "io/layout/run_end_reason.hpp"
 #include "io/read/unfinished_run.hpp"
 #include "runner/env/launcher_banner.hpp"
 #include "runner/env/run_environment.hpp"
