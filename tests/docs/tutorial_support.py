@@ -50,6 +50,10 @@ def reader(test, extra_env=None):
     env["PYTHONPATH"] = os.path.join(SOURCE_DIR, "scripts", "python")
     env["HOME"] = os.path.join(work, "home")
     os.makedirs(env["HOME"])
+    # What shardrun keeps in TMPDIR (a bucket output's mirror, a bucket input's copy, `run --task`'s
+    # output) stays in the test's folder and goes with it, not in /tmp after the test.
+    env["TMPDIR"] = os.path.join(work, "tmp")
+    os.makedirs(env["TMPDIR"])
     env.update(extra_env or {})
     folder = os.path.join(work, "reader")
     os.makedirs(folder)

@@ -109,6 +109,9 @@ class RunTaskTest(unittest.TestCase):
         with open(os.path.join(work, "task.py"), "a") as f:
             f.write("raise SystemExit('no luck for ' + os.environ['SHARDRUN_TASK_ID'])\n")
         by_hand = run(["run", job, "--task", "3"])
+        # A failed task's scratch output stays for the user to read (its path is printed): not for a test.
+        scratch = re.search(r"output (\S+) ", by_hand.stderr).group(1)
+        self.addCleanup(lambda: __import__("shutil").rmtree(os.path.dirname(scratch), ignore_errors=True))
         self.assertEqual(by_hand.returncode, 1, by_hand.stdout + by_hand.stderr)
         printed = json.loads(by_hand.stdout.splitlines()[-1])
         self.assertEqual(printed["status"], "failed")
