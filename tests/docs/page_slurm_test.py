@@ -8,43 +8,19 @@ says beyond its quotes: both elements and the merge job ended COMPLETED, every t
 refused submission left the folder's scripts as the accepted one wrote them. Never skipped: a cluster that
 cannot start fails the test with its logs."""
 import os
-import re
-import subprocess
-import tempfile
 import unittest
-import uuid
 
 import tutorial_support
-from harness import SOURCE_DIR, clean_env
 from jobs import h5py_module
+from own_slurm import OwnSlurmTestCase
 
-SLURM_LOCAL = os.path.join(SOURCE_DIR, "scripts", "slurm-local")
 
-
-class SlurmPageTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.slurm_dir = os.path.join(tempfile.gettempdir(), f"shardrun-slurm-snb-{os.getpid()}-{uuid.uuid4().hex[:8]}")
-        cls.addClassCleanup(cls.stop_slurm)
-        proc = subprocess.run([SLURM_LOCAL, "start"], capture_output=True, text=True, timeout=180,
-                              env=clean_env({"SHARDRUN_SLURM_DIR": cls.slurm_dir}))
-        if proc.returncode != 0:
-            raise AssertionError(f"scripts/slurm-local start failed (exit {proc.returncode}):\n{proc.stdout}{proc.stderr}")
-
-    @classmethod
-    def stop_slurm(cls):
-        proc = subprocess.run([SLURM_LOCAL, "stop"], capture_output=True, text=True, timeout=120,
-                              env=clean_env({"SHARDRUN_SLURM_DIR": cls.slurm_dir}))
-        if proc.returncode != 0:
-            print(f"scripts/slurm-local stop failed (exit {proc.returncode}):\n{proc.stdout}{proc.stderr}")
-
-    def jobs(self, env):
-        out = subprocess.run(["scontrol", "show", "job", "-o"], capture_output=True, text=True, env=env).stdout
-        return [dict(re.findall(r"(\w+)=(\S*)", line)) for line in out.splitlines() if "JobId=" in line]
+class SlurmPageTest(OwnSlurmTestCase):
+    slurm_prefix = "shardrun-slurm-snb"
 
     def test_the_page_as_written(self):
         # What `eval "$(scripts/slurm-local env)"` gives the reader's shell.
-        session = tutorial_support.reader(self, {"SLURM_CONF": os.path.join(self.slurm_dir, "slurm.conf")})
+        session = tutorial_support.reader(self, self.reader_env())
         steps = tutorial_support.docs_page("launchers/slurm.md")
         script = os.path.join(session.folder, "results", "pricing.h5.submit", "slurm", "run.sbatch")
         refused = next(s for s in steps if "--partition nosuch" in s.text)

@@ -7,45 +7,22 @@ was requeued at least once and ended COMPLETED, the merge job too; every task is
 steps' value, and each has an interrupted attempt before its last (the time limit cut it short, the
 checkpoint carried it on). Never skipped: a cluster that cannot start fails the test with its logs."""
 import os
-import re
-import subprocess
-import tempfile
 import unittest
-import uuid
 
 import tutorial_support
-from harness import SOURCE_DIR, clean_env
 from jobs import h5py_module
+from own_slurm import OwnSlurmTestCase
 
-SLURM_LOCAL = os.path.join(SOURCE_DIR, "scripts", "slurm-local")
 RATES = [0.5, 1.0, 1.5, 2.0]
 
 
-class SlurmArrayTutorialTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.slurm_dir = os.path.join(tempfile.gettempdir(), f"shardrun-slurm-docs-{os.getpid()}-{uuid.uuid4().hex[:8]}")
-        cls.addClassCleanup(cls.stop_slurm)
-        proc = subprocess.run([SLURM_LOCAL, "start"], capture_output=True, text=True, timeout=180,
-                              env=clean_env({"SHARDRUN_SLURM_DIR": cls.slurm_dir}))
-        if proc.returncode != 0:
-            raise AssertionError(f"scripts/slurm-local start failed (exit {proc.returncode}):\n{proc.stdout}{proc.stderr}")
-
-    @classmethod
-    def stop_slurm(cls):
-        proc = subprocess.run([SLURM_LOCAL, "stop"], capture_output=True, text=True, timeout=120,
-                              env=clean_env({"SHARDRUN_SLURM_DIR": cls.slurm_dir}))
-        if proc.returncode != 0:
-            print(f"scripts/slurm-local stop failed (exit {proc.returncode}):\n{proc.stdout}{proc.stderr}")
-
-    def jobs(self, env):
-        out = subprocess.run(["scontrol", "show", "job", "-o"], capture_output=True, text=True, env=env).stdout
-        return [dict(re.findall(r"(\w+)=(\S*)", line)) for line in out.splitlines() if "JobId=" in line]
+class SlurmArrayTutorialTest(OwnSlurmTestCase):
+    slurm_prefix = "shardrun-slurm-docs"
 
     def test_the_page_as_written(self):
         # What `eval "$(scripts/slurm-local env)"` gives the reader's shell; sbatch passes the environment on to
         # the jobs (only tests let Open MPI run as root: the ctest environment has those variables).
-        session = tutorial_support.reader(self, {"SLURM_CONF": os.path.join(self.slurm_dir, "slurm.conf")})
+        session = tutorial_support.reader(self, self.reader_env())
         session.timeout = 1200  # the wait loop: 2 elements, one at a time on this node, each run at least twice
         try:
             session.run(tutorial_support.page("slurm-array"))
