@@ -550,7 +550,10 @@ int run_job(const RunOptions& options)
         collectives::finalize_mpi();
         phases.mark("mpi_finalize");
     }
-    if (!said.rank0) return exit_code;
+    // The agreed code is rank 0's to return. mpirun aborts the job at the first process that exits
+    // non-zero and kills the rest: another rank returning it first could cut rank 0 off between
+    // MPI_Finalize and its summary. srun's and mpirun's own code is then rank 0's.
+    if (!said.rank0) return options.finalize_mpi ? exit_ok : exit_code;
     said.totals.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     said.totals.end_phases = phases.phases();
     print_summary(options, said.totals, said.stats);
