@@ -116,6 +116,10 @@ std::string status_text(const StatusReport& report, bool by_host)
         out << "\n";
     }
     if (!report.missing_elements.empty()) out << "  missing array elements: " << join(report.missing_elements) << "\n";
+    for (const auto& [index, note] : report.stopped_elements) {
+        out << "  array element " << index << " started, and was " << note << ": nothing of it was committed; run it "
+            << "(--array-index " << index << "), then merge\n";
+    }
     if (!report.running_elements.empty()) out << "  running array elements: " << join(report.running_elements) << "\n";
     if (!report.unfinished_elements.empty()) {
         out << "  unfinished array elements (rerun with --resume): " << join(report.unfinished_elements) << "\n";
@@ -168,6 +172,9 @@ std::string status_json(const StatusReport& report)
                           {"exit_code", task.exit_code}, {"attempts", task.attempts}, {"message", task.message},
                           {"logs", task.logs}, {"stderr_tail", task.stderr_tail}});
     }
+    // Keyed by the element's index as text (JSON keys are strings): {"3": "stopped (SIGTERM) ..."}.
+    nlohmann::json stopped = nlohmann::json::object();
+    for (const auto& [index, note] : report.stopped_elements) stopped[std::to_string(index)] = note;
     nlohmann::json j{{"path", report.path},         {"task_count", report.task_count},
                      {"master_problem", report.master_problem},
                      {"master_missing", report.master_missing},
@@ -177,6 +184,7 @@ std::string status_json(const StatusReport& report)
                      {"ranks", ranks},              {"hosts", hosts},
                      {"failed_tasks", failed},
                      {"missing_elements", report.missing_elements},
+                     {"stopped_elements", stopped},
                      {"running_elements", report.running_elements},
                      {"running", report.running()},
                      {"committed", report.committed()},

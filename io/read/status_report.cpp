@@ -16,6 +16,7 @@
 #include "io/layout/element_manifest.hpp"
 #include "io/layout/element_match.hpp"
 #include "io/layout/output_layout.hpp"
+#include "io/layout/stopped_note.hpp"
 #include "io/read/live_snapshot.hpp"
 #include "io/read/unfinished_run.hpp"
 
@@ -207,6 +208,12 @@ StatusReport from_shards(const std::string& path, std::size_t stderr_lines)
     }
     for (int index = 0; index < report.array_count; ++index) {
         if (!seen[static_cast<std::size_t>(index)]) report.missing_elements.push_back(index);
+    }
+    // An element stopped before it wrote anything is missing too; its note says it did start (merge says the same).
+    for (auto& [index, note] : stopped_notes(path)) {
+        if (std::ranges::find(report.missing_elements, index) != report.missing_elements.end()) {
+            report.stopped_elements.emplace(index, std::move(note));
+        }
     }
     add_counts(report, per_rank, per_host);
     return report;

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,8 @@ struct StatusReport {
     std::vector<HostCounts> hosts;  ///< by host name
     std::vector<FailedTask> failed_tasks;
     std::vector<int> missing_elements;
+    /** Missing elements the platform stopped while their ranks started (stopped_note.hpp): index, the note's line. */
+    std::map<int, std::string> stopped_elements;
     std::vector<int> running_elements;      ///< lock held right now
     /** Running elements not read (layout single: its file is open in the run's writer), one reason each. */
     std::vector<std::string> unreadable;

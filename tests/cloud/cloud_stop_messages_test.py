@@ -6,7 +6,7 @@ would (element_runner.py), stopped as cloud_stop_test.py stops them:
   timeout.attemptDurationSeconds; Google Batch: maxRunDuration), not Slurm's --time;
 - AWS, stopped while its ranks start on its last attempt (nothing of it in the bucket), then the
   merge job, another container: merge names that element as started and stopped before any task
-  finished, and only the element that never ran as never started."""
+  finished, and only the element that never ran as never started; so does `status` on the bucket."""
 import json
 import os
 import sys
@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cloud_jobs_test as cloud_jobs  # noqa: E402  (its test classes stay there: unittest runs this module's)
 import cloud_servers  # noqa: E402
 import cloud_stop_test as stop  # noqa: E402
-from harness import scratch_dir  # noqa: E402
+from harness import run, scratch_dir  # noqa: E402
 
 
 class AdviceBase(stop.StopBase):
@@ -71,6 +71,17 @@ class AwsStopMessagesTest(AdviceBase, unittest.TestCase):
         self.assertIn("shardrun: array element 1 started, and was stopped (SIGTERM) on its last attempt before any "
                       "task finished: nothing of it was committed; run it (--array-index 1), then merge again", err)
         self.assertIn("MERGE INCOMPLETE", err)
+        # status, from a laptop that sees only the bucket, says the same of element 1 as merge.
+        laptop = scratch_dir(self)
+        home = {"HOME": laptop, "TMPDIR": laptop}
+        text = run(["status", self.url], env={**self.store.env(), **home})
+        self.assertEqual(text.returncode, 3, text.stdout + text.stderr)  # not complete: elements 1 and 2 missing
+        self.assertIn("missing array elements: 1,2", text.stdout)
+        self.assertIn("array element 1 started, and was stopped (SIGTERM) on its last attempt before any task "
+                      "finished: nothing of it was committed; run it (--array-index 1), then merge", text.stdout)
+        self.assertNotIn("array element 2 started", text.stdout)
+        report = json.loads(run(["status", self.url, "--json"], env={**self.store.env(), **home}).stdout)
+        self.assertEqual(list(report["stopped_elements"]), ["1"])
 
 
 class GcpStopMessagesTest(AdviceBase, unittest.TestCase):
