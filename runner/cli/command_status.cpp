@@ -40,12 +40,13 @@ CommandDoc StatusCommand::doc() const
             // docs/concepts.md "Exit codes" quotes these rows as they are (tests/cli/docs/page_exit_codes_test.py).
             {status_all_ok, "complete: every task ok"},
             {status_failed_tasks, "complete, but some tasks failed after their retries (`run --resume` retries "
-                                  "them); also an output in a bucket that could not be downloaded (one line quoting "
-                                  "rclone, nothing printed)"},
+                                  "them)"},
             {exit_bad_input, "usage error, or no output at that path"},
             {status_pending, "not complete and no run is writing it: tasks are pending or array elements missing "
                              "(`run --resume`, or run the missing elements, then `merge`)"},
             {status_running, "a run is writing it right now (what it printed is a snapshot)"},
+            {status_unreachable, "an output in a bucket that could not be downloaded (one line quoting rclone, "
+                                 "nothing printed): nothing is known of its tasks; try again once the bucket answers"},
         },
     };
 }
@@ -55,10 +56,25 @@ void StatusCommand::check(const po::variables_map& values)
     if (!values.count("output")) SHARDRUN_THROW(UsageError, "status: name the results file, e.g. shardrun status results/heat.h5");
 }
 
+namespace {
+
+/** open_remote_copy(), whose failed download exits status_unreachable: 1 would read as "failed tasks". */
+std::unique_ptr<storage::RemoteCopy> open_copy(std::string& path)
+{
+    try {
+        return storage::open_remote_copy(path);
+    } catch (const storage::TransferError& error) {
+        if (error.exit_code() != exit_task_failed) throw;  // no output at that URL: a usage error (2), as for a path
+        throw storage::TransferError(error.file(), error.line(), error.what(), status_unreachable, error.cause());
+    }
+}
+
+}  // namespace
+
 int StatusCommand::run()
 {
     // Reads files only: no MPI, so it runs on a login node while the job is still going.
-    const auto remote = storage::open_remote_copy(path_);  // an s3:// or gs:// output: a downloaded copy
+    const auto remote = open_copy(path_);  // an s3:// or gs:// output: a downloaded copy
     auto report = io::status_report(path_, lines_);
     if (remote && !report.failed_tasks.empty()) {
         // The failed tasks' output the bucket keeps comes down beside the copy; read again, with it.

@@ -20,6 +20,7 @@ enum StatusExit : int {
     status_failed_tasks = 1,  ///< complete, some tasks failed after their retries (run --resume retries them)
     status_pending = 3,       ///< not complete and no run writing it: run --resume (or merge) is the next step
     status_running = 4,       ///< a run is writing it now
+    status_unreachable = 5,   ///< an output in a bucket that could not be downloaded: nothing is known; try again
 };
 
 /** The code of `report`: running first, then not complete, then failed tasks. */

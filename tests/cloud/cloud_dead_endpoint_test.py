@@ -45,8 +45,11 @@ class DeadEndpointTest(unittest.TestCase):
         self.assertIn(f"{job}:", plan)
         self.assertIn("data.input", plan)
         self.assertIn("cannot read s3://bucket/in/data.h5: rclone exited", plan)
-        status = self.one_line(run(["status", "s3://bucket/out.h5"], env=self.env))
-        self.assertIn("rclone exited", status)
+        proc = run(["status", "s3://bucket/out.h5"], env=self.env)
+        # Its own code: a script must not take "could not look" for "complete, with failed tasks" (1).
+        self.assertEqual(proc.returncode, 5, proc.stdout + proc.stderr)
+        self.assertEqual(proc.stdout, "", "nothing is known of the tasks")
+        self.assertIn("rclone exited", self.one_line(proc))
 
     def test_run_says_it_as_status_does(self):
         # Issue 39's trial: run's line had rclone's cause but not where to look.

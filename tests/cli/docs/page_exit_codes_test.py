@@ -108,7 +108,7 @@ class ExitCodesOnThePagesTest(unittest.TestCase):
 
     def test_status_of_a_bucket_it_cannot_reach(self):
         # A port nothing listens on: rclone's connection is refused at once. status then has printed
-        # nothing and exits 1, which its page says is not only "complete with failed tasks".
+        # nothing and exits 5, a code of its own: 1 would read as "complete, with failed tasks".
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             endpoint = f"http://127.0.0.1:{probe.getsockname()[1]}"
@@ -116,9 +116,10 @@ class ExitCodesOnThePagesTest(unittest.TestCase):
 
         done = run(["status", "s3://bucket/codes.h5"], env=env, timeout=120)
 
-        self.assertEqual(done.returncode, 1, done.stdout + done.stderr)
+        self.assertEqual(done.returncode, 5, done.stdout + done.stderr)
         self.assertEqual(done.stdout, "")
-        self.assertIn("an output in a bucket that could not be downloaded", page_exit_codes("status")[1])
+        self.assertIn("an output in a bucket that could not be downloaded", page_exit_codes("status")[5])
+        self.assertNotIn("bucket", page_exit_codes("status")[1])
 
     def test_what_prints_and_checks_exits_0(self):
         self.assert_listed(["plan", self.job, "--ranks", "2"], 0, "the plan was printed")
