@@ -64,6 +64,18 @@ std::optional<shards::Segment> open_segment(const fs::path& file, SkippedSources
     return segment;
 }
 
+void require_consolidated_master(const std::string& path)
+{
+    hdf5::silence_hdf5_errors();
+    try {
+        auto h5 = SHARDRUN_H5_OPEN(File, H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+    } catch (const Hdf5Error& error) {
+        const auto why = fs::exists(path) ? "cannot be read (" + error.cause() + ")" : std::string("is missing");
+        SHARDRUN_THROW(OutputError, path + " " + why + ", and it is the only copy of the results its tasks "
+                                    "committed (their shards were removed once it was complete); restore it, or rerun the job with --force");
+    }
+}
+
 void open_single(const fs::path& file, SkippedSources skipped, const std::function<void(hdf5::File&, std::uint64_t)>& use)
 {
     hdf5::silence_hdf5_errors();

@@ -57,6 +57,13 @@ std::optional<shards::Segment> open_segment(const std::filesystem::path& file, S
  * in either skips the file with a problem line in `skipped` (a single file is never moved aside,
  * so it is no invalid segment).
  */
+/**
+ * Throws OutputError (exit 2) unless the master `path` opens: it holds the only copy of the rows of
+ * the consolidated elements (their shards were removed once it was complete), so a missing or torn
+ * master is lost work, never "not committed" (which --resume would silently run again).
+ */
+void require_consolidated_master(const std::string& path);
+
 void open_single(const std::filesystem::path& file, SkippedSources skipped,
                  const std::function<void(hdf5::File& file, std::uint64_t rows)>& use);
 

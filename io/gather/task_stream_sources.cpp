@@ -62,7 +62,10 @@ void add_element_rows(TaskStream& stream, const std::string& path, int array_ind
 {
     stream.add_element(path, array_index, first, end);
     // A single-layout master that --resume moved back to its slot is read there, by add_element.
-    if (consolidated && !fs::exists(layout::single_path(path, array_index))) stream.add_single(path, first, end);
+    if (consolidated && !fs::exists(layout::single_path(path, array_index))) {
+        require_consolidated_master(path);
+        stream.add_single(path, first, end);
+    }
 }
 
 void TaskStream::add_single(const fs::path& file, std::uint64_t first, std::uint64_t end)

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "base/documented_error.hpp"
+#include "io/gather/row_gatherer.hpp"
 #include "io/gather/task_stream.hpp"
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/handle.hpp"
@@ -115,15 +116,7 @@ std::optional<StatusCounts> complete_master_counts(const std::string& path, cons
 /** Consolidated elements' results live only in the master: merging without it would lose them. */
 void check_master_readable(const std::string& path, const Elements& elements)
 {
-    if (!elements.any_consolidated) return;
-    hdf5::silence_hdf5_errors();
-    try {
-        auto file = SHARDRUN_H5_OPEN(File, H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-    } catch (const Hdf5Error& error) {
-        SHARDRUN_THROW(OutputError, path + " cannot be read (" + error.cause() +
-                          ") and it is the only copy of the results of consolidated array elements (their shards "
-                          "were removed once it was complete); restore it, or rerun the job with --force");
-    }
+    if (elements.any_consolidated) require_consolidated_master(path);
 }
 
 /** Marks every element consolidated into the complete master just published, then drops its rows. */

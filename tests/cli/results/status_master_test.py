@@ -1,7 +1,8 @@
-"""`shardrun status` of a finished run whose results file was damaged afterwards: it says the
-file cannot be opened and that the output is NOT complete. The file was the only copy of the
-results (the shards went once it was complete), so `shardrun merge` refuses to overwrite it
-with a master of pending tasks and leaves it as it is."""
+"""A finished run whose results file was damaged or deleted afterwards. The file was the only
+copy of the results (the shards went once it was complete), so `status`, `table`, `run --resume`
+and `merge` each refuse with one line (exit 2) that says so: restore it, or --force. Before
+(issue 39's trial 41b), a deleted file read as "6 pending", `table` called the run stopped, and
+--resume ran every task again without a word; a torn one got merge's advice from status."""
 import os
 import unittest
 
@@ -28,16 +29,49 @@ class StatusMasterTest(unittest.TestCase):
 
         status = run(["status", out])
 
-        self.assertEqual(status.returncode, 3, status.stdout + status.stderr)  # not complete, no run: merge rebuilds it
-        self.assertIn("NOT complete", status.stdout)
-        self.assertIn("the results file cannot be opened", status.stdout)
-        self.assertIn("truncated file", status.stdout)
-        self.assertNotIn("H5Fopen", status.stdout)
+        self.assertEqual(status.returncode, 2, status.stdout + status.stderr)
+        self.assertIn(f"{out} cannot be read (truncated file", status.stderr)
+        self.assertIn("only copy of the results", status.stderr)
+        self.assertNotIn("H5Fopen", status.stderr)
         merged = run(["merge", out])
         self.assertEqual(merged.returncode, 2, merged.stdout + merged.stderr)
         self.assertIn(f"{out} cannot be read (truncated file", merged.stderr)
         self.assertIn("only copy of the results", merged.stderr)
         self.assertEqual(os.path.getsize(out), 1000)
+
+    def test_a_deleted_master_is_lost_work_not_pending_tasks(self):
+        work = scratch_dir(self)
+        out = os.path.join(work, "out.h5")
+        ran = os.path.join(work, "ran")
+        job = write_job(work, JOB.replace("OUT", work).replace("echo", f"echo x >> {ran}; echo"))
+        self.assertEqual(run(["run", job, "-q"]).returncode, 0)
+        os.rename(out, os.path.join(work, "moved.h5"))
+
+        for args in (["status", out], ["status", out, "--json"], ["table", out], ["run", job, "--resume", "-q"]):
+            proc = run(args)
+            self.assertEqual(proc.returncode, 2, f"{args}: {proc.stdout}{proc.stderr}")
+            lines = [line for line in proc.stderr.splitlines() if line.strip()]
+            self.assertEqual(len(lines), 1, f"{args}: {proc.stderr}")
+            self.assertIn(f"{out} is missing, and it is the only copy of the results its tasks committed", lines[0])
+            self.assertIn("restore it, or rerun the job with --force", lines[0])
+        with open(ran) as f:
+            self.assertEqual(len(f.readlines()), 6, "--resume ran tasks again")
+        self.assertFalse(os.path.exists(out), "nothing written")
+
+    def test_an_array_whose_merged_master_was_deleted(self):
+        work = scratch_dir(self)
+        out = os.path.join(work, "out.h5")
+        job = write_job(work, JOB.replace("OUT", work))
+        for index in (0, 1):
+            self.assertEqual(run(["run", job, "-q", "--array-index", str(index), "--array-count", "2"]).returncode, 0)
+        self.assertEqual(run(["merge", out]).returncode, 0)
+        os.remove(out)
+
+        status = run(["status", out])
+
+        self.assertEqual(status.returncode, 2, status.stdout + status.stderr)
+        self.assertIn(f"{out} is missing, and it is the only copy", status.stderr)
+        self.assertNotIn("merge them", status.stdout)
 
 
 if __name__ == "__main__":
