@@ -89,8 +89,9 @@ std::string Command::help() const
         text << tag << wrapped(plain_text(meaning), width, tag.size(), tag.size()).substr(tag.size()) << "\n";
     }
     // The page is generated (not in a checkout): say where a reader finds it and its man twin.
-    text << "\nThe same as a page of the site scripts/docs builds, and as man shardrun-" << name()
-         << " after cmake --install:\nReference: " << page() << "\n";
+    // The page is generated (not in a checkout): `shardrun docs cli NAME` prints it anywhere.
+    text << "\nThe same as `shardrun docs cli " << name() << "` prints, as man shardrun-" << name()
+         << " after cmake --install, and as a page of the site scripts/docs builds:\nReference: " << page() << "\n";
     return text.str();
 }
 
