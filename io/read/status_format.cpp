@@ -98,7 +98,7 @@ std::string status_text(const StatusReport& report, bool by_host)
     out << report.path << ": " << report.task_count << " tasks, " << report.array_count << " array element(s): "
         << report.ok << " ok, " << report.failed << " failed, ";
     if (any_skipped) out << report.skipped << " skipped, ";
-    out << report.pending << " pending — " << (report.complete ? "complete" : "NOT complete") << "\n";
+    out << report.pending << " pending — " << (report.complete ? "complete" : report.unmerged ? "NOT merged" : "NOT complete") << "\n";
     if (by_host) host_lines(out, report);
     // Rows are the ranks that committed a task; before any commit there are none, and no header either.
     if (!by_host && !report.ranks.empty()) {
@@ -178,6 +178,7 @@ std::string status_json(const StatusReport& report)
     nlohmann::json j{{"path", report.path},         {"task_count", report.task_count},
                      {"master_problem", report.master_problem},
                      {"master_missing", report.master_missing},
+                     {"unmerged", report.unmerged},
                      {"array_count", report.array_count}, {"ok", report.ok},
                      {"failed", report.failed},     {"skipped", report.skipped},
                      {"pending", report.pending},   {"complete", report.complete},

@@ -272,6 +272,11 @@ StatusReport status_report(const std::string& path, std::size_t stderr_lines)
         report.master_missing = true;
         report.complete = false;
     }
+    // An array's results file is the merge's: until then no reader opens it, so `status OUT && use OUT` must not pass.
+    if (report.array_count > 1 && !fs::exists(path) && report.complete && !report.running()) {
+        report.unmerged = true;
+        report.complete = false;
+    }
     if (report.array_count == 1 && fs::exists(path)) {
         try {
             StatusReport master;

@@ -70,6 +70,8 @@ struct StatusReport {
     std::string master_problem;
     /** Every task committed, but <path> was never written (its run ended first): complete is false; --resume writes it. */
     bool master_missing = false;
+    /** An array whose every element finished, not merged yet: complete is false; `merge` writes <path>. */
+    bool unmerged = false;
     bool complete = false;
 
     /** A run is writing the output now: what was read is a snapshot of what it committed so far. */

@@ -43,7 +43,8 @@ CommandDoc StatusCommand::doc() const
                                   "them)"},
             {exit_bad_input, "usage error, or no output at that path"},
             {status_pending, "not complete and no run is writing it: tasks are pending or array elements missing "
-                             "(`run --resume`, or run the missing elements, then `merge`)"},
+                             "(`run --resume`, or run the missing elements, then `merge`), or every element finished "
+                             "but `merge` has not written the results file yet"},
             {status_running, "a run is writing it right now (what it printed is a snapshot)"},
             {status_unreachable, "an output in a bucket that could not be downloaded (one line quoting rclone, "
                                  "nothing printed): nothing is known of its tasks; try again once the bucket answers"},

@@ -1,5 +1,6 @@
 """`status`'s exit codes say what the output needs next (issue 35, point 10): 0 every task ok, 1
-complete with failed tasks, 3 not complete and no run writing it (run --resume), 4 a run is
+complete with failed tasks, 3 not complete and no run writing it (run --resume; an array's
+elements all finished but not merged too), 4 a run is
 writing it now; 2 a bad path. And `status --by-host` sums the tasks per host (ranks, ok, failed,
 busy seconds), in the text and in --json's "hosts"."""
 import json
@@ -87,6 +88,27 @@ class StatusExitCodesTest(unittest.TestCase):
 
         missing = run(["status", os.path.join(self.work, "nothing.h5")])
         self.assertEqual(missing.returncode, 2, missing.stdout + missing.stderr)
+
+    def test_an_array_is_complete_once_merged(self):
+        # Trial 41b: both elements finished, not merged, was "complete" (exit 0) while no results
+        # file existed, so `status OUT && use OUT` went on to a file that was not there.
+        array = self.job.replace(".yaml", "-array.yaml")
+        with open(self.job) as f, open(array, "w") as g:
+            g.write(f.read().replace("codes.h5", "array.h5"))
+        out = os.path.join(self.work, "array.h5")
+        for index in (0, 1):
+            self.assertEqual(run(["run", array, "-q", "--array-index", str(index), "--array-count", "2"]).returncode, 0)
+        code, report = status_json(out)
+        self.assertEqual(code, 3, report)
+        self.assertEqual((report["ok"], report["pending"], report["complete"], report["unmerged"]), (8, 0, False, True))
+        text = run(["status", out])
+        self.assertIn("8 ok, 0 failed, 0 pending — NOT merged", text.stdout)
+        self.assertIn(f"all have finished, merge them: shardrun merge {out}", text.stdout)
+
+        self.assertEqual(run(["merge", out]).returncode, 0)
+        code, report = status_json(out)
+        self.assertEqual(code, 0, report)
+        self.assertEqual((report["complete"], report["unmerged"]), (True, False))
 
 
 if __name__ == "__main__":
