@@ -32,6 +32,7 @@ void raise_to(StopLevel level) noexcept
 std::atomic<int> last_signal{0};
 std::atomic<std::int64_t> last_signal_ns{0};
 std::atomic<bool> last_forwarded{false};
+std::atomic<pid_t> last_sender{0};
 // A signal and the guard's copy of it arrive this close together when one kill reached both.
 constexpr std::int64_t same_signal_ns = 1'000'000'000;
 
@@ -51,22 +52,25 @@ bool from_guard(const siginfo_t* info) noexcept
 
 // One signal sent to the rank and its guard both (Slurm's scancel signals every process of the
 // step; `pkill -f` finds both) arrives twice, once passed on by the guard: it counts once, or a
-// drain would become a stop. A second signal the user sends counts as the docs say.
-bool copy_of_last(int signal, bool forwarded) noexcept
+// drain would become a stop. So does one sender's repeat within the second: GNU `timeout`
+// signals mpirun as its child and again through its process group, and mpirun passes both on.
+// A second signal the user sends later counts as the docs say.
+bool copy_of_last(int signal, bool forwarded, pid_t sender) noexcept
 {
     const auto now = monotonic_ns();
-    const bool copy = last_signal.load() == signal && last_forwarded.load() != forwarded &&
-                      now - last_signal_ns.load() < same_signal_ns;
+    const bool soon = last_signal.load() == signal && now - last_signal_ns.load() < same_signal_ns;
+    const bool copy = soon && (last_forwarded.load() != forwarded || (sender != 0 && last_sender.load() == sender));
     last_signal.store(signal);
     last_signal_ns.store(now);
     last_forwarded.store(forwarded);
+    last_sender.store(sender);
     if (copy) last_signal.store(0);  // a third arrival is a new signal
     return copy;
 }
 
 extern "C" void on_stop_signal(int signal, siginfo_t* info, void*)
 {
-    if (copy_of_last(signal, from_guard(info))) return;
+    if (copy_of_last(signal, from_guard(info), info != nullptr ? info->si_pid : 0)) return;
     int expected = 0;
     first_signal_value.compare_exchange_strong(expected, signal);
     const bool seen_before = signals_seen.fetch_add(1) > 0;

@@ -49,19 +49,19 @@ RankLoopSetup::RankLoopSetup(collectives::Communicator& world, collectives::Comm
 
 RankLoopSetup::~RankLoopSetup() = default;
 
-RankStats RankLoopSetup::run(io::ResultSink& sink, WorkSource* source)
+void RankLoopSetup::start_watcher()
 {
     // A signal reaches one rank (scancel of one task, a node's OOM killer, a user's kill): it
     // drains or stops the whole job; so do the job's failures (max_failures, fail_fast), as a
     // drain. One watcher thread publishes this rank's level and budget, takes in the others',
     // and turns a drain that outlived drain_timeout into a stop.
     const bool signals = settings_.stop == &stop_requested();
-    std::optional<core::PeriodicThread> watcher;
-    if (signals || settings_.failures != nullptr || settings_.budget != nullptr) {
-        using Clock = std::chrono::steady_clock;
-        const auto drain_limit = std::chrono::duration<double>(settings_.drain_timeout_seconds);
-        watcher.emplace(std::chrono::milliseconds(20), [this, signals, drain_limit, published = StopLevel::none,
-                                                        drain_started = std::optional<Clock::time_point>()]() mutable {
+    if (watcher_ || !(signals || settings_.failures != nullptr || settings_.budget != nullptr)) return;
+    using Clock = std::chrono::steady_clock;
+    const auto drain_limit = std::chrono::duration<double>(settings_.drain_timeout_seconds);
+    watcher_ = std::make_unique<core::PeriodicThread>(
+        std::chrono::milliseconds(20), [this, signals, drain_limit, published = StopLevel::none,
+                                        drain_started = std::optional<Clock::time_point>()]() mutable {
             if (settings_.failures != nullptr) settings_.failures->poll(*counters_);
             if (settings_.budget != nullptr) settings_.budget->poll(*counters_);
             if (!signals) return true;
@@ -77,11 +77,18 @@ RankStats RankLoopSetup::run(io::ResultSink& sink, WorkSource* source)
                     request_stop(StopLevel::stop);
                 }
             }
-            feed_->tick();
+            if (in_loop_) feed_->tick();
             return true;
         });
-    }
+}
+
+RankStats RankLoopSetup::run(io::ResultSink& sink, WorkSource* source)
+{
+    start_watcher();
+    const bool signals = settings_.stop == &stop_requested();
+    in_loop_ = true;
     auto stats = run_rank_loop(settings_, source != nullptr ? *source : *source_, sink, *feed_);
+    in_loop_ = false;
     // Other nodes' claims ask this rank no more for ids (it answers those already on their way).
     counters_->stop_claiming();
     // The loop may end (its task stopped at once, its budget spent on its last task) before
@@ -93,6 +100,10 @@ RankStats RankLoopSetup::run(io::ResultSink& sink, WorkSource* source)
     return stats;
 }
 
-void RankLoopSetup::finish() { counters_->finish(); }
+void RankLoopSetup::finish()
+{
+    watcher_.reset();
+    counters_->finish();
+}
 
 }  // namespace shardrun::run

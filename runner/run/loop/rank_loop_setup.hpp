@@ -11,6 +11,10 @@
 #include "runner/run/loop/rank_loop.hpp"
 #include "runner/run/loop/work_source.hpp"
 
+namespace shardrun::core {
+class PeriodicThread;
+}
+
 namespace shardrun::run {
 
 /**
@@ -41,17 +45,27 @@ public:
      * @param source  the ids to run instead of the schedule's (tasks given back by quarantined ranks)
      */
     RankStats run(io::ResultSink& sink, WorkSource* source = nullptr);
-    /** Ends the claim service once every rank has run. Collective over world. */
+    /**
+     * Stops the stop watcher and ends the claim service once every rank has run. Collective over
+     * world. Until then a signal to this rank still reaches the others, also while it waits for
+     * them after its own loop (run_given_back), which it would otherwise sit in until their tasks end.
+     */
     void finish();
 
 private:
+    /** The watcher thread, once (run() runs again for tasks given back); nothing to watch: none. */
+    void start_watcher();
+
     LoopSettings settings_;
     std::unique_ptr<collectives::Communicator> group_;
     std::unique_ptr<collectives::Communicator> guarded_group_;
     std::unique_ptr<collectives::WorkCounters> counters_;
     std::unique_ptr<ProgressFeed> feed_;
     std::unique_ptr<WorkSource> source_;
-    std::atomic<bool> drain_ran_out_{false};  ///< set by run()'s watcher thread
+    std::atomic<bool> drain_ran_out_{false};  ///< set by the watcher thread
+    std::atomic<bool> in_loop_{false};        ///< the watcher feeds the progress only while a loop runs
+    /** Publishes this rank's stop level and takes in the others', from the first run() to finish(). */
+    std::unique_ptr<core::PeriodicThread> watcher_;  // last: stopped before the members it uses go
 };
 
 /**
