@@ -7,6 +7,7 @@
 #include "runner/errors.hpp"
 #include "runner/job/remote_path.hpp"
 #include "runner/process/process_tree.hpp"
+#include "runner/run/interrupt.hpp"
 
 namespace po = boost::program_options;
 
@@ -95,6 +96,10 @@ int RunCommand::run()
 {
     // Before MPI starts threads: the guard is a fork of this process.
     process::start_orphan_guard();
+    // Now, not once the run is set up: MPI_Init alone takes a while, and a signal before the
+    // handler would end the rank with the default action (138, 143), which a Slurm element's
+    // requeue logic does not read as a drain or a stop. After the guard's fork: it keeps its own.
+    run::install_interrupt_handlers();
     env::check_launch();  // a launch MPI_Init cannot survive gets our one line, not Open MPI's 30
     collectives::MpiEnvironment mpi(nullptr, nullptr);
     if (!tasks_.empty()) return run_tasks_by_hand(options_, tasks_, output_);
