@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <boost/program_options/parsers.hpp>
 #include <iostream>
 #include <sstream>
@@ -44,6 +45,16 @@ std::string option_hint(const po::options_description& options, std::string type
  * A results path or a file to write that is a misspelled URL (s3:/b/x.h5, S3://b/x.h5) would be
  * read as a missing local file, or written as one under ./s3:/ (issue 34): one line, exit 2.
  */
+/** Whether `option` ("--job") is one of the arguments given by position. */
+bool is_positional(const po::positional_options_description& positional, const std::string& option)
+{
+    const auto count = std::min(positional.max_total_count(), 8u);  // unlimited: the last name repeats
+    for (unsigned i = 0; i < count; ++i) {
+        if ("--" + positional.name_for_position(i) == option) return true;
+    }
+    return false;
+}
+
 void check_paths(std::string_view command, const po::variables_map& values)
 {
     for (const char* option : {"output", "png", "html", "stats", "grid"}) {
@@ -112,6 +123,18 @@ bool Command::setup(const std::vector<std::string>& args)
     } catch (const po::unknown_option& e) {
         SHARDRUN_THROW(UsageError, std::string(name()) + ": " + e.what() + option_hint(options, e.get_option_name()) +
                                        "; options are spelled in full");
+    } catch (const po::required_option& e) {
+        // A missing argument is named as the synopsis writes it, not as Boost's option ("--job").
+        if (is_positional(positional, e.get_option_name())) {
+            SHARDRUN_THROW(UsageError, fmt::format("{}: {} is missing; write shardrun {} {} (e.g. {})", name(),
+                                                   arguments(), name(), arguments(), doc().example));
+        }
+        SHARDRUN_THROW(UsageError, std::string(name()) + ": " + e.what());
+    } catch (const po::too_many_positional_options_error&) {
+        if (arguments().empty()) SHARDRUN_THROW(UsageError, fmt::format("{}: takes no arguments, only --options", name()));
+        SHARDRUN_THROW(UsageError, fmt::format("{}: too many arguments; it takes shardrun {} {} (everything else is an "
+                                               "--option; a value with spaces goes in quotes)",
+                                               name(), name(), arguments()));
     } catch (const po::error& e) {
         SHARDRUN_THROW(UsageError, std::string(name()) + ": " + e.what());
     }

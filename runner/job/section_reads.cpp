@@ -27,7 +27,7 @@ std::string read_choice(const YAML::Node& node, const YamlContext& context, cons
     }
     const auto value = node.Scalar();
     if (std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
-        const auto suggestion = closest_name(value, allowed);
+        const auto suggestion = closest_choice(value, allowed);
         context.fail(node, path,
                      fmt::format("'{}' is not allowed{}; allowed: {}", value,
                                  suggestion.empty() ? "" : fmt::format(" (did you mean '{}'?)", suggestion),

@@ -42,6 +42,16 @@ std::string closest_name(std::string_view word, const std::vector<std::string>& 
     return best;
 }
 
+std::string closest_choice(std::string_view word, const std::vector<std::string>& allowed)
+{
+    static const std::vector<std::pair<std::string_view, std::string_view>> synonyms{
+        {"gpu", "cuda"}, {"GPU", "cuda"}, {"nvidia", "cuda"}, {"cuda:0", "cuda"}};
+    for (const auto& [other, choice] : synonyms) {
+        if (word == other && std::find(allowed.begin(), allowed.end(), choice) != allowed.end()) return std::string(choice);
+    }
+    return closest_name(word, allowed);
+}
+
 std::string join_path(std::string_view parent, std::string_view child)
 {
     return parent.empty() ? std::string(child) : fmt::format("{}.{}", parent, child);

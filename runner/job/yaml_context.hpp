@@ -61,6 +61,12 @@ std::string one_line(std::string_view text);
 /** The allowed name closest to `word` by edit distance, or "" when none is close. */
 std::string closest_name(std::string_view word, const std::vector<std::string>& allowed);
 
+/**
+ * The allowed value a user means by `word`: a word of another tool's first, where spelling
+ * distance finds the wrong one ("gpu" is a letter from "cpu", but means cuda); else closest_name().
+ */
+std::string closest_choice(std::string_view word, const std::vector<std::string>& allowed);
+
 /** `parent.child`, or `child` when parent is empty. */
 std::string join_path(std::string_view parent, std::string_view child);
 

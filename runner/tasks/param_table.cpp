@@ -176,7 +176,7 @@ std::string param_problem(const ParamSpec& spec, const job::ParamValue& value)
     case ParamType::choice: {
         const auto text = job::param_text(value);
         if (std::find(spec.choices.begin(), spec.choices.end(), text) != spec.choices.end()) return "";
-        auto suggestion = job::closest_name(text, spec.choices);
+        auto suggestion = job::closest_choice(text, spec.choices);
         // float16 is another size, not a typo of float32: suggest only where the letters differ.
         if (without_digits(suggestion) == without_digits(text)) suggestion.clear();
         return fmt::format("'{}' is not allowed{}; allowed: {}", text,

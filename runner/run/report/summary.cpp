@@ -202,6 +202,21 @@ std::string failure_stop_advice()
            "reruns every task, or a new output.path";
 }
 
+/** The summary's NO PROGRESS line (no newline): what was cut short, and why a requeue cannot help. */
+std::string no_progress_line(const RunTotals& totals, const Aggregate& all)
+{
+    // A requeue would start the same task again and cut it short again (issue 35, point 1).
+    const auto what = all.cut_short.empty()
+                          ? std::string("the drain came before any task started")
+                          : fmt::format("task #{} ran {} and was cut short by the drain", all.cut_short.front().second,
+                                        job::duration_text(all.cut_short.front().first));
+    // The time limit to raise is the launcher's own: Slurm's --time, the cloud job's timeout; mpirun has none.
+    return fmt::format("NO PROGRESS: no task finished in this run; {}. Running it again with as little time "
+                       "cannot finish it: {}checkpoint inside the task, or split it into smaller tasks (data.chunk, "
+                       "more sweep points)",
+                       what, more_time_advice(totals.scheduler));
+}
+
 }  // namespace
 
 std::vector<RankStats> gather_stats(collectives::Communicator& world, const RankStats& mine)
@@ -261,18 +276,7 @@ std::string format_summary(const RunTotals& totals, const std::vector<RankStats>
                            stop_cause(all));
     }
     if (!totals.bucket_note.empty()) out += "  " + totals.bucket_note + "\n";
-    if (totals.no_progress) {
-        // A requeue would start the same task again and cut it short again (issue 35, point 1).
-        const auto what = all.cut_short.empty()
-                              ? std::string("the drain came before any task started")
-                              : fmt::format("task #{} ran {} and was cut short by the drain", all.cut_short.front().second,
-                                            job::duration_text(all.cut_short.front().first));
-        // The time limit to raise is the launcher's own: Slurm's --time, the cloud job's timeout; mpirun has none.
-        out += fmt::format("  NO PROGRESS: no task finished in this run; {}. Running it again with as little time "
-                           "cannot finish it: {}checkpoint inside the task, or split it into smaller tasks (data.chunk, "
-                           "more sweep points)\n",
-                           what, more_time_advice(totals.scheduler));
-    }
+    if (totals.no_progress) out += "  " + no_progress_line(totals, all) + "\n";
     if (totals.array_count > 1) {
         out += element_lines(totals);
     } else if (!totals.output_path.empty() && !totals.bucket_note.empty()) {
@@ -297,6 +301,11 @@ std::string quiet_summary_line(const RunTotals& totals, const std::vector<RankSt
     const auto accounted = all.ok + all.failed + all.already_done;
     const auto pending = totals.tasks > accounted ? totals.tasks - accounted : 0;
     if (pending == 0) return "";  // a drain that came after the last task: nothing to resume
+    // --resume with as little time would only cut the same task short again: the line says what helps.
+    if (totals.no_progress) {
+        return fmt::format("{} stopped by {}: {} of {} tasks pending; {}", totals.job_name, stop_cause(all), pending,
+                           totals.tasks, no_progress_line(totals, all));
+    }
     return fmt::format("{} stopped by {}: {} of {} tasks pending (interrupted or not started); committed tasks are "
                        "kept; run again with --resume to finish",
                        totals.job_name, stop_cause(all), pending, totals.tasks);

@@ -42,10 +42,10 @@ def guard_started(pid):
 
 
 class EarlySignalTest(unittest.TestCase):
-    def signal_at_start(self, sig):
+    def signal_at_start(self, sig, *options):
         work = scratch_dir(self)
         job = write_job(work, JOB.format(work=work))
-        proc = subprocess.Popen([SHARDRUN, "run", job], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        proc = subprocess.Popen([SHARDRUN, "run", job, *options], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 env=clean_env())
         self.addCleanup(lambda: proc.poll() is None and (proc.kill(), proc.communicate()))
         deadline = time.time() + 30
@@ -63,6 +63,17 @@ class EarlySignalTest(unittest.TestCase):
         self.assertIn("NO PROGRESS: no task finished in this run; the drain came before any task started", out)
         resumed = run(["run", job, "-q", "--resume"])
         self.assertEqual(resumed.returncode, 0, resumed.stderr)
+
+    def test_a_drain_without_progress_under_q_gives_its_advice_not_resume(self):
+        # -q keeps one line; for exit 4 it is the NO PROGRESS advice, since --resume with as
+        # little time would cut the same task short again (trial 41b: it said "run again with --resume").
+        _, _, code, out, err = self.signal_at_start(signal.SIGUSR1, "-q")
+        self.assertEqual(code, 4, out + err)
+        lines = [line for line in err.splitlines() if line.strip()]
+        self.assertEqual(len(lines), 1, err)
+        self.assertIn("early stopped by SIGUSR1 to rank 0: 4 of 4 tasks pending; NO PROGRESS: no task finished in this "
+                      "run; the drain came before any task started", lines[0])
+        self.assertNotIn("run again with --resume", lines[0])
 
     def test_sigterm_while_starting_is_a_stop(self):
         job, work, code, out, err = self.signal_at_start(signal.SIGTERM)
