@@ -485,7 +485,9 @@ int run_with_output(const RunOptions& options, EndPhases& phases, Said& said, co
         totals.array_index = environment.machine.array.index;
         totals.array_count = environment.machine.array.count;
         // The mirror holds the bucket's master when there is one (fetched with the element), else the file itself.
-        totals.merged_exists = totals.array_count > 1 && std::filesystem::exists(output_local_path(environment, output));
+        const bool written = std::filesystem::exists(output_local_path(environment, output));
+        totals.merged_exists = totals.array_count > 1 && written;
+        totals.results_written = totals.array_count > 1 || written;
         totals.exit_code = exit_code;
         totals.no_progress = no_progress;
         totals.launcher_banner_follows = exit_code != exit_ok && env::open_mpi_banner_follows();

@@ -281,6 +281,12 @@ std::string format_summary(const RunTotals& totals, const std::vector<RankStats>
         out += element_lines(totals);
     } else if (!totals.output_path.empty() && !totals.bucket_note.empty()) {
         out += "  " + bucket_hint(totals.exit_code) + "\n";  // not readable as results: no report to draw
+    } else if (!totals.output_path.empty() && !totals.results_written) {
+        // A stopped run writes no results file: naming one that is not there sent users looking for it.
+        out += fmt::format("  committed so far: shardrun status {} (the results file is written once every task has "
+                           "ended; --resume gets there)\n",
+                           totals.output_path);
+        out += fmt::format("  picture: shardrun report {}\n", totals.output_path);
     } else if (!totals.output_path.empty()) {
         out += fmt::format("  results: {}\n", totals.output_path);
         out += fmt::format("  picture: shardrun report {}\n", totals.output_path);

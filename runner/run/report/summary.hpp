@@ -25,6 +25,8 @@ struct RunTotals {
     long array_count = 1;  ///< more than 1: the run is one element; its results wait for `shardrun merge`
     /** An element's run: the merged output_path exists already (an earlier merge, or a cloud array's last element). */
     bool merged_exists = false;
+    /** One element's run: output_path exists (not after a stop, whose results wait for --resume). */
+    bool results_written = true;
     int exit_code = 0;     ///< what shardrun exits with (README, "Exit codes")
     /** Open MPI's mpirun will print its non-zero-exit note after the summary (it was not run with -q). */
     bool launcher_banner_follows = false;

@@ -81,6 +81,12 @@ class StopSignalEdgesTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 3, out + err)
         self.assertIn(f"interrupted by SIGTERM to rank {idle}:", out)
         self.assertRegex(out, r"5 ok, 0 failed, 1 interrupted")
+        # A stopped run writes no results file, so the summary names none (trial 41b), only what reads it.
+        output = os.path.join(self.work, "idle.h5")
+        self.assertFalse(os.path.exists(output))
+        self.assertNotIn(f"results: {output}\n", out)
+        self.assertIn(f"committed so far: shardrun status {output} (the results file is written once every task "
+                      "has ended; --resume gets there)", out)
         self.assertEqual(wait_for_no_task_processes(self.work, 10), [], "the long task outlived the job")
 
     def test_sigusr1_to_the_idle_rank_drains_the_job(self):
