@@ -23,6 +23,7 @@ import json
 import os
 import sys
 import threading
+import traceback
 
 from . import _current
 from ._values import as_stored_array, declared_dtypes, plain, _is_numpy
@@ -137,8 +138,12 @@ class Task:
     def __enter__(self):
         return self
 
-    def __exit__(self, kind, error, _traceback):
+    def __exit__(self, kind, error, trace):
         if error is not None and not self.answered and not isinstance(error, (KeyboardInterrupt, SystemExit)):
+            # The answer carries one line; the whole traceback goes to the worker's log (stderr).
+            print(f"task {self.task_id} failed:", file=sys.stderr)
+            traceback.print_exception(kind, error, trace, file=sys.stderr)
+            sys.stderr.flush()
             self.fail(f"{kind.__name__}: {error}")
             return True
         if error is None and not self.answered:

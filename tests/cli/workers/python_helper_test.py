@@ -130,6 +130,42 @@ class PythonHelperTest(unittest.TestCase):
         self.assertIn("'val_acuracy' not declared in exec.results (declared: val_accuracy)",
                       proc.stdout + proc.stderr + task_stderr(os.path.join(work, "out.h5")))
 
+    def test_a_raising_task_keeps_its_traceback_in_the_worker_log(self):
+        # The answer carries one line ("ValueError: ..."); trial 41a found the traceback kept nowhere.
+        work = scratch_dir()
+        script = os.path.join(work, "worker.py")
+        with open(script, "w") as f:
+            f.write("import shardrun\n"
+                    "def embed(p):\n"
+                    "    if p['n'] == 2:\n"
+                    "        raise ValueError(f\"bad record {p['n']}\")\n"
+                    "    return float(p['n'])\n"
+                    "for task in shardrun.tasks():\n"
+                    "    with task:\n"
+                    "        task.done({'v': embed(task.params)})\n")
+        path = write_job(work, f"""\
+            name: raising
+            task: exec
+            sweep: {{n: [1, 2, 3]}}
+            output: {{path: {work}/out.h5}}
+            exec:
+              argv: [{NUMPY_PYTHON}, {script}]
+              mode: worker
+              env: {{PYTHONPATH: {PACKAGE}}}
+              results: {{v: float64}}
+            """)
+        proc = run(["run", path, "-q"], np=1)
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        with h5py_module().File(os.path.join(work, "out.h5"), "r") as f:
+            self.assertEqual(f["tasks/status"][:].tolist(), [1, 2, 1])
+            self.assertIn("ValueError: bad record 2", f["tasks/message"][1].decode())
+        with open(os.path.join(work, "out.h5.tasks", "worker-rank0.log")) as f:
+            log = f.read()
+        self.assertIn("task 1 failed:", log)
+        self.assertIn("Traceback (most recent call last):", log)
+        self.assertIn("in embed", log)
+        self.assertIn("ValueError: bad record 2", log)
+
 
 if __name__ == "__main__":
     unittest.main()
