@@ -83,7 +83,7 @@ inline constexpr JobField job_fields[] = {
     {"", "gpus_per_rank", FieldType::integer, std::int64_t{1}, "", "GPUs one process sees (CUDA_VISIBLE_DEVICES with N entries, packed by node)", 1},
     {"", "slots_per_rank", FieldType::integer, std::int64_t{1}, "", "tasks run at once on one rank (1 when gpus_per_task > 1)", 1},
     {"", "collective_timeout", FieldType::duration, 600.0, "a duration; 0: never",
-     "a group member that does not join a collective within this ends the job naming it"},
+     "a group member that does not join a collective within this ends the job naming it (an exec group's wait for its members' programs is none: rank_timeout covers it)"},
     {"", "rank_timeout", FieldType::duration, 60.0, "a duration; 0: never", "a rank silent (no heartbeat) this long is named and ends the job"},
     {"", "retries", FieldType::integer, std::int64_t{0}, "", "extra attempts for a failed task", 0},
     {"", "timeout", FieldType::duration, 0.0, "a duration; 0: none", "per attempt; SIGTERM to the task's process group, exit code 124"},
