@@ -125,6 +125,9 @@ std::string status_text(const StatusReport& report, bool by_host)
         out << "  unfinished array elements (rerun with --resume): " << join(report.unfinished_elements) << "\n";
     }
     for (const auto& line : report.unfinished_runs) out << "  " << line << "\n";
+    for (const auto& problem : report.unreadable_segments) {
+        out << "  not read: " << problem << " (run --resume moves it aside and runs them again)\n";
+    }
     if (report.master_missing) {
         // The line above (when there is one) says why the run ended; this one, what is missing.
         out << "  the results file " << report.path << " is missing: every task is committed, but the run ended "
@@ -192,6 +195,7 @@ std::string status_json(const StatusReport& report)
                      {"unreadable", report.unreadable},
                      {"unfinished_elements", report.unfinished_elements},
                      {"unfinished_runs", report.unfinished_runs},
+                     {"unreadable_segments", report.unreadable_segments},
                      {"mismatched_elements", report.mismatched_elements},
                      {"element_problems", report.element_problems},
                      {"quarantined", report.quarantined},

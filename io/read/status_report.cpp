@@ -205,6 +205,12 @@ StatusReport from_shards(const std::string& path, std::size_t stderr_lines)
             add_element_rows(stream, path, index, manifest.consolidated, m.first_task, end);
         }
         count_stream(report, stream, index, per_rank, per_host, stderr_lines);
+        // A segment truncated or damaged after its commit: its tasks count as pending, and saying
+        // which file is why is the only way a reader learns it (trial 41b: status was silent).
+        // A running element's may be a segment consolidated meanwhile: not named.
+        if (!running) {
+            for (const auto& problem : stream.problems()) report.unreadable_segments.push_back(problem);
+        }
     }
     for (int index = 0; index < report.array_count; ++index) {
         if (!seen[static_cast<std::size_t>(index)]) report.missing_elements.push_back(index);

@@ -198,13 +198,24 @@ void write_segment(const fs::path& target, const SegmentHeader& header, const Ta
     writer.commit(header, rows);
 }
 
+namespace {
+
+/** What a reader is told of a segment it skips: HDF5's cause ("truncated file: ..."), not the call that met it. */
+std::string reason_of(const std::exception& error)
+{
+    if (const auto* hdf5 = dynamic_cast<const Hdf5Error*>(&error)) return "cannot be read (" + hdf5->cause() + ")";
+    return error.what();
+}
+
+}  // namespace
+
 std::optional<Segment> read_segment(const fs::path& file, std::string* why, SegmentReading reading)
 {
     hdf5::silence_hdf5_errors();
     try {
         return read_verified(file, reading.results, reading.map_rows);
     } catch (const std::exception& error) {
-        if (why) *why = error.what();
+        if (why) *why = reason_of(error);
         return std::nullopt;
     }
 }
@@ -228,7 +239,7 @@ std::optional<SegmentSpan> read_segment_span(const fs::path& path, std::string* 
         }
         return span;
     } catch (const std::exception& error) {
-        if (why) *why = error.what();
+        if (why) *why = reason_of(error);
         return std::nullopt;
     }
 }

@@ -3,6 +3,8 @@ copy of the results (the shards went once it was complete), so `status`, `table`
 and `merge` each refuse with one line (exit 2) that says so: restore it, or --force. Before
 (issue 39's trial 41b), a deleted file read as "6 pending", `table` called the run stopped, and
 --resume ran every task again without a word; a torn one got merge's advice from status."""
+import glob
+import json
 import os
 import unittest
 
@@ -72,6 +74,26 @@ class StatusMasterTest(unittest.TestCase):
         self.assertEqual(status.returncode, 2, status.stdout + status.stderr)
         self.assertIn(f"{out} is missing, and it is the only copy", status.stderr)
         self.assertNotIn("merge them", status.stdout)
+
+    def test_a_truncated_segment_is_named_not_silently_pending(self):
+        # Trial 41b: status counted its tasks pending and said nothing of the file; --resume warned.
+        work = scratch_dir(self)
+        out = os.path.join(work, "out.h5")
+        job = write_job(work, JOB.replace("OUT", work))
+        # One element of two: its segments stay until the merge.
+        self.assertEqual(run(["run", job, "-q", "--array-index", "0", "--array-count", "2"]).returncode, 0)
+        [segment] = glob.glob(os.path.join(out + ".shards", "a0", "r*", "*.h5"))
+        os.truncate(segment, 1000)
+
+        status = run(["status", out])
+
+        self.assertEqual(status.returncode, 3, status.stdout + status.stderr)
+        self.assertIn(f"not read: {segment}: cannot be read (truncated file", status.stdout)
+        self.assertIn("(run --resume moves it aside and runs them again)", status.stdout)
+        self.assertNotIn("H5Fopen", status.stdout)
+        report = json.loads(run(["status", out, "--json"]).stdout)
+        self.assertEqual(len(report["unreadable_segments"]), 1, report)
+        self.assertEqual(report["pending"], 6)
 
 
 if __name__ == "__main__":
