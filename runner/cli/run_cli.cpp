@@ -18,6 +18,7 @@
 #include "runner/run/error_codes.hpp"
 #include "runner/run/error_message.hpp"
 #include "runner/run/interrupt.hpp"
+#include "runner/storage/remote_copy.hpp"
 #include "runner/version.hpp"
 
 namespace {
@@ -104,8 +105,9 @@ int fail(const std::exception& error, int code)
         sleep(2);
         return code;
     }
-    std::cerr << "shardrun: " << (size > 1 ? "rank " + std::to_string(rank) + ": " : "") << shardrun::run::user_message(error)
-              << "\n";
+    // A command on an s3:// output worked in a local copy: the message names the URL, not the copy.
+    std::cerr << "shardrun: " << (size > 1 ? "rank " + std::to_string(rank) + ": " : "")
+              << shardrun::storage::named_by_remotes(shardrun::run::user_message(error)) << "\n";
     if (mpi_live && size > 1) MPI_Abort(MPI_COMM_WORLD, code);
     if (mpi_live) MPI_Finalize();
     return code;

@@ -54,7 +54,25 @@ void claim_ends_to_locks(const std::string& local)
     }
 }
 
+/** Every copy's (local path, URL) this process opened, kept after the copy goes: for messages. */
+std::vector<std::pair<std::string, std::string>>& opened_copies()
+{
+    static std::vector<std::pair<std::string, std::string>> copies;
+    return copies;
+}
+
 }  // namespace
+
+std::string named_by_remotes(const std::string& text)
+{
+    std::string out = text;
+    for (const auto& [local, url] : opened_copies()) {
+        for (auto at = out.find(local); at != std::string::npos; at = out.find(local, at + url.size())) {
+            out.replace(at, local.size(), url);
+        }
+    }
+    return out;
+}
 
 RemoteCopy::RemoteCopy(RemotePath remote) : remote_(std::move(remote))
 {
@@ -66,6 +84,7 @@ RemoteCopy::RemoteCopy(RemotePath remote) : remote_(std::move(remote))
     }
     dir_ = pattern;
     local_ = (fs::path(dir_) / remote_.name).string();
+    opened_copies().emplace_back(local_, remote_.url);
     const auto shards = io::layout::shards_dir(remote_.name).string();
     const std::vector<std::string> entries{remote_.name, shards};
     try {
@@ -90,14 +109,7 @@ RemoteCopy::~RemoteCopy()
     fs::remove_all(dir_, error);
 }
 
-std::string RemoteCopy::named(const std::string& text) const
-{
-    std::string out = text;
-    for (auto at = out.find(local_); at != std::string::npos; at = out.find(local_, at + remote_.url.size())) {
-        out.replace(at, local_.size(), remote_.url);
-    }
-    return out;
-}
+std::string RemoteCopy::named(const std::string& text) const { return named_by_remotes(text); }
 
 void RemoteCopy::hold_unfinished()
 {

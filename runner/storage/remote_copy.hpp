@@ -50,4 +50,11 @@ private:
 /** For a command's output argument: nullptr for a local path, else its RemoteCopy with `path` set to the copy. */
 std::unique_ptr<RemoteCopy> open_remote_copy(std::string& path);
 
+/**
+ * `text` with the path of every copy this process opened replaced by its URL, as
+ * RemoteCopy::named() does: for a message thrown out of a command, whose copy is gone by the time
+ * it is printed (a user cannot look in a private scratch folder).
+ */
+std::string named_by_remotes(const std::string& text);
+
 }  // namespace shardrun::storage
