@@ -54,6 +54,9 @@ std::string stage_object(const RemotePath& remote, const std::function<void(cons
     }
     const auto key = launch_key();
     if (key.empty() || read_text(dir / "launch") != key || !fs::exists(local, error)) {
+        // Another launch's copy goes first: rclone's copyto onto it, with the bucket unreachable,
+        // reports "Source doesn't exist or is a directory and destination is a file", not why.
+        fs::remove(local, error);
         const auto result = run_rclone({"copyto", remote.rclone, local.string()});
         if (!result.ok()) {
             SHARDRUN_THROW(TransferError, transfer_failure("download " + remote.url, result), exit_bad_input);

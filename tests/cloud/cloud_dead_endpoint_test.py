@@ -65,6 +65,21 @@ class DeadEndpointTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 1, proc.stderr)
         self.assertIn("rclone exited", self.one_line(proc))
 
+    def test_run_of_a_bucket_input_says_it_as_plan_does(self):
+        # Trial 41a: run staged the JSONL input and lost the pointer on the way to data.input's place.
+        job = write_job(self.work, """\
+            task: exec
+            data: {input: "s3://bucket/in/data.jsonl", chunk: 5}
+            exec:
+              argv: [sh, -c, 'echo "{{\\"n\\": 1}}" > $SHARDRUN_RESULT']
+              results: {n: int64}
+            output: {path: out.h5}
+            """)
+        proc = run(["run", job, "-q"], env=self.env)
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        line = self.one_line(proc)
+        self.assertIn(f"{job}:2:15: data.input: cannot download s3://bucket/in/data.jsonl", line)
+
 
 if __name__ == "__main__":
     cloud_servers.skip_unless_available()

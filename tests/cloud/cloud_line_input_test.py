@@ -101,6 +101,17 @@ class CloudLineInputTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         return json.loads(proc.stdout)["items"]
 
+    def test_a_missing_id_key_names_the_url_not_the_staged_copy(self):
+        # Trial 41a: the line named /tmp/.../shardrun-input/<hash>/docs.jsonl, the node's private copy.
+        output = os.path.join(self.project, "out.h5")
+        proc = run(["run", self.job(output), "-q", "--set", "data.id=docid"], env=self.env(), cwd=self.project)
+        self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+        lines = [line for line in proc.stderr.splitlines() if line.strip()]
+        self.assertEqual(len(lines), 1, proc.stderr)
+        self.assertIn(self.store.url("in/docs.jsonl") + ":1: the record has no key 'docid'", lines[0])
+        self.assertNotIn("shardrun-input", lines[0])
+        self.assertFalse(os.path.exists(output), "nothing written")
+
     def test_run_then_plan_reads_only_the_index(self):
         output = os.path.join(self.project, "out.h5")
         proc = run(["run", self.job(output), "-q"], np=2, env=self.env(), cwd=self.project)

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <optional>
 
+#include "base/documented_error.hpp"
 #include "runner/errors.hpp"
 #include "runner/job/job_parser.hpp"
 #include "runner/job/remote_path.hpp"
 #include "runner/job/yaml_context.hpp"
+#include "runner/run/error_message.hpp"
 #include "runner/run/setup/data_input.hpp"
 #include "runner/run/setup/device_choice.hpp"
 #include "runner/run/setup/param_checks.hpp"
@@ -64,16 +66,33 @@ PreparedJob prepare_job(const std::string& file, const std::vector<std::string>&
     if (const auto kind = tasks::find_task_kind(job.spec.task)) check_params(job.spec, *kind->params);
     check_task_devices(job.spec);  // every kind, exec and noop included
     std::optional<io::DatasetInfo> input;
+    const auto given_input = job.spec.data.input;  // the URL a staged copy stands for, in messages
     if (input_access == InputAccess::stage && storage::is_remote(job.spec.data.input)) {
         // In object storage: downloaded once per node into its scratch folder; the ranks read that copy.
         try {
             job.spec.data.input = stage_remote_input(job.spec);
         } catch (const Error& error) {
-            SHARDRUN_THROW(JobFileError, job::located(job.spec.sites.value("data.input", job.spec.file), "data.input", error.what()));
+            const auto where = job::located(job.spec.sites.value("data.input", job.spec.file), "data.input", error.what());
+            // The bucket's failure keeps its pointer (#bucket-errors), as plan and status give it.
+            if (const char* docs = docs_of(error)) SHARDRUN_THROW_DOCUMENTED(JobFileError, docs, where);
+            SHARDRUN_THROW(JobFileError, where);
         }
     }
     if (!job.spec.data.input.empty()) input = read_input(job.spec);  // opened once, here
-    if (input) job.item_ids = read_item_ids(job.spec);
+    if (input) {
+        try {
+            job.item_ids = read_item_ids(job.spec);
+        } catch (const JobFileError& error) {
+            // A record of the staged copy is named by the URL the job file gave (trial 41a), not the copy's path.
+            const std::string& staged = job.spec.data.input;
+            if (staged == given_input) throw;
+            std::string text = error.what();
+            for (auto at = text.find(staged); at != std::string::npos; at = text.find(staged, at + given_input.size())) {
+                text.replace(at, staged.size(), given_input);
+            }
+            throw JobFileError(error.file(), error.line(), text);
+        }
+    }
     job.items = input ? input->dims.front() : job.spec.data.items;
     job.space = std::make_unique<job::TaskSpace>(job::TaskSpace::of(job.spec, job.items));
     tasks::DatasetShapes datasets;  // a file the params name is opened once, not once per sweep point
