@@ -49,7 +49,17 @@ void element_lines(std::ostringstream& out, const StatusReport& report)
 {
     const auto finished = finished_elements(report);
     const auto count = report.array_count;
-    if (finished.size() == 1) {
+    // After a merge the elements' own files are gone: pointing at their folders sent users looking (trial 41b).
+    const auto& merged_ones = report.consolidated_elements;
+    const bool merged = !finished.empty() && std::all_of(finished.begin(), finished.end(), [&](int index) {
+        return std::find(merged_ones.begin(), merged_ones.end(), index) != merged_ones.end();
+    });
+    if (merged && finished.size() == 1) {
+        out << "  array element " << finished.front() << " of " << count << " finished; its results are in the merged file\n";
+    } else if (merged) {
+        out << "  array elements finished: " << finished.size() << " of " << count << " (" << join(finished)
+            << "); their results are in the merged file\n";
+    } else if (finished.size() == 1) {
         out << "  array element " << finished.front() << " of " << count << " finished; its results: "
             << layout::element_dir(report.path, finished.front()).string() << "/\n";
     } else {

@@ -180,6 +180,7 @@ StatusReport from_shards(const std::string& path, std::size_t stderr_lines)
             report.scheduler.push_back(report.array_count > 1 ? "element " + std::to_string(index) + ": " + line : line);
         }
         const bool running = layout::lock_held(path, index);
+        if (manifest.consolidated) report.consolidated_elements.push_back(index);
         if (running) {
             report.running_elements.push_back(index);
         } else if (manifest.finished == 0) {

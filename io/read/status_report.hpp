@@ -57,6 +57,8 @@ struct StatusReport {
     /** Running elements not read (layout single: its file is open in the run's writer), one reason each. */
     std::vector<std::string> unreadable;
     std::vector<int> unfinished_elements;   ///< started, not finished, not running
+    /** Elements whose results are in the master only (a merge, or a one-element run, removed their files). */
+    std::vector<int> consolidated_elements;
     /** Committed segments that cannot be read (file: why): their tasks count as pending. */
     std::vector<std::string> unreadable_segments;
     /** Per unfinished element, what its files say of the run that ended without a summary (unfinished_run.hpp). */

@@ -109,6 +109,10 @@ class StatusExitCodesTest(unittest.TestCase):
         code, report = status_json(out)
         self.assertEqual(code, 0, report)
         self.assertEqual((report["complete"], report["unmerged"]), (True, False))
+        # The merge removed the elements' files: status no longer points at their folders (trial 41b).
+        text = run(["status", out])
+        self.assertIn("array elements finished: 2 of 2 (0,1); their results are in the merged file", text.stdout)
+        self.assertNotIn(".shards/", text.stdout)
 
 
 if __name__ == "__main__":
