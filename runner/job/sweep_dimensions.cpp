@@ -263,7 +263,8 @@ std::shared_ptr<const SweepDimension> parse_points_file(const YAML::Node& node, 
 {
     if (!node.IsScalar()) context.fail(node, path, "must be a file name");
     std::filesystem::path file = node.Scalar();
-    if (file.is_relative()) file = std::filesystem::path(job_dir) / file;
+    // Beside the job file, said as the user would write it ("./nowhere.csv", not "././nowhere.csv").
+    if (file.is_relative()) file = (std::filesystem::path(job_dir) / file).lexically_normal();
     if (std::filesystem::is_directory(file)) {
         context.fail(node, path, fmt::format("'{}' is a directory; give a YAML or JSON file of points", file.string()));
     }
@@ -271,7 +272,8 @@ std::shared_ptr<const SweepDimension> parse_points_file(const YAML::Node& node, 
     try {
         points = YAML::LoadFile(file.string());
     } catch (const YAML::BadFile&) {
-        context.fail(node, path, fmt::format("cannot read '{}'", file.string()));
+        context.fail(node, path, fmt::format("cannot read '{}' ({}); a path is read beside the job file", file.string(),
+                                             std::filesystem::exists(file) ? "not readable" : "no such file"));
     } catch (const YAML::ParserException& error) {
         context.fail(node, path, fmt::format("'{}' line {}: {}", file.string(), error.mark.line + 1, error.msg));
     }

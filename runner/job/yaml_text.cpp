@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <sstream>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
@@ -12,6 +13,20 @@
 
 namespace shardrun::job {
 namespace {
+
+/** The 0-based line, `line` or the one before, whose indentation holds a tab; none when neither. */
+std::optional<int> tab_line(const std::string& text, int line)
+{
+    std::istringstream lines(text);
+    std::string row;
+    for (int current = 0; std::getline(lines, row); ++current) {
+        if (current < line - 1) continue;
+        if (current > line) break;
+        const auto indent = row.find_first_not_of(" \t");
+        if (row.substr(0, indent).find('\t') != std::string::npos) return current;
+    }
+    return std::nullopt;
+}
 
 // Scans from the opening quote at `pos` as YAML does: \x escapes in "...", '' in '...'.
 bool quote_closes(std::string_view text, std::size_t pos)
@@ -114,8 +129,12 @@ YAML::Node parse_yaml(const std::string& file, const std::string& text)
         if (!root.IsMap()) SHARDRUN_THROW(JobFileError, fmt::format("{}:1:1: the job file must be a YAML mapping", file));
         return root;
     } catch (const YAML::ParserException& error) {
-        SHARDRUN_THROW(JobFileError, fmt::format("{}:{}:{}: YAML syntax error: {}", file, error.mark.line + 1,
-                                                 error.mark.column + 1, one_line(error.msg)));
+        // yaml-cpp's words for a tab in the indentation ("illegal map value") do not say tab.
+        const auto tab = tab_line(text, error.mark.line);
+        SHARDRUN_THROW(JobFileError, fmt::format("{}:{}:{}: YAML syntax error: {}{}", file, tab.value_or(error.mark.line) + 1,
+                                                 tab ? 1 : error.mark.column + 1, one_line(error.msg),
+                                                 tab ? "; this line is indented with a tab: YAML indents with spaces only"
+                                                     : ""));
     }
 }
 
