@@ -101,6 +101,28 @@ void LogsCommand::check(const po::variables_map& values)
     }
 }
 
+namespace {
+
+/** The highest N of a task folder's stdout.N and stderr.N (every attempt that wrote some), 0 when none. */
+int last_kept_attempt(const std::filesystem::path& folder)
+{
+    int last = 0;
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
+        const auto name = entry.path().filename().string();
+        for (const std::string stream : {"stdout.", "stderr."}) {
+            if (name.rfind(stream, 0) != 0) continue;
+            const auto digits = name.substr(stream.size());
+            if (!digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos && digits.size() < 9) {
+                last = std::max(last, std::stoi(digits));
+            }
+        }
+    }
+    return last;
+}
+
+}  // namespace
+
 int LogsCommand::run()
 {
     namespace fs = std::filesystem;
@@ -123,6 +145,12 @@ int LogsCommand::run()
                   << "holds " << path_ << ": its rank was killed?); nothing of that attempt was kept; `shardrun run JOB "
                   << "--resume` runs it again\n";
         return exit_task_failed;
+    }
+    // An attempt past the task's last: say how many it had (trial 41b: "not started yet" misled).
+    if (const int last = last_kept_attempt(tasks / std::to_string(task_)); attempt_ > 0 && last > 0 && attempt_ > last) {
+        SHARDRUN_THROW(UsageError, "logs: task " + std::to_string(task_) + " has output of attempts 1 to " +
+                                       std::to_string(last) + " only; --attempt " + std::to_string(attempt_) +
+                                       " names none (without --attempt: the last)");
     }
     std::cerr << "shardrun: logs: task " << task_ << (member_ > 0 ? " member " + std::to_string(member_) : "")
               << (attempt_ > 0 ? " attempt " + std::to_string(attempt_) : "") << " has no " << (stderr_ ? "stderr" : "stdout")

@@ -295,7 +295,8 @@ class FailuresTest(unittest.TestCase):
         self.run_retried(1)
         cases = [["logs"], ["logs", self.out], ["logs", self.out, "abc"], ["logs", self.out, "-1"],
                  ["logs", self.out, "1", "--attempt", "0"], ["logs", self.out, "1", "--bogus"],
-                 ["logs", os.path.join(self.work, "nothing.h5"), "1"], ["logs", self.out, "3"]]
+                 ["logs", os.path.join(self.work, "nothing.h5"), "1"], ["logs", self.out, "3"],
+                 ["logs", self.out, "2", "--stderr", "--attempt", "3"]]
         for args in cases:
             with self.subTest(args=args):
                 proc = run(args)
@@ -305,6 +306,9 @@ class FailuresTest(unittest.TestCase):
                 self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
         # A task id beyond the job (3 tasks: 0, 1, 2) is named as such, not as "not started yet".
         self.assertIn("has no task 3: its job has 3 tasks (ids 0 to 2)", run(["logs", self.out, "3"]).stderr)
+        # An attempt past the task's last (2 here) is named as such too (trial 41b).
+        self.assertIn("task 2 has output of attempts 1 to 2 only; --attempt 3 names none",
+                      run(["logs", self.out, "2", "--stderr", "--attempt", "3"]).stderr)
 
 
 # The task prints a line with the time it wrote it, four times a second apart.
