@@ -77,9 +77,12 @@ void LogsCommand::check(const po::variables_map& values)
 {
     if (values.count("output") && !values.count("task") && !storage::is_remote(path_)) {
         if (const auto logs = worker_logs_of(path_); !logs.empty()) {
-            SHARDRUN_THROW(UsageError, fmt::format("logs: name a task id too, e.g. shardrun logs {} 3; the exec "
+            // An id of this job for the example (trial 41b: "3" in a job of ids 0 to 2).
+            const auto count = io::recorded_task_count(path_);
+            SHARDRUN_THROW(UsageError, fmt::format("logs: name a task id too{}, e.g. shardrun logs {} 0; the exec "
                                                    "workers' own output is in their logs: {}",
-                                                   path_, fmt::join(logs, ", ")));
+                                                   count && *count > 0 ? fmt::format(" (0 to {})", *count - 1) : "", path_,
+                                                   fmt::join(logs, ", ")));
         }
     }
     if (!values.count("output") || !values.count("task")) {

@@ -61,6 +61,8 @@ class WorkerLogPointerTest(unittest.TestCase):
         self.assertEqual(logs.stdout, "")
         self.assertEqual(len(logs.stderr.strip().splitlines()), 1, logs.stderr)
         self.assertIn(f"the exec workers' own output is in their logs: {log}", logs.stderr)
+        # Its example is an id of this job (ids 0 and 1), not a made-up 3 (trial 41b).
+        self.assertIn(f"name a task id too (0 to 1), e.g. shardrun logs {self.out} 0;", logs.stderr)
 
     def test_logs_without_a_task_and_no_worker_logs_keeps_its_message(self):
         logs = run(["logs", self.out])
