@@ -96,7 +96,16 @@ fs::path report_script()
 /** The first Python that imports h5py and matplotlib. */
 std::string report_python()
 {
-    if (const char* chosen = std::getenv("SHARDRUN_PYTHON"); chosen && *chosen) return chosen;
+    if (const char* chosen = std::getenv("SHARDRUN_PYTHON"); chosen && *chosen) {
+        // Checked as the others are: without it, a Python lacking matplotlib ended in a traceback (trial 41b).
+        if (spawn_and_wait({chosen, "-c", "import h5py, matplotlib"}, true) != 0) {
+            SHARDRUN_THROW(io::OutputError, fmt::format("report: SHARDRUN_PYTHON={} cannot import h5py and matplotlib "
+                                                        "(install them into it: pip install h5py matplotlib; or unset "
+                                                        "SHARDRUN_PYTHON to use Debian's python3)",
+                                                        chosen));
+        }
+        return chosen;
+    }
     std::vector<std::string> candidates = {"/usr/bin/python3"};
     std::istringstream path(std::getenv("PATH") ? std::getenv("PATH") : "");
     for (std::string folder; std::getline(path, folder, ':');) {
@@ -182,9 +191,10 @@ int ReportCommand::run()
     }
     const auto script = report_script();
     std::vector<std::string> args = {report_python(), script.string(), live ? live->file().string() : path_};
+    // The script's own default, named here to check it was written.
+    const auto png = !png_.empty() ? png_ : (path_.ends_with(".h5") ? path_.substr(0, path_.size() - 3) : path_) + ".report.png";
     if (live) {
         // Named after the output, not the snapshot's private folder, which goes when this returns.
-        const auto png = !png_.empty() ? png_ : (path_.ends_with(".h5") ? path_.substr(0, path_.size() - 3) : path_) + ".report.png";
         args.insert(args.end(), {"--png", png, "--as", path_});
         if (!live->stopped()) {
             args.insert(args.end(), {"--running", fmt::format("{} {}", live->committed(), live->task_count())});
@@ -198,6 +208,12 @@ int ReportCommand::run()
     args.insert(args.end(), {"--run-gap", fmt::format("{}", run_gap_)});
     const int code = spawn_and_wait(args, false);
     if (code == 127) SHARDRUN_THROW(io::OutputError, "report: cannot start " + args[0]);
+    // A "Python" that ran nothing (SHARDRUN_PYTHON=/usr/bin/true) must not look like a report.
+    std::error_code error;
+    if (code == 0 && !fs::exists(png, error)) {
+        SHARDRUN_THROW(io::OutputError, fmt::format("report: {} exited 0 but wrote no picture {}; is it a python3 (SHARDRUN_PYTHON)?",
+                                                    args[0], png));
+    }
     return code;
 }
 

@@ -6,6 +6,7 @@ one bar per task without /attempts and one per attempt with it (failed ones coun
 import json
 import os
 import shutil
+import subprocess
 import time
 import unittest
 
@@ -81,6 +82,22 @@ class ReportTest(unittest.TestCase):
                 self.assertEqual(proc.returncode, 2, proc.stderr)
                 self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
                 self.assertIn(words, proc.stderr)
+
+    def test_a_python_that_cannot_draw_is_one_line_and_exit_2(self):
+        # Trial 41b: a Python without matplotlib ended in a traceback (exit 1), and one that ran
+        # nothing (/usr/bin/true) exited 0 with no picture and no word.
+        venv = os.path.join(scratch_dir(self), "bare")
+        subprocess.run(["/usr/bin/python3", "-m", "venv", "--without-pip", venv], check=True)
+        for python, words in ((os.path.join(venv, "bin", "python"), "cannot import h5py and matplotlib"),
+                              ("/usr/bin/true", "exited 0 but wrote no picture")):
+            with self.subTest(python=python):
+                png = os.path.join(scratch_dir(self), "none.png")
+                proc = run(["report", self.results, "--png", png], env={"SHARDRUN_PYTHON": python})
+
+                self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+                self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
+                self.assertIn(words, proc.stderr)
+                self.assertNotIn("Traceback", proc.stderr)
 
 
 def report_stats(test, path, *args):
