@@ -144,13 +144,21 @@ MergeReport merge_output(const std::string& path)
         for (const auto& [index, note] : stopped_notes(path)) indexes.insert(index);
         std::string started;
         for (const int index : indexes) started += (started.empty() ? "" : ", ") + std::to_string(index);
+        // An unfinished element's manifest knows the array's size: the ones never started are named too (trial 41a).
+        std::string never;
+        if (!elements.present.empty()) {
+            for (int index = 0; index < elements.present.begin()->second.metadata.array_count; ++index) {
+                if (!indexes.contains(index)) never += (never.empty() ? "" : ", ") + std::to_string(index);
+            }
+        }
         SHARDRUN_THROW_DOCUMENTED(OutputError, "docs/troubleshooting.md#not-merged",
                                   "no array element of " + path + " has finished (nothing in " + layout::shards_dir(path).string() +
                                   " to learn the job from); " +
                                   (started.empty() ? std::string("none has started: run the array elements first")
                                                    : "started but not finished: " + started +
-                                                         "; rerun them with --resume (each element: --array-index N), "
-                                                         "then merge"));
+                                                         "; rerun them with --resume (each element: --array-index N)" +
+                                                         (never.empty() ? "" : "; never started: " + never + ", run them") +
+                                                         ", then merge"));
     }
     check_master_readable(path, elements);
     auto info = merged_info(path, elements);
