@@ -265,15 +265,17 @@ std::shared_ptr<const SweepDimension> parse_points_file(const YAML::Node& node, 
     std::filesystem::path file = node.Scalar();
     // Beside the job file, said as the user would write it ("./nowhere.csv", not "././nowhere.csv").
     if (file.is_relative()) file = (std::filesystem::path(job_dir) / file).lexically_normal();
-    if (std::filesystem::is_directory(file)) {
+    std::error_code looked;
+    if (std::filesystem::is_directory(file, looked)) {
         context.fail(node, path, fmt::format("'{}' is a directory; give a YAML or JSON file of points", file.string()));
     }
     YAML::Node points;
     try {
         points = YAML::LoadFile(file.string());
     } catch (const YAML::BadFile&) {
+        std::error_code error;  // a name too long to look up is no such file too, not a second error
         context.fail(node, path, fmt::format("cannot read '{}' ({}); a path is read beside the job file", file.string(),
-                                             std::filesystem::exists(file) ? "not readable" : "no such file"));
+                                             std::filesystem::exists(file, error) ? "not readable" : "no such file"));
     } catch (const YAML::ParserException& error) {
         context.fail(node, path, fmt::format("'{}' line {}: {}", file.string(), error.mark.line + 1, error.msg));
     }
