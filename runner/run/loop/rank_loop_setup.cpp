@@ -62,24 +62,24 @@ void RankLoopSetup::start_watcher()
     watcher_ = std::make_unique<core::PeriodicThread>(
         std::chrono::milliseconds(20), [this, signals, drain_limit, published = StopLevel::none,
                                         drain_started = std::optional<Clock::time_point>()]() mutable {
-            if (settings_.failures != nullptr) settings_.failures->poll(*counters_);
-            if (settings_.budget != nullptr) settings_.budget->poll(*counters_);
-            if (!signals) return true;
-            if (stop_level() > published) {
-                published = stop_level();
-                counters_->request_stop(published);
+        if (settings_.failures != nullptr) settings_.failures->poll(*counters_);
+        if (settings_.budget != nullptr) settings_.budget->poll(*counters_);
+        if (!signals) return true;
+        if (stop_level() > published) {
+            published = stop_level();
+            counters_->request_stop(published);
+        }
+        if (const auto job = counters_->stop_level(); job > stop_level()) request_stop(job);
+        if (stop_level() == StopLevel::drain) {
+            if (!drain_started) drain_started = Clock::now();
+            if (Clock::now() - *drain_started >= drain_limit) {
+                drain_ran_out_ = true;
+                request_stop(StopLevel::stop);
             }
-            if (const auto job = counters_->stop_level(); job > stop_level()) request_stop(job);
-            if (stop_level() == StopLevel::drain) {
-                if (!drain_started) drain_started = Clock::now();
-                if (Clock::now() - *drain_started >= drain_limit) {
-                    drain_ran_out_ = true;
-                    request_stop(StopLevel::stop);
-                }
-            }
-            if (in_loop_) feed_->tick();
-            return true;
-        });
+        }
+        if (in_loop_) feed_->tick();
+        return true;
+    });
 }
 
 RankStats RankLoopSetup::run(io::ResultSink& sink, WorkSource* source)
