@@ -264,7 +264,8 @@ StatusReport from_master(const std::string& path, std::size_t stderr_lines)
 StatusReport status_report(const std::string& path, std::size_t stderr_lines)
 {
     StatusReport report;
-    if (!layout::element_indexes(path).empty()) {
+    const bool from_elements = !layout::element_indexes(path).empty();
+    if (from_elements) {
         report = from_shards(path, stderr_lines);
     } else if (fs::exists(path)) {
         report = from_master(path, stderr_lines);
@@ -279,8 +280,12 @@ StatusReport status_report(const std::string& path, std::size_t stderr_lines)
         report.master_missing = true;
         report.complete = false;
     }
-    // An array's results file is the merge's: until then no reader opens it, so `status OUT && use OUT` must not pass.
-    if (report.array_count > 1 && !fs::exists(path) && report.complete && !report.running()) {
+    // An array's results file is the merge's: until then no reader opens it, so `status OUT && use OUT` must not
+    // pass. A merge of some elements (exit 1) left a file that lacks the later ones: merged only when every
+    // element is in it (a complete merge marks them consolidated; trial 42).
+    const bool every_element_merged =
+        from_elements && report.consolidated_elements.size() >= static_cast<std::size_t>(report.array_count);
+    if (report.array_count > 1 && report.complete && !report.running() && (!fs::exists(path) || (from_elements && !every_element_merged))) {
         report.unmerged = true;
         report.complete = false;
     }

@@ -74,7 +74,7 @@ struct StatusReport {
     std::string master_problem;
     /** Every task committed, but <path> was never written (its run ended first): complete is false; --resume writes it. */
     bool master_missing = false;
-    /** An array whose every element finished, not merged yet: complete is false; `merge` writes <path>. */
+    /** An array whose every element finished, not all merged into <path> yet: complete is false; `merge` (again) does it. */
     bool unmerged = false;
     bool complete = false;
 

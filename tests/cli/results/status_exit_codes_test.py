@@ -96,8 +96,14 @@ class StatusExitCodesTest(unittest.TestCase):
         with open(self.job) as f, open(array, "w") as g:
             g.write(f.read().replace("codes.h5", "array.h5"))
         out = os.path.join(self.work, "array.h5")
-        for index in (0, 1):
-            self.assertEqual(run(["run", array, "-q", "--array-index", str(index), "--array-count", "2"]).returncode, 0)
+        # Element 0, merged alone (exit 1: one of two), then element 1: the file lacks element 1's tasks (trial 42).
+        self.assertEqual(run(["run", array, "-q", "--array-index", "0", "--array-count", "2"]).returncode, 0)
+        self.assertEqual(run(["merge", out]).returncode, 1)
+        self.assertEqual(run(["run", array, "-q", "--array-index", "1", "--array-count", "2"]).returncode, 0)
+        code, report = status_json(out)
+        self.assertEqual(code, 3, report)
+        self.assertEqual((report["complete"], report["unmerged"]), (False, True))
+        os.remove(out)
         code, report = status_json(out)
         self.assertEqual(code, 3, report)
         self.assertEqual((report["ok"], report["pending"], report["complete"], report["unmerged"]), (8, 0, False, True))
