@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "base/documented_error.hpp"
+#include "io/gather/row_gatherer.hpp"
 #include "io/hdf5/attributes.hpp"
 #include "io/hdf5/handle.hpp"
 #include "io/job_output.hpp"
@@ -138,6 +139,15 @@ bool complete_master_of(const OutputOptions& options, const JobMetadata& metadat
     }
 }
 
+/** Whether an element's results were consolidated into <path> (then its only copy). */
+bool any_consolidated(const std::string& path)
+{
+    for (const int index : layout::element_indexes(path)) {
+        if (const auto manifest = read_manifest(path, index); manifest && manifest->consolidated) return true;
+    }
+    return false;
+}
+
 // Checked before anything is created: a wrong kind of path must leave no folder or lock behind.
 void check_path_kind(const OutputOptions& options)
 {
@@ -152,6 +162,8 @@ void check_path_kind(const OutputOptions& options)
         SHARDRUN_THROW(OutputError, options.path + " exists and is not a regular file; choose another output.path");
     }
     if (!options.force && !is_shardrun_file(options.path)) {
+        // The torn master of a finished run is no stranger's file: it was the only copy (trial 42).
+        if (any_consolidated(options.path)) require_consolidated_master(options.path);
         SHARDRUN_THROW_DOCUMENTED(OutputError, "docs/troubleshooting.md#output-exists",
                                   options.path + " exists and is not a shardrun results file; choose another output.path "
                                   "(or --force to overwrite it)");
@@ -197,6 +209,13 @@ void check_existing(const OutputOptions& options, const JobMetadata& metadata)
         if (!error && tasks_exist) fs::remove_all(tasks, error);
         if (error) SHARDRUN_THROW(OutputError, "--force cannot delete the old output " + options.path + ": " + error.message());
         return;
+    }
+    // A finished element whose results live only in the master: with the master gone, --resume
+    // would run every task again and a plain run's "already exists" advice leads there too. Said
+    // before the lock names this run or the manifest changes (trial 42: a refused run looked like a crash).
+    if (const auto manifest = read_manifest(options.path, metadata.array_index);
+        manifest && manifest->consolidated && !fs::exists(layout::single_path(options.path, metadata.array_index))) {
+        require_consolidated_master(options.path);
     }
     if (!options.resume) {
         SHARDRUN_THROW_DOCUMENTED(OutputError, "docs/troubleshooting.md#output-exists",

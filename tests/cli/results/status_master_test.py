@@ -26,7 +26,8 @@ class StatusMasterTest(unittest.TestCase):
     def test_a_torn_master_is_reported_and_merge_leaves_it(self):
         work = scratch_dir()
         out = os.path.join(work, "out.h5")
-        self.assertEqual(run(["run", write_job(work, JOB.replace("OUT", work)), "-q"]).returncode, 0)
+        job = write_job(work, JOB.replace("OUT", work))
+        self.assertEqual(run(["run", job, "-q"]).returncode, 0)
         os.truncate(out, 1000)
 
         status = run(["status", out])
@@ -39,6 +40,12 @@ class StatusMasterTest(unittest.TestCase):
         self.assertEqual(merged.returncode, 2, merged.stdout + merged.stderr)
         self.assertIn(f"{out} cannot be read (truncated file", merged.stderr)
         self.assertIn("only copy of the results", merged.stderr)
+        # run --resume and a plain run say the same, not "not a shardrun results file" (trial 42).
+        for args in (["run", job, "--resume", "-q"], ["run", job, "-q"]):
+            proc = run(args)
+            self.assertEqual(proc.returncode, 2, f"{args}: {proc.stdout}{proc.stderr}")
+            self.assertIn(f"{out} cannot be read (truncated file", proc.stderr)
+            self.assertIn("only copy of the results", proc.stderr)
         self.assertEqual(os.path.getsize(out), 1000)
 
     def test_a_deleted_master_is_lost_work_not_pending_tasks(self):
@@ -49,7 +56,8 @@ class StatusMasterTest(unittest.TestCase):
         self.assertEqual(run(["run", job, "-q"]).returncode, 0)
         os.rename(out, os.path.join(work, "moved.h5"))
 
-        for args in (["status", out], ["status", out, "--json"], ["table", out], ["run", job, "--resume", "-q"]):
+        for args in (["status", out], ["status", out, "--json"], ["table", out], ["run", job, "--resume", "-q"],
+                     ["run", job, "-q"]):
             proc = run(args)
             self.assertEqual(proc.returncode, 2, f"{args}: {proc.stdout}{proc.stderr}")
             lines = [line for line in proc.stderr.splitlines() if line.strip()]
@@ -59,6 +67,12 @@ class StatusMasterTest(unittest.TestCase):
         with open(ran) as f:
             self.assertEqual(len(f.readlines()), 6, "--resume ran tasks again")
         self.assertFalse(os.path.exists(out), "nothing written")
+        # The refused runs changed nothing: the file put back, the output is complete and no run
+        # is reported as ended without a summary (trial 42: the refusal had rewritten the manifest).
+        os.rename(os.path.join(work, "moved.h5"), out)
+        status = run(["status", out])
+        self.assertEqual(status.returncode, 0, status.stdout + status.stderr)
+        self.assertNotIn("without a summary", status.stdout)
 
     def test_an_array_whose_merged_master_was_deleted(self):
         work = scratch_dir(self)
