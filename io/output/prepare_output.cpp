@@ -213,8 +213,8 @@ void check_existing(const OutputOptions& options, const JobMetadata& metadata)
     // A finished element whose results live only in the master: with the master gone, --resume
     // would run every task again and a plain run's "already exists" advice leads there too. Said
     // before the lock names this run or the manifest changes (trial 42: a refused run looked like a crash).
-    if (const auto manifest = read_manifest(options.path, metadata.array_index);
-        manifest && manifest->consolidated && !fs::exists(layout::single_path(options.path, metadata.array_index))) {
+    const auto manifest = read_manifest(options.path, metadata.array_index);  // read once for both checks
+    if (manifest && manifest->consolidated && !fs::exists(layout::single_path(options.path, metadata.array_index))) {
         require_consolidated_master(options.path);
     }
     if (!options.resume) {
@@ -223,8 +223,7 @@ void check_existing(const OutputOptions& options, const JobMetadata& metadata)
     }
     // The layouts keep committed rows in different files; switching would leave the rows of one
     // behind while the other looked complete.
-    if (const auto manifest = read_manifest(options.path, metadata.array_index);
-        manifest && manifest->layout != options.layout) {
+    if (manifest && manifest->layout != options.layout) {
         const auto name = [](Layout l) { return l == Layout::single ? "single" : "shards"; };
         SHARDRUN_THROW_DOCUMENTED(OutputError, "docs/troubleshooting.md#resume-mismatch",
                                   options.path + " was written with output.layout " + name(manifest->layout) +
